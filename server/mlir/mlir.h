@@ -1,0 +1,48 @@
+/*
+ * mlir.h - the MLIR text front-end: StableHLO + sdy reader and printer.
+ *
+ * The reader accepts the subset used by Shardy's propagation tests (pretty and generic op
+ * forms, regions and blocks, multi-result values, inline and symbol meshes, every sdy
+ * attribute) and builds the IR of ir/ir.h; the printer writes a module back in the textual
+ * form sdy_opt prints. The printer works from the IR only: shardings, types, rules and
+ * structured attributes are printed from their structured form; uninterpreted attributes are
+ * printed back verbatim.
+ *
+ * Errors name the place and what was expected: "model.mlir:12:7: expected ']' in sharding".
+ * No input crashes or hangs the reader; nesting and sizes are bounded by sp_limits.h.
+ *
+ * Memory: a parsed module owns its arena (free it with sp_module_free). Printing allocates in
+ * the caller's string builder only.
+ */
+#ifndef SP_MLIR_H
+#define SP_MLIR_H
+
+#include <stddef.h>
+
+#include "ir/err.h"
+#include "ir/ir.h"
+#include "ir/strbuf.h"
+
+/* Parses one module from `text` (`len` bytes, need not be NUL-terminated). `filename` is used
+ * in messages; `first_line` is the line number of text[0] in that file (1 for a whole file;
+ * larger for a `// -----` chunk) so that positions point into the original file.
+ * On success *out is a new module and SP_OK is returned; on failure *out is NULL and `err`
+ * holds "file:line:col: message". */
+int sp_mlir_parse(const char *text, size_t len, const char *filename, int first_line,
+                  sp_module **out, sp_err *err);
+
+/* Appends the module's text, in sdy_opt's form, to `out`. */
+int sp_mlir_print(const sp_module *m, sp_strbuf *out, sp_err *err);
+
+/* One `// -----` chunk of a file: [begin, begin+len) of the text, starting at `first_line`. */
+typedef struct sp_mlir_chunk {
+  const char *begin;
+  size_t len;
+  int first_line;
+} sp_mlir_chunk;
+
+/* Splits `text` at lines that consist of `// -----` (as mlir-opt -split-input-file does).
+ * Fills at most `max` chunks and returns how many there are (which may exceed `max`). */
+int sp_mlir_split(const char *text, size_t len, sp_mlir_chunk *chunks, int max);
+
+#endif /* SP_MLIR_H */

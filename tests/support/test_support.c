@@ -1,0 +1,47 @@
+/*
+ * test_support.c - helpers shared by the Check suites (see test_support.h).
+ */
+#include "test_support.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+
+int sp_test_run(Suite *s) {
+  SRunner *sr = srunner_create(s);
+  srunner_run_all(sr, CK_ENV);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed == 0 ? 0 : 1;
+}
+
+const char *sp_test_shared_path(const char *rel) {
+  static char buf[4096];
+  snprintf(buf, sizeof buf, "%s/%s", SP_SHARED_DIR, rel);
+  return buf;
+}
+
+void sp_test_require_shared(const char *rel) {
+  struct stat st;
+  const char *p = sp_test_shared_path(rel);
+  if (stat(p, &st) != 0) {
+    printf("SKIP: %s is absent; this test reads the shared conformance/benchmark files\n", p);
+    exit(77);
+  }
+}
+
+char *sp_test_read_file(const char *path, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  if (fseek(f, 0, SEEK_END) != 0) { fclose(f); return NULL; }
+  long n = ftell(f);
+  if (n < 0) { fclose(f); return NULL; }
+  rewind(f);
+  char *buf = malloc((size_t)n + 1);
+  if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) { free(buf); buf = NULL; }
+  fclose(f);
+  if (!buf) return NULL;
+  buf[n] = '\0';
+  if (len) *len = (size_t)n;
+  return buf;
+}

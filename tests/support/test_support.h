@@ -1,0 +1,21 @@
+/*
+ * test_support.h - helpers shared by the Check suites.
+ *
+ * sp_test_run() runs a suite in Check's fork mode and returns the process exit code.
+ * sp_test_shared_path() builds a path under ../shared; sp_test_require_shared() exits with 77
+ * (CTest's "skipped") and a message when that folder is absent.
+ */
+#ifndef SP_TEST_SUPPORT_H
+#define SP_TEST_SUPPORT_H
+
+#include <check.h>
+
+int sp_test_run(Suite *s);
+/* Returns a static buffer: SP_SHARED_DIR "/" rel. */
+const char *sp_test_shared_path(const char *rel);
+/* Exits 77 with "SKIP: ..." when ../shared/<rel> does not exist. */
+void sp_test_require_shared(const char *rel);
+/* Reads a whole file into a malloc'd NUL-terminated buffer (NULL on error). */
+char *sp_test_read_file(const char *path, size_t *len);
+
+#endif
