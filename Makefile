@@ -1,0 +1,39 @@
+# Thin wrapper over CMake for the two README commands.
+#   make run    install dependencies, build, run the main job on the bundled example
+#   make test   install dependencies, build (plain and ASan+UBSan), run every test
+BUILD      ?= build
+ASAN_BUILD ?= build-asan
+JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
+CTEST_ARGS ?= --output-on-failure
+
+.PHONY: deps build build-asan run test test-plain test-asan conformance bench clean
+
+deps:
+	@./deploy/install-deps.sh
+
+build: deps
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+	@cmake --build $(BUILD) -j$(JOBS)
+
+build-asan: deps
+	@cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DSP_SANITIZE=ON >/dev/null
+	@cmake --build $(ASAN_BUILD) -j$(JOBS)
+
+run: build
+	@./deploy/run-example.sh $(BUILD)
+
+test-plain: build
+	@echo "== tests (RelWithDebInfo) =="
+	@cd $(BUILD) && ctest $(CTEST_ARGS) -j$(JOBS)
+
+test-asan: build-asan
+	@echo "== tests (AddressSanitizer + UndefinedBehaviorSanitizer) =="
+	@cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1 ctest $(CTEST_ARGS) -j$(JOBS)
+
+test: test-plain test-asan
+
+bench: build
+	@cmake --build $(BUILD) --target bench
+
+clean:
+	rm -rf $(BUILD) $(ASAN_BUILD)
