@@ -1,0 +1,858 @@
+/*
+ * verify.c - the IR verifier (see verify.h).
+ *
+ * One pass over the module in pre-order. A `verifier` carries what the pass needs besides the
+ * op at hand: the table of the module's meshes (symbol name -> mesh, built once, so a lookup is
+ * O(1)), the stack of axis names that enclosing manual computations are manual on, and scratch
+ * space for the axis references of one sharding. Messages are formatted only when something is
+ * wrong: a `where` names the op and the value (role and index) lazily.
+ *
+ * Checks of one sharding, in order: its mesh exists (or the inline mesh is valid); a maximal
+ * mesh carries no dims; the rank fits the type; per dim the priority; per list (each dim,
+ * replicated, unreduced) known names, valid sub-axes, no mergeable neighbours, and mesh order
+ * for replicated/unreduced; then, over all lists together, each part of each axis used at most
+ * once (refs sorted by axis and pre-size: overlaps show up between neighbours); last, no axis
+ * that an enclosing manual computation binds.
+ */
+#include "ir/verify.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir/axis_ref.h"
+#include "ir/op_attrs.h"
+#include "ir/sp_limits.h"
+
+/* Names the holder of a sharding in a message: "'func.func' op arg 0 - ". */
+typedef struct where {
+  const char *op;    /* op name, or NULL */
+  const char *role;  /* "arg", "result", "operand", ... or NULL */
+  int index;         /* with role; -1 for none */
+  const char *sym;   /* symbol the op defines (meshes), or NULL */
+} where;
+
+typedef struct mesh_slot {
+  const char *name;  /* NULL = free */
+  const sp_mesh *mesh;
+} mesh_slot;
+
+/* One axis reference of the sharding being checked, with what sorting needs. */
+typedef struct ref_slot {
+  sp_axis_ref ref;
+  int axis;          /* index in the mesh */
+  int64_t n;         /* size of that mesh axis */
+  int64_t pre, next;
+} ref_slot;
+
+typedef struct verifier {
+  const sp_module *m;
+  const char *file;
+  sp_err *err;
+  mesh_slot *meshes;     /* open addressing, `mesh_cap` a power of two (0 = no table) */
+  size_t mesh_cap;
+  const sp_mesh *last_inline; /* the inline mesh verified last (shared meshes are common) */
+  const char **manual;   /* axis names bound by enclosing manual computations */
+  int nmanual, capmanual;
+  ref_slot *refs;        /* scratch for one sharding */
+  int caprefs;
+} verifier;
+
+/* ------------------------------------------------------------------ messages */
+
+static int failv(verifier *v, int code, sp_loc loc, const where *w, const char *fmt,
+                 va_list ap) {
+  char msg[SP_ERR_MSG_MAX], pos[64] = "", ctx[SP_ERR_MSG_MAX] = "";
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  if (loc.line > 0) snprintf(pos, sizeof pos, ":%d:%d", loc.line, loc.col);
+  if (w) {
+    size_t n = 0;
+    if (w->op) n += (size_t)snprintf(ctx + n, sizeof ctx - n, "'%s' op ", w->op);
+    if (n < sizeof ctx && w->sym) n += (size_t)snprintf(ctx + n, sizeof ctx - n, "@%s: ", w->sym);
+    if (n < sizeof ctx && w->role) {
+      if (w->index >= 0)
+        n += (size_t)snprintf(ctx + n, sizeof ctx - n, "%s %d - ", w->role, w->index);
+      else
+        n += (size_t)snprintf(ctx + n, sizeof ctx - n, "%s - ", w->role);
+    }
+  }
+  return sp_err_set(v->err, code, "%s%s: %s%s", v->file, pos, ctx, msg);
+}
+
+static int fail(verifier *v, sp_loc loc, const where *w, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static int fail(verifier *v, sp_loc loc, const where *w, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int rc = failv(v, SP_EINVAL, loc, w, fmt, ap);
+  va_end(ap);
+  return rc;
+}
+
+static int fail_code(verifier *v, int code, sp_loc loc, const where *w, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+static int fail_code(verifier *v, int code, sp_loc loc, const where *w, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int rc = failv(v, code, loc, w, fmt, ap);
+  va_end(ap);
+  return rc;
+}
+
+/* "x" or "x":(2)4 into buf. */
+static const char *ref_text(const sp_axis_ref *r, char *buf, size_t cap) {
+  if (sp_axis_is_sub(r))
+    snprintf(buf, cap, "\"%s\":(%lld)%lld", r->name, (long long)r->pre, (long long)r->size);
+  else
+    snprintf(buf, cap, "\"%s\"", r->name);
+  return buf;
+}
+
+static sp_loc value_loc(const sp_value *val, sp_loc fallback) {
+  return val && val->loc.line > 0 ? val->loc : fallback;
+}
+
+/* ------------------------------------------------------------------ setup */
+
+static void verifier_init(verifier *v, const sp_module *m, sp_err *err) {
+  memset(v, 0, sizeof *v);
+  v->m = m;
+  v->file = m && m->filename ? m->filename : "<input>";
+  v->err = err;
+}
+
+static void verifier_free(verifier *v) {
+  free(v->meshes);
+  free(v->manual);
+  free(v->refs);
+}
+
+static size_t name_hash(const char *s) {
+  size_t h = 1469598103934665603ULL; /* FNV-1a */
+  for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+  return h;
+}
+
+static mesh_slot *mesh_slot_for(const verifier *v, const char *name) {
+  size_t mask = v->mesh_cap - 1;
+  for (size_t i = name_hash(name) & mask;; i = (i + 1) & mask)
+    if (!v->meshes[i].name || strcmp(v->meshes[i].name, name) == 0) return &v->meshes[i];
+}
+
+static const sp_mesh *lookup_mesh(const verifier *v, const char *name) {
+  if (v->mesh_cap == 0 || !name) return NULL;
+  return mesh_slot_for(v, name)->mesh;
+}
+
+static int verify_mesh(verifier *v, const sp_mesh *mesh, sp_loc loc, const where *w);
+
+/* Builds the symbol table of the module's meshes and verifies each mesh once. With `check`
+ * false (single-sharding checks) the meshes are only registered. */
+static int build_mesh_table(verifier *v, bool check) {
+  if (!v->m || !v->m->op || v->m->op->nregions == 0) return SP_OK;
+  size_t count = 0;
+  for (const sp_op *op = sp_module_body(v->m)->first; op; op = op->next)
+    if (op->kind == SP_OP_SDY_MESH) count++;
+  if (count == 0) return SP_OK;
+  size_t cap = 4;
+  while (cap < 2 * count) cap *= 2;
+  v->meshes = calloc(cap, sizeof *v->meshes);
+  if (!v->meshes) return sp_err_set(v->err, SP_ENOMEM, "out of memory verifying meshes");
+  v->mesh_cap = cap;
+  for (const sp_op *op = sp_module_body(v->m)->first; op; op = op->next) {
+    if (op->kind != SP_OP_SDY_MESH) continue;
+    const char *name = sp_op_get_str(op, "sym_name");
+    sp_attr *at = sp_op_attr(op, "mesh");
+    where w = {op->name, NULL, -1, name};
+    if (!name) {
+      if (check) return fail(v, op->loc, &w, "requires a symbol name");
+      continue;
+    }
+    if (!at || at->kind != SP_ATTR_MESH) {
+      if (check) return fail(v, op->loc, &w, "requires a mesh attribute");
+      continue;
+    }
+    mesh_slot *slot = mesh_slot_for(v, name);
+    if (slot->name) {
+      if (check) return fail(v, op->loc, NULL, "redefinition of symbol named '%s'", name);
+      continue;
+    }
+    if (check) {
+      int rc = verify_mesh(v, at->u.mesh, op->loc, &w);
+      if (rc) return rc;
+    }
+    slot->name = name;
+    slot->mesh = at->u.mesh;
+  }
+  return SP_OK;
+}
+
+/* ------------------------------------------------------------------ meshes */
+
+static int verify_device_ids(verifier *v, const sp_mesh *mesh, int64_t ndevices, sp_loc loc,
+                             const where *w) {
+  for (int i = 0; i < mesh->ndevice_ids; i++)
+    if (mesh->device_ids[i] < 0)
+      return fail(v, loc, w, "device id must be non-negative: %lld",
+                  (long long)mesh->device_ids[i]);
+  if (mesh->naxes == 0) {
+    if (mesh->ndevice_ids > 1)
+      return fail(v, loc, w, "axes is empty and device_ids has more than one element");
+    return SP_OK; /* the maximal mesh */
+  }
+  if (mesh->ndevice_ids != ndevices)
+    return fail(v, loc, w,
+                "total product of axis sizes must match total number of device ids: "
+                "%lld != %d", (long long)ndevices, mesh->ndevice_ids);
+  /* A permutation of 0..N-1: every id in range and none twice. */
+  unsigned char *seen = calloc((size_t)ndevices, 1);
+  if (!seen) return sp_err_set(v->err, SP_ENOMEM, "out of memory verifying device ids");
+  int rc = SP_OK;
+  for (int i = 0; i < mesh->ndevice_ids && rc == SP_OK; i++) {
+    int64_t id = mesh->device_ids[i];
+    if (id >= ndevices)
+      rc = fail(v, loc, w, "sorted device ids must be iota(product(axes)): device id %lld is "
+                "out of range [0, %lld)", (long long)id, (long long)ndevices);
+    else if (seen[id]++)
+      rc = fail(v, loc, w, "sorted device ids must be iota(product(axes)): device id %lld "
+                "appears twice", (long long)id);
+  }
+  free(seen);
+  return rc;
+}
+
+static int verify_mesh(verifier *v, const sp_mesh *mesh, sp_loc loc, const where *w) {
+  if (mesh->naxes < 0 || mesh->ndevice_ids < 0 || (mesh->naxes && !mesh->axes) ||
+      (mesh->ndevice_ids && !mesh->device_ids))
+    return fail_code(v, SP_EINTERNAL, loc, w, "malformed mesh");
+  if (mesh->naxes > SP_MAX_MESH_AXES)
+    return fail_code(v, SP_ELIMIT, loc, w, "mesh has %d axes, more than the limit of %d",
+                     mesh->naxes, SP_MAX_MESH_AXES);
+  int64_t ndevices = 1;
+  for (int i = 0; i < mesh->naxes; i++) {
+    const sp_mesh_axis *ax = &mesh->axes[i];
+    if (!ax->name) return fail_code(v, SP_EINTERNAL, loc, w, "mesh axis %d has no name", i);
+    if (ax->size < 1)
+      return fail(v, loc, w, "axis size must be at least 1: \"%s\"=%lld", ax->name,
+                  (long long)ax->size);
+    /* Axes are few (<= SP_MAX_MESH_AXES): pairwise is cheaper than a table. */
+    for (int j = 0; j < i; j++)
+      if (strcmp(mesh->axes[j].name, ax->name) == 0)
+        return fail(v, loc, w, "duplicate axis name: \"%s\"", ax->name);
+    if (ax->size > SP_MAX_DEVICES / ndevices)
+      return fail_code(v, SP_ELIMIT, loc, w, "mesh has more than %d devices (SP_MAX_DEVICES)",
+                       SP_MAX_DEVICES);
+    ndevices *= ax->size;
+  }
+  return verify_device_ids(v, mesh, ndevices, loc, w);
+}
+
+int sp_verify_mesh(const sp_module *m, const sp_mesh *mesh, sp_loc loc, sp_err *err) {
+  verifier v;
+  verifier_init(&v, m, err);
+  int rc = verify_mesh(&v, mesh, loc, NULL);
+  verifier_free(&v);
+  return rc;
+}
+
+/* ------------------------------------------------------------------ shardings */
+
+static int reserve_refs(verifier *v, int n) {
+  if (n <= v->caprefs) return SP_OK;
+  int cap = v->caprefs ? v->caprefs : 16;
+  while (cap < n) cap *= 2;
+  ref_slot *r = realloc(v->refs, (size_t)cap * sizeof *r);
+  if (!r) return sp_err_set(v->err, SP_ENOMEM, "out of memory verifying a sharding");
+  v->refs = r;
+  v->caprefs = cap;
+  return SP_OK;
+}
+
+static const char *invalid_sub_axis_reason(const sp_axis_ref *r, int64_t n) {
+  if (r->pre < 1) return "pre-size must be at least 1";
+  if (r->size <= 1) return "size must be greater than 1";
+  if (r->pre > n / r->size || n % (r->pre * r->size) != 0)
+    return "pre-size times size must divide the axis size";
+  return "a sub-axis can't cover the whole axis";
+}
+
+/* Checks one list (a dim's axes, replicated or unreduced) on its own and appends its refs to
+ * v->refs[*nrefs...]. `ordered` asks for mesh order (replicated, unreduced). */
+static int check_axis_list(verifier *v, const sp_mesh *mesh, const sp_axis_ref *axes, int naxes,
+                           const char *list_name, bool ordered, int *nrefs, sp_loc loc,
+                           const where *w) {
+  char a[SP_ERR_MSG_MAX / 4], b[SP_ERR_MSG_MAX / 4];
+  if (naxes > 0 && !axes) return fail_code(v, SP_EINTERNAL, loc, w, "malformed axis list");
+  int rc = reserve_refs(v, *nrefs + naxes);
+  if (rc) return rc;
+  for (int i = 0; i < naxes; i++) {
+    const sp_axis_ref *r = &axes[i];
+    if (!r->name) return fail_code(v, SP_EINTERNAL, loc, w, "axis ref without a name");
+    int idx = sp_mesh_axis_index(mesh, r->name);
+    if (idx < 0) return fail(v, loc, w, "unknown axis name: \"%s\"", r->name);
+    int64_t n = mesh->axes[idx].size;
+    if (!sp_axis_is_valid(r, n))
+      return fail(v, loc, w, "invalid sub-axis %s of axis \"%s\"=%lld: %s",
+                  ref_text(r, a, sizeof a), r->name, (long long)n, invalid_sub_axis_reason(r, n));
+    if (i > 0 && sp_axis_can_merge(&axes[i - 1], r))
+      return fail(v, loc, w, "two consecutive sub-axes can be merged: %s, %s (in %s)",
+                  ref_text(&axes[i - 1], a, sizeof a), ref_text(r, b, sizeof b), list_name);
+    if (ordered && i > 0 && sp_axis_compare(&axes[i - 1], r, mesh) > 0)
+      return fail(v, loc, w, "%s axes are not ordered w.r.t. mesh: %s comes before %s",
+                  list_name, ref_text(&axes[i - 1], a, sizeof a), ref_text(r, b, sizeof b));
+    ref_slot *s = &v->refs[(*nrefs)++];
+    s->ref = *r;
+    s->axis = idx;
+    s->n = n;
+    s->pre = sp_axis_pre(r);
+    s->next = sp_axis_next(r, n);
+  }
+  return SP_OK;
+}
+
+static int compare_ref_slots(const void *x, const void *y) {
+  const ref_slot *a = x, *b = y;
+  if (a->axis != b->axis) return a->axis < b->axis ? -1 : 1;
+  if (a->pre != b->pre) return a->pre < b->pre ? -1 : 1;
+  if (a->next != b->next) return a->next < b->next ? -1 : 1;
+  return 0;
+}
+
+/* Every part of every axis is used at most once across dims, replicated and unreduced. After
+ * sorting by (axis, pre-size), two parts of one axis that overlap have overlapping neighbours
+ * between them, so neighbours are all we compare. */
+static int check_axis_uses(verifier *v, int nrefs, sp_loc loc, const where *w) {
+  char a[SP_ERR_MSG_MAX / 4], b[SP_ERR_MSG_MAX / 4];
+  if (nrefs < 2) return SP_OK;
+  qsort(v->refs, (size_t)nrefs, sizeof *v->refs, compare_ref_slots);
+  for (int i = 0; i < nrefs;) {
+    int j = i + 1;
+    while (j < nrefs && v->refs[j].axis == v->refs[i].axis) j++;
+    /* [i, j) is one axis. A full axis excludes every other use of it. */
+    int full = -1, sub = -1;
+    for (int k = i; k < j; k++) {
+      if (sp_axis_is_sub(&v->refs[k].ref)) {
+        if (sub < 0) sub = k;
+      } else if (full >= 0) {
+        return fail(v, loc, w, "duplicate axis ref: %s", ref_text(&v->refs[k].ref, a, sizeof a));
+      } else {
+        full = k;
+      }
+    }
+    if (full >= 0 && sub >= 0)
+      return fail(v, loc, w, "both the full axis %s and its sub-axis %s are used",
+                  ref_text(&v->refs[full].ref, a, sizeof a),
+                  ref_text(&v->refs[sub].ref, b, sizeof b));
+    for (int k = i + 1; k < j && full < 0; k++) {
+      const ref_slot *p = &v->refs[k - 1], *q = &v->refs[k];
+      if (sp_axis_ref_equal(&p->ref, &q->ref))
+        return fail(v, loc, w, "duplicate axis ref: %s", ref_text(&q->ref, a, sizeof a));
+      if (sp_axis_overlaps(&p->ref, &q->ref, p->n))
+        return fail(v, loc, w, "overlapping sub-axes: %s and %s",
+                    ref_text(&p->ref, a, sizeof a), ref_text(&q->ref, b, sizeof b));
+      if (!sp_axis_can_coexist(&p->ref, &q->ref, p->n))
+        return fail(v, loc, w, "sub-axes %s and %s can't coexist",
+                    ref_text(&p->ref, a, sizeof a), ref_text(&q->ref, b, sizeof b));
+    }
+    i = j;
+  }
+  return SP_OK;
+}
+
+static bool is_manual_bound(const verifier *v, const char *name) {
+  for (int i = 0; i < v->nmanual; i++)
+    if (strcmp(v->manual[i], name) == 0) return true;
+  return false;
+}
+
+/* The rank a sharding must have for type `t`; -1 when not checked, -2 for unranked. */
+static int check_type(verifier *v, const sp_sharding *s, const sp_type *t, sp_loc loc,
+                      const where *w) {
+  while (t && t->kind == SP_TYPE_TUPLE) {
+    if (t->nelems != 1)
+      return fail(v, loc, w, "a tuple type must have exactly one element to carry a sharding, "
+                  "it has %d", t->nelems);
+    t = t->elems[0];
+  }
+  if (!t) return SP_OK;
+  if (t->kind == SP_TYPE_TENSOR) {
+    if (t->rank < 0) return fail(v, loc, w, "an unranked tensor can't carry a sharding");
+    if (s->rank != t->rank)
+      return fail(v, loc, w, "sharding doesn't match tensor rank: %d != %d", s->rank, t->rank);
+    return SP_OK;
+  }
+  if (s->rank != 0 || s->nreplicated || s->nunreduced)
+    return fail(v, loc, w, "non-shaped tensors can only have a sharding with rank 0 and no "
+                "replicated or unreduced axes");
+  return SP_OK;
+}
+
+static int resolve_mesh(verifier *v, const sp_sharding *s, const sp_mesh **out, sp_loc loc,
+                        const where *w) {
+  if (s->inline_mesh) {
+    if (s->inline_mesh != v->last_inline) {
+      int rc = verify_mesh(v, s->inline_mesh, loc, w);
+      if (rc) return rc;
+      v->last_inline = s->inline_mesh;
+    }
+    *out = s->inline_mesh;
+    return SP_OK;
+  }
+  if (!s->mesh_name) return fail(v, loc, w, "sharding names no mesh");
+  *out = lookup_mesh(v, s->mesh_name);
+  if (!*out) return fail(v, loc, w, "unknown mesh: @%s", s->mesh_name);
+  return SP_OK;
+}
+
+static int check_sharding(verifier *v, const sp_sharding *s, const sp_type *t, sp_loc loc,
+                          const where *w) {
+  const sp_mesh *mesh;
+  int rc = resolve_mesh(v, s, &mesh, loc, w);
+  if (rc) return rc;
+  if (s->rank < 0 || (s->rank > 0 && !s->dims))
+    return fail_code(v, SP_EINTERNAL, loc, w, "malformed sharding");
+  if (sp_mesh_is_maximal(mesh)) {
+    /* A maximal sharding puts the whole value on one device, whatever its shape. */
+    if (s->rank != 0 || s->nreplicated || s->nunreduced)
+      return fail(v, loc, w, "a sharding on a maximal mesh must have rank 0 and no replicated "
+                  "or unreduced axes");
+    return SP_OK;
+  }
+  if ((rc = check_type(v, s, t, loc, w))) return rc;
+  int nrefs = 0;
+  char list_name[32];
+  for (int d = 0; d < s->rank; d++) {
+    const sp_dim_sharding *dim = &s->dims[d];
+    if (dim->priority < SP_NO_PRIORITY)
+      return fail(v, loc, w, "dim %d has a negative priority: p%d", d, dim->priority);
+    if (dim->closed && dim->naxes == 0 && dim->priority != SP_NO_PRIORITY)
+      return fail(v, loc, w, "dim %d is empty and closed but has a priority", d);
+    snprintf(list_name, sizeof list_name, "dim %d", d);
+    rc = check_axis_list(v, mesh, dim->axes, dim->naxes, list_name, false, &nrefs, loc, w);
+    if (rc) return rc;
+  }
+  rc = check_axis_list(v, mesh, s->replicated, s->nreplicated, "replicated", true, &nrefs, loc,
+                       w);
+  if (rc) return rc;
+  rc = check_axis_list(v, mesh, s->unreduced, s->nunreduced, "unreduced", true, &nrefs, loc, w);
+  if (rc) return rc;
+  if (s->unreduced_kind && strcmp(s->unreduced_kind, "max") != 0 &&
+      strcmp(s->unreduced_kind, "min") != 0)
+    return fail(v, loc, w, "unknown unreduced reduction kind: %s", s->unreduced_kind);
+  if ((rc = check_axis_uses(v, nrefs, loc, w))) return rc;
+  for (int i = 0; i < nrefs && v->nmanual; i++)
+    if (is_manual_bound(v, v->refs[i].ref.name))
+      return fail(v, loc, w, "axis \"%s\" is already bound by a parent sdy.manual_computation op",
+                  v->refs[i].ref.name);
+  return SP_OK;
+}
+
+int sp_verify_sharding(const sp_module *m, const sp_sharding *s, const sp_type *type, sp_loc loc,
+                       sp_err *err) {
+  verifier v;
+  verifier_init(&v, m, err);
+  int rc = build_mesh_table(&v, false);
+  if (rc == SP_OK) rc = check_sharding(&v, s, type, loc, NULL);
+  verifier_free(&v);
+  return rc;
+}
+
+/* ------------------------------------------------------------------ sharding rules */
+
+static const sp_type *value_type(const sp_value *val) { return val ? val->type : NULL; }
+
+static int check_rule_tensor(verifier *v, const sp_op *op, const sp_rule *rule,
+                             const sp_rule_tensor *t, const sp_type *type, const char *role,
+                             int index, int stamp_id, int *stamp, bool *used, const where *w) {
+  char name[16];
+  if (t->rank < 0 || (t->rank > 0 && !t->dims))
+    return fail_code(v, SP_EINTERNAL, op->loc, w, "malformed sharding rule");
+  if (type && type->kind == SP_TYPE_TENSOR && type->rank >= 0 && type->rank != t->rank)
+    return fail(v, op->loc, w, "sharding rule: %s %d has %d dims in the rule but its type has "
+                "rank %d", role, index, t->rank, type->rank);
+  for (int d = 0; d < t->rank; d++) {
+    const sp_rule_dim *dim = &t->dims[d];
+    if (dim->nfactors < 1 || !dim->factors)
+      return fail(v, op->loc, w, "sharding rule: dim %d of %s %d has no factors", d, role, index);
+    for (int k = 0; k < dim->nfactors; k++) {
+      int f = dim->factors[k];
+      if (f < 0 || f >= rule->nfactors)
+        return fail(v, op->loc, w, "sharding rule: factor index %d is out of range [0, %d) in "
+                    "%s %d", f, rule->nfactors, role, index);
+      sp_rule_factor_name(f, name);
+      if (stamp[f] == stamp_id)
+        return fail(v, op->loc, w, "sharding rule: factor %s appears more than once in %s %d",
+                    name, role, index);
+      stamp[f] = stamp_id;
+      used[f] = true;
+      if (dim->nfactors > 1 && rule->factors[f].size == 1)
+        return fail(v, op->loc, w, "sharding rule: size-1 factor %s shares dim %d of %s %d with "
+                    "other factors", name, d, role, index);
+      if (stamp_id < 0 && rule->factors[f].kind == SP_FACTOR_REDUCTION)
+        return fail(v, op->loc, w, "sharding rule: reduction factor %s appears in result %d",
+                    name, index);
+    }
+  }
+  return SP_OK;
+}
+
+static int check_rule(verifier *v, const sp_op *op, const sp_rule *rule) {
+  where w = {op->name, NULL, -1, NULL};
+  char name[16];
+  if (rule->nfactors < 0 || (rule->nfactors > 0 && !rule->factors) || rule->noperands < 0 ||
+      rule->nresults < 0)
+    return fail_code(v, SP_EINTERNAL, op->loc, &w, "malformed sharding rule");
+  if (rule->nfactors > SP_MAX_FACTORS)
+    return fail_code(v, SP_ELIMIT, op->loc, &w, "sharding rule has %d factors, more than the "
+                     "limit of %d", rule->nfactors, SP_MAX_FACTORS);
+  if (op->noperands == 0 || op->nresults == 0)
+    return fail(v, op->loc, &w, "sharding rule: an op needs at least one operand and one result "
+                "to have a sharding rule");
+  if (rule->noperands != op->noperands)
+    return fail(v, op->loc, &w, "sharding rule: number of operand mappings doesn't match number "
+                "of operands: %d != %d", rule->noperands, op->noperands);
+  if (rule->nresults != op->nresults)
+    return fail(v, op->loc, &w, "sharding rule: number of result mappings doesn't match number "
+                "of results: %d != %d", rule->nresults, op->nresults);
+  /* stamp[f] = the last tensor that used factor f: operands 1.., results -1.. */
+  int stamp[SP_MAX_FACTORS];
+  bool used[SP_MAX_FACTORS];
+  for (int f = 0; f < rule->nfactors; f++) {
+    stamp[f] = 0;
+    used[f] = false;
+  }
+  int rc;
+  for (int i = 0; i < rule->noperands; i++) {
+    rc = check_rule_tensor(v, op, rule, &rule->operands[i], value_type(op->operands[i].value),
+                           "operand", i, i + 1, stamp, used, &w);
+    if (rc) return rc;
+  }
+  for (int i = 0; i < rule->nresults; i++) {
+    rc = check_rule_tensor(v, op, rule, &rule->results[i], op->results[i].type, "result", i,
+                           -(i + 1), stamp, used, &w);
+    if (rc) return rc;
+  }
+  for (int f = 0; f < rule->nfactors; f++) {
+    if (used[f]) continue;
+    sp_rule_factor_name(f, name);
+    return fail(v, op->loc, &w, "sharding rule: factor %s is not used by any operand or result",
+                name);
+  }
+  return SP_OK;
+}
+
+int sp_verify_rule(const sp_module *m, const sp_op *op, const sp_rule *rule, sp_err *err) {
+  verifier v;
+  verifier_init(&v, m, err);
+  int rc = check_rule(&v, op, rule);
+  verifier_free(&v);
+  return rc;
+}
+
+/* ------------------------------------------------------------------ manual computations */
+
+static void type_text(const sp_type *t, char *buf, size_t cap) {
+  sp_strbuf sb = SP_STRBUF_INIT;
+  if (t)
+    sp_type_print(&sb, t);
+  else
+    sp_strbuf_puts(&sb, "<no type>");
+  snprintf(buf, cap, "%s", sp_strbuf_ok(&sb) ? sp_strbuf_str(&sb) : "<type>");
+  sp_strbuf_free(&sb);
+}
+
+static bool axes_name_in(const sp_axis_ref *axes, int n, const char *name) {
+  for (int i = 0; i < n; i++)
+    if (strcmp(axes[i].name, name) == 0) return true;
+  return false;
+}
+
+typedef struct manual_view {
+  const sp_axis_ref *axes;  /* the op's manual_axes */
+  int n;
+} manual_view;
+
+/* Checks that in every dim of `s` the manual axes come first and divide the dim, and writes the
+ * local (per-device along the manual axes) type of `global` into `*local` (dims in `buf`). */
+static int local_type(verifier *v, const sp_sharding *s, const sp_type *global,
+                      const manual_view *mv, sp_type *local, int64_t *buf, sp_loc loc,
+                      const where *w) {
+  char a[SP_ERR_MSG_MAX / 4], b[SP_ERR_MSG_MAX / 4];
+  *local = global ? *global : (sp_type){0};
+  const sp_mesh *mesh = s->inline_mesh ? s->inline_mesh : lookup_mesh(v, s->mesh_name);
+  if (!global || global->kind != SP_TYPE_TENSOR || global->rank != s->rank || !mesh ||
+      sp_mesh_is_maximal(mesh))
+    return SP_OK; /* nothing is split: the local type is the global one */
+  if (s->rank > SP_MAX_RANK)
+    return fail_code(v, SP_ELIMIT, loc, w, "rank %d is above the limit of %d", s->rank,
+                     SP_MAX_RANK);
+  for (int d = 0; d < s->rank; d++) {
+    const sp_dim_sharding *dim = &s->dims[d];
+    const sp_axis_ref *free_axis = NULL;
+    int64_t manual_size = 1;
+    for (int k = 0; k < dim->naxes; k++) {
+      const sp_axis_ref *r = &dim->axes[k];
+      if (!axes_name_in(mv->axes, mv->n, r->name)) {
+        if (!free_axis) free_axis = r;
+        continue;
+      }
+      if (free_axis)
+        return fail(v, loc, w, "manual axis %s comes after free axis %s in dim %d; manual axes "
+                    "must come before free axes", ref_text(r, a, sizeof a),
+                    ref_text(free_axis, b, sizeof b), d);
+      manual_size *= sp_axis_size(r, sp_mesh_axis_size(mesh, r->name));
+    }
+    int64_t size = global->dims[d];
+    if (size != SP_DYN_DIM && size % manual_size != 0)
+      return fail(v, loc, w, "dim %d of size %lld is not divisible by the size of its manual "
+                  "axes (%lld)", d, (long long)size, (long long)manual_size);
+    buf[d] = size == SP_DYN_DIM ? size : size / manual_size;
+  }
+  local->dims = buf;
+  return SP_OK;
+}
+
+static int check_manual_axes(verifier *v, const sp_op *op, const manual_view *mv,
+                             const sp_mesh *mesh, const where *w) {
+  if (mv->n > SP_MAX_MESH_AXES)
+    return fail_code(v, SP_ELIMIT, op->loc, w, "%d manual axes, more than the limit of %d",
+                     mv->n, SP_MAX_MESH_AXES);
+  for (int i = 0; i < mv->n; i++) {
+    const sp_axis_ref *r = &mv->axes[i];
+    if (!r->name) return fail_code(v, SP_EINTERNAL, op->loc, w, "manual axis without a name");
+    if (sp_axis_is_sub(r))
+      return fail(v, op->loc, w, "manual axis \"%s\" must be a full axis", r->name);
+    if (axes_name_in(mv->axes, i, r->name))
+      return fail(v, op->loc, w, "duplicate manual axis: \"%s\"", r->name);
+    if (is_manual_bound(v, r->name))
+      return fail(v, op->loc, w, "manual axis \"%s\" is already bound by a parent "
+                  "sdy.manual_computation op", r->name);
+    if (mesh && sp_mesh_axis_index(mesh, r->name) < 0)
+      return fail(v, op->loc, w, "manual axis \"%s\" is not an axis of the mesh", r->name);
+  }
+  return SP_OK;
+}
+
+/* The one mesh of all in/out shardings (empty meshes aside); NULL if there is none. */
+static int common_mesh(verifier *v, const sp_op *op, sp_sharding *const *in, int nin,
+                       const sp_mesh **out, const where *w) {
+  *out = NULL;
+  for (int i = 0; i < nin + op->nresults; i++) {
+    const sp_sharding *s = i < nin ? in[i] : op->results[i - nin].sharding;
+    const sp_mesh *mesh = s->inline_mesh ? s->inline_mesh : lookup_mesh(v, s->mesh_name);
+    if (!mesh || sp_mesh_is_empty(mesh)) continue;
+    if (!*out)
+      *out = mesh;
+    else if (*out != mesh && !sp_mesh_equal(*out, mesh))
+      return fail(v, op->loc, w, "all in/out shardings must refer to the same mesh when there "
+                  "are manual axes");
+  }
+  return SP_OK;
+}
+
+static int check_local_types(verifier *v, const sp_op *op, sp_sharding *const *in,
+                             const manual_view *mv, const where *w) {
+  char a[SP_ERR_MSG_MAX / 3], b[SP_ERR_MSG_MAX / 3];
+  int64_t buf[SP_MAX_RANK];
+  sp_type local;
+  const sp_block *body = op->regions[0].blocks[0];
+  for (int i = 0; i < op->noperands; i++) {
+    where wi = {op->name, "operand", i, NULL};
+    const sp_type *global = value_type(op->operands[i].value);
+    int rc = local_type(v, in[i], global, mv, &local, buf, op->loc, &wi);
+    if (rc) return rc;
+    const sp_value *arg = body->args[i];
+    if (global && !sp_type_equal(&local, arg->type)) {
+      type_text(arg->type, a, sizeof a);
+      type_text(&local, b, sizeof b);
+      return fail(v, value_loc(arg, op->loc), w, "body argument %d has type %s but the local "
+                  "type of operand %d is %s", i, a, i, b);
+    }
+  }
+  const sp_op *ret = body->last;
+  if (!ret || ret->kind != SP_OP_SDY_RETURN) return SP_OK;
+  if (ret->noperands != op->nresults)
+    return fail(v, ret->loc, w, "number of returned values doesn't match number of results: "
+                "%d != %d", ret->noperands, op->nresults);
+  for (int i = 0; i < op->nresults; i++) {
+    where wi = {op->name, "result", i, NULL};
+    const sp_type *global = op->results[i].type;
+    int rc = local_type(v, op->results[i].sharding, global, mv, &local, buf, op->loc, &wi);
+    if (rc) return rc;
+    const sp_type *got = value_type(ret->operands[i].value);
+    if (global && got && !sp_type_equal(&local, got)) {
+      type_text(got, a, sizeof a);
+      type_text(&local, b, sizeof b);
+      return fail(v, ret->loc, w, "returned value %d has type %s but the local type of result "
+                  "%d is %s", i, a, i, b);
+    }
+  }
+  return SP_OK;
+}
+
+static int push_manual(verifier *v, const manual_view *mv) {
+  if (v->nmanual + mv->n > v->capmanual) {
+    int cap = v->capmanual ? v->capmanual : 8;
+    while (cap < v->nmanual + mv->n) cap *= 2;
+    const char **p = realloc(v->manual, (size_t)cap * sizeof *p);
+    if (!p) return sp_err_set(v->err, SP_ENOMEM, "out of memory verifying manual axes");
+    v->manual = p;
+    v->capmanual = cap;
+  }
+  for (int i = 0; i < mv->n; i++) v->manual[v->nmanual++] = mv->axes[i].name;
+  return SP_OK;
+}
+
+static int verify_op(verifier *v, const sp_op *op);
+static int verify_regions(verifier *v, const sp_op *op);
+
+/* in_shardings of manual and named computations: one per operand, each fits its operand. */
+static int check_in_shardings(verifier *v, const sp_op *op, sp_sharding *const **in_out) {
+  where w = {op->name, NULL, -1, NULL};
+  sp_attr *at = sp_op_attr(op, "in_shardings");
+  int nin = at && at->kind == SP_ATTR_SHARDINGS ? at->u.shardings.n : 0;
+  if (nin != op->noperands)
+    return fail(v, op->loc, &w, "number of in_shardings doesn't match number of operands: "
+                "%d != %d", nin, op->noperands);
+  sp_sharding *const *in = nin ? at->u.shardings.v : NULL;
+  for (int i = 0; i < nin; i++) {
+    where wi = {op->name, "operand", i, NULL};
+    if (!in[i]) return fail_code(v, SP_EINTERNAL, op->loc, &wi, "missing in_sharding");
+    int rc = check_sharding(v, in[i], value_type(op->operands[i].value), op->loc, &wi);
+    if (rc) return rc;
+  }
+  *in_out = in;
+  return SP_OK;
+}
+
+static int verify_manual_computation(verifier *v, const sp_op *op) {
+  where w = {op->name, NULL, -1, NULL};
+  sp_sharding *const *in = NULL;
+  int rc = check_in_shardings(v, op, &in);
+  if (rc) return rc;
+  for (int i = 0; i < op->nresults; i++)
+    if (!op->results[i].sharding)
+      return fail(v, op->loc, &w, "number of out_shardings doesn't match number of results: "
+                  "result %d has none", i);
+  /* Results (out_shardings) are checked like any op's results, outside the manual scope. */
+  for (int i = 0; i < op->nresults; i++) {
+    where wi = {op->name, "result", i, NULL};
+    const sp_value *r = &op->results[i];
+    if ((rc = check_sharding(v, r->sharding, r->type, value_loc(r, op->loc), &wi))) return rc;
+  }
+  sp_attr *ma = sp_op_attr(op, "manual_axes");
+  manual_view mv = {NULL, 0};
+  if (ma && ma->kind == SP_ATTR_AXES) mv = (manual_view){ma->u.axes.v, ma->u.axes.n};
+  const sp_mesh *mesh = NULL;
+  if (mv.n && (rc = common_mesh(v, op, in, op->noperands, &mesh, &w))) return rc;
+  if ((rc = check_manual_axes(v, op, &mv, mesh, &w))) return rc;
+  if (op->nregions != 1 || op->regions[0].nblocks != 1)
+    return fail(v, op->loc, &w, "expects one region with one block");
+  const sp_block *body = op->regions[0].blocks[0];
+  if (body->nargs != op->noperands)
+    return fail(v, op->loc, &w, "number of body arguments doesn't match number of operands: "
+                "%d != %d", body->nargs, op->noperands);
+  if ((rc = check_local_types(v, op, in, &mv, &w))) return rc;
+  int saved = v->nmanual;
+  if ((rc = push_manual(v, &mv))) return rc;
+  rc = verify_regions(v, op);
+  v->nmanual = saved;
+  return rc;
+}
+
+/* ------------------------------------------------------------------ the walk */
+
+static int verify_results(verifier *v, const sp_op *op) {
+  for (int i = 0; i < op->nresults; i++) {
+    const sp_value *r = &op->results[i];
+    if (!r->sharding) continue;
+    where w = {op->name, "result", i, NULL};
+    int rc = check_sharding(v, r->sharding, r->type, value_loc(r, op->loc), &w);
+    if (rc) return rc;
+  }
+  return SP_OK;
+}
+
+static int verify_func(verifier *v, const sp_op *op) {
+  const sp_func_info *fi = op->func;
+  if (!fi || !fi->result_shardings) return SP_OK;
+  for (int i = 0; i < fi->nresults; i++) {
+    if (!fi->result_shardings[i]) continue;
+    where w = {op->name, "result", i, NULL};
+    const sp_type *t = fi->result_types ? fi->result_types[i] : NULL;
+    int rc = check_sharding(v, fi->result_shardings[i], t, op->loc, &w);
+    if (rc) return rc;
+  }
+  return SP_OK;
+}
+
+static int verify_block(verifier *v, const sp_op *parent, const sp_block *b, bool func_entry) {
+  for (int i = 0; i < b->nargs; i++) {
+    const sp_value *arg = b->args[i];
+    if (!arg->sharding) continue;
+    where w = {parent->name, func_entry ? "arg" : "block argument", i, NULL};
+    int rc = check_sharding(v, arg->sharding, arg->type, value_loc(arg, parent->loc), &w);
+    if (rc) return rc;
+  }
+  for (const sp_op *op = b->first; op; op = op->next) {
+    int rc = verify_op(v, op);
+    if (rc) return rc;
+  }
+  return SP_OK;
+}
+
+static int verify_regions(verifier *v, const sp_op *op) {
+  for (int r = 0; r < op->nregions; r++) {
+    const sp_region *reg = &op->regions[r];
+    for (int b = 0; b < reg->nblocks; b++) {
+      bool func_entry = op->kind == SP_OP_FUNC && r == 0 && b == 0;
+      int rc = verify_block(v, op, reg->blocks[b], func_entry);
+      if (rc) return rc;
+    }
+  }
+  return SP_OK;
+}
+
+static int verify_op(verifier *v, const sp_op *op) {
+  int rc = SP_OK;
+  switch (op->kind) {
+    case SP_OP_SDY_MESH:
+      if (op->block != sp_module_body(v->m)) { /* top-level meshes were checked up front */
+        sp_attr *at = sp_op_attr(op, "mesh");
+        where w = {op->name, NULL, -1, sp_op_get_str(op, "sym_name")};
+        if (at && at->kind == SP_ATTR_MESH) rc = verify_mesh(v, at->u.mesh, op->loc, &w);
+      }
+      break;
+    case SP_OP_FUNC:
+      rc = verify_func(v, op);
+      break;
+    case SP_OP_SDY_MANUAL_COMPUTATION:
+      return verify_manual_computation(v, op);
+    case SP_OP_SDY_NAMED_COMPUTATION: {
+      sp_sharding *const *in;
+      rc = check_in_shardings(v, op, &in);
+      break;
+    }
+    default:
+      break;
+  }
+  if (rc) return rc;
+  if ((rc = verify_results(v, op))) return rc;
+  sp_rule *rule = sp_op_rule(op);
+  if (rule && (rc = check_rule(v, op, rule))) return rc;
+  return verify_regions(v, op);
+}
+
+int sp_verify_module(const sp_module *m, sp_err *err) {
+  verifier v;
+  verifier_init(&v, m, err);
+  int rc;
+  if (!m || !m->op || m->op->nregions != 1 || m->op->regions[0].nblocks != 1)
+    rc = sp_err_set(err, SP_EINVAL, "%s: malformed module", v.file);
+  else if ((rc = build_mesh_table(&v, true)) == SP_OK)
+    rc = verify_regions(&v, m->op);
+  verifier_free(&v);
+  if (rc == SP_OK) sp_err_clear(err);
+  return rc;
+}
