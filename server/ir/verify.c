@@ -192,6 +192,7 @@ static int build_mesh_table(verifier *v, bool check) {
 
 static int verify_device_ids(verifier *v, const sp_mesh *mesh, int64_t ndevices, sp_loc loc,
                              const where *w) {
+  if (mesh->ndevice_ids == 0) return SP_OK; /* the default order */
   for (int i = 0; i < mesh->ndevice_ids; i++)
     if (mesh->device_ids[i] < 0)
       return fail(v, loc, w, "device id must be non-negative: %lld",
