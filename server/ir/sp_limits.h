@@ -16,5 +16,9 @@
 #define SP_MAX_OPERANDS         (1 << 20)  /* operands or results of one op */
 #define SP_MAX_FACTORS          1024       /* factors of one sharding rule */
 #define SP_MAX_IDENT            4096       /* bytes of one identifier or symbol name */
+#define SP_SG_MAX_NODES         (1 << 24)  /* nodes of one strategy graph */
+#define SP_SG_MAX_EDGES         (1 << 26)  /* edges of one strategy graph */
+#define SP_SG_MAX_STRATEGIES    (1 << 16)  /* strategies of one strategy-graph node */
+#define SP_SG_MAX_PAIRS         (1 << 24)  /* cost entries of one strategy-graph edge */
 
 #endif /* SP_LIMITS_H */
