@@ -1,0 +1,519 @@
+/*
+ * test_verify.c - the module verifier: sharding rules, op and function shardings, symbol
+ * meshes and manual computations, first on IR built in code, then on malformed modules written
+ * as MLIR text (read with sp_mlir_parse), where each case asserts the message and the
+ * line:column it points at.
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir/ir.h"
+#include "ir/verify.h"
+#include "test_support.h"
+
+/* ------------------------------------------------------------------ building blocks */
+
+static void set_attr(sp_module *m, sp_op *op, sp_attr at) {
+  ck_assert_int_eq(sp_attrs_set(m->arena, &op->attrs, &at), SP_OK);
+}
+
+static sp_type *tensor2(sp_module *m, int64_t d0, int64_t d1) {
+  int64_t dims[2] = {d0, d1};
+  return sp_type_tensor(m->arena, 2, dims, "f32");
+}
+
+/* A module with @mesh = <["a"=4, "b"=2]> at line 1. */
+static sp_module *new_module(void) {
+  sp_module *m = sp_module_new("v.mlir");
+  sp_mesh *mesh = sp_arena_calloc(m->arena, 1, sizeof *mesh);
+  mesh->naxes = 2;
+  mesh->axes = sp_arena_calloc(m->arena, 2, sizeof *mesh->axes);
+  mesh->axes[0] = (sp_mesh_axis){"a", 4};
+  mesh->axes[1] = (sp_mesh_axis){"b", 2};
+  sp_op *op = sp_op_create(m->arena, "sdy.mesh", 0, NULL, 0, NULL, 0);
+  set_attr(m, op, (sp_attr){.name = "sym_name", .kind = SP_ATTR_STR, .u.s = "mesh"});
+  set_attr(m, op, (sp_attr){.name = "mesh", .kind = SP_ATTR_MESH, .u.mesh = mesh});
+  op->loc = (sp_loc){1, 1};
+  sp_block_append(sp_module_body(m), op);
+  return m;
+}
+
+/* func.func @f(args...) -> (results...) at line 2, with its entry block; returns the block. */
+static sp_block *add_func(sp_module *m, int nargs, sp_type **args, int nres, sp_type **res,
+                          sp_op **fn_out) {
+  sp_op *fn = sp_op_create(m->arena, "func.func", 0, NULL, 0, NULL, 1);
+  set_attr(m, fn, (sp_attr){.name = "sym_name", .kind = SP_ATTR_STR, .u.s = "f"});
+  fn->func = sp_arena_calloc(m->arena, 1, sizeof *fn->func);
+  fn->func->nargs = nargs;
+  fn->func->arg_types = args;
+  fn->func->nresults = nres;
+  fn->func->result_types = res;
+  fn->func->result_shardings = sp_arena_calloc(m->arena, (size_t)nres + 1, sizeof(sp_sharding *));
+  fn->loc = (sp_loc){2, 1};
+  sp_block_append(sp_module_body(m), fn);
+  sp_block *b = sp_region_add_block(m->arena, &fn->regions[0]);
+  for (int i = 0; i < nargs; i++) {
+    sp_value *v = sp_block_add_arg(m->arena, b, args[i]);
+    v->loc = (sp_loc){2, 10 + 30 * i};
+  }
+  if (fn_out) *fn_out = fn;
+  return b;
+}
+
+static sp_op *add_op(sp_module *m, sp_block *b, const char *name, int nops, sp_value **ops,
+                     int nres, sp_type **res, int line) {
+  sp_op *op = sp_op_create(m->arena, name, nops, ops, nres, res, 0);
+  op->loc = (sp_loc){line, 5};
+  sp_block_append(b, op);
+  return op;
+}
+
+static sp_sharding *sharding1(sp_module *m, int rank, int dim, const char *axis) {
+  sp_sharding *s = sp_sharding_new(m->arena, "mesh", rank, true);
+  if (axis) {
+    s->dims[dim].axes = sp_arena_calloc(m->arena, 1, sizeof(sp_axis_ref));
+    s->dims[dim].axes[0] = (sp_axis_ref){axis, 0, 0};
+    s->dims[dim].naxes = 1;
+  }
+  return s;
+}
+
+static const char *verify(sp_module *m) {
+  static sp_err err;
+  int rc = sp_verify_module(m, &err);
+  if (rc == SP_OK) return "";
+  ck_assert_int_eq(rc, SP_EINVAL);
+  return err.msg;
+}
+
+/* A rule from a compact spec: tensors separated by ';', dims by ',', factors as letters
+ * (i = 0, j = 1, ...). "i,k;k,j" is ([i, k], [k, j]). `reduction` lists reduction factors. */
+static void parse_tensors(sp_arena *a, const char *spec, sp_rule_tensor **out, int *n) {
+  *n = 0;
+  *out = NULL;
+  if (!spec) return;
+  int count = 1;
+  for (const char *p = spec; *p; p++) count += *p == ';';
+  *out = sp_arena_calloc(a, (size_t)count, sizeof **out);
+  *n = count;
+  const char *p = spec;
+  for (int t = 0; t < count; t++) {
+    const char *end = strchr(p, ';');
+    if (!end) end = p + strlen(p);
+    sp_rule_tensor *rt = &(*out)[t];
+    rt->rank = end > p ? 1 : 0;
+    for (const char *q = p; q < end; q++) rt->rank += *q == ',';
+    rt->dims = sp_arena_calloc(a, (size_t)rt->rank + 1, sizeof *rt->dims);
+    int d = 0;
+    for (const char *q = p; q < end; q++) {
+      if (*q == ',') {
+        d++;
+        continue;
+      }
+      sp_rule_dim *dim = &rt->dims[d];
+      int *f = sp_arena_calloc(a, (size_t)dim->nfactors + 1, sizeof *f);
+      if (dim->nfactors) memcpy(f, dim->factors, (size_t)dim->nfactors * sizeof *f);
+      f[dim->nfactors++] = *q - 'i';
+      dim->factors = f;
+    }
+    p = *end ? end + 1 : end;
+  }
+}
+
+static sp_rule *mk_rule(sp_module *m, int nf, const int64_t *sizes, const char *ops,
+                        const char *res, const char *reduction) {
+  sp_rule *r = sp_arena_calloc(m->arena, 1, sizeof *r);
+  r->nfactors = nf;
+  r->factors = sp_arena_calloc(m->arena, (size_t)nf, sizeof *r->factors);
+  for (int f = 0; f < nf; f++) r->factors[f].size = sizes[f];
+  for (const char *p = reduction; p && *p; p++) r->factors[*p - 'i'].kind = SP_FACTOR_REDUCTION;
+  parse_tensors(m->arena, ops, &r->operands, &r->noperands);
+  parse_tensors(m->arena, res, &r->results, &r->nresults);
+  return r;
+}
+
+/* %0 = stablehlo.dot_general %arg0, %arg1 : (8x32, 32x16) -> 8x16, at line 3, with `rule`. */
+static sp_op *dot_with_rule(sp_module *m, sp_rule *rule) {
+  sp_type **args = sp_arena_calloc(m->arena, 2, sizeof *args);
+  args[0] = tensor2(m, 8, 32);
+  args[1] = tensor2(m, 32, 16);
+  sp_type **res = sp_arena_calloc(m->arena, 1, sizeof *res);
+  res[0] = tensor2(m, 8, 16);
+  sp_block *b = add_func(m, 2, args, 1, res, NULL);
+  sp_value *ops[2] = {b->args[0], b->args[1]};
+  sp_op *dot = add_op(m, b, "stablehlo.dot_general", 2, ops, 1, res, 3);
+  if (rule)
+    set_attr(m, dot, (sp_attr){.name = "sdy.sharding_rule", .kind = SP_ATTR_RULE, .u.rule = rule});
+  sp_value *r = &dot->results[0];
+  add_op(m, b, "func.return", 1, &r, 0, NULL, 4);
+  return dot;
+}
+
+static const char *verify_dot_rule(int nf, const int64_t *sizes, const char *ops,
+                                   const char *res, const char *reduction) {
+  static char msg[SP_ERR_MSG_MAX];
+  sp_module *m = new_module();
+  dot_with_rule(m, mk_rule(m, nf, sizes, ops, res, reduction));
+  snprintf(msg, sizeof msg, "%s", verify(m));
+  sp_module_free(m);
+  return msg;
+}
+
+/* ------------------------------------------------------------------ sharding rules */
+
+static const int64_t DOT_SIZES[] = {8, 16, 32, 1};
+
+START_TEST(dot_rule_that_fits_the_op_is_accepted) {
+  ck_assert_str_eq(verify_dot_rule(3, DOT_SIZES, "i,k;k,j", "i,j", "k"), "");
+}
+END_TEST
+
+START_TEST(rule_with_wrong_operand_count_is_rejected) {
+  ck_assert_str_eq(verify_dot_rule(3, DOT_SIZES, "i,k", "i,j", "k"),
+                   "v.mlir:3:5: 'stablehlo.dot_general' op sharding rule: number of operand "
+                   "mappings doesn't match number of operands: 1 != 2");
+}
+END_TEST
+
+START_TEST(rule_with_wrong_result_count_is_rejected) {
+  ck_assert_str_eq(verify_dot_rule(3, DOT_SIZES, "i,k;k,j", "i,j;i,j", "k"),
+                   "v.mlir:3:5: 'stablehlo.dot_general' op sharding rule: number of result "
+                   "mappings doesn't match number of results: 2 != 1");
+}
+END_TEST
+
+START_TEST(rule_tensor_with_wrong_number_of_dims_is_rejected) {
+  ck_assert_str_eq(verify_dot_rule(3, DOT_SIZES, "i,k;k", "i,j", "k"),
+                   "v.mlir:3:5: 'stablehlo.dot_general' op sharding rule: operand 1 has 1 dims "
+                   "in the rule but its type has rank 2");
+}
+END_TEST
+
+START_TEST(rule_factor_used_twice_in_one_tensor_is_rejected) {
+  ck_assert_str_eq(verify_dot_rule(3, DOT_SIZES, "i,k;k,j", "i,i", "k"),
+                   "v.mlir:3:5: 'stablehlo.dot_general' op sharding rule: factor i appears more "
+                   "than once in result 0");
+  ck_assert_str_eq(verify_dot_rule(3, DOT_SIZES, "ik,k;k,j", "i,j", "k"),
+                   "v.mlir:3:5: 'stablehlo.dot_general' op sharding rule: factor k appears more "
+                   "than once in operand 0");
+}
+END_TEST
+
+START_TEST(rule_reduction_factor_in_a_result_is_rejected) {
+  ck_assert_str_eq(verify_dot_rule(3, DOT_SIZES, "i,k;k,j", "i,j", "j"),
+                   "v.mlir:3:5: 'stablehlo.dot_general' op sharding rule: reduction factor j "
+                   "appears in result 0");
+}
+END_TEST
+
+START_TEST(rule_factor_index_out_of_range_is_rejected) {
+  ck_assert_str_eq(verify_dot_rule(3, DOT_SIZES, "i,k;k,l", "i,l", "k"),
+                   "v.mlir:3:5: 'stablehlo.dot_general' op sharding rule: factor index 3 is out "
+                   "of range [0, 3) in operand 1");
+}
+END_TEST
+
+START_TEST(rule_factor_not_used_by_any_tensor_is_rejected) {
+  ck_assert_str_eq(verify_dot_rule(4, DOT_SIZES, "i,k;k,j", "i,j", "k"),
+                   "v.mlir:3:5: 'stablehlo.dot_general' op sharding rule: factor l is not used "
+                   "by any operand or result");
+}
+END_TEST
+
+START_TEST(rule_dim_without_factors_is_rejected) {
+  ck_assert_str_eq(verify_dot_rule(3, DOT_SIZES, "i,k;,j", "i,j", "k"),
+                   "v.mlir:3:5: 'stablehlo.dot_general' op sharding rule: dim 0 of operand 1 has "
+                   "no factors");
+}
+END_TEST
+
+START_TEST(rule_size_one_factor_sharing_a_dim_is_rejected) {
+  ck_assert_str_eq(verify_dot_rule(4, DOT_SIZES, "il,k;k,j", "i,j", "k"),
+                   "v.mlir:3:5: 'stablehlo.dot_general' op sharding rule: size-1 factor l shares "
+                   "dim 0 of operand 0 with other factors");
+}
+END_TEST
+
+START_TEST(rule_on_an_op_without_results_is_rejected) {
+  sp_module *m = new_module();
+  sp_type **args = sp_arena_calloc(m->arena, 1, sizeof *args);
+  args[0] = tensor2(m, 8, 8);
+  sp_block *b = add_func(m, 1, args, 0, NULL, NULL);
+  sp_op *op = add_op(m, b, "stablehlo.custom_call", 1, b->args, 0, NULL, 3);
+  set_attr(m, op, (sp_attr){.name = "sdy.sharding_rule", .kind = SP_ATTR_RULE,
+                            .u.rule = mk_rule(m, 2, DOT_SIZES, "i,j", NULL, NULL)});
+  ck_assert_str_eq(verify(m), "v.mlir:3:5: 'stablehlo.custom_call' op sharding rule: an op needs "
+                   "at least one operand and one result to have a sharding rule");
+  sp_module_free(m);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ values and symbols */
+
+START_TEST(func_arg_sharding_error_names_the_arg_and_its_position) {
+  sp_module *m = new_module();
+  sp_type **args = sp_arena_calloc(m->arena, 2, sizeof *args);
+  args[0] = args[1] = tensor2(m, 8, 8);
+  sp_block *b = add_func(m, 2, args, 0, NULL, NULL);
+  b->args[1]->sharding = sharding1(m, 2, 0, "c");
+  ck_assert_str_eq(verify(m), "v.mlir:2:40: 'func.func' op arg 1 - unknown axis name: \"c\"");
+  sp_module_free(m);
+}
+END_TEST
+
+START_TEST(func_result_sharding_is_checked_against_the_result_type) {
+  sp_module *m = new_module();
+  sp_type **ts = sp_arena_calloc(m->arena, 1, sizeof *ts);
+  ts[0] = tensor2(m, 8, 8);
+  sp_op *fn;
+  sp_block *b = add_func(m, 1, ts, 1, ts, &fn);
+  add_op(m, b, "func.return", 1, b->args, 0, NULL, 3);
+  fn->func->result_shardings[0] = sharding1(m, 1, 0, "a");
+  ck_assert_str_eq(verify(m), "v.mlir:2:1: 'func.func' op result 0 - sharding doesn't match "
+                   "tensor rank: 1 != 2");
+  sp_module_free(m);
+}
+END_TEST
+
+START_TEST(op_result_sharding_error_names_the_op_and_result) {
+  sp_module *m = new_module();
+  sp_type **ts = sp_arena_calloc(m->arena, 2, sizeof *ts);
+  ts[0] = ts[1] = tensor2(m, 8, 8);
+  sp_block *b = add_func(m, 1, ts, 0, NULL, NULL);
+  sp_op *op = add_op(m, b, "stablehlo.sort", 1, b->args, 2, ts, 7);
+  op->results[0].sharding = sharding1(m, 2, 0, "a");
+  op->results[1].sharding = sp_sharding_new(m->arena, "other", 2, true);
+  ck_assert_str_eq(verify(m), "v.mlir:7:5: 'stablehlo.sort' op result 1 - unknown mesh: @other");
+  sp_module_free(m);
+}
+END_TEST
+
+START_TEST(second_mesh_with_the_same_name_is_a_redefinition) {
+  sp_module *m = new_module();
+  sp_op *first = sp_module_body(m)->first;
+  sp_op *dup = sp_op_create(m->arena, "sdy.mesh", 0, NULL, 0, NULL, 0);
+  dup->attrs = first->attrs;
+  dup->loc = (sp_loc){5, 1};
+  sp_block_append(sp_module_body(m), dup);
+  ck_assert_str_eq(verify(m), "v.mlir:5:1: redefinition of symbol named 'mesh'");
+  sp_module_free(m);
+}
+END_TEST
+
+START_TEST(invalid_mesh_op_is_reported_with_its_symbol) {
+  sp_module *m = new_module();
+  sp_mesh *mesh = sp_module_lookup_mesh_op(m, "mesh")->attrs.v[1].u.mesh;
+  mesh->axes[1].name = "a";
+  ck_assert_str_eq(verify(m), "v.mlir:1:1: 'sdy.mesh' op @mesh: duplicate axis name: \"a\"");
+  sp_module_free(m);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ manual computations */
+
+/* func @f(%arg0: tensor<16x8xf32>) {
+ *   %0 = sdy.manual_computation(%arg0) in_shardings=[IN] out_shardings=[OUT]
+ *        manual_axes={MANUAL} (%arg1: LOCAL) { INNER...; sdy.return %x : RET } }
+ * The body holds an add of %arg1 with itself whose result sharding the test may set. */
+typedef struct mc_case {
+  sp_module *m;
+  sp_op *mc, *inner, *ret;
+  sp_block *body;
+} mc_case;
+
+static mc_case mc_build(const char *in_axis, const char *out_axis, const char *manual,
+                        int64_t local_d0) {
+  mc_case c;
+  sp_module *m = c.m = new_module();
+  sp_type **ts = sp_arena_calloc(m->arena, 1, sizeof *ts);
+  ts[0] = tensor2(m, 16, 8);
+  sp_block *fb = add_func(m, 1, ts, 0, NULL, NULL);
+  sp_op *mc = c.mc = sp_op_create(m->arena, "sdy.manual_computation", 1, fb->args, 1, ts, 1);
+  mc->loc = (sp_loc){3, 8};
+  sp_block_append(fb, mc);
+  sp_sharding **in = sp_arena_calloc(m->arena, 1, sizeof *in);
+  in[0] = sharding1(m, 2, 0, in_axis);
+  set_attr(m, mc, (sp_attr){.name = "in_shardings", .kind = SP_ATTR_SHARDINGS,
+                            .u.shardings = {1, in}});
+  mc->results[0].sharding = sharding1(m, 2, 0, out_axis);
+  if (manual) {
+    sp_axis_ref *ax = sp_arena_calloc(m->arena, 1, sizeof *ax);
+    ax->name = manual;
+    set_attr(m, mc, (sp_attr){.name = "manual_axes", .kind = SP_ATTR_AXES, .u.axes = {1, ax}});
+  }
+  sp_type **lt = sp_arena_calloc(m->arena, 1, sizeof *lt);
+  lt[0] = tensor2(m, local_d0, 8);
+  c.body = sp_region_add_block(m->arena, &mc->regions[0]);
+  sp_value *arg = sp_block_add_arg(m->arena, c.body, lt[0]);
+  arg->loc = (sp_loc){3, 60};
+  sp_value *two[2] = {arg, arg};
+  c.inner = add_op(m, c.body, "stablehlo.add", 2, two, 1, lt, 4);
+  sp_value *r = &c.inner->results[0];
+  c.ret = add_op(m, c.body, "sdy.return", 1, &r, 0, NULL, 5);
+  add_op(m, fb, "func.return", 0, NULL, 0, NULL, 6);
+  return c;
+}
+
+START_TEST(manual_computation_with_local_body_types_is_accepted) {
+  mc_case c = mc_build("a", "a", "a", 4);
+  ck_assert_str_eq(verify(c.m), "");
+  sp_module_free(c.m);
+}
+END_TEST
+
+START_TEST(manual_axis_missing_from_the_mesh_is_rejected) {
+  mc_case c = mc_build("a", "a", "z", 16);
+  ck_assert_str_eq(verify(c.m), "v.mlir:3:8: 'sdy.manual_computation' op manual axis \"z\" is "
+                   "not an axis of the mesh");
+  sp_module_free(c.m);
+}
+END_TEST
+
+START_TEST(manual_computation_in_sharding_count_must_match_operands) {
+  mc_case c = mc_build("a", "a", "a", 4);
+  sp_op_attr(c.mc, "in_shardings")->u.shardings.n = 0;
+  ck_assert_str_eq(verify(c.m), "v.mlir:3:8: 'sdy.manual_computation' op number of in_shardings "
+                   "doesn't match number of operands: 0 != 1");
+  sp_module_free(c.m);
+}
+END_TEST
+
+START_TEST(manual_computation_without_out_sharding_is_rejected) {
+  mc_case c = mc_build("a", "a", "a", 4);
+  c.mc->results[0].sharding = NULL;
+  ck_assert_str_eq(verify(c.m), "v.mlir:3:8: 'sdy.manual_computation' op number of out_shardings "
+                   "doesn't match number of results: result 0 has none");
+  sp_module_free(c.m);
+}
+END_TEST
+
+START_TEST(manual_axis_after_a_free_axis_in_a_dim_is_rejected) {
+  mc_case c = mc_build("b", "a", "a", 4);
+  sp_sharding *in = sp_op_attr(c.mc, "in_shardings")->u.shardings.v[0];
+  sp_axis_ref *two = sp_arena_calloc(c.m->arena, 2, sizeof *two);
+  two[0] = (sp_axis_ref){"b", 0, 0};
+  two[1] = (sp_axis_ref){"a", 0, 0};
+  in->dims[0].axes = two;
+  in->dims[0].naxes = 2;
+  ck_assert_str_eq(verify(c.m), "v.mlir:3:8: 'sdy.manual_computation' op operand 0 - manual axis "
+                   "\"a\" comes after free axis \"b\" in dim 0; manual axes must come before "
+                   "free axes");
+  sp_module_free(c.m);
+}
+END_TEST
+
+START_TEST(manual_computation_body_type_must_be_the_local_type) {
+  mc_case c = mc_build("a", "a", "a", 16);
+  ck_assert_str_eq(verify(c.m), "v.mlir:3:60: 'sdy.manual_computation' op body argument 0 has "
+                   "type tensor<16x8xf32> but the local type of operand 0 is tensor<4x8xf32>");
+  sp_module_free(c.m);
+}
+END_TEST
+
+START_TEST(manual_computation_returned_type_must_be_the_local_result_type) {
+  mc_case c = mc_build("a", NULL, "a", 4); /* result replicated: local type 16x8 */
+  ck_assert_str_eq(verify(c.m), "v.mlir:5:5: 'sdy.manual_computation' op returned value 0 has "
+                   "type tensor<4x8xf32> but the local type of result 0 is tensor<16x8xf32>");
+  sp_module_free(c.m);
+}
+END_TEST
+
+START_TEST(manual_axes_must_divide_the_dim) {
+  mc_case c = mc_build("a", "a", "a", 4);
+  c.mc->operands[0].value->type->dims[0] = 6; /* the func arg: 6 is not a multiple of 4 */
+  ck_assert_str_eq(verify(c.m), "v.mlir:3:8: 'sdy.manual_computation' op operand 0 - dim 0 of "
+                   "size 6 is not divisible by the size of its manual axes (4)");
+  sp_module_free(c.m);
+}
+END_TEST
+
+START_TEST(sharding_inside_the_body_cannot_use_a_manual_axis) {
+  mc_case c = mc_build("a", "a", "a", 4);
+  c.inner->results[0].sharding = sharding1(c.m, 2, 1, "a");
+  ck_assert_str_eq(verify(c.m), "v.mlir:4:5: 'stablehlo.add' op result 0 - axis \"a\" is already "
+                   "bound by a parent sdy.manual_computation op");
+  /* a free axis is fine */
+  c.inner->results[0].sharding = sharding1(c.m, 2, 1, "b");
+  ck_assert_str_eq(verify(c.m), "");
+  sp_module_free(c.m);
+}
+END_TEST
+
+START_TEST(nested_manual_computation_cannot_rebind_a_manual_axis) {
+  mc_case c = mc_build("a", "a", "a", 4);
+  /* inside the body: sdy.manual_computation(%arg1) manual_axes={"a"} on a 4x8 local value */
+  sp_module *m = c.m;
+  sp_type **lt = sp_arena_calloc(m->arena, 1, sizeof *lt);
+  lt[0] = tensor2(m, 4, 8);
+  sp_op *inner = sp_op_create(m->arena, "sdy.manual_computation", 1, c.body->args, 1, lt, 1);
+  inner->loc = (sp_loc){4, 20};
+  sp_op_insert_before(c.inner, inner);
+  sp_sharding **in = sp_arena_calloc(m->arena, 1, sizeof *in);
+  in[0] = sharding1(m, 2, 0, NULL);
+  set_attr(m, inner, (sp_attr){.name = "in_shardings", .kind = SP_ATTR_SHARDINGS,
+                               .u.shardings = {1, in}});
+  inner->results[0].sharding = sharding1(m, 2, 0, NULL);
+  sp_axis_ref *ax = sp_arena_calloc(m->arena, 1, sizeof *ax);
+  ax->name = "a";
+  set_attr(m, inner, (sp_attr){.name = "manual_axes", .kind = SP_ATTR_AXES, .u.axes = {1, ax}});
+  sp_block *ib = sp_region_add_block(m->arena, &inner->regions[0]);
+  sp_value *iarg = sp_block_add_arg(m->arena, ib, lt[0]);
+  add_op(m, ib, "sdy.return", 1, &iarg, 0, NULL, 4);
+  ck_assert_str_eq(verify(m), "v.mlir:4:20: 'sdy.manual_computation' op manual axis \"a\" is "
+                   "already bound by a parent sdy.manual_computation op");
+  ax->name = "b"; /* binding the other axis is fine */
+  ck_assert_str_eq(verify(m), "");
+  sp_module_free(m);
+}
+END_TEST
+
+START_TEST(manual_computation_body_arity_must_match_operands) {
+  mc_case c = mc_build("a", "a", "a", 4);
+  sp_block_add_arg(c.m->arena, c.body, c.body->args[0]->type);
+  ck_assert_str_eq(verify(c.m), "v.mlir:3:8: 'sdy.manual_computation' op number of body "
+                   "arguments doesn't match number of operands: 2 != 1");
+  sp_module_free(c.m);
+}
+END_TEST
+
+static Suite *verify_suite(void) {
+  Suite *s = suite_create("verify");
+  TCase *tr = tcase_create("rules");
+  tcase_add_test(tr, dot_rule_that_fits_the_op_is_accepted);
+  tcase_add_test(tr, rule_with_wrong_operand_count_is_rejected);
+  tcase_add_test(tr, rule_with_wrong_result_count_is_rejected);
+  tcase_add_test(tr, rule_tensor_with_wrong_number_of_dims_is_rejected);
+  tcase_add_test(tr, rule_factor_used_twice_in_one_tensor_is_rejected);
+  tcase_add_test(tr, rule_reduction_factor_in_a_result_is_rejected);
+  tcase_add_test(tr, rule_factor_index_out_of_range_is_rejected);
+  tcase_add_test(tr, rule_factor_not_used_by_any_tensor_is_rejected);
+  tcase_add_test(tr, rule_dim_without_factors_is_rejected);
+  tcase_add_test(tr, rule_size_one_factor_sharing_a_dim_is_rejected);
+  tcase_add_test(tr, rule_on_an_op_without_results_is_rejected);
+  suite_add_tcase(s, tr);
+  TCase *tv = tcase_create("values");
+  tcase_add_test(tv, func_arg_sharding_error_names_the_arg_and_its_position);
+  tcase_add_test(tv, func_result_sharding_is_checked_against_the_result_type);
+  tcase_add_test(tv, op_result_sharding_error_names_the_op_and_result);
+  tcase_add_test(tv, second_mesh_with_the_same_name_is_a_redefinition);
+  tcase_add_test(tv, invalid_mesh_op_is_reported_with_its_symbol);
+  suite_add_tcase(s, tv);
+  TCase *tm = tcase_create("manual_computation");
+  tcase_add_test(tm, manual_computation_with_local_body_types_is_accepted);
+  tcase_add_test(tm, manual_axis_missing_from_the_mesh_is_rejected);
+  tcase_add_test(tm, manual_computation_in_sharding_count_must_match_operands);
+  tcase_add_test(tm, manual_computation_without_out_sharding_is_rejected);
+  tcase_add_test(tm, manual_axis_after_a_free_axis_in_a_dim_is_rejected);
+  tcase_add_test(tm, manual_computation_body_type_must_be_the_local_type);
+  tcase_add_test(tm, manual_computation_returned_type_must_be_the_local_result_type);
+  tcase_add_test(tm, manual_axes_must_divide_the_dim);
+  tcase_add_test(tm, sharding_inside_the_body_cannot_use_a_manual_axis);
+  tcase_add_test(tm, nested_manual_computation_cannot_rebind_a_manual_axis);
+  tcase_add_test(tm, manual_computation_body_arity_must_match_operands);
+  suite_add_tcase(s, tm);
+  return s;
+}
+
+int main(void) { return sp_test_run(verify_suite()); }
