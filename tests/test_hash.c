@@ -41,7 +41,9 @@ static variant base(void) {
                    .name_prefix = "v", .loc_line = 1, .rule_factor = 8};
 }
 
-static void set_attr(sp_module *m, sp_op *op, sp_attr at) { sp_attrs_set(m->arena, &op->attrs, &at); }
+static void set_attr(sp_module *m, sp_op *op, sp_attr at) {
+  sp_attrs_set(m->arena, &op->attrs, &at);
+}
 
 static sp_module *build(const variant *v) {
   sp_module *m = sp_module_new("h.mlir");

@@ -1,8 +1,8 @@
 /*
  * hash.c - canonical module hash over SHA-256 (see hash.h).
  *
- * The canonical form is a stream of tagged items: a one-byte tag, then fixed-width
- * little-endian integers, length-prefixed strings, and counts before lists (or an END tag after
+ * The canonical form is a stream of tagged items: a one-byte tag, then integers as varints,
+ * length-prefixed strings, and counts before lists (or an END tag after
  * a block's ops). Ops are visited in pre-order; a value gets its number the first time it is
  * seen (as a definition or a use), so the numbers depend on the graph only, never on names.
  *
@@ -10,7 +10,6 @@
  */
 #include "ir/hash.h"
 
-#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -56,10 +55,8 @@ static void flush(sp_hasher *h) {
   h->len = 0;
 }
 
-void sp_hasher_update_bytes(sp_hasher *h, const void *p, size_t n) {
-  if (h->status != SP_OK) return;
-  const unsigned char *s = p;
-  while (n > 0) {
+static void put_slow(sp_hasher *h, const unsigned char *s, size_t n) {
+  while (n > 0 && h->status == SP_OK) {
     if (h->len == sizeof h->buf) flush(h);
     size_t k = sizeof h->buf - h->len;
     if (k > n) k = n;
@@ -70,21 +67,46 @@ void sp_hasher_update_bytes(sp_hasher *h, const void *p, size_t n) {
   }
 }
 
-static void put_tag(sp_hasher *h, unsigned char tag) { sp_hasher_update_bytes(h, &tag, 1); }
-
-void sp_hasher_update_u64(sp_hasher *h, uint64_t v) {
-  unsigned char b[8];
-  for (int i = 0; i < 8; i++) b[i] = (unsigned char)(v >> (8 * i));
-  sp_hasher_update_bytes(h, b, 8);
+/* Most items are a few bytes: copy them straight into the batch. */
+static inline void put_raw(sp_hasher *h, const void *p, size_t n) {
+  if (h->len + n <= sizeof h->buf) {
+    memcpy(h->buf + h->len, p, n);
+    h->len += n;
+  } else {
+    put_slow(h, p, n);
+  }
 }
 
-void sp_hasher_update_i64(sp_hasher *h, int64_t v) { sp_hasher_update_u64(h, (uint64_t)v); }
+void sp_hasher_update_bytes(sp_hasher *h, const void *p, size_t n) {
+  if (h->status == SP_OK) put_raw(h, p, n);
+}
+
+static void put_tag(sp_hasher *h, unsigned char tag) { put_raw(h, &tag, 1); }
+
+/* Integers are written as LEB128 varints (self-delimiting, so the stream stays unambiguous;
+ * the small numbers that dominate take one byte). Signed ones are zigzag-encoded first. */
+void sp_hasher_update_u64(sp_hasher *h, uint64_t v) {
+  unsigned char b[10];
+  size_t n = 0;
+  do {
+    unsigned char byte = v & 0x7f;
+    v >>= 7;
+    b[n++] = byte | (v ? 0x80 : 0);
+  } while (v);
+  put_raw(h, b, n);
+}
+
+void sp_hasher_update_i64(sp_hasher *h, int64_t v) {
+  sp_hasher_update_u64(h, ((uint64_t)v << 1) ^ (uint64_t)(v >> 63));
+}
 
 void sp_hasher_update_f64(sp_hasher *h, double v) {
+  unsigned char b[8];
   uint64_t bits;
   if (v == 0) v = 0; /* -0.0 and 0.0 are one value */
   memcpy(&bits, &v, sizeof bits);
-  sp_hasher_update_u64(h, bits);
+  for (int i = 0; i < 8; i++) b[i] = (unsigned char)(bits >> (8 * i));
+  put_raw(h, b, 8);
 }
 
 void sp_hasher_update_str(sp_hasher *h, const char *s) {
@@ -102,35 +124,41 @@ void sp_hasher_update_str(sp_hasher *h, const char *s) {
  * becomes one space between two word characters and disappears elsewhere, so "dense<1> :
  * tensor<i32>" and "dense<1>:tensor<i32>" agree while "a b" and "ab" stay apart. With `h` NULL
  * only the normalised length is computed (the first of two passes). */
-static bool is_word(int c) { return isalnum(c) || c == '_' || c == '.' || c == '$'; }
+static bool is_blank(int c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+}
+static bool is_word(int c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+         c == '.' || c == '$';
+}
 
 static size_t normalise_text(sp_hasher *h, const char *s) {
   size_t n = 0;
   bool in_str = false;
   int last = 0; /* last character emitted, 0 at start */
-  for (const char *p = s; *p;) {
-    unsigned char c = (unsigned char)*p;
-    if (!in_str && isspace(c)) {
-      while (*p && isspace((unsigned char)*p)) p++;
+  const char *p = s;
+  while (*p) {
+    if (!in_str && is_blank((unsigned char)*p)) {
+      while (*p && is_blank((unsigned char)*p)) p++;
       if (last && *p && is_word(last) && is_word((unsigned char)*p)) {
         if (h) sp_hasher_update_bytes(h, " ", 1);
         n++;
-        last = ' ';
       }
       continue;
     }
-    if (in_str && c == '\\' && p[1]) { /* an escape: keep both characters */
-      if (h) sp_hasher_update_bytes(h, p, 2);
-      n += 2;
-      p += 2;
-      last = 'x';
-      continue;
+    /* A run that ends before the next blank outside a string literal is copied as it is. */
+    const char *q = p;
+    while (*q && (in_str || !is_blank((unsigned char)*q))) {
+      if (in_str && *q == '\\' && q[1])
+        q++; /* an escaped character never ends the literal */
+      else if (*q == '"')
+        in_str = !in_str;
+      q++;
     }
-    if (c == '"') in_str = !in_str;
-    if (h) sp_hasher_update_bytes(h, p, 1);
-    n++;
-    last = c;
-    p++;
+    if (h) sp_hasher_update_bytes(h, p, (size_t)(q - p));
+    n += (size_t)(q - p);
+    last = (unsigned char)q[-1];
+    p = q;
   }
   return n;
 }

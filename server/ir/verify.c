@@ -278,12 +278,12 @@ static const char *invalid_sub_axis_reason(const sp_axis_ref *r, int64_t n) {
   return "a sub-axis can't cover the whole axis";
 }
 
-/* Checks one list (a dim's axes, replicated or unreduced) on its own and appends its refs to
- * v->refs[*nrefs...]. `ordered` asks for mesh order (replicated, unreduced). */
+/* Checks one list (dim `dim`'s axes, or replicated/unreduced named `list_name` with dim -1) on
+ * its own and appends its refs to v->refs[*nrefs...]. `ordered` asks for mesh order. */
 static int check_axis_list(verifier *v, const sp_mesh *mesh, const sp_axis_ref *axes, int naxes,
-                           const char *list_name, bool ordered, int *nrefs, sp_loc loc,
+                           const char *list_name, int dim, bool ordered, int *nrefs, sp_loc loc,
                            const where *w) {
-  char a[SP_ERR_MSG_MAX / 4], b[SP_ERR_MSG_MAX / 4];
+  char a[SP_ERR_MSG_MAX / 4], b[SP_ERR_MSG_MAX / 4], dim_name[32];
   if (naxes > 0 && !axes) return fail_code(v, SP_EINTERNAL, loc, w, "malformed axis list");
   int rc = reserve_refs(v, *nrefs + naxes);
   if (rc) return rc;
@@ -296,9 +296,12 @@ static int check_axis_list(verifier *v, const sp_mesh *mesh, const sp_axis_ref *
     if (!sp_axis_is_valid(r, n))
       return fail(v, loc, w, "invalid sub-axis %s of axis \"%s\"=%lld: %s",
                   ref_text(r, a, sizeof a), r->name, (long long)n, invalid_sub_axis_reason(r, n));
-    if (i > 0 && sp_axis_can_merge(&axes[i - 1], r))
+    if (i > 0 && sp_axis_can_merge(&axes[i - 1], r)) {
+      if (dim >= 0) snprintf(dim_name, sizeof dim_name, "dim %d", dim);
       return fail(v, loc, w, "two consecutive sub-axes can be merged: %s, %s (in %s)",
-                  ref_text(&axes[i - 1], a, sizeof a), ref_text(r, b, sizeof b), list_name);
+                  ref_text(&axes[i - 1], a, sizeof a), ref_text(r, b, sizeof b),
+                  dim >= 0 ? dim_name : list_name);
+    }
     if (ordered && i > 0 && sp_axis_compare(&axes[i - 1], r, mesh) > 0)
       return fail(v, loc, w, "%s axes are not ordered w.r.t. mesh: %s comes before %s",
                   list_name, ref_text(&axes[i - 1], a, sizeof a), ref_text(r, b, sizeof b));
@@ -326,7 +329,16 @@ static int compare_ref_slots(const void *x, const void *y) {
 static int check_axis_uses(verifier *v, int nrefs, sp_loc loc, const where *w) {
   char a[SP_ERR_MSG_MAX / 4], b[SP_ERR_MSG_MAX / 4];
   if (nrefs < 2) return SP_OK;
-  qsort(v->refs, (size_t)nrefs, sizeof *v->refs, compare_ref_slots);
+  if (nrefs <= 16) { /* the usual case: a handful of refs, cheaper than qsort's set-up */
+    for (int i = 1; i < nrefs; i++) {
+      ref_slot t = v->refs[i];
+      int j = i;
+      for (; j > 0 && compare_ref_slots(&v->refs[j - 1], &t) > 0; j--) v->refs[j] = v->refs[j - 1];
+      v->refs[j] = t;
+    }
+  } else {
+    qsort(v->refs, (size_t)nrefs, sizeof *v->refs, compare_ref_slots);
+  }
   for (int i = 0; i < nrefs;) {
     int j = i + 1;
     while (j < nrefs && v->refs[j].axis == v->refs[i].axis) j++;
@@ -422,21 +434,20 @@ static int check_sharding(verifier *v, const sp_sharding *s, const sp_type *t, s
   }
   if ((rc = check_type(v, s, t, loc, w))) return rc;
   int nrefs = 0;
-  char list_name[32];
   for (int d = 0; d < s->rank; d++) {
     const sp_dim_sharding *dim = &s->dims[d];
     if (dim->priority < SP_NO_PRIORITY)
       return fail(v, loc, w, "dim %d has a negative priority: p%d", d, dim->priority);
     if (dim->closed && dim->naxes == 0 && dim->priority != SP_NO_PRIORITY)
       return fail(v, loc, w, "dim %d is empty and closed but has a priority", d);
-    snprintf(list_name, sizeof list_name, "dim %d", d);
-    rc = check_axis_list(v, mesh, dim->axes, dim->naxes, list_name, false, &nrefs, loc, w);
+    rc = check_axis_list(v, mesh, dim->axes, dim->naxes, NULL, d, false, &nrefs, loc, w);
     if (rc) return rc;
   }
-  rc = check_axis_list(v, mesh, s->replicated, s->nreplicated, "replicated", true, &nrefs, loc,
-                       w);
+  rc = check_axis_list(v, mesh, s->replicated, s->nreplicated, "replicated", -1, true, &nrefs,
+                       loc, w);
   if (rc) return rc;
-  rc = check_axis_list(v, mesh, s->unreduced, s->nunreduced, "unreduced", true, &nrefs, loc, w);
+  rc = check_axis_list(v, mesh, s->unreduced, s->nunreduced, "unreduced", -1, true, &nrefs, loc,
+                       w);
   if (rc) return rc;
   if (s->unreduced_kind && strcmp(s->unreduced_kind, "max") != 0 &&
       strcmp(s->unreduced_kind, "min") != 0)
