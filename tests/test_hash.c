@@ -265,6 +265,35 @@ START_TEST(sha256_of_raw_bytes_matches_the_standard_vector) {
 }
 END_TEST
 
+/* The digest of a module holding one op with one verbatim attribute. */
+static void digest_of_text_attr(const char *text, uint8_t out[SP_HASH_BYTES]) {
+  sp_module *m = sp_module_new("t.mlir");
+  sp_op *op = sp_op_create(m->arena, "stablehlo.constant", 0, NULL, 0, NULL, 0);
+  set_attr(m, op, (sp_attr){.name = "value", .kind = SP_ATTR_TEXT, .u.s = text});
+  sp_block_append(sp_module_body(m), op);
+  sp_err err;
+  ck_assert_int_eq(sp_hash_module(m, out, &err), SP_OK);
+  sp_module_free(m);
+}
+
+static bool texts_hash_alike(const char *x, const char *y) {
+  uint8_t a[SP_HASH_BYTES], b[SP_HASH_BYTES];
+  digest_of_text_attr(x, a);
+  digest_of_text_attr(y, b);
+  return memcmp(a, b, SP_HASH_BYTES) == 0;
+}
+
+START_TEST(verbatim_attribute_text_is_compared_modulo_whitespace_between_tokens) {
+  ck_assert(texts_hash_alike("dense<1> : tensor<i32>", "dense<1>:tensor<i32>"));
+  ck_assert(texts_hash_alike("#foo<a,\n   b>", "#foo<a, b>"));
+  ck_assert(texts_hash_alike("array<i64: 1,  2>", "array<i64:1,2>"));
+  ck_assert(!texts_hash_alike("a b", "ab"));                    /* two tokens vs one */
+  ck_assert(!texts_hash_alike("\"a  b\"", "\"a b\""));           /* inside a string literal */
+  ck_assert(!texts_hash_alike("\"x\\\" y\"", "\"x\\\"y\""));   /* escaped quote keeps the literal */
+  ck_assert(!texts_hash_alike("dense<1>", "dense<2>"));
+}
+END_TEST
+
 static Suite *hash_suite(void) {
   Suite *s = suite_create("hash");
   TCase *tc = tcase_create("in_code");
@@ -274,6 +303,7 @@ static Suite *hash_suite(void) {
   tcase_add_test(tc, incremental_hasher_mixes_extra_inputs_into_the_module_digest);
   tcase_add_test(tc, strings_are_length_prefixed_so_splits_do_not_collide);
   tcase_add_test(tc, sha256_of_raw_bytes_matches_the_standard_vector);
+  tcase_add_test(tc, verbatim_attribute_text_is_compared_modulo_whitespace_between_tokens);
   suite_add_tcase(s, tc);
   return s;
 }
