@@ -508,9 +508,11 @@ int sp_factor_propagate_op(sp_arena *a, sp_arena *scratch, const sp_rule *rule,
     sp_sharding *const *in = is_operand ? operands : results;
     const sp_sharding *old = in ? in[idx] : NULL;
     sp_sharding *s;
-    if ((rc = sp_factor_table_to_sharding(a, t, r, old, mesh_ref, &s, err))) return rc;
+    if ((rc = sp_factor_table_to_sharding(scratch, t, r, old, mesh_ref, &s, err))) return rc;
     /* Re-projection may drop what a factor gained (see factor_projection.h). */
     if (old ? sp_sharding_equal(old, s) : sp_sharding_is_unsharded(s)) continue;
+    if (a != scratch && !(s = sp_sharding_copy(a, s)))
+      return sp_err_set(err, SP_ENOMEM, "out of memory propagating through an op");
     sp_sharding **out = is_operand ? new_operands : new_results;
     if (out) out[idx] = s;
     if (nupdated) (*nupdated)++;
