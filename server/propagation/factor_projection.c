@@ -220,24 +220,37 @@ static int validate_rule(sp_arena *a, const sp_rule *r, sp_err *err) {
   return SP_OK;
 }
 
-static int resolve_axis(const sp_factor_table *t, const sp_axis_ref *r, const char *label,
-                        const char *where, sp_ft_axis *out, sp_err *err) {
-  int rc = sp_ft_axis_from_ref(t->mesh, r, out);
-  if (rc == SP_ENOTFOUND)
-    return sp_err_set(err, SP_EINVAL, "%s %s: unknown axis name \"%s\" (not in the mesh)", label,
-                      where, r->name);
-  if (rc)
-    return sp_err_set(err, SP_EINVAL, "%s %s: invalid sub-axis \"%s\":(%lld)%lld", label, where,
-                      r->name, (long long)r->pre, (long long)r->size);
-  return SP_OK;
+/* Where an axis list sits in the input, for messages only (formatted when an error occurs,
+ * so that the projection of correct input does no string work). */
+typedef struct place {
+  int row;
+  int dim;            /* >= 0: a dimension; else one of the lists below */
+} place;
+enum { PLACE_REPLICATED = -1, PLACE_UNREDUCED = -2 };
+
+static void place_name(const sp_factor_table *t, place p, char *buf, size_t cap) {
+  char row[32];
+  sp_factor_table_row_name(t, p.row, row);
+  if (p.dim >= 0)
+    snprintf(buf, cap, "%s dim %d", row, p.dim);
+  else
+    snprintf(buf, cap, "%s %s", row, p.dim == PLACE_REPLICATED ? "replicated" : "unreduced");
 }
 
-static int resolve_list(sp_factor_table *t, const sp_axis_ref *v, int n, const char *label,
-                        const char *where, sp_ft_axes *out, sp_err *err) {
+static int resolve_list(sp_factor_table *t, const sp_axis_ref *v, int n, place p,
+                        sp_ft_axes *out, sp_err *err) {
   for (int i = 0; i < n; i++) {
     sp_ft_axis x;
-    int rc = resolve_axis(t, &v[i], label, where, &x, err);
-    if (rc) return rc;
+    int rc = sp_ft_axis_from_ref(t->mesh, &v[i], &x);
+    if (rc) {
+      char where[64];
+      place_name(t, p, where, sizeof where);
+      if (rc == SP_ENOTFOUND)
+        return sp_err_set(err, SP_EINVAL, "%s: unknown axis name \"%s\" (not in the mesh)",
+                          where, v[i].name);
+      return sp_err_set(err, SP_EINVAL, "%s: invalid sub-axis \"%s\":(%lld)%lld", where,
+                        v[i].name, (long long)v[i].pre, (long long)v[i].size);
+    }
     if (sp_ft_axes_push(t->arena, out, x)) return sp_err_set(err, SP_ENOMEM, "out of memory");
   }
   return SP_OK;
@@ -301,14 +314,12 @@ static int take_tiling_axes(sp_arena *a, const sp_mesh *m, cursor *c, int64_t si
 }
 
 static int project_dim(sp_factor_table *t, sp_ft_row *row, const sp_rule_dim *rd,
-                       const sp_dim_sharding *ds, const char *label, int d, sp_err *err) {
+                       const sp_dim_sharding *ds, place where, sp_err *err) {
   const sp_mesh *m = t->mesh;
   sp_arena *a = t->arena;
   int naxes = ds ? ds->naxes : 0;
   sp_ft_axes src = {0, 0, NULL};
-  char where[32];
-  snprintf(where, sizeof where, "dim %d", d);
-  int rc = resolve_list(t, ds ? ds->axes : NULL, naxes, label, where, &src, err);
+  int rc = resolve_list(t, ds ? ds->axes : NULL, naxes, where, &src, err);
   if (rc) return rc;
 
   cursor c = {src.v, src.n, 0, false, 0, 0, 0};
@@ -343,8 +354,6 @@ oom:
 static int project_row(sp_factor_table *t, int r, const sp_sharding *s, sp_err *err) {
   sp_ft_row *row = &t->rows[r];
   const sp_rule_tensor *rt = rule_tensor(t->rule, r);
-  char label[32];
-  sp_factor_table_row_name(t, r, label);
 
   row->sharded = s != NULL;
   row->size = 1;
@@ -352,18 +361,22 @@ static int project_row(sp_factor_table *t, int r, const sp_sharding *s, sp_err *
     for (int k = 0; k < rt->dims[d].nfactors; k++)
       row->size = mul_sat(row->size, t->rule->factors[rt->dims[d].factors[k]].size);
 
-  if (s && s->rank != rt->rank)
+  if (s && s->rank != rt->rank) {
+    char label[32];
+    sp_factor_table_row_name(t, r, label);
     return sp_err_set(err, SP_EINVAL, "%s: sharding has %d dims but the sharding rule maps %d",
                       label, s->rank, rt->rank);
+  }
   if (s) {
-    int rc = resolve_list(t, s->replicated, s->nreplicated, label, "replicated", &row->replicated,
-                          err);
+    int rc = resolve_list(t, s->replicated, s->nreplicated, (place){r, PLACE_REPLICATED},
+                          &row->replicated, err);
     if (!rc)
-      rc = resolve_list(t, s->unreduced, s->nunreduced, label, "unreduced", &row->unreduced, err);
+      rc = resolve_list(t, s->unreduced, s->nunreduced, (place){r, PLACE_UNREDUCED},
+                        &row->unreduced, err);
     if (rc) return rc;
   }
   for (int d = 0; d < rt->rank; d++) {
-    int rc = project_dim(t, row, &rt->dims[d], s ? &s->dims[d] : NULL, label, d, err);
+    int rc = project_dim(t, row, &rt->dims[d], s ? &s->dims[d] : NULL, (place){r, d}, err);
     if (rc) return rc;
   }
   return SP_OK;
