@@ -311,6 +311,60 @@ START_TEST(invalid_mesh_op_is_reported_with_its_symbol) {
 }
 END_TEST
 
+/* stablehlo.custom_call @cb(%arg0) {sdy.sharding = #sdy.sharding_per_value<[...]>} : -> () */
+static const char *verify_resultless_op_with(int n, const char *axis, const char *mesh_name) {
+  static char msg[SP_ERR_MSG_MAX];
+  sp_module *m = new_module();
+  int64_t id = 0;
+  sp_mesh *maximal = sp_arena_calloc(m->arena, 1, sizeof *maximal);
+  maximal->ndevice_ids = 1;
+  maximal->device_ids = &id;
+  sp_op *mop = sp_op_create(m->arena, "sdy.mesh", 0, NULL, 0, NULL, 0);
+  set_attr(m, mop, (sp_attr){.name = "sym_name", .kind = SP_ATTR_STR, .u.s = "maximal"});
+  set_attr(m, mop, (sp_attr){.name = "mesh", .kind = SP_ATTR_MESH, .u.mesh = maximal});
+  sp_block_append(sp_module_body(m), mop);
+  sp_type **args = sp_arena_calloc(m->arena, 1, sizeof *args);
+  args[0] = tensor2(m, 8, 8);
+  sp_block *b = add_func(m, 1, args, 0, NULL, NULL);
+  sp_op *op = add_op(m, b, "stablehlo.custom_call", 1, b->args, 0, NULL, 3);
+  sp_sharding **list = sp_arena_calloc(m->arena, (size_t)n + 1, sizeof *list);
+  for (int i = 0; i < n; i++) {
+    list[i] = sharding1(m, strcmp(mesh_name, "maximal") == 0 ? 0 : 2, 0, axis);
+    list[i]->mesh_name = mesh_name;
+  }
+  set_attr(m, op, (sp_attr){.name = "sdy.sharding", .kind = SP_ATTR_SHARDINGS,
+                            .u.shardings = {n, list}});
+  snprintf(msg, sizeof msg, "%s", verify(m));
+  sp_module_free(m);
+  return msg;
+}
+
+START_TEST(op_without_results_carries_at_most_one_maximal_or_replicated_sharding) {
+  ck_assert_str_eq(verify_resultless_op_with(1, NULL, "maximal"), "");
+  ck_assert_str_eq(verify_resultless_op_with(1, NULL, "mesh"), "");
+  ck_assert_str_eq(verify_resultless_op_with(2, NULL, "maximal"),
+                   "v.mlir:3:5: 'stablehlo.custom_call' op sdy.sharding - shardings don't match "
+                   "number of values: 2 != 0");
+  ck_assert_str_eq(verify_resultless_op_with(1, "a", "mesh"),
+                   "v.mlir:3:5: 'stablehlo.custom_call' op sdy.sharding - an op without results "
+                   "can only carry a maximal or fully replicated sharding");
+}
+END_TEST
+
+START_TEST(sharding_constraint_without_a_sharding_is_rejected) {
+  sp_module *m = new_module();
+  sp_type **ts = sp_arena_calloc(m->arena, 1, sizeof *ts);
+  ts[0] = tensor2(m, 8, 8);
+  sp_block *b = add_func(m, 1, ts, 0, NULL, NULL);
+  sp_op *op = add_op(m, b, "sdy.sharding_constraint", 1, b->args, 1, ts, 3);
+  ck_assert_str_eq(verify(m), "v.mlir:3:5: 'sdy.sharding_constraint' op requires one result with "
+                   "a sharding");
+  op->results[0].sharding = sharding1(m, 2, 1, "b");
+  ck_assert_str_eq(verify(m), "");
+  sp_module_free(m);
+}
+END_TEST
+
 /* ------------------------------------------------------------------ manual computations */
 
 /* func @f(%arg0: tensor<16x8xf32>) {
@@ -499,6 +553,8 @@ static Suite *verify_suite(void) {
   tcase_add_test(tv, op_result_sharding_error_names_the_op_and_result);
   tcase_add_test(tv, second_mesh_with_the_same_name_is_a_redefinition);
   tcase_add_test(tv, invalid_mesh_op_is_reported_with_its_symbol);
+  tcase_add_test(tv, op_without_results_carries_at_most_one_maximal_or_replicated_sharding);
+  tcase_add_test(tv, sharding_constraint_without_a_sharding_is_rejected);
   suite_add_tcase(s, tv);
   TCase *tm = tcase_create("manual_computation");
   tcase_add_test(tm, manual_computation_with_local_body_types_is_accepted);

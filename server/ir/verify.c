@@ -826,6 +826,38 @@ static int verify_regions(verifier *v, const sp_op *op) {
   return SP_OK;
 }
 
+/* Shardings the readers left as attributes: the op-level `sdy.sharding` of an op without
+ * results, and inline shardings of ops whose results could not take them. */
+static int verify_sharding_attrs(verifier *v, const sp_op *op) {
+  for (int i = 0; i < op->attrs.n; i++) {
+    const sp_attr *at = &op->attrs.v[i];
+    where w = {op->name, at->name, -1, NULL};
+    int rc = SP_OK;
+    if (at->kind == SP_ATTR_SHARDING && at->u.sharding) {
+      rc = check_sharding(v, at->u.sharding, NULL, op->loc, &w);
+    } else if (at->kind == SP_ATTR_SHARDINGS && strcmp(at->name, "sdy.sharding") == 0) {
+      int n = at->u.shardings.n;
+      /* An op without results may carry one sharding: where it runs, not how it splits. */
+      int want = op->nresults ? op->nresults : 1;
+      if (n != want)
+        return fail(v, op->loc, &w, "shardings don't match number of values: %d != %d", n,
+                    op->nresults);
+      for (int k = 0; k < n && rc == SP_OK; k++) {
+        const sp_sharding *s = at->u.shardings.v[k];
+        if (!s) return fail_code(v, SP_EINTERNAL, op->loc, &w, "missing sharding");
+        const sp_type *t = op->nresults ? op->results[k].type : NULL;
+        rc = check_sharding(v, s, t, op->loc, &w);
+        if (rc == SP_OK && op->nresults == 0 && !sp_sharding_is_unsharded(s) &&
+            !sp_mesh_is_maximal(s->inline_mesh ? s->inline_mesh : lookup_mesh(v, s->mesh_name)))
+          return fail(v, op->loc, &w, "an op without results can only carry a maximal or fully "
+                      "replicated sharding");
+      }
+    }
+    if (rc) return rc;
+  }
+  return SP_OK;
+}
+
 static int verify_op(verifier *v, const sp_op *op) {
   int rc = SP_OK;
   switch (op->kind) {
@@ -839,6 +871,13 @@ static int verify_op(verifier *v, const sp_op *op) {
     case SP_OP_FUNC:
       rc = verify_func(v, op);
       break;
+    case SP_OP_SDY_SHARDING_CONSTRAINT:
+    case SP_OP_SDY_RESHARD:
+      if (op->nresults != 1 || !op->results[0].sharding) {
+        where w = {op->name, NULL, -1, NULL};
+        rc = fail(v, op->loc, &w, "requires one result with a sharding");
+      }
+      break;
     case SP_OP_SDY_MANUAL_COMPUTATION:
       return verify_manual_computation(v, op);
     case SP_OP_SDY_NAMED_COMPUTATION: {
@@ -851,6 +890,7 @@ static int verify_op(verifier *v, const sp_op *op) {
   }
   if (rc) return rc;
   if ((rc = verify_results(v, op))) return rc;
+  if ((rc = verify_sharding_attrs(v, op))) return rc;
   sp_rule *rule = sp_op_rule(op);
   if (rule && (rc = check_rule(v, op, rule))) return rc;
   return verify_regions(v, op);
