@@ -1,0 +1,375 @@
+/*
+ * names.c - MLIR-style SSA value naming for the printer (see names.h).
+ *
+ * Two hash tables: `slots` maps a value or block pointer to its printed name or number
+ * (open addressing on the pointer), `used` is the set of suggested names visible in the region
+ * being numbered, with an undo log so that leaving a subtree forgets its names in O(names).
+ */
+#include "mlir/names.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct slot {
+  const void *key;     /* sp_value* or sp_block*; NULL = empty */
+  const char *name;    /* suggested name (without '%'), or NULL when numbered */
+  int id;              /* number, or block index */
+} slot;
+
+typedef struct used_entry {
+  const char *s;
+  uint32_t hash;
+  bool live;
+} used_entry;
+
+typedef struct region_ctx {
+  const sp_region *r;
+  int next_value, next_arg, next_conflict;
+  int undo_mark;
+} region_ctx;
+
+struct sp__mlir_namer {
+  slot *slots;
+  size_t slot_mask, nslots;
+  used_entry *used;      /* open addressing; entries are never moved while live */
+  size_t used_mask, nused;
+  size_t *undo;          /* indices into `used`, in insertion order */
+  size_t nundo, capundo;
+  region_ctx *stack;
+  size_t nstack, capstack;
+  int next_value, next_arg, next_conflict;
+  char *strings;         /* bump storage for generated names */
+  size_t strings_used, strings_cap;
+  char **old_strings;    /* full string blocks kept until free */
+  size_t nold, capold;
+  bool oom;
+};
+
+/* ------------------------------------------------------------------ storage */
+
+static const char *store_string(sp__mlir_namer *n, const char *s, size_t len) {
+  if (n->strings_used + len + 1 > n->strings_cap) {
+    size_t cap = len + 1 > 16384 ? len + 1 : 16384;
+    char *blk = malloc(cap);
+    if (!blk) { n->oom = true; return NULL; }
+    if (n->strings) {
+      if (n->nold == n->capold) {
+        size_t c = n->capold ? n->capold * 2 : 16;
+        char **v = realloc(n->old_strings, c * sizeof *v);
+        if (!v) { free(blk); n->oom = true; return NULL; }
+        n->old_strings = v;
+        n->capold = c;
+      }
+      n->old_strings[n->nold++] = n->strings;
+    }
+    n->strings = blk;
+    n->strings_cap = cap;
+    n->strings_used = 0;
+  }
+  char *dst = n->strings + n->strings_used;
+  memcpy(dst, s, len);
+  dst[len] = '\0';
+  n->strings_used += len + 1;
+  return dst;
+}
+
+static size_t ptr_hash(const void *p) {
+  uintptr_t x = (uintptr_t)p;
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdULL;
+  x ^= x >> 33;
+  return (size_t)x;
+}
+
+static bool slots_grow(sp__mlir_namer *n) {
+  size_t cap = n->slots ? (n->slot_mask + 1) * 2 : 1024;
+  slot *ns = calloc(cap, sizeof *ns);
+  if (!ns) { n->oom = true; return false; }
+  if (n->slots) {
+    for (size_t i = 0; i <= n->slot_mask; i++) {
+      if (!n->slots[i].key) continue;
+      size_t j = ptr_hash(n->slots[i].key) & (cap - 1);
+      while (ns[j].key) j = (j + 1) & (cap - 1);
+      ns[j] = n->slots[i];
+    }
+    free(n->slots);
+  }
+  n->slots = ns;
+  n->slot_mask = cap - 1;
+  return true;
+}
+
+static slot *slot_find(const sp__mlir_namer *n, const void *key) {
+  if (!n->slots) return NULL;
+  size_t j = ptr_hash(key) & n->slot_mask;
+  while (n->slots[j].key) {
+    if (n->slots[j].key == key) return &n->slots[j];
+    j = (j + 1) & n->slot_mask;
+  }
+  return NULL;
+}
+
+static slot *slot_insert(sp__mlir_namer *n, const void *key) {
+  if ((n->nslots + 1) * 2 > (n->slots ? n->slot_mask + 1 : 0) && !slots_grow(n)) return NULL;
+  size_t j = ptr_hash(key) & n->slot_mask;
+  while (n->slots[j].key && n->slots[j].key != key) j = (j + 1) & n->slot_mask;
+  if (!n->slots[j].key) {
+    n->slots[j].key = key;
+    n->nslots++;
+  }
+  return &n->slots[j];
+}
+
+/* ------------------------------------------------------------------ the used-name set */
+
+static uint32_t str_hash(const char *s) {
+  uint32_t h = 2166136261u;
+  for (; *s; s++) h = (h ^ (unsigned char)*s) * 16777619u;
+  return h;
+}
+
+/* Tombstones stay in place (live = false) so probe chains remain intact; the table is rebuilt
+ * only when it fills up. */
+static bool used_grow(sp__mlir_namer *n) {
+  size_t cap = 256;
+  while (cap < (n->nundo + 1) * 4) cap *= 2;
+  used_entry *nu = calloc(cap, sizeof *nu);
+  size_t *remap = NULL;
+  if (!nu) { n->oom = true; return false; }
+  if (n->used) {
+    remap = malloc((n->used_mask + 1) * sizeof *remap);
+    if (!remap) { free(nu); n->oom = true; return false; }
+    for (size_t i = 0; i <= n->used_mask; i++) {
+      remap[i] = SIZE_MAX;
+      if (!n->used[i].s || !n->used[i].live) continue;
+      size_t j = n->used[i].hash & (cap - 1);
+      while (nu[j].s) j = (j + 1) & (cap - 1);
+      nu[j] = n->used[i];
+      remap[i] = j;
+    }
+    size_t k = 0;
+    for (size_t i = 0; i < n->nundo; i++)
+      if (remap[n->undo[i]] != SIZE_MAX) n->undo[k++] = remap[n->undo[i]];
+    n->nundo = k;
+    free(remap);
+    free(n->used);
+  }
+  n->used = nu;
+  n->used_mask = cap - 1;
+  n->nused = n->nundo;
+  return true;
+}
+
+static bool used_has(const sp__mlir_namer *n, const char *s) {
+  if (!n->used) return false;
+  uint32_t h = str_hash(s);
+  size_t j = h & n->used_mask;
+  while (n->used[j].s) {
+    if (n->used[j].live && n->used[j].hash == h && strcmp(n->used[j].s, s) == 0) return true;
+    j = (j + 1) & n->used_mask;
+  }
+  return false;
+}
+
+static bool used_add(sp__mlir_namer *n, const char *s) {
+  if ((n->nused + 1) * 2 > (n->used ? n->used_mask + 1 : 0) && !used_grow(n)) return false;
+  uint32_t h = str_hash(s);
+  size_t j = h & n->used_mask;
+  while (n->used[j].s) j = (j + 1) & n->used_mask;
+  n->used[j].s = s;
+  n->used[j].hash = h;
+  n->used[j].live = true;
+  n->nused++;
+  if (n->nundo == n->capundo) {
+    size_t c = n->capundo ? n->capundo * 2 : 64;
+    size_t *v = realloc(n->undo, c * sizeof *v);
+    if (!v) { n->oom = true; return false; }
+    n->undo = v;
+    n->capundo = c;
+  }
+  n->undo[n->nundo++] = j;
+  return true;
+}
+
+static void used_truncate(sp__mlir_namer *n, size_t mark) {
+  while (n->nundo > mark) n->used[n->undo[--n->nundo]].live = false;
+}
+
+/* ------------------------------------------------------------------ numbering */
+
+static void name_value_numbered(sp__mlir_namer *n, const sp_value *v) {
+  slot *s = slot_insert(n, v);
+  if (!s) return;
+  s->name = NULL;
+  s->id = n->next_value++;
+}
+
+/* Gives `v` the suggested `name`, made unique among the visible names. */
+static void name_value_suggested(sp__mlir_namer *n, const sp_value *v, const char *name) {
+  char buf[256];
+  const char *chosen = name;
+  if (used_has(n, name)) {
+    for (;;) {
+      snprintf(buf, sizeof buf, "%s_%d", name, n->next_conflict++);
+      if (!used_has(n, buf)) break;
+    }
+    chosen = buf;
+  }
+  const char *stored = store_string(n, chosen, strlen(chosen));
+  slot *s = stored ? slot_insert(n, v) : NULL;
+  if (!s || !used_add(n, stored)) return;
+  s->name = stored;
+  s->id = -1;
+}
+
+static bool is_integer_elem(const char *e) {
+  if (!e) return false;
+  if (e[0] == 'u' || e[0] == 's') e++;
+  return e[0] == 'i' && e[1] >= '0' && e[1] <= '9';
+}
+
+/* Result names suggested by the op (MLIR's OpAsmOpInterface::getAsmResultNames). */
+static void name_op_results(sp__mlir_namer *n, const sp_op *op) {
+  if (op->kind == SP_OP_CONSTANT && op->nresults == 1) {
+    const sp_type *t = op->results[0].type;
+    bool is_int = t && t->kind == SP_TYPE_TENSOR && is_integer_elem(t->elem);
+    name_value_suggested(n, &op->results[0], is_int ? "c" : "cst");
+  } else if (op->kind == SP_OP_RNG_BIT_GENERATOR && op->nresults == 2) {
+    name_value_suggested(n, &op->results[0], "output_state");
+    name_value_suggested(n, &op->results[1], "output");
+  }
+  if (op->nresults > 0 && !slot_find(n, &op->results[0])) name_value_numbered(n, &op->results[0]);
+}
+
+static void number_block(sp__mlir_namer *n, const sp_block *b, bool entry) {
+  char buf[32];
+  for (int i = 0; i < b->nargs; i++) {
+    if (slot_find(n, b->args[i])) continue;
+    if (entry) {
+      snprintf(buf, sizeof buf, "arg%d", n->next_arg++);
+      name_value_suggested(n, b->args[i], buf);
+    } else {
+      name_value_numbered(n, b->args[i]);
+    }
+  }
+  for (const sp_op *op = b->first; op; op = op->next) name_op_results(n, op);
+}
+
+static void number_region(sp__mlir_namer *n, const sp_region *r) {
+  /* stablehlo.while names its region arguments (MLIR's getAsmBlockArgumentNames). */
+  if (r->parent && r->parent->kind == SP_OP_WHILE && r->nblocks > 0)
+    for (int i = 0; i < r->blocks[0]->nargs; i++)
+      name_value_suggested(n, r->blocks[0]->args[i], "iterArg");
+  for (int i = 0; i < r->nblocks; i++) {
+    slot *s = slot_insert(n, r->blocks[i]);
+    if (s) {
+      s->name = NULL;
+      s->id = i;
+    }
+    number_block(n, r->blocks[i], i == 0);
+  }
+}
+
+static bool push_region(sp__mlir_namer *n, const sp_region *r) {
+  if (n->nstack == n->capstack) {
+    size_t c = n->capstack ? n->capstack * 2 : 64;
+    region_ctx *v = realloc(n->stack, c * sizeof *v);
+    if (!v) { n->oom = true; return false; }
+    n->stack = v;
+    n->capstack = c;
+  }
+  region_ctx *c = &n->stack[n->nstack++];
+  c->r = r;
+  c->next_value = n->next_value;
+  c->next_arg = n->next_arg;
+  c->next_conflict = n->next_conflict;
+  c->undo_mark = (int)n->nundo;
+  return true;
+}
+
+int sp__mlir_namer_build(const sp_op *top, sp__mlir_namer **out) {
+  sp__mlir_namer *n = calloc(1, sizeof *n);
+  if (!n) return SP_ENOMEM;
+  for (int i = 0; i < top->nregions; i++) push_region(n, &top->regions[i]);
+  name_op_results(n, top);
+  while (n->nstack > 0 && !n->oom) {
+    region_ctx c = n->stack[--n->nstack];
+    n->next_value = c.next_value;
+    n->next_arg = c.next_arg;
+    n->next_conflict = c.next_conflict;
+    used_truncate(n, (size_t)c.undo_mark);
+    number_region(n, c.r);
+    for (int b = 0; b < c.r->nblocks; b++)
+      for (const sp_op *op = c.r->blocks[b]->first; op; op = op->next)
+        for (int i = 0; i < op->nregions; i++) push_region(n, &op->regions[i]);
+  }
+  if (n->oom) {
+    sp__mlir_namer_free(n);
+    return SP_ENOMEM;
+  }
+  *out = n;
+  return SP_OK;
+}
+
+void sp__mlir_namer_free(sp__mlir_namer *n) {
+  if (!n) return;
+  free(n->slots);
+  free(n->used);
+  free(n->undo);
+  free(n->stack);
+  for (size_t i = 0; i < n->nold; i++) free(n->old_strings[i]);
+  free(n->old_strings);
+  free(n->strings);
+  free(n);
+}
+
+/* ------------------------------------------------------------------ queries */
+
+static void put_slot(sp_strbuf *sb, const slot *s) {
+  if (s->name) {
+    sp_strbuf_putc(sb, '%');
+    sp_strbuf_puts(sb, s->name);
+  } else {
+    sp_strbuf_printf(sb, "%%%d", s->id);
+  }
+}
+
+void sp__mlir_namer_value(const sp__mlir_namer *n, sp_strbuf *sb, const sp_value *v) {
+  if (v && v->def && v->def->nresults > 1) {
+    /* Results of a multi-result op are %N#k, unless the op named each one (%a, %b). */
+    const slot *base = slot_find(n, &v->def->results[0]);
+    if (base && !base->name) {
+      put_slot(sb, base);
+      sp_strbuf_printf(sb, "#%d", v->index);
+      return;
+    }
+  }
+  const slot *s = v ? slot_find(n, v) : NULL;
+  if (s) {
+    put_slot(sb, s);
+    return;
+  }
+  sp_strbuf_puts(sb, "<<UNKNOWN SSA VALUE>>");
+}
+
+void sp__mlir_namer_results(const sp__mlir_namer *n, sp_strbuf *sb, const sp_op *op) {
+  if (op->nresults == 0) return;
+  const slot *base = slot_find(n, &op->results[0]);
+  if (base && !base->name && op->nresults > 1) {
+    put_slot(sb, base);
+    sp_strbuf_printf(sb, ":%d", op->nresults);
+  } else {
+    for (int i = 0; i < op->nresults; i++) {
+      if (i) sp_strbuf_puts(sb, ", ");
+      sp__mlir_namer_value(n, sb, &op->results[i]);
+    }
+  }
+  sp_strbuf_puts(sb, " = ");
+}
+
+int sp__mlir_namer_block(const sp__mlir_namer *n, const sp_block *b) {
+  const slot *s = slot_find(n, b);
+  return s ? s->id : 0;
+}

@@ -1,0 +1,183 @@
+/*
+ * reader.h - the parser state and the helpers shared by the pieces of the MLIR reader
+ * (internal to server/mlir).
+ *
+ * reader.c owns the core: the module, generic ops, regions, blocks, SSA names; type_reader.c
+ * parses types; attr_reader.c attributes (sdy, stablehlo structured, and everything else as
+ * normalised verbatim text); format_*.c the custom ("pretty") syntax of each op.
+ *
+ * Error style: every helper returns SP_OK or a negative sp_status; the first error is recorded
+ * in p->err as "file:line:col: message" (later errors never overwrite it) and parsing unwinds.
+ *
+ * Memory: the IR goes into the module's arena (p->a); temporary vectors into p->tmp, which is
+ * freed when parsing ends. Names and token text point into the input text while parsing.
+ */
+#ifndef SP_MLIR_READER_H
+#define SP_MLIR_READER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ir/ir.h"
+#include "mlir/lexer.h"
+
+typedef struct sp__mlir_names sp__mlir_names;   /* SSA name scopes (reader.c) */
+typedef struct sp__mlir_aliases sp__mlir_aliases; /* #alias / !alias definitions (reader.c) */
+
+typedef struct sp__mlir_parser {
+  sp__mlir_lexer lx;
+  sp_module *m;
+  sp_arena *a;            /* the module's arena */
+  sp_arena *tmp;          /* scratch, freed after parsing */
+  sp_err *err;
+  const char *filename;
+  int first_line;         /* line of text[0] in the file */
+  int depth;              /* current nesting (regions, brackets), <= SP_MAX_NESTING */
+  int64_t nops;           /* ops created so far, <= SP_MAX_OPS */
+  bool failed;
+  int trial;              /* > 0 while trying an optional parse: errors are not recorded */
+  sp__mlir_names *names;
+  sp__mlir_aliases *aliases;
+} sp__mlir_parser;
+
+/* Growable arrays in p->tmp. */
+typedef struct sp__mlir_values { sp_value **v; int n, cap; } sp__mlir_values;
+typedef struct sp__mlir_types { sp_type **v; int n, cap; } sp__mlir_types;
+int sp__mlir_values_push(sp__mlir_parser *p, sp__mlir_values *vec, sp_value *v);
+int sp__mlir_types_push(sp__mlir_parser *p, sp__mlir_types *vec, sp_type *t);
+
+/* ---- errors and tokens ---- */
+
+/* Records "file:line:col: message" at token `at` (NULL = the current token); returns
+ * SP_EINVAL (or `code` for the _code variant). */
+int sp__mlir_error(sp__mlir_parser *p, const sp__mlir_token *at, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+int sp__mlir_error_code(sp__mlir_parser *p, int code, const sp__mlir_token *at,
+                        const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+/* Same, at the lexer cursor (for character-level scanners). */
+int sp__mlir_error_here(sp__mlir_parser *p, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+int sp__mlir_oom(sp__mlir_parser *p);
+
+static inline sp__mlir_tok_kind sp__mlir_kind(const sp__mlir_parser *p) { return p->lx.tok.kind; }
+static inline const sp__mlir_token *sp__mlir_tok(const sp__mlir_parser *p) { return &p->lx.tok; }
+void sp__mlir_next(sp__mlir_parser *p);
+bool sp__mlir_accept(sp__mlir_parser *p, sp__mlir_tok_kind kind);
+/* Accepts a bare identifier spelled `word`. */
+bool sp__mlir_accept_word(sp__mlir_parser *p, const char *word);
+/* Consumes a token of `kind` or fails with "expected 'X' in <context>". */
+int sp__mlir_expect(sp__mlir_parser *p, sp__mlir_tok_kind kind, const char *context);
+int sp__mlir_expect_word(sp__mlir_parser *p, const char *word, const char *context);
+/* The spelling of a punctuation kind ("']'"). */
+const char *sp__mlir_kind_spelling(sp__mlir_tok_kind kind);
+/* Nesting guard: every recursive parser calls enter() first and leave() on the way out. */
+int sp__mlir_enter(sp__mlir_parser *p);
+static inline void sp__mlir_leave(sp__mlir_parser *p) { p->depth--; }
+
+/* Literals. parse_int accepts an optional '-' and checks the int64 range. */
+int sp__mlir_parse_int(sp__mlir_parser *p, int64_t *out, const char *context);
+/* Decodes the string token under the cursor (escapes resolved) into the module arena. */
+int sp__mlir_parse_string(sp__mlir_parser *p, const char **out, size_t *len, const char *context);
+/* A copy of the token text in the module arena (interned for repeated names). */
+const char *sp__mlir_intern(sp__mlir_parser *p, const char *s, size_t n);
+/* The text position of the value of alias `#name` / `!name` (token `t`), or NULL. */
+const char *sp__mlir_alias_lookup(sp__mlir_parser *p, const sp__mlir_token *t, bool is_type);
+/* Skips a trailing `loc(...)` if present. */
+int sp__mlir_skip_loc(sp__mlir_parser *p);
+
+/* ---- types (type_reader.c) ---- */
+
+int sp__mlir_parse_type(sp__mlir_parser *p, sp_type **out);
+/* type (',' type)*  */
+int sp__mlir_parse_type_list(sp__mlir_parser *p, sp__mlir_types *out);
+/* '(' types ')' '->' (type | '(' types ')') */
+int sp__mlir_parse_function_type(sp__mlir_parser *p, sp__mlir_types *ins, sp__mlir_types *outs);
+/* Either a functional type or one type that stands for every operand and the single result
+ * (StableHLO's SameOperandsAndResultType); fills `ins` with `nin` types. */
+int sp__mlir_parse_same_or_function_type(sp__mlir_parser *p, int nin, sp__mlir_types *ins,
+                                         sp__mlir_types *outs);
+/* Does the current token start a type? */
+bool sp__mlir_at_type(const sp__mlir_parser *p);
+
+/* ---- attributes (attr_reader.c) ---- */
+
+/* An optional `{name = value, ...}` dictionary; entries are added to `dst` (structured when
+ * the schema for `kind` says so, see attr_schema.h). `props` marks a `<{...}>` dictionary. */
+int sp__mlir_parse_attr_dict(sp__mlir_parser *p, sp_op_kind kind, sp_attrs *dst);
+/* The dictionary itself, with the '{' under the cursor. */
+int sp__mlir_parse_attr_dict_body(sp__mlir_parser *p, sp_op_kind kind, sp_attrs *dst);
+/* One attribute value for entry `name` of an op of `kind` (structured if known). */
+int sp__mlir_parse_attr_value(sp__mlir_parser *p, sp_op_kind kind, const char *name,
+                              sp_attrs *dst);
+/* Any attribute value, normalised to MLIR's printed text. `type_out` (may be NULL) receives the
+ * type of a typed value such as `dense<1> : tensor<2xi32>` (NULL if untyped). `elide_i64`
+ * drops `: i64` / `: f64` as MLIR does inside arrays. */
+int sp__mlir_parse_attr_text(sp__mlir_parser *p, sp_strbuf *sb, bool elide_i64,
+                             sp_type **type_out);
+
+/* sdy attributes. The stripped forms are those inside sdy ops (`<@mesh, [...]>`). */
+int sp__mlir_parse_mesh_body(sp__mlir_parser *p, sp_mesh **out);            /* <[...]> */
+int sp__mlir_parse_sharding_stripped(sp__mlir_parser *p, sp_sharding **out); /* <@m, [...]> */
+int sp__mlir_parse_shardings_stripped(sp__mlir_parser *p, int *n, sp_sharding ***out); /* [..] */
+int sp__mlir_parse_axis_list(sp__mlir_parser *p, int *n, sp_axis_ref **out); /* {"a", "b"} */
+int sp__mlir_parse_rule_body(sp__mlir_parser *p, sp_rule **out);  /* <(...)->(...) ...> */
+/* A list of integers in square brackets: [1, -2, 3] (possibly empty). */
+int sp__mlir_parse_int_list(sp__mlir_parser *p, sp_ints *out, const char *context);
+/* Sets an attribute of the given kind on `dst`. */
+int sp__mlir_set_ints(sp__mlir_parser *p, sp_attrs *dst, const char *name, sp_ints v);
+int sp__mlir_set_int(sp__mlir_parser *p, sp_attrs *dst, const char *name, int64_t v);
+int sp__mlir_set_attr(sp__mlir_parser *p, sp_attrs *dst, const sp_attr *at);
+/* Parses `#stablehlo.conv` compact dims `[b, 0, f]x[o, i, 0]->[b, 0, f]` into `dst`. */
+int sp__mlir_parse_conv_dims(sp__mlir_parser *p, sp_attrs *dst);
+
+/* ---- values, ops, regions (reader.c) ---- */
+
+/* `%name` or `%name#k`: a use of a defined value. */
+int sp__mlir_parse_operand(sp__mlir_parser *p, sp_value **out);
+/* Zero or more comma-separated operands (stops at the first token that is not '%'). */
+int sp__mlir_parse_operand_list(sp__mlir_parser *p, sp__mlir_values *out);
+
+/* What the generic code knows about the op being parsed when a format parser is called. */
+typedef struct sp__mlir_op_header {
+  const char *name;         /* full name ("stablehlo.add") */
+  sp_op_kind kind;
+  sp__mlir_token name_tok;  /* for messages */
+  int nbound;               /* number of result values named on the left of '=' */
+} sp__mlir_op_header;
+
+/* A block argument declared before its region is parsed: `%name: type`. */
+typedef struct sp__mlir_arg {
+  sp__mlir_token name;      /* the %name token */
+  sp_type *type;
+  sp_attrs attrs;           /* func arguments only */
+  sp_sharding *sharding;    /* func arguments only */
+} sp__mlir_arg;
+typedef struct sp__mlir_args { sp__mlir_arg *v; int n, cap; } sp__mlir_args;
+int sp__mlir_args_push(sp__mlir_parser *p, sp__mlir_args *vec, const sp__mlir_arg *arg);
+/* `(%a: T, %b: T)`: a parenthesised argument list (names and types only). */
+int sp__mlir_parse_arg_list(sp__mlir_parser *p, sp__mlir_args *out);
+
+/* Parses `{ ... }` into a new region. `args` (may be NULL) are the entry block's arguments,
+ * declared by the op's syntax before the region; when NULL, an entry block header
+ * `^bb0(...):` is accepted. */
+int sp__mlir_parse_region(sp__mlir_parser *p, const sp__mlir_args *args, sp_region **out);
+/* Like parse_region, for an isolated-from-above op (func.func): outer values are invisible. */
+int sp__mlir_parse_isolated_region(sp__mlir_parser *p, const sp__mlir_args *args,
+                                   sp_region **out);
+
+/* Creates the op and moves parsed pieces into it: `attrs` (may be NULL) are copied, regions
+ * are moved (their blocks re-parented). Result shardings found in the attributes
+ * (`sdy.sharding`, and the inline shardings of sdy ops) are moved onto the results. */
+int sp__mlir_build_op(sp__mlir_parser *p, const sp__mlir_op_header *h, int noperands,
+                      sp_value *const *operands, int nresults, sp_type *const *result_types,
+                      int nregions, sp_region *const *regions, const sp_attrs *attrs,
+                      sp_op **out);
+
+/* The generic form, with the op-name string already consumed:
+ *   ( operands ) <{props}>? ( regions )? {attrs}? : (types) -> types */
+int sp__mlir_parse_generic_op(sp__mlir_parser *p, const sp__mlir_op_header *h, sp_op **out);
+/* A permissive custom form for ops without a registered format:
+ *   operands {attrs}? : type-or-function-type */
+int sp__mlir_parse_fallback_op(sp__mlir_parser *p, const sp__mlir_op_header *h, sp_op **out);
+
+#endif /* SP_MLIR_READER_H */

@@ -1,0 +1,304 @@
+/*
+ * shardplan-opt.c - the offline driver: reads an MLIR file, verifies it, runs passes, prints
+ * the module in Shardy's textual form (like Shardy's sdy_opt, so that its lit tests can run
+ * against shardplan with LLVM's FileCheck).
+ *
+ *   shardplan-opt [FILE|-] [-split-input-file] [-o FILE] [-<pass>[=options] ...]
+ *
+ * Flags are MLIR style: one dash and a long name (`-split-input-file`); two dashes are accepted
+ * too. Passes run in command-line order on each module; a pass flag may carry an option string
+ * (`-sdy-basic-propagate=conservative-propagation=true`, with or without quotes around the
+ * value). With -split-input-file each `// -----` chunk is an independent module; their outputs
+ * are separated by `// -----` lines and a failing chunk does not stop the others.
+ *
+ * Exit status: 0 success, 1 a chunk failed to parse, verify or run, or I/O failed, 2 usage.
+ * Errors go to stderr as `FILE:LINE:COL: error: message`.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir/err.h"
+#include "ir/ir.h"
+#include "ir/sp_limits.h"
+#include "ir/strbuf.h"
+#include "mlir/mlir.h"
+
+/* The verifier is a separate stage; use it when it is part of the build. */
+#if __has_include("ir/verify.h")
+#include "ir/verify.h"
+#define HAVE_VERIFIER 1
+#else
+#define HAVE_VERIFIER 0
+#endif
+
+/* ------------------------------------------------------------------ passes */
+
+/* A pass transforms a module in place. `options` is the text after '=' in the flag (NULL when
+ * absent), e.g. "conservative-propagation=true"; the pass parses it and reports bad options
+ * through `err` like any other failure. */
+typedef int (*opt_pass_fn)(sp_module *m, const char *options, sp_err *err);
+
+typedef struct opt_pass {
+  const char *flag;   /* without the leading dash: "sdy-basic-propagate" */
+  opt_pass_fn run;
+  const char *help;
+} opt_pass;
+
+/* The registry of pass flags, in the order `-help` lists them. Propagation passes register
+ * here as they land (see DESIGN.md: -sdy-basic-propagate, -sdy-aggressive-propagate,
+ * -sdy-op-priority-propagate, -sdy-user-priority-propagate, -sdy-propagation-pipeline,
+ * -sdy-populate-op-sharding-rules, -sdy-add-data-flow-edges, -sdy-sink-data-flow-edges,
+ * -sdy-apply-sharding-constraints). */
+static const opt_pass passes[] = {
+    {NULL, NULL, NULL} /* end */
+};
+
+typedef struct pass_request {
+  const opt_pass *pass;
+  const char *options;
+} pass_request;
+
+static const opt_pass *find_pass(const char *flag, size_t n) {
+  for (const opt_pass *p = passes; p->flag; p++)
+    if (strlen(p->flag) == n && memcmp(p->flag, flag, n) == 0) return p;
+  return NULL;
+}
+
+/* ------------------------------------------------------------------ options */
+
+typedef struct options {
+  const char *input;        /* NULL or "-" = stdin */
+  const char *output;       /* NULL = stdout */
+  bool split_input_file;
+  bool verify_diagnostics;  /* accepted; expected-error matching is not implemented yet */
+  pass_request *requests;
+  int nrequests;
+} options;
+
+static void usage(FILE *f) {
+  fprintf(f,
+          "usage: shardplan-opt [FILE|-] [options] [passes]\n"
+          "Reads StableHLO + sdy MLIR, verifies it, runs the passes in order, prints the module.\n"
+          "\n"
+          "options:\n"
+          "  -split-input-file     treat each '// -----' chunk as a separate module\n"
+          "  -o FILE               write the output to FILE (default: stdout)\n"
+          "  -verify-diagnostics   accepted for compatibility with sdy_opt lit tests\n"
+          "  -help                 print this help\n"
+          "\n"
+          "passes (-name or -name=options):\n");
+  if (!passes[0].flag) fprintf(f, "  (none registered yet)\n");
+  for (const opt_pass *p = passes; p->flag; p++) fprintf(f, "  -%-36s %s\n", p->flag, p->help);
+}
+
+/* Strips one level of matching quotes: conservative-propagation="true" stays, "a=b" -> a=b. */
+static const char *unquote(char *s) {
+  size_t n = strlen(s);
+  if (n >= 2 && (s[0] == '"' || s[0] == '\'') && s[n - 1] == s[0]) {
+    s[n - 1] = '\0';
+    return s + 1;
+  }
+  return s;
+}
+
+static int parse_args(int argc, char **argv, options *o) {
+  o->requests = calloc((size_t)argc, sizeof *o->requests);
+  if (!o->requests) return 1;
+  for (int i = 1; i < argc; i++) {
+    char *a = argv[i];
+    if (a[0] != '-' || strcmp(a, "-") == 0) {
+      if (o->input) {
+        fprintf(stderr, "shardplan-opt: more than one input file ('%s' and '%s')\n", o->input, a);
+        return 2;
+      }
+      o->input = a;
+      continue;
+    }
+    char *name = a + 1;
+    if (*name == '-') name++; /* --flag works like -flag */
+    char *eq = strchr(name, '=');
+    size_t n = eq ? (size_t)(eq - name) : strlen(name);
+    if (n == 16 && strncmp(name, "split-input-file", n) == 0 && !eq) {
+      o->split_input_file = true;
+    } else if (n == 18 && strncmp(name, "verify-diagnostics", n) == 0 && !eq) {
+      o->verify_diagnostics = true;
+    } else if ((n == 1 && name[0] == 'h') || (n == 4 && strncmp(name, "help", 4) == 0)) {
+      usage(stdout);
+      exit(0);
+    } else if (n == 1 && name[0] == 'o') {
+      if (eq) {
+        o->output = eq + 1;
+      } else if (i + 1 < argc) {
+        o->output = argv[++i];
+      } else {
+        fprintf(stderr, "shardplan-opt: -o needs a file name\n");
+        return 2;
+      }
+    } else {
+      const opt_pass *p = find_pass(name, n);
+      if (!p) {
+        fprintf(stderr, "shardplan-opt: unknown option '%s'\n", a);
+        usage(stderr);
+        return 2;
+      }
+      o->requests[o->nrequests].pass = p;
+      o->requests[o->nrequests].options = eq ? unquote(eq + 1) : NULL;
+      o->nrequests++;
+    }
+  }
+  return 0;
+}
+
+/* ------------------------------------------------------------------ I/O */
+
+static char *read_all(FILE *f, size_t *len) {
+  size_t cap = 1 << 16, n = 0;
+  char *buf = malloc(cap);
+  if (!buf) return NULL;
+  for (;;) {
+    if (n == cap) {
+      if (cap > (size_t)SP_MAX_INPUT_BYTES) {
+        free(buf);
+        errno = EFBIG;
+        return NULL;
+      }
+      char *nb = realloc(buf, cap * 2);
+      if (!nb) {
+        free(buf);
+        return NULL;
+      }
+      buf = nb;
+      cap *= 2;
+    }
+    size_t k = fread(buf + n, 1, cap - n, f);
+    n += k;
+    if (k == 0) break;
+  }
+  if (ferror(f)) {
+    free(buf);
+    return NULL;
+  }
+  *len = n;
+  return buf;
+}
+
+/* Prints "FILE:LINE:COL: error: message" from an sp_err whose message starts with the position
+ * ("FILE:LINE:COL: message") or at least with the file ("FILE: message"). */
+static void report(const char *file, const sp_err *err) {
+  const char *msg = err->msg;
+  size_t fn = strlen(file);
+  if (strncmp(msg, file, fn) == 0 && msg[fn] == ':') {
+    const char *end = msg + fn; /* the ':' that ends the position prefix */
+    for (int part = 0; part < 2; part++) {
+      const char *q = end + 1;
+      while (*q >= '0' && *q <= '9') q++;
+      if (q == end + 1 || *q != ':') break;
+      end = q;
+    }
+    const char *rest = end + 1;
+    while (*rest == ' ') rest++;
+    fprintf(stderr, "%.*s: error: %s\n", (int)(end - msg), msg, rest);
+    return;
+  }
+  fprintf(stderr, "%s: error: %s\n", file, msg);
+}
+
+/* Parses, verifies, transforms and prints one module; false on failure (already reported). */
+static bool process(const options *o, const char *file, const char *text, size_t len,
+                    int first_line, sp_strbuf *out) {
+  sp_module *m = NULL;
+  sp_err err;
+  sp_err_clear(&err);
+  if (sp_mlir_parse(text, len, file, first_line, &m, &err) != SP_OK) {
+    report(file, &err);
+    return false;
+  }
+  bool ok = true;
+#if HAVE_VERIFIER
+  if (sp_verify_module(m, &err) != SP_OK) {
+    report(file, &err);
+    ok = false;
+  }
+#endif
+  for (int i = 0; ok && i < o->nrequests; i++) {
+    if (o->requests[i].pass->run(m, o->requests[i].options, &err) != SP_OK) {
+      report(file, &err);
+      ok = false;
+    }
+  }
+  if (ok && sp_mlir_print(m, out, &err) != SP_OK) {
+    report(file, &err);
+    ok = false;
+  }
+  sp_module_free(m);
+  return ok;
+}
+
+int main(int argc, char **argv) {
+  options o;
+  memset(&o, 0, sizeof o);
+  int rc = parse_args(argc, argv, &o);
+  if (rc) {
+    free(o.requests);
+    return rc;
+  }
+  bool from_stdin = !o.input || strcmp(o.input, "-") == 0;
+  const char *file = from_stdin ? "<stdin>" : o.input;
+  FILE *in = from_stdin ? stdin : fopen(o.input, "rb");
+  if (!in) {
+    fprintf(stderr, "shardplan-opt: cannot open '%s': %s\n", o.input, strerror(errno));
+    free(o.requests);
+    return 1;
+  }
+  size_t len = 0;
+  char *text = read_all(in, &len);
+  if (!from_stdin) fclose(in);
+  if (!text) {
+    fprintf(stderr, "shardplan-opt: cannot read '%s': %s\n", file,
+            errno == EFBIG ? "larger than SP_MAX_INPUT_BYTES" : strerror(errno));
+    free(o.requests);
+    return 1;
+  }
+
+  sp_strbuf out = SP_STRBUF_INIT;
+  bool ok = true;
+  if (o.split_input_file) {
+    int n = sp_mlir_split(text, len, NULL, 0);
+    sp_mlir_chunk *chunks = malloc((size_t)n * sizeof *chunks);
+    if (!chunks) {
+      fprintf(stderr, "shardplan-opt: out of memory\n");
+      ok = false;
+    } else {
+      sp_mlir_split(text, len, chunks, n);
+      for (int i = 0; i < n; i++) {
+        if (i) sp_strbuf_puts(&out, "// -----\n");
+        ok &= process(&o, file, chunks[i].begin, chunks[i].len, chunks[i].first_line, &out);
+      }
+      free(chunks);
+    }
+  } else {
+    ok = process(&o, file, text, len, 1, &out);
+  }
+
+  FILE *dst = o.output ? fopen(o.output, "wb") : stdout;
+  if (!dst) {
+    fprintf(stderr, "shardplan-opt: cannot write '%s': %s\n", o.output, strerror(errno));
+    ok = false;
+  } else {
+    if (!sp_strbuf_ok(&out)) {
+      fprintf(stderr, "shardplan-opt: out of memory\n");
+      ok = false;
+    } else if (fwrite(sp_strbuf_str(&out), 1, out.len, dst) != out.len || fflush(dst) != 0) {
+      fprintf(stderr, "shardplan-opt: write error: %s\n", strerror(errno));
+      ok = false;
+    }
+    if (o.output && fclose(dst) != 0) ok = false;
+  }
+  sp_strbuf_free(&out);
+  free(text);
+  free(o.requests);
+  return ok ? 0 : 1;
+}
