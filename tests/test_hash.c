@@ -6,12 +6,14 @@
  * compare digests with the base. The text cases go through the MLIR reader.
  */
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ir/hash.h"
 #include "ir/ir.h"
 #include "ir/verify.h"
+#include "mlir/mlir.h"
 #include "test_support.h"
 
 /* ------------------------------------------------------------------ a module built in code */
@@ -294,6 +296,233 @@ START_TEST(verbatim_attribute_text_is_compared_modulo_whitespace_between_tokens)
 }
 END_TEST
 
+/* ------------------------------------------------------------------ modules as MLIR text */
+
+static const char BASE[] =
+    "sdy.mesh @mesh = <[\"a\"=2, \"b\"=2]>\n"
+    "func.func @main(%arg0: tensor<8x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"a\", ?}, "
+    "{}]>}, %arg1: tensor<16x4xf32>) -> tensor<8x4xf32> {\n"
+    "  %0 = stablehlo.dot_general %arg0, %arg1, contracting_dims = [1] x [0] : "
+    "(tensor<8x16xf32>, tensor<16x4xf32>) -> tensor<8x4xf32>\n"
+    "  %1 = stablehlo.custom_call @foo(%0) {backend_config = \"x\", has_side_effect = true} : "
+    "(tensor<8x4xf32>) -> tensor<8x4xf32>\n"
+    "  %2 = stablehlo.add %1, %0 : tensor<8x4xf32>\n"
+    "  return %2 : tensor<8x4xf32>\n"
+    "}\n";
+
+static void hash_text(const char *text, uint8_t out[SP_HASH_BYTES]) {
+  sp_module *m = NULL;
+  sp_err err;
+  int rc = sp_mlir_parse(text, strlen(text), "h.mlir", 1, &m, &err);
+  ck_assert_msg(rc == SP_OK, "the reader rejected the case: %s", err.msg);
+  ck_assert_int_eq(sp_verify_module(m, &err), SP_OK);
+  ck_assert_int_eq(sp_hash_module(m, out, &err), SP_OK);
+  sp_module_free(m);
+}
+
+/* BASE with every occurrence of `from` replaced by `to` (malloc'd). `from` must occur. */
+static char *edit(const char *text, const char *from, const char *to) {
+  size_t nf = strlen(from), nt = strlen(to), count = 0;
+  for (const char *p = strstr(text, from); p; p = strstr(p + nf, from)) count++;
+  ck_assert_msg(count > 0, "\"%s\" does not occur", from);
+  char *out = malloc(strlen(text) + count * nt + 1), *w = out;
+  const char *r = text;
+  for (const char *p = strstr(r, from); p; p = strstr(r, from)) {
+    memcpy(w, r, (size_t)(p - r));
+    w += p - r;
+    memcpy(w, to, nt);
+    w += nt;
+    r = p + nf;
+  }
+  strcpy(w, r);
+  return out;
+}
+
+static bool edit_keeps_hash(const char *from, const char *to) {
+  uint8_t a[SP_HASH_BYTES], b[SP_HASH_BYTES];
+  char *t = edit(BASE, from, to);
+  hash_text(BASE, a);
+  hash_text(t, b);
+  free(t);
+  return memcmp(a, b, SP_HASH_BYTES) == 0;
+}
+
+START_TEST(text_hash_ignores_ssa_names) {
+  char *t1 = edit(BASE, "%arg0", "%input");
+  char *t2 = edit(t1, "%0", "%product");
+  char *t3 = edit(t2, "%1", "%called");
+  uint8_t a[SP_HASH_BYTES], b[SP_HASH_BYTES];
+  hash_text(BASE, a);
+  hash_text(t3, b);
+  ck_assert_mem_eq(a, b, SP_HASH_BYTES);
+  free(t1);
+  free(t2);
+  free(t3);
+}
+END_TEST
+
+START_TEST(text_hash_ignores_attribute_order_in_a_dictionary) {
+  ck_assert(edit_keeps_hash("{backend_config = \"x\", has_side_effect = true}",
+                            "{has_side_effect = true, backend_config = \"x\"}"));
+}
+END_TEST
+
+START_TEST(text_hash_ignores_comments_and_locations) {
+  ck_assert(edit_keeps_hash("  %2 = stablehlo.add %1, %0 : tensor<8x4xf32>\n",
+                            "  // the sum\n  %2 = stablehlo.add %1, %0 : tensor<8x4xf32> "
+                            "loc(\"model.py\":12:3)\n"));
+  ck_assert(edit_keeps_hash("sdy.mesh", "// a mesh\nsdy.mesh"));
+}
+END_TEST
+
+START_TEST(text_hash_ignores_whitespace) {
+  ck_assert(edit_keeps_hash(" : ", "   :\n      "));
+  ck_assert(edit_keeps_hash("  %", "\t\t%"));
+  ck_assert(edit_keeps_hash("[{\"a\", ?}, {}]", "[ {\"a\",?} ,{ } ]"));
+}
+END_TEST
+
+START_TEST(text_hash_ignores_device_ids_in_default_order) {
+  ck_assert(edit_keeps_hash("\"b\"=2]>", "\"b\"=2], device_ids=[0, 1, 2, 3]>"));
+}
+END_TEST
+
+START_TEST(text_hash_changes_with_each_semantic_edit) {
+  static const char *const edits[][2] = {
+      {"8x", "32x"},                          /* a dim size */
+      {"f32", "bf16"},                        /* the element type */
+      {"[{\"a\", ?}", "[{\"b\", ?}"},         /* a sharding axis */
+      {"{\"a\", ?}", "{\"a\"}"},              /* open -> closed */
+      {"{\"a\", ?}", "{\"a\", ?}p1"},         /* a priority */
+      {"{}]>}", "{}], replicated={\"b\"}>}"}, /* a replicated axis */
+      {"\"a\"=2", "\"a\"=4"},                 /* a mesh axis size */
+      {"\"b\"=2]>", "\"b\"=2], device_ids=[3, 2, 1, 0]>"}, /* the device order */
+      {"stablehlo.add", "stablehlo.subtract"}, /* an op name */
+      {"backend_config = \"x\"", "backend_config = \"y\""}, /* an attribute value */
+      {"has_side_effect = true", "has_side_effect = false"},
+      {"%2 = stablehlo.add %1, %0", "%2 = stablehlo.add %0, %1"}, /* the wiring */
+  };
+  enum { N = sizeof edits / sizeof edits[0] };
+  uint8_t d[N + 1][SP_HASH_BYTES];
+  hash_text(BASE, d[N]);
+  for (int i = 0; i < N; i++) {
+    char *t = edit(BASE, edits[i][0], edits[i][1]);
+    hash_text(t, d[i]);
+    free(t);
+  }
+  for (int i = 0; i <= N; i++)
+    for (int j = i + 1; j <= N; j++)
+      ck_assert_msg(memcmp(d[i], d[j], SP_HASH_BYTES) != 0, "edits %d and %d hash alike", i, j);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ the conformance set */
+
+static const char *const CONFORMANCE[] = {
+    "basic_propagation.mlir", "basic_propagation_conservative.mlir",
+    "basic_propagation_data_flow_edges.mlir", "basic_propagation_keep_sharding_rules.mlir",
+    "basic_propagation_token.mlir", "edge_shardings.mlir", "op_priority_propagation.mlir",
+    "op_sharding_rule_registry.mlir", "op_sharding_rule_registry_failures.mlir",
+    "propagation_pipeline.mlir", "propagation_pipeline_data_flow_edges.mlir",
+    "sharding_origins.mlir"};
+
+static bool have_shared(void) {
+  FILE *f = fopen(sp_test_shared_path("conformance/shardy/basic_propagation.mlir"), "rb");
+  if (f) fclose(f);
+  return f != NULL;
+}
+
+/* The chunk without comments and blanks (outside string literals): what a reader sees. */
+static char *strip_text(const char *s, size_t n) {
+  char *out = malloc(n + 1), *w = out;
+  bool in_str = false;
+  for (size_t i = 0; i < n; i++) {
+    char c = s[i];
+    if (in_str) {
+      *w++ = c;
+      if (c == '\\' && i + 1 < n) *w++ = s[++i];
+      else if (c == '"') in_str = false;
+      continue;
+    }
+    if (c == '/' && i + 1 < n && s[i + 1] == '/') {
+      while (i < n && s[i] != '\n') i++;
+      continue;
+    }
+    if (c == ' ' || c == '\t' || c == '\n' || c == '\r') continue;
+    if (c == '"') in_str = true;
+    *w++ = c;
+  }
+  *w = '\0';
+  return out;
+}
+
+typedef struct chunk_hash {
+  uint8_t digest[SP_HASH_BYTES];
+  char *text;
+} chunk_hash;
+
+static int by_text(const void *x, const void *y) {
+  return strcmp(((const chunk_hash *)x)->text, ((const chunk_hash *)y)->text);
+}
+static int by_digest(const void *x, const void *y) {
+  return memcmp(((const chunk_hash *)x)->digest, ((const chunk_hash *)y)->digest, SP_HASH_BYTES);
+}
+
+START_TEST(conformance_chunks_hash_without_error_and_mostly_apart) {
+  chunk_hash *all = NULL;
+  int n = 0, cap = 0;
+  for (size_t i = 0; i < sizeof CONFORMANCE / sizeof *CONFORMANCE; i++) {
+    char rel[256];
+    snprintf(rel, sizeof rel, "conformance/shardy/%s", CONFORMANCE[i]);
+    const char *path = sp_test_shared_path(rel);
+    size_t len;
+    char *text = sp_test_read_file(path, &len);
+    ck_assert_msg(text != NULL, "cannot read %s", path);
+    int nc = sp_mlir_split(text, len, NULL, 0);
+    sp_mlir_chunk *chunks = calloc((size_t)nc, sizeof *chunks);
+    sp_mlir_split(text, len, chunks, nc);
+    for (int c = 0; c < nc; c++) {
+      sp_module *m = NULL;
+      sp_err err;
+      if (sp_mlir_parse(chunks[c].begin, chunks[c].len, path, chunks[c].first_line, &m, &err)) {
+        printf("reader gap (not a hash matter): %s\n", err.msg);
+        continue;
+      }
+      if (n == cap) {
+        cap = cap ? 2 * cap : 256;
+        all = realloc(all, (size_t)cap * sizeof *all);
+      }
+      ck_assert_int_eq(sp_hash_module(m, all[n].digest, &err), SP_OK);
+      all[n].text = strip_text(chunks[c].begin, chunks[c].len);
+      n++;
+      sp_module_free(m);
+    }
+    free(chunks);
+    free(text);
+  }
+  ck_assert_int_gt(n, 200);
+  /* One text, one digest: copies of a chunk (comments and blanks aside) hash alike. */
+  qsort(all, (size_t)n, sizeof *all, by_text);
+  int texts = n > 0;
+  for (int i = 1; i < n; i++) {
+    if (strcmp(all[i].text, all[i - 1].text) != 0) {
+      texts++;
+      continue;
+    }
+    ck_assert_mem_eq(all[i].digest, all[i - 1].digest, SP_HASH_BYTES);
+  }
+  /* Different texts get different digests, but for the rare pair that differs only in names. */
+  qsort(all, (size_t)n, sizeof *all, by_digest);
+  int digests = n > 0;
+  for (int i = 1; i < n; i++)
+    digests += memcmp(all[i].digest, all[i - 1].digest, SP_HASH_BYTES) != 0;
+  printf("conformance: %d chunks, %d distinct texts, %d distinct digests\n", n, texts, digests);
+  ck_assert_int_ge(digests * 100, texts * 95);
+  for (int i = 0; i < n; i++) free(all[i].text);
+  free(all);
+}
+END_TEST
+
 static Suite *hash_suite(void) {
   Suite *s = suite_create("hash");
   TCase *tc = tcase_create("in_code");
@@ -305,7 +534,29 @@ static Suite *hash_suite(void) {
   tcase_add_test(tc, sha256_of_raw_bytes_matches_the_standard_vector);
   tcase_add_test(tc, verbatim_attribute_text_is_compared_modulo_whitespace_between_tokens);
   suite_add_tcase(s, tc);
+  TCase *tt = tcase_create("text");
+  tcase_add_test(tt, text_hash_ignores_ssa_names);
+  tcase_add_test(tt, text_hash_ignores_attribute_order_in_a_dictionary);
+  tcase_add_test(tt, text_hash_ignores_comments_and_locations);
+  tcase_add_test(tt, text_hash_ignores_whitespace);
+  tcase_add_test(tt, text_hash_ignores_device_ids_in_default_order);
+  tcase_add_test(tt, text_hash_changes_with_each_semantic_edit);
+  suite_add_tcase(s, tt);
+  if (have_shared()) {
+    TCase *tc2 = tcase_create("conformance");
+    tcase_set_timeout(tc2, 120);
+    tcase_add_test(tc2, conformance_chunks_hash_without_error_and_mostly_apart);
+    suite_add_tcase(s, tc2);
+  }
   return s;
 }
 
-int main(void) { return sp_test_run(hash_suite()); }
+int main(void) {
+  int rc = sp_test_run(hash_suite());
+  if (rc == 0 && !have_shared()) {
+    printf("SKIP: %s is absent; the conformance part did not run\n",
+           sp_test_shared_path("conformance/shardy"));
+    return 77;
+  }
+  return rc;
+}

@@ -2,7 +2,9 @@
  * test_verify.c - the module verifier: sharding rules, op and function shardings, symbol
  * meshes and manual computations, first on IR built in code, then on malformed modules written
  * as MLIR text (read with sp_mlir_parse), where each case asserts the message and the
- * line:column it points at.
+ * line:column it points at: an arg's sharding at the `%arg`, an op's at the op name, a
+ * function result's at `func.func`. Last, every chunk of Shardy's conformance set (valid input)
+ * must pass.
  */
 #include <check.h>
 #include <stdio.h>
@@ -11,6 +13,7 @@
 
 #include "ir/ir.h"
 #include "ir/verify.h"
+#include "mlir/mlir.h"
 #include "test_support.h"
 
 /* ------------------------------------------------------------------ building blocks */
@@ -532,6 +535,341 @@ START_TEST(manual_computation_body_arity_must_match_operands) {
 }
 END_TEST
 
+/* ------------------------------------------------------------------ modules as MLIR text */
+
+/* Reads `text` as t.mlir (it must parse) and checks that verification fails with `expected`. */
+static void assert_text_error(const char *text, const char *expected) {
+  sp_module *m = NULL;
+  sp_err err;
+  int rc = sp_mlir_parse(text, strlen(text), "t.mlir", 1, &m, &err);
+  ck_assert_msg(rc == SP_OK, "the reader rejected the case: %s", err.msg);
+  rc = sp_verify_module(m, &err);
+  ck_assert_int_eq(rc, SP_EINVAL);
+  ck_assert_str_eq(err.msg, expected);
+  sp_module_free(m);
+}
+
+#define TEXT_CASE(name, text, expected) \
+  START_TEST(name) { assert_text_error(text, expected); } \
+  END_TEST
+
+TEXT_CASE(unknown_axis_in_func_arg_sharding_points_at_the_arg,
+    "sdy.mesh @mesh = <[\"a\"=2, \"b\"=2]>\n"
+    "func.func @f(%arg0: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"c\"}, "
+    "{}]>}) -> tensor<8x8xf32> {\n"
+    "  return %arg0 : tensor<8x8xf32>\n"
+    "}\n",
+    "t.mlir:2:14: 'func.func' op arg 0 - unknown axis name: \"c\"")
+
+TEXT_CASE(unknown_mesh_in_op_sharding_points_at_the_op,
+    "sdy.mesh @mesh = <[\"a\"=2, \"b\"=2]>\n"
+    "func.func @f(%arg0: tensor<8x8xf32>) -> tensor<8x8xf32> {\n"
+    "  %0 = stablehlo.add %arg0, %arg0 {sdy.sharding = #sdy.sharding_per_value<[<@other, "
+    "[{}, {}]>]>} : tensor<8x8xf32>\n"
+    "  return %0 : tensor<8x8xf32>\n"
+    "}\n",
+    "t.mlir:3:8: 'stablehlo.add' op result 0 - unknown mesh: @other")
+
+TEXT_CASE(sharding_constraint_of_wrong_rank_is_rejected,
+    "sdy.mesh @mesh = <[\"a\"=2, \"b\"=2]>\n"
+    "func.func @f(%arg0: tensor<8x8xf32>) -> tensor<8x8xf32> {\n"
+    "  %0 = sdy.sharding_constraint %arg0 <@mesh, [{\"a\"}]> : tensor<8x8xf32>\n"
+    "  return %0 : tensor<8x8xf32>\n"
+    "}\n",
+    "t.mlir:3:8: 'sdy.sharding_constraint' op result 0 - sharding doesn't match tensor "
+    "rank: 1 != 2")
+
+TEXT_CASE(axis_in_two_dims_of_second_arg_is_a_duplicate,
+    "sdy.mesh @mesh = <[\"a\"=2, \"b\"=2]>\n"
+    "func.func @f(%arg0: tensor<8xf32>, %arg1: tensor<8x8xf32> {sdy.sharding = "
+    "#sdy.sharding<@mesh, [{\"a\"}, {\"b\", \"a\"}]>}) {\n"
+    "  return\n"
+    "}\n",
+    "t.mlir:2:36: 'func.func' op arg 1 - duplicate axis ref: \"a\"")
+
+TEXT_CASE(replicated_axis_also_sharding_a_result_dim_is_a_duplicate,
+    "sdy.mesh @mesh = <[\"a\"=2, \"b\"=2]>\n"
+    "func.func @f(%arg0: tensor<8xf32>) -> (tensor<8xf32> {sdy.sharding = "
+    "#sdy.sharding<@mesh, [{\"a\"}], replicated={\"a\"}>}) {\n"
+    "  return %arg0 : tensor<8xf32>\n"
+    "}\n",
+    "t.mlir:2:1: 'func.func' op result 0 - duplicate axis ref: \"a\"")
+
+TEXT_CASE(sub_axis_not_dividing_its_axis_is_rejected,
+    "sdy.mesh @mesh = <[\"a\"=8, \"b\"=2]>\n"
+    "func.func @f(%arg0: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@mesh, "
+    "[{\"a\":(3)2}, {}]>}) -> tensor<8x8xf32> {\n"
+    "  return %arg0 : tensor<8x8xf32>\n"
+    "}\n",
+    "t.mlir:2:14: 'func.func' op arg 0 - invalid sub-axis \"a\":(3)2 of axis \"a\"=8: "
+    "pre-size times size must divide the axis size")
+
+TEXT_CASE(overlapping_sub_axes_in_two_dims_are_rejected,
+    "sdy.mesh @mesh = <[\"a\"=8, \"b\"=2]>\n"
+    "func.func @f(%arg0: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@mesh, "
+    "[{\"a\":(1)4}, {\"a\":(2)2}]>}) -> tensor<8x8xf32> {\n"
+    "  return %arg0 : tensor<8x8xf32>\n"
+    "}\n",
+    "t.mlir:2:14: 'func.func' op arg 0 - overlapping sub-axes: \"a\":(1)4 and \"a\":(2)2")
+
+TEXT_CASE(mergeable_neighbour_sub_axes_are_rejected,
+    "sdy.mesh @mesh = <[\"a\"=8, \"b\"=2]>\n"
+    "func.func @f(%arg0: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@mesh, "
+    "[{\"a\":(1)2, \"a\":(2)2}, {}]>}) -> tensor<8x8xf32> {\n"
+    "  return %arg0 : tensor<8x8xf32>\n"
+    "}\n",
+    "t.mlir:2:14: 'func.func' op arg 0 - two consecutive sub-axes can be merged: "
+    "\"a\":(1)2, \"a\":(2)2 (in dim 0)")
+
+TEXT_CASE(full_axis_and_its_sub_axis_in_one_sharding_are_rejected,
+    "sdy.mesh @mesh = <[\"a\"=8, \"b\"=2]>\n"
+    "func.func @f(%arg0: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"a\"}, "
+    "{\"a\":(2)2}]>}) -> tensor<8x8xf32> {\n"
+    "  return %arg0 : tensor<8x8xf32>\n"
+    "}\n",
+    "t.mlir:2:14: 'func.func' op arg 0 - both the full axis \"a\" and its sub-axis "
+    "\"a\":(2)2 are used")
+
+TEXT_CASE(replicated_axes_must_follow_mesh_order,
+    "sdy.mesh @mesh = <[\"a\"=2, \"b\"=2]>\n"
+    "func.func @f(%arg0: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}, {}], "
+    "replicated={\"b\", \"a\"}>}) -> tensor<8x8xf32> {\n"
+    "  return %arg0 : tensor<8x8xf32>\n"
+    "}\n",
+    "t.mlir:2:14: 'func.func' op arg 0 - replicated axes are not ordered w.r.t. mesh: "
+    "\"b\" comes before \"a\"")
+
+TEXT_CASE(unreduced_axes_must_follow_mesh_order,
+    "sdy.mesh @mesh = <[\"a\"=2, \"b\"=2]>\n"
+    "func.func @f(%arg0: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}, {}], "
+    "unreduced={\"b\", \"a\"}>}) -> tensor<8x8xf32> {\n"
+    "  return %arg0 : tensor<8x8xf32>\n"
+    "}\n",
+    "t.mlir:2:14: 'func.func' op arg 0 - unreduced axes are not ordered w.r.t. mesh: \"b\" "
+    "comes before \"a\"")
+
+TEXT_CASE(closed_empty_dim_with_priority_is_rejected,
+    "sdy.mesh @mesh = <[\"a\"=2, \"b\"=2]>\n"
+    "func.func @f(%arg0: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"a\"}p0, "
+    "{}p1]>}) -> tensor<8x8xf32> {\n"
+    "  return %arg0 : tensor<8x8xf32>\n"
+    "}\n",
+    "t.mlir:2:14: 'func.func' op arg 0 - dim 1 is empty and closed but has a priority")
+
+TEXT_CASE(maximal_mesh_sharding_with_dims_is_rejected,
+    "sdy.mesh @maximal = <[], device_ids=[0]>\n"
+    "func.func @f(%arg0: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@maximal, [{}, "
+    "{}]>}) -> tensor<8x8xf32> {\n"
+    "  return %arg0 : tensor<8x8xf32>\n"
+    "}\n",
+    "t.mlir:2:14: 'func.func' op arg 0 - a sharding on a maximal mesh must have rank 0 "
+    "and no replicated or unreduced axes")
+
+TEXT_CASE(mesh_with_duplicate_axis_name_is_rejected,
+    "sdy.mesh @mesh = <[\"a\"=2, \"a\"=4]>\n"
+    "func.func @f(%arg0: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}, "
+    "{}]>}) -> tensor<8x8xf32> {\n"
+    "  return %arg0 : tensor<8x8xf32>\n"
+    "}\n",
+    "t.mlir:1:1: 'sdy.mesh' op @mesh: duplicate axis name: \"a\"")
+
+TEXT_CASE(mesh_with_repeated_device_id_is_rejected,
+    "func.func @f() {\n"
+    "  return\n"
+    "}\n"
+    "sdy.mesh @m = <[\"a\"=2, \"b\"=2], device_ids=[0, 1, 1, 2]>\n",
+    "t.mlir:4:1: 'sdy.mesh' op @m: sorted device ids must be iota(product(axes)): device "
+    "id 1 appears twice")
+
+TEXT_CASE(mesh_axis_of_size_zero_is_rejected,
+    "sdy.mesh @mesh = <[\"a\"=0]>\n",
+    "t.mlir:1:1: 'sdy.mesh' op @mesh: axis size must be at least 1: \"a\"=0")
+
+TEXT_CASE(mesh_device_count_must_match_axis_sizes,
+    "\n"
+    "\n"
+    "sdy.mesh @mesh = <[\"a\"=2], device_ids=[0, 1, 2]>\n",
+    "t.mlir:3:1: 'sdy.mesh' op @mesh: total product of axis sizes must match total "
+    "number of device ids: 2 != 3")
+
+TEXT_CASE(inline_mesh_is_verified_where_it_is_used,
+    "func.func @f(%arg0: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<mesh<[\"x\"=2, "
+    "\"x\"=2]>, [{}, {}]>}) -> tensor<8x8xf32> {\n"
+    "  return %arg0 : tensor<8x8xf32>\n"
+    "}\n",
+    "t.mlir:1:14: 'func.func' op arg 0 - duplicate axis name: \"x\"")
+
+TEXT_CASE(rule_with_too_few_operand_mappings_is_rejected,
+    "sdy.mesh @mesh = <[\"a\"=2, \"b\"=2]>\n"
+    "func.func @f(%arg0: tensor<8x8xf32>) -> tensor<8x8xf32> {\n"
+    "  %0 = stablehlo.add %arg0, %arg0 {sdy.sharding_rule = #sdy.op_sharding_rule<([i, "
+    "j])->([i, j]) {i=8, j=8}>} : tensor<8x8xf32>\n"
+    "  return %0 : tensor<8x8xf32>\n"
+    "}\n",
+    "t.mlir:3:8: 'stablehlo.add' op sharding rule: number of operand mappings doesn't "
+    "match number of operands: 1 != 2")
+
+TEXT_CASE(rule_tensor_of_wrong_rank_is_rejected,
+    "sdy.mesh @mesh = <[\"a\"=2, \"b\"=2]>\n"
+    "func.func @f(%arg0: tensor<8x8xf32>) -> tensor<8x8xf32> {\n"
+    "  %0 = stablehlo.add %arg0, %arg0 {sdy.sharding_rule = #sdy.op_sharding_rule<([i], "
+    "[i])->([i]) {i=8}>} : tensor<8x8xf32>\n"
+    "  return %0 : tensor<8x8xf32>\n"
+    "}\n",
+    "t.mlir:3:8: 'stablehlo.add' op sharding rule: operand 0 has 1 dims in the rule but "
+    "its type has rank 2")
+
+TEXT_CASE(rule_reduction_factor_in_result_is_rejected,
+    "sdy.mesh @mesh = <[\"a\"=2, \"b\"=2]>\n"
+    "func.func @f(%arg0: tensor<8x32xf32>, %arg1: tensor<32x16xf32>) -> tensor<8x16xf32> "
+    "{\n"
+    "  %0 = stablehlo.dot_general %arg0, %arg1, contracting_dims = [1] x [0] "
+    "{sdy.sharding_rule = #sdy.op_sharding_rule<([i, k], [k, j])->([i, k]) {i=8, j=16, "
+    "k=32} reduction={k}>} : (tensor<8x32xf32>, tensor<32x16xf32>) -> tensor<8x16xf32>\n"
+    "  return %0 : tensor<8x16xf32>\n"
+    "}\n",
+    "t.mlir:3:8: 'stablehlo.dot_general' op sharding rule: reduction factor k appears in "
+    "result 0")
+
+TEXT_CASE(rule_factor_twice_in_one_tensor_is_rejected,
+    "sdy.mesh @mesh = <[\"a\"=2, \"b\"=2]>\n"
+    "func.func @f(%arg0: tensor<8x8xf32>) -> tensor<8x8xf32> {\n"
+    "  %0 = stablehlo.transpose %arg0, dims = [1, 0] {sdy.sharding_rule = "
+    "#sdy.op_sharding_rule<([i, i])->([i, i]) {i=8}>} : (tensor<8x8xf32>) -> "
+    "tensor<8x8xf32>\n"
+    "  return %0 : tensor<8x8xf32>\n"
+    "}\n",
+    "t.mlir:3:8: 'stablehlo.transpose' op sharding rule: factor i appears more than once "
+    "in operand 0")
+
+TEXT_CASE(manual_axis_missing_from_mesh_is_rejected,
+    "sdy.mesh @mesh = <[\"a\"=2, \"b\"=2]>\n"
+    "func.func @f(%arg0: tensor<16x8xf32>) -> tensor<16x8xf32> {\n"
+    "  %0 = sdy.manual_computation(%arg0) in_shardings=[<@mesh, [{\"a\"}, {}]>] "
+    "out_shardings=[<@mesh, [{\"a\"}, {}]>] manual_axes={\"c\"} (%arg1: tensor<8x8xf32>) {\n"
+    "    sdy.return %arg1 : tensor<8x8xf32>\n"
+    "  } : (tensor<16x8xf32>) -> tensor<16x8xf32>\n"
+    "  return %0 : tensor<16x8xf32>\n"
+    "}\n",
+    "t.mlir:3:8: 'sdy.manual_computation' op manual axis \"c\" is not an axis of the mesh")
+
+TEXT_CASE(manual_computation_body_arg_must_have_the_local_type,
+    "sdy.mesh @mesh = <[\"a\"=2, \"b\"=2]>\n"
+    "func.func @f(%arg0: tensor<16x8xf32>) -> tensor<16x8xf32> {\n"
+    "  %0 = sdy.manual_computation(%arg0) in_shardings=[<@mesh, [{\"a\"}, {}]>] "
+    "out_shardings=[<@mesh, [{\"a\"}, {}]>] manual_axes={\"a\"} (%arg1: tensor<16x8xf32>) {\n"
+    "    sdy.return %arg1 : tensor<16x8xf32>\n"
+    "  } : (tensor<16x8xf32>) -> tensor<16x8xf32>\n"
+    "  return %0 : tensor<16x8xf32>\n"
+    "}\n",
+    "t.mlir:3:130: 'sdy.manual_computation' op body argument 0 has type tensor<16x8xf32> "
+    "but the local type of operand 0 is tensor<8x8xf32>")
+
+TEXT_CASE(manual_axis_after_free_axis_is_rejected,
+    "sdy.mesh @mesh = <[\"a\"=2, \"b\"=2]>\n"
+    "func.func @f(%arg0: tensor<16x8xf32>) -> tensor<16x8xf32> {\n"
+    "  %0 = sdy.manual_computation(%arg0) in_shardings=[<@mesh, [{\"b\", \"a\"}, {}]>] "
+    "out_shardings=[<@mesh, [{\"a\"}, {}]>] manual_axes={\"a\"} (%arg1: tensor<8x8xf32>) {\n"
+    "    sdy.return %arg1 : tensor<8x8xf32>\n"
+    "  } : (tensor<16x8xf32>) -> tensor<16x8xf32>\n"
+    "  return %0 : tensor<16x8xf32>\n"
+    "}\n",
+    "t.mlir:3:8: 'sdy.manual_computation' op operand 0 - manual axis \"a\" comes after "
+    "free axis \"b\" in dim 0; manual axes must come before free axes")
+
+TEXT_CASE(sharding_in_body_using_a_manual_axis_is_rejected,
+    "sdy.mesh @mesh = <[\"a\"=2, \"b\"=2]>\n"
+    "func.func @f(%arg0: tensor<16x8xf32>) -> tensor<16x8xf32> {\n"
+    "  %0 = sdy.manual_computation(%arg0) in_shardings=[<@mesh, [{\"a\"}, {}]>] "
+    "out_shardings=[<@mesh, [{\"a\"}, {}]>] manual_axes={\"a\"} (%arg1: tensor<8x8xf32>) {\n"
+    "    %1 = sdy.sharding_constraint %arg1 <@mesh, [{}, {\"a\"}]> : tensor<8x8xf32>\n"
+    "    sdy.return %1 : tensor<8x8xf32>\n"
+    "  } : (tensor<16x8xf32>) -> tensor<16x8xf32>\n"
+    "  return %0 : tensor<16x8xf32>\n"
+    "}\n",
+    "t.mlir:4:10: 'sdy.sharding_constraint' op result 0 - axis \"a\" is already bound by a "
+    "parent sdy.manual_computation op")
+
+TEXT_CASE(op_without_results_with_two_shardings_is_rejected,
+    "sdy.mesh @maximal = <[], device_ids=[0]>\n"
+    "func.func @f(%arg0: tensor<8x8xf32>) {\n"
+    "  stablehlo.custom_call @cb(%arg0) {has_side_effect = true, sdy.sharding = "
+    "#sdy.sharding_per_value<[<@maximal, []>, <@maximal, []>]>} : (tensor<8x8xf32>) -> "
+    "()\n"
+    "  return\n"
+    "}\n",
+    "t.mlir:3:3: 'stablehlo.custom_call' op sdy.sharding - shardings don't match number "
+    "of values: 2 != 0")
+
+START_TEST(manual_computation_written_as_text_verifies) {
+  static const char text[] =
+      "sdy.mesh @mesh = <[\"a\"=2, \"b\"=2]>\n"
+      "func.func @f(%arg0: tensor<16x8xf32>) -> tensor<16x8xf32> {\n"
+      "  %0 = sdy.manual_computation(%arg0) in_shardings=[<@mesh, [{\"a\", \"b\"}, {}]>] "
+      "out_shardings=[<@mesh, [{\"a\"}, {\"b\"}]>] manual_axes={\"a\"} "
+      "(%arg1: tensor<8x8xf32>) {\n"
+      "    %1 = sdy.sharding_constraint %arg1 <@mesh, [{}, {\"b\"}]> : tensor<8x8xf32>\n"
+      "    sdy.return %1 : tensor<8x8xf32>\n"
+      "  } : (tensor<16x8xf32>) -> tensor<16x8xf32>\n"
+      "  return %0 : tensor<16x8xf32>\n"
+      "}\n";
+  sp_module *m = NULL;
+  sp_err err;
+  ck_assert_int_eq(sp_mlir_parse(text, strlen(text), "t.mlir", 1, &m, &err), SP_OK);
+  ck_assert_str_eq(verify(m), "");
+  sp_module_free(m);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ the conformance set */
+
+static const char *const CONFORMANCE[] = {
+    "basic_propagation.mlir", "basic_propagation_conservative.mlir",
+    "basic_propagation_data_flow_edges.mlir", "basic_propagation_keep_sharding_rules.mlir",
+    "basic_propagation_token.mlir", "edge_shardings.mlir", "op_priority_propagation.mlir",
+    "op_sharding_rule_registry.mlir", "op_sharding_rule_registry_failures.mlir",
+    "propagation_pipeline.mlir", "propagation_pipeline_data_flow_edges.mlir",
+    "sharding_origins.mlir"};
+
+static bool have_shared(void) {
+  FILE *f = fopen(sp_test_shared_path("conformance/shardy/basic_propagation.mlir"), "rb");
+  if (f) fclose(f);
+  return f != NULL;
+}
+
+START_TEST(every_conformance_chunk_the_reader_accepts_passes_verification) {
+  int parsed = 0, total = 0;
+  for (size_t i = 0; i < sizeof CONFORMANCE / sizeof *CONFORMANCE; i++) {
+    char rel[256];
+    snprintf(rel, sizeof rel, "conformance/shardy/%s", CONFORMANCE[i]);
+    const char *path = sp_test_shared_path(rel);
+    size_t len;
+    char *text = sp_test_read_file(path, &len);
+    ck_assert_msg(text != NULL, "cannot read %s", path);
+    int n = sp_mlir_split(text, len, NULL, 0);
+    sp_mlir_chunk *chunks = calloc((size_t)n, sizeof *chunks);
+    sp_mlir_split(text, len, chunks, n);
+    for (int c = 0; c < n; c++) {
+      sp_module *m = NULL;
+      sp_err err;
+      total++;
+      if (sp_mlir_parse(chunks[c].begin, chunks[c].len, path, chunks[c].first_line, &m, &err)) {
+        printf("reader gap (not a verifier matter): %s\n", err.msg);
+        continue;
+      }
+      parsed++;
+      int rc = sp_verify_module(m, &err);
+      ck_assert_msg(rc == SP_OK, "valid Shardy input rejected: %s", err.msg);
+      sp_module_free(m);
+    }
+    free(chunks);
+    free(text);
+  }
+  printf("conformance: %d of %d chunks parsed, all of them verified\n", parsed, total);
+  ck_assert_int_ge(parsed, total * 9 / 10);
+}
+END_TEST
+
 static Suite *verify_suite(void) {
   Suite *s = suite_create("verify");
   TCase *tr = tcase_create("rules");
@@ -569,7 +907,51 @@ static Suite *verify_suite(void) {
   tcase_add_test(tm, nested_manual_computation_cannot_rebind_a_manual_axis);
   tcase_add_test(tm, manual_computation_body_arity_must_match_operands);
   suite_add_tcase(s, tm);
+  TCase *tt = tcase_create("text");
+  tcase_add_test(tt, unknown_axis_in_func_arg_sharding_points_at_the_arg);
+  tcase_add_test(tt, unknown_mesh_in_op_sharding_points_at_the_op);
+  tcase_add_test(tt, sharding_constraint_of_wrong_rank_is_rejected);
+  tcase_add_test(tt, axis_in_two_dims_of_second_arg_is_a_duplicate);
+  tcase_add_test(tt, replicated_axis_also_sharding_a_result_dim_is_a_duplicate);
+  tcase_add_test(tt, sub_axis_not_dividing_its_axis_is_rejected);
+  tcase_add_test(tt, overlapping_sub_axes_in_two_dims_are_rejected);
+  tcase_add_test(tt, mergeable_neighbour_sub_axes_are_rejected);
+  tcase_add_test(tt, full_axis_and_its_sub_axis_in_one_sharding_are_rejected);
+  tcase_add_test(tt, replicated_axes_must_follow_mesh_order);
+  tcase_add_test(tt, unreduced_axes_must_follow_mesh_order);
+  tcase_add_test(tt, closed_empty_dim_with_priority_is_rejected);
+  tcase_add_test(tt, maximal_mesh_sharding_with_dims_is_rejected);
+  tcase_add_test(tt, mesh_with_duplicate_axis_name_is_rejected);
+  tcase_add_test(tt, mesh_with_repeated_device_id_is_rejected);
+  tcase_add_test(tt, mesh_axis_of_size_zero_is_rejected);
+  tcase_add_test(tt, mesh_device_count_must_match_axis_sizes);
+  tcase_add_test(tt, inline_mesh_is_verified_where_it_is_used);
+  tcase_add_test(tt, rule_with_too_few_operand_mappings_is_rejected);
+  tcase_add_test(tt, rule_tensor_of_wrong_rank_is_rejected);
+  tcase_add_test(tt, rule_reduction_factor_in_result_is_rejected);
+  tcase_add_test(tt, rule_factor_twice_in_one_tensor_is_rejected);
+  tcase_add_test(tt, manual_axis_missing_from_mesh_is_rejected);
+  tcase_add_test(tt, manual_computation_body_arg_must_have_the_local_type);
+  tcase_add_test(tt, manual_axis_after_free_axis_is_rejected);
+  tcase_add_test(tt, sharding_in_body_using_a_manual_axis_is_rejected);
+  tcase_add_test(tt, op_without_results_with_two_shardings_is_rejected);
+  tcase_add_test(tt, manual_computation_written_as_text_verifies);
+  suite_add_tcase(s, tt);
+  if (have_shared()) {
+    TCase *tc = tcase_create("conformance");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, every_conformance_chunk_the_reader_accepts_passes_verification);
+    suite_add_tcase(s, tc);
+  }
   return s;
 }
 
-int main(void) { return sp_test_run(verify_suite()); }
+int main(void) {
+  int rc = sp_test_run(verify_suite());
+  if (rc == 0 && !have_shared()) {
+    printf("SKIP: %s is absent; the conformance part did not run\n",
+           sp_test_shared_path("conformance/shardy"));
+    return 77;
+  }
+  return rc;
+}
