@@ -526,6 +526,27 @@ START_TEST(nested_manual_computation_cannot_rebind_a_manual_axis) {
 }
 END_TEST
 
+START_TEST(manual_computation_shardings_must_share_one_mesh) {
+  mc_case c = mc_build("a", "a", "a", 4);
+  sp_mesh *other = sp_arena_calloc(c.m->arena, 1, sizeof *other);
+  other->naxes = 1;
+  other->axes = sp_arena_calloc(c.m->arena, 1, sizeof *other->axes);
+  other->axes[0] = (sp_mesh_axis){"a", 4};
+  sp_op *mop = sp_op_create(c.m->arena, "sdy.mesh", 0, NULL, 0, NULL, 0);
+  set_attr(c.m, mop, (sp_attr){.name = "sym_name", .kind = SP_ATTR_STR, .u.s = "other"});
+  set_attr(c.m, mop, (sp_attr){.name = "mesh", .kind = SP_ATTR_MESH, .u.mesh = other});
+  sp_op_insert_after(sp_module_body(c.m)->first, mop);
+  c.mc->results[0].sharding->mesh_name = "other";
+  ck_assert_str_eq(verify(c.m), "v.mlir:3:8: 'sdy.manual_computation' op all in/out shardings "
+                   "must refer to the same mesh when there are manual axes");
+  /* a second name for an identical mesh is the same mesh */
+  other->naxes = 2;
+  other->axes = sp_module_lookup_mesh(c.m, "mesh")->axes;
+  ck_assert_str_eq(verify(c.m), "");
+  sp_module_free(c.m);
+}
+END_TEST
+
 START_TEST(manual_computation_body_arity_must_match_operands) {
   mc_case c = mc_build("a", "a", "a", 4);
   sp_block_add_arg(c.m->arena, c.body, c.body->args[0]->type);
@@ -906,6 +927,7 @@ static Suite *verify_suite(void) {
   tcase_add_test(tm, sharding_inside_the_body_cannot_use_a_manual_axis);
   tcase_add_test(tm, nested_manual_computation_cannot_rebind_a_manual_axis);
   tcase_add_test(tm, manual_computation_body_arity_must_match_operands);
+  tcase_add_test(tm, manual_computation_shardings_must_share_one_mesh);
   suite_add_tcase(s, tm);
   TCase *tt = tcase_create("text");
   tcase_add_test(tt, unknown_axis_in_func_arg_sharding_points_at_the_arg);

@@ -37,7 +37,9 @@ int sp_verify_module(const sp_module *m, sp_err *err);
 int sp_verify_mesh(const sp_module *m, const sp_mesh *mesh, sp_loc loc, sp_err *err);
 
 /* Verifies one sharding attached to a value of type `type` (NULL: rank not checked) in module
- * `m`, whose meshes it may name. Messages carry no op/value prefix. */
+ * `m`, whose meshes it may name. Messages carry no op/value prefix. Each call indexes the
+ * module's meshes afresh (a scan of the top-level ops): meant for one-off checks, such as a pass
+ * validating a sharding it was handed; sp_verify_module checks every sharding of a module. */
 int sp_verify_sharding(const sp_module *m, const sp_sharding *s, const sp_type *type, sp_loc loc,
                        sp_err *err);
 
