@@ -1,0 +1,244 @@
+/*
+ * test_rules_registry.c - the registry against Shardy's own registry test.
+ *
+ * Parses shared/conformance/shardy/op_sharding_rule_registry.mlir (skipped, exit 77, when the
+ * shared folder is absent), computes the rule of every op of every func in pre-order, and
+ * checks each func's `// CHECK: ... #sdy.op_sharding_rule<...>` lines the way FileCheck
+ * would: in order, each pattern must occur in the printed rule attribute of a later op of the
+ * same func; a `CHECK-NOT: sdy.sharding_rule` func must produce no rule at all. The file runs
+ * under -verify-diagnostics without expected warnings, so a warning fails its func too.
+ * The count of passing funcs is printed and must stay at REGISTRY_FLOOR or above.
+ *
+ * The failures file is checked the same way: the one expected warning, on the line after its
+ * `expected-warning@+1` comment.
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir/ir.h"
+#include "mlir/mlir.h"
+#include "rules/registry.h"
+#include "test_support.h"
+
+#define REGISTRY_FILE "conformance/shardy/op_sharding_rule_registry.mlir"
+#define FAILURES_FILE "conformance/shardy/op_sharding_rule_registry_failures.mlir"
+#define REGISTRY_FUNCS 123
+/* All funcs pass; lower this only with a listed reason, never to turn a run green. */
+#define REGISTRY_FLOOR 123
+
+typedef struct expect {
+  char func[128];
+  char pattern[512];       /* text after "CHECK: " or "CHECK-NOT: " */
+  bool is_not;
+} expect;
+
+typedef struct expects {
+  int n, cap;
+  expect *v;
+} expects;
+
+static void trim(char *s) {
+  size_t n = strlen(s);
+  while (n && (s[n - 1] == ' ' || s[n - 1] == '\r' || s[n - 1] == '\t')) s[--n] = '\0';
+}
+
+/* Collects, per func, the CHECK lines about sharding rules that follow its `func.func`. */
+static void collect_expects(const char *text, expects *out) {
+  char func[128] = "";
+  const char *line = text;
+  while (*line) {
+    const char *eol = strchr(line, '\n');
+    size_t len = eol ? (size_t)(eol - line) : strlen(line);
+    char buf[1024];
+    snprintf(buf, sizeof buf, "%.*s", (int)(len < sizeof buf - 1 ? len : sizeof buf - 1), line);
+    const char *f = strstr(buf, "func.func @");
+    if (f && !strstr(buf, "//")) {
+      f += strlen("func.func @");
+      size_t k = strcspn(f, "(");
+      snprintf(func, sizeof func, "%.*s", (int)k, f);
+    }
+    const char *c = strstr(buf, "// CHECK: ");
+    const char *cn = strstr(buf, "// CHECK-NOT: ");
+    if (func[0] && ((c && strstr(buf, "op_sharding_rule<")) || (cn && strstr(buf, "sharding_rule")))) {
+      if (out->n == out->cap) {
+        out->cap = out->cap ? 2 * out->cap : 64;
+        out->v = realloc(out->v, (size_t)out->cap * sizeof *out->v);
+        ck_assert_ptr_nonnull(out->v);
+      }
+      expect *e = &out->v[out->n++];
+      snprintf(e->func, sizeof e->func, "%s", func);
+      e->is_not = cn != NULL;
+      snprintf(e->pattern, sizeof e->pattern, "%s",
+               cn ? cn + strlen("// CHECK-NOT: ") : c + strlen("// CHECK: "));
+      trim(e->pattern);
+    }
+    if (!eol) break;
+    line = eol + 1;
+  }
+}
+
+typedef struct func_run {
+  sp_arena *arena;
+  int nlines, cap;
+  char **lines;            /* "{sdy.sharding_rule = #sdy.op_sharding_rule<...>}" per op with a rule */
+  int nrules;
+  sp_rules_diag diag;
+  bool warned;
+  bool failed;
+  char error[600];
+} func_run;
+
+static bool visit(sp_op *op, void *ctx) {
+  func_run *fr = ctx;
+  if (op->kind == SP_OP_FUNC) return true;
+  sp_rule *r = NULL;
+  sp_err err;
+  sp_err_clear(&err);
+  if (sp_rules_for_op(fr->arena, op, NULL, &r, &fr->diag, &err) != SP_OK) {
+    fr->failed = true;
+    snprintf(fr->error, sizeof fr->error, "%s", err.msg);
+    return false;
+  }
+  if (fr->diag.has_warning) {
+    fr->warned = true;
+    snprintf(fr->error, sizeof fr->error, "unexpected warning: %s", fr->diag.warning);
+  }
+  if (!r) return true;
+  sp_strbuf sb = SP_STRBUF_INIT;
+  sp_strbuf_puts(&sb, "{sdy.sharding_rule = ");
+  sp_rule_print(&sb, r);
+  sp_strbuf_puts(&sb, "}");
+  if (fr->nlines == fr->cap) {
+    fr->cap = fr->cap ? 2 * fr->cap : 8;
+    fr->lines = realloc(fr->lines, (size_t)fr->cap * sizeof *fr->lines);
+  }
+  fr->lines[fr->nlines++] = sp_strbuf_detach(&sb);
+  fr->nrules++;
+  return true;
+}
+
+static void free_run(func_run *fr) {
+  for (int i = 0; i < fr->nlines; i++) free(fr->lines[i]);
+  free(fr->lines);
+}
+
+/* FileCheck-like: patterns in order, each found in a later line than the previous match. */
+static bool func_matches(func_run *fr, const expects *ex, const char *name, char *why,
+                         size_t nwhy) {
+  if (fr->failed || fr->warned) {
+    snprintf(why, nwhy, "%s", fr->error);
+    return false;
+  }
+  int pos = 0, checks = 0;
+  for (int i = 0; i < ex->n; i++) {
+    const expect *e = &ex->v[i];
+    if (strcmp(e->func, name) != 0) continue;
+    checks++;
+    if (e->is_not) {
+      if (fr->nrules) {
+        snprintf(why, nwhy, "expected no rule, got %s", fr->lines[0]);
+        return false;
+      }
+      continue;
+    }
+    int k = pos;
+    while (k < fr->nlines && !strstr(fr->lines[k], e->pattern)) k++;
+    if (k == fr->nlines) {
+      snprintf(why, nwhy, "expected \"%s\"; rules: %s", e->pattern,
+               fr->nlines ? fr->lines[fr->nlines - 1] : "(none)");
+      return false;
+    }
+    pos = k + 1;
+  }
+  if (checks == 0) {
+    snprintf(why, nwhy, "no CHECK line found for this func");
+    return false;
+  }
+  return true;
+}
+
+START_TEST(registry_file_rules_match_shardy_func_by_func) {
+  sp_test_require_shared(REGISTRY_FILE);
+  size_t len;
+  char *text = sp_test_read_file(sp_test_shared_path(REGISTRY_FILE), &len);
+  ck_assert_ptr_nonnull(text);
+  expects ex = {0};
+  collect_expects(text, &ex);
+  sp_module *m = NULL;
+  sp_err err;
+  sp_err_clear(&err);
+  int rc = sp_mlir_parse(text, len, REGISTRY_FILE, 1, &m, &err);
+  ck_assert_msg(rc == SP_OK, "parse failed: %s", err.msg);
+  sp_rules_diag diag = {0};
+  int nfuncs = 0, npass = 0;
+  for (sp_op *f = sp_module_body(m)->first; f; f = f->next) {
+    if (f->kind != SP_OP_FUNC) continue;
+    nfuncs++;
+    const char *name = sp_op_get_str(f, "sym_name");
+    func_run fr = {.arena = m->arena, .diag = diag};
+    fr.diag.has_warning = false;
+    sp_op_walk(f, visit, &fr);
+    diag = fr.diag; /* the once-per-run latches carry over, as in one sdy_opt run */
+    char why[1200];
+    if (func_matches(&fr, &ex, name ? name : "", why, sizeof why))
+      npass++;
+    else
+      printf("FAIL @%s: %s\n", name ? name : "?", why);
+    free_run(&fr);
+  }
+  printf("op_sharding_rule_registry.mlir: %d / %d funcs match\n", npass, nfuncs);
+  ck_assert_int_eq(nfuncs, REGISTRY_FUNCS);
+  ck_assert_int_ge(npass, REGISTRY_FLOOR);
+  sp_module_free(m);
+  free(ex.v);
+  free(text);
+}
+END_TEST
+
+START_TEST(failures_file_warns_once_for_the_unknown_custom_call) {
+  sp_test_require_shared(FAILURES_FILE);
+  size_t len;
+  char *text = sp_test_read_file(sp_test_shared_path(FAILURES_FILE), &len);
+  ck_assert_ptr_nonnull(text);
+  /* expected-warning@+1 {{MESSAGE}} on line L: the warning is for the op on line L+1. */
+  const char *w = strstr(text, "expected-warning@+1 {{");
+  ck_assert_ptr_nonnull(w);
+  int line = 1;
+  for (const char *c = text; c < w; c++) line += *c == '\n';
+  const char *msg = w + strlen("expected-warning@+1 {{");
+  char want[256];
+  snprintf(want, sizeof want, "%.*s", (int)(strstr(msg, "}}") - msg), msg);
+  sp_module *m = NULL;
+  sp_err err;
+  int rc = sp_mlir_parse(text, len, FAILURES_FILE, 1, &m, &err);
+  ck_assert_msg(rc == SP_OK, "parse failed: %s", err.msg);
+  func_run fr = {.arena = m->arena};
+  for (sp_op *f = sp_module_body(m)->first; f; f = f->next)
+    if (f->kind == SP_OP_FUNC) sp_op_walk(f, visit, &fr);
+  ck_assert(!fr.failed);
+  ck_assert(fr.warned);
+  ck_assert_str_eq(fr.diag.warning, want);
+  ck_assert_int_eq(fr.diag.warning_loc.line, line + 1);
+  ck_assert_int_eq(fr.nrules, 0);
+  free_run(&fr);
+  sp_module_free(m);
+  free(text);
+}
+END_TEST
+
+static Suite *registry_suite(void) {
+  Suite *s = suite_create("rules_registry");
+  TCase *tc = tcase_create("conformance");
+  tcase_set_timeout(tc, 60);
+  tcase_add_test(tc, registry_file_rules_match_shardy_func_by_func);
+  tcase_add_test(tc, failures_file_warns_once_for_the_unknown_custom_call);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+int main(void) {
+  sp_test_require_shared(REGISTRY_FILE);
+  return sp_test_run(registry_suite());
+}
