@@ -43,8 +43,7 @@ typedef struct sp_hasher {
   size_t len;               /* bytes waiting in `buf` */
   unsigned char buf[4096];  /* batches the many small updates */
   /* value -> number, open addressing (only while a module is being hashed) */
-  const void **vkeys;
-  int64_t *vnums;
+  struct sp_hasher_slot { const void *key; int64_t num; } *values;
   size_t vcap, vcount;
   /* scratch for sorting one attribute dictionary */
   const void **sorted;
