@@ -1315,6 +1315,21 @@ int sp__mlir_parse_attr_value(sp__mlir_parser *p, sp_op_kind kind, const char *n
                               sp_attrs *dst) {
   const sp__mlir_attr_schema *s = kind ? sp__mlir_schema_find(kind, name) : NULL;
   int rc;
+  const sp__mlir_token *at_tok = &p->lx.tok;
+  if (at_tok->kind == SP_TOK_HASH && !memchr(at_tok->p, '.', at_tok->n) &&
+      sp__mlir_lex_peek(&p->lx) != '<') {
+    /* `#alias`: parse the aliased value in place of the name. */
+    const char *alias = sp__mlir_alias_lookup(p, at_tok, false);
+    if (alias) {
+      const char *after = at_tok->p + at_tok->n;
+      if ((rc = sp__mlir_enter(p))) return rc;
+      sp__mlir_lex_seek(&p->lx, alias);
+      rc = sp__mlir_parse_attr_value(p, kind, name, dst);
+      sp__mlir_leave(p);
+      if (!rc) sp__mlir_lex_seek(&p->lx, after);
+      return rc;
+    }
+  }
   if (s && s->form != SP__FORM_TEXT && s->form != SP__FORM_SUB) {
     sp__mlir_lexer saved = p->lx;
     int nattrs = dst->n;
