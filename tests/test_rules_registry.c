@@ -10,7 +10,8 @@
  * The count of passing funcs is printed and must stay at REGISTRY_FLOOR or above.
  *
  * The failures file is checked the same way: the one expected warning, on the line after its
- * `expected-warning@+1` comment.
+ * `expected-warning@+1` comment. The populate pass is then run end to end: attach, print with
+ * the MLIR printer, find every expected rule text in the output.
  */
 #include <check.h>
 #include <stdio.h>
@@ -19,6 +20,7 @@
 
 #include "ir/ir.h"
 #include "mlir/mlir.h"
+#include "rules/populate.h"
 #include "rules/registry.h"
 #include "test_support.h"
 
@@ -228,12 +230,117 @@ START_TEST(failures_file_warns_once_for_the_unknown_custom_call) {
 }
 END_TEST
 
+typedef struct warnings {
+  int n;
+  char last[256];
+  int line;
+} warnings;
+
+static void on_warning(void *ctx, const sp_op *op, const char *msg) {
+  warnings *w = ctx;
+  w->n++;
+  w->line = op->loc.line;
+  snprintf(w->last, sizeof w->last, "%s", msg);
+}
+
+/* The pass end to end: populate, print with the MLIR printer, and find every expected rule
+ * text in the printed module, in file order. */
+START_TEST(populate_pass_prints_every_expected_rule_in_order) {
+  sp_test_require_shared(REGISTRY_FILE);
+  size_t len;
+  char *text = sp_test_read_file(sp_test_shared_path(REGISTRY_FILE), &len);
+  ck_assert_ptr_nonnull(text);
+  expects ex = {0};
+  collect_expects(text, &ex);
+  sp_module *m = NULL;
+  sp_err err;
+  ck_assert_int_eq(sp_mlir_parse(text, len, REGISTRY_FILE, 1, &m, &err), SP_OK);
+  sp_rules_options opts;
+  ck_assert_int_eq(sp_rules_parse_options("", &opts, &err), SP_OK);
+  warnings w = {0};
+  ck_assert_int_eq(sp_rules_populate(m, &opts, NULL, on_warning, &w, &err), SP_OK);
+  ck_assert_int_eq(w.n, 0);
+  sp_strbuf out = SP_STRBUF_INIT;
+  ck_assert_int_eq(sp_mlir_print(m, &out, &err), SP_OK);
+  const char *printed = sp_strbuf_str(&out), *pos = printed;
+  int found = 0, wanted = 0;
+  for (int i = 0; i < ex.n; i++) {
+    if (ex.v[i].is_not) continue;
+    wanted++;
+    const char *hit = strstr(pos, ex.v[i].pattern);
+    if (!hit) {
+      printf("not printed (in order) for @%s: %s\n", ex.v[i].func, ex.v[i].pattern);
+      continue;
+    }
+    found++;
+    pos = hit + 1;
+  }
+  /* The zero-element reshape is printed without a rule. */
+  const char *z = strstr(printed, "(tensor<4x0xf32>) -> tensor<0x8xf32>");
+  ck_assert_ptr_nonnull(z);
+  const char *bol = z;
+  while (bol > printed && bol[-1] != '\n') bol--;
+  char line[512];
+  snprintf(line, sizeof line, "%.*s", (int)(z - bol), bol);
+  ck_assert_ptr_null(strstr(line, "sharding_rule"));
+  printf("populate + print: %d / %d expected rule texts found in order\n", found, wanted);
+  ck_assert_int_eq(found, wanted);
+  sp_strbuf_free(&out);
+  sp_module_free(m);
+  free(ex.v);
+  free(text);
+}
+END_TEST
+
+START_TEST(populate_reports_the_unknown_custom_call_through_the_callback) {
+  sp_test_require_shared(FAILURES_FILE);
+  size_t len;
+  char *text = sp_test_read_file(sp_test_shared_path(FAILURES_FILE), &len);
+  ck_assert_ptr_nonnull(text);
+  sp_module *m = NULL;
+  sp_err err;
+  ck_assert_int_eq(sp_mlir_parse(text, len, FAILURES_FILE, 1, &m, &err), SP_OK);
+  warnings w = {0};
+  sp_rules_diag diag = {0};
+  ck_assert_int_eq(sp_rules_populate(m, NULL, &diag, on_warning, &w, &err), SP_OK);
+  ck_assert_int_eq(w.n, 1);
+  ck_assert_str_eq(w.last, "custom call @unknown_custom_op is unknown to SDY sharding rule "
+                           "registry");
+  ck_assert_int_eq(w.line, 6);
+  /* A second run with the same diag stays silent: Shardy warns once per process. */
+  ck_assert_int_eq(sp_rules_populate(m, NULL, &diag, on_warning, &w, &err), SP_OK);
+  ck_assert_int_eq(w.n, 1);
+  sp_module_free(m);
+  free(text);
+}
+END_TEST
+
+START_TEST(pass_options_parse_conservative_propagation) {
+  sp_rules_options o;
+  sp_err err;
+  ck_assert_int_eq(sp_rules_parse_options(NULL, &o, &err), SP_OK);
+  ck_assert(!o.conservative);
+  ck_assert_int_eq(sp_rules_parse_options("conservative-propagation=true", &o, &err), SP_OK);
+  ck_assert(o.conservative);
+  ck_assert_int_eq(sp_rules_parse_options("conservative-propagation=false", &o, &err), SP_OK);
+  ck_assert(!o.conservative);
+  ck_assert_int_eq(sp_rules_parse_options("conservative-propagation=maybe", &o, &err),
+                   SP_EINVAL);
+  ck_assert_ptr_nonnull(strstr(err.msg, "expected conservative-propagation=true|false"));
+  ck_assert_int_eq(sp_rules_parse_options("keep-sharding-rules=true", &o, &err), SP_EINVAL);
+  ck_assert_ptr_nonnull(strstr(err.msg, "unknown option"));
+}
+END_TEST
+
 static Suite *registry_suite(void) {
   Suite *s = suite_create("rules_registry");
   TCase *tc = tcase_create("conformance");
   tcase_set_timeout(tc, 60);
   tcase_add_test(tc, registry_file_rules_match_shardy_func_by_func);
   tcase_add_test(tc, failures_file_warns_once_for_the_unknown_custom_call);
+  tcase_add_test(tc, populate_pass_prints_every_expected_rule_in_order);
+  tcase_add_test(tc, populate_reports_the_unknown_custom_call_through_the_callback);
+  tcase_add_test(tc, pass_options_parse_conservative_propagation);
   suite_add_tcase(s, tc);
   return s;
 }
