@@ -67,7 +67,7 @@ def function_check_blocks(text):
     """For per-function files: the CHECK lines of each function, keyed by its label."""
     blocks, cur, name = [], [], None
     for line in text.splitlines():
-        m = re.search(r"CHECK-LABEL:\s*func @([\w.$-]+)", line)
+        m = re.search(r"CHECK-LABEL:\s*(?:func\s+)?@?([\w.$-]+)", line)
         if m:
             if name is not None:
                 blocks.append((name, cur))
