@@ -1102,6 +1102,91 @@ START_TEST(elementwise_and_pass_through_classification) {
 }
 END_TEST
 
+/* ------------------------------------------------------------------ robustness */
+
+static uint32_t rnd(uint32_t *seed) {
+  *seed = *seed * 1103515245u + 12345u;
+  return (*seed >> 16) & 0x7fff;
+}
+
+START_TEST(random_shapes_and_attributes_give_a_rule_or_an_error_never_a_crash) {
+  static const char *const ops[] = {
+      "stablehlo.add", "stablehlo.select", "stablehlo.clamp", "stablehlo.bitcast_convert",
+      "stablehlo.broadcast_in_dim", "stablehlo.concatenate", "stablehlo.convolution",
+      "stablehlo.dot", "stablehlo.dot_general", "stablehlo.dynamic_slice",
+      "stablehlo.dynamic_update_slice", "stablehlo.fft", "stablehlo.gather", "stablehlo.pad",
+      "stablehlo.reduce", "stablehlo.reduce_window", "stablehlo.reshape", "stablehlo.reverse",
+      "stablehlo.scatter", "stablehlo.select_and_scatter", "stablehlo.slice", "stablehlo.sort",
+      "stablehlo.transpose", "stablehlo.cholesky", "stablehlo.triangular_solve",
+      "stablehlo.batch_norm_inference", "stablehlo.rng_bit_generator", "stablehlo.all_gather",
+      "stablehlo.all_to_all", "stablehlo.reduce_scatter", "stablehlo.all_reduce",
+      "stablehlo.custom_call"};
+  static const char *const targets[] = {"Eigh", "Qr", "ProductOfElementaryHouseholderReflectors",
+                                        "mhlo.topk", "ApproxTopK", "X64Combine", "MoveToHost"};
+  static const char *const int_attrs[] = {
+      "dimension", "index_vector_dim", "input_batch_dimension", "input_feature_dimension",
+      "kernel_input_feature_dimension", "kernel_output_feature_dimension",
+      "output_batch_dimension", "output_feature_dimension", "feature_group_count",
+      "batch_group_count", "all_gather_dim", "split_dimension", "concat_dimension",
+      "scatter_dimension", "feature_index"};
+  static const char *const ints_attrs[] = {
+      "dimensions", "broadcast_dimensions", "permutation", "lhs_batching_dimensions",
+      "rhs_batching_dimensions", "lhs_contracting_dimensions", "rhs_contracting_dimensions",
+      "slice_sizes", "offset_dims", "collapsed_slice_dims", "operand_batching_dims",
+      "start_indices_batching_dims", "start_index_map", "update_window_dims",
+      "inserted_window_dims", "input_batching_dims", "scatter_indices_batching_dims",
+      "scatter_dims_to_operand_dims", "input_spatial_dimensions", "kernel_spatial_dimensions",
+      "output_spatial_dimensions", "window_strides", "padding", "fft_length",
+      "window_dimensions", "base_dilations", "window_dilations"};
+  uint32_t seed = 7;
+  int ok = 0, errors = 0;
+  for (int iter = 0; iter < 20000; iter++) {
+    char operands[256] = "", results[128] = "";
+    int no = 1 + (int)(rnd(&seed) % 5), nr = 1 + (int)(rnd(&seed) % 3);
+    for (int t = 0; t < no + nr; t++) {
+      char *dst = t < no ? operands : results;
+      size_t cap = t < no ? sizeof operands : sizeof results;
+      if ((t < no && t > 0) || t > no) strncat(dst, ";", cap - strlen(dst) - 1);
+      int rank = (int)(rnd(&seed) % 5);
+      if (rank == 0) strncat(dst, "-", cap - strlen(dst) - 1);
+      for (int d = 0; d < rank; d++) {
+        char dim[16];
+        snprintf(dim, sizeof dim, d ? "x%u" : "%u", rnd(&seed) % 5);
+        strncat(dst, dim, cap - strlen(dst) - 1);
+      }
+    }
+    const char *name = ops[rnd(&seed) % (sizeof ops / sizeof ops[0])];
+    sp_op *op = mk_regions(name, operands, results, 0);
+    if (op->kind == SP_OP_CUSTOM_CALL)
+      set_str(op, "call_target_name", SP_ATTR_STR,
+              targets[rnd(&seed) % (sizeof targets / sizeof targets[0])]);
+    for (size_t k = 0; k < sizeof int_attrs / sizeof int_attrs[0]; k++)
+      if (rnd(&seed) % 2) set_int(op, int_attrs[k], (int64_t)(rnd(&seed) % 8) - 2);
+    for (size_t k = 0; k < sizeof ints_attrs / sizeof ints_attrs[0]; k++) {
+      if (rnd(&seed) % 2) continue;
+      char csv[64] = "";
+      int n = (int)(rnd(&seed) % 5);
+      for (int i = 0; i < n; i++) {
+        char v[16];
+        snprintf(v, sizeof v, i ? ",%d" : "%d", (int)(rnd(&seed) % 7) - 1);
+        strncat(csv, v, sizeof csv - strlen(csv) - 1);
+      }
+      set_ints(op, ints_attrs[k], csv);
+    }
+    const char *r = rule(op);
+    if (strncmp(r, "ERROR: ", 7) == 0) {
+      ck_assert_msg(strstr(r, "op '") != NULL, "error without the op name: %s", r);
+      errors++;
+    } else {
+      ok++;
+    }
+  }
+  /* Both outcomes occur: the generator is not trivially rejected or accepted. */
+  ck_assert_int_gt(ok, 200); /* ~2% of random ops are well-formed */
+  ck_assert_int_gt(errors, 1000);
+}
+END_TEST
+
 static Suite *rules_suite(void) {
   Suite *s = suite_create("rules");
   TCase *tc = tcase_create("builder");
@@ -1168,6 +1253,12 @@ static Suite *rules_suite(void) {
   tcase_add_test(tc, structural_ops_and_opaque_custom_calls_have_no_rule_silently);
   tcase_add_test(tc, op_without_results_gets_no_rule_and_dynamic_shapes_are_rejected);
   tcase_add_test(tc, elementwise_and_pass_through_classification);
+  suite_add_tcase(s, tc);
+
+  tc = tcase_create("robustness");
+  tcase_add_checked_fixture(tc, setup, teardown);
+  tcase_set_timeout(tc, 120);
+  tcase_add_test(tc, random_shapes_and_attributes_give_a_rule_or_an_error_never_a_crash);
   suite_add_tcase(s, tc);
   return s;
 }
