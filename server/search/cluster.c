@@ -118,7 +118,7 @@ static int parse_machines(const cJSON *arr, sp_cluster *c, sp_err *err) {
     if (!cJSON_IsObject(m)) return sp_err_set(err, SP_EINVAL, "%s: expected an object", where);
     snprintf(mc->name, sizeof mc->name, "machine%d", i);
     if ((rc = get_name(m, "name", where, false, mc->name, err))) return rc;
-    double n;
+    double n = 0;
     if ((rc = get_number(m, "num_devices", where, true, 1, &n, err))) return rc;
     if (n != (double)(long)n || n > MAX_CLUSTER_DEVICES)
       return sp_err_set(err, SP_EINVAL, "%s.num_devices: expected an integer up to %d", where,
@@ -169,7 +169,7 @@ static int parse_explicit_links(const cJSON *arr, sp_cluster *c, sp_err *err) {
     char where[48];
     snprintf(where, sizeof where, "links[%d]", i);
     if ((rc = parse_link(l, where, &c->links[i].link, err))) return rc;
-    double src, dst;
+    double src = 0, dst = 0;
     if ((rc = get_number(l, "src", where, true, 0, &src, err))) return rc;
     if ((rc = get_number(l, "dst", where, true, 0, &dst, err))) return rc;
     if (src >= c->ndevices || dst >= c->ndevices || src == dst)
