@@ -90,8 +90,38 @@ bool sp_sharding_is_fully_open_empty(const sp_sharding *s) {
   return s->nreplicated == 0 && s->nunreduced == 0;
 }
 
+/* "name" with MLIR's string escapes (\\, and \XX for '"' and non-printable bytes), so that any
+ * axis name the reader accepted prints back as a valid string literal. */
+static void put_quoted(sp_strbuf *sb, const char *s) {
+  static const char hex[] = "0123456789ABCDEF";
+  sp_strbuf_putc(sb, '"');
+  for (; *s; s++) {
+    unsigned char c = (unsigned char)*s;
+    if (c == '\\') {
+      sp_strbuf_puts(sb, "\\\\");
+    } else if (c < 0x20 || c >= 0x7f || c == '"') {
+      char esc[3] = {'\\', hex[c >> 4], hex[c & 15]};
+      sp_strbuf_putn(sb, esc, 3);
+    } else {
+      sp_strbuf_putc(sb, (char)c);
+    }
+  }
+  sp_strbuf_putc(sb, '"');
+}
+
+/* @name, quoted when it is not a bare identifier ([a-zA-Z_][a-zA-Z0-9_$.]*). */
+static void put_symbol(sp_strbuf *sb, const char *s) {
+  bool bare = *s && ((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || *s == '_');
+  for (const char *q = s; bare && *q; q++)
+    bare = (*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z') || (*q >= '0' && *q <= '9') ||
+           *q == '_' || *q == '$' || *q == '.';
+  sp_strbuf_putc(sb, '@');
+  if (bare) sp_strbuf_puts(sb, s);
+  else put_quoted(sb, s);
+}
+
 void sp_axis_ref_print(sp_strbuf *sb, const sp_axis_ref *r) {
-  sp_strbuf_printf(sb, "\"%s\"", r->name);
+  put_quoted(sb, r->name);
   if (sp_axis_is_sub(r)) sp_strbuf_printf(sb, ":(%lld)%lld", (long long)r->pre, (long long)r->size);
 }
 
@@ -114,7 +144,8 @@ void sp_mesh_print(sp_strbuf *sb, const sp_mesh *m) {
   sp_strbuf_puts(sb, "<[");
   for (int i = 0; i < m->naxes; i++) {
     if (i) sp_strbuf_puts(sb, ", ");
-    sp_strbuf_printf(sb, "\"%s\"=%lld", m->axes[i].name, (long long)m->axes[i].size);
+    put_quoted(sb, m->axes[i].name);
+    sp_strbuf_printf(sb, "=%lld", (long long)m->axes[i].size);
   }
   sp_strbuf_putc(sb, ']');
   if (m->ndevice_ids) {
@@ -132,7 +163,7 @@ void sp_sharding_print(sp_strbuf *sb, const sp_sharding *s) {
     sp_strbuf_puts(sb, "mesh");
     sp_mesh_print(sb, s->inline_mesh);
   } else {
-    sp_strbuf_printf(sb, "@%s", s->mesh_name ? s->mesh_name : "");
+    put_symbol(sb, s->mesh_name ? s->mesh_name : "");
   }
   sp_strbuf_puts(sb, ", [");
   for (int i = 0; i < s->rank; i++) {

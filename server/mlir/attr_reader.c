@@ -52,22 +52,6 @@ static void tok_text(const sp__mlir_token *t, char *buf, size_t cap) {
   buf[n] = '\0';
 }
 
-/* Symbol token to its name without '@'. */
-static int symbol_name(sp__mlir_parser *p, const char **out) {
-  const sp__mlir_token *t = &p->lx.tok;
-  if (t->kind != SP_TOK_AT) return sp__mlir_error(p, NULL, "expected symbol name");
-  if (t->n > 1 && t->p[1] == '"') {
-    /* Re-lex the quoted part as a string token. */
-    size_t len;
-    sp__mlir_lex_seek(&p->lx, t->p + 1);
-    return sp__mlir_parse_string(p, out, &len, "symbol name");
-  }
-  *out = sp__mlir_intern(p, t->p + 1, t->n - 1);
-  if (!*out) return sp__mlir_oom(p);
-  sp__mlir_next(p);
-  return SP_OK;
-}
-
 int sp__mlir_parse_int_list(sp__mlir_parser *p, sp_ints *out, const char *context) {
   int rc = sp__mlir_expect(p, SP_TOK_LSQUARE, context);
   if (rc) return rc;
@@ -255,7 +239,7 @@ int sp__mlir_parse_sharding_stripped(sp__mlir_parser *p, sp_sharding **out) {
   sp_sharding *s = sp_arena_calloc(p->a, 1, sizeof *s);
   if (!s) return sp__mlir_oom(p);
   if (p->lx.tok.kind == SP_TOK_AT) {
-    if ((rc = symbol_name(p, &s->mesh_name))) return rc;
+    if ((rc = sp__mlir_parse_symbol(p, &s->mesh_name))) return rc;
   } else if (sp__mlir_accept_word(p, "mesh")) {
     if ((rc = sp__mlir_parse_mesh_body(p, &s->inline_mesh))) return rc;
   } else if (p->lx.tok.kind == SP_TOK_HASH && sp__mlir_tok_is(&p->lx.tok, "#sdy.mesh")) {
@@ -859,7 +843,7 @@ static int dict_text(sp__mlir_parser *p, sp_strbuf *sb) {
     }
   }
   if ((rc = sp__mlir_expect(p, SP_TOK_RBRACE, "dictionary"))) goto fail;
-  qsort(v, (size_t)n, sizeof *v, cmp_dict_entry);
+  if (n > 1) qsort(v, (size_t)n, sizeof *v, cmp_dict_entry);
   sp_strbuf_putc(sb, '{');
   for (int i = 0; i < n; i++) {
     if (i) sp_strbuf_puts(sb, ", ");
@@ -895,12 +879,12 @@ static int attr_text(sp__mlir_parser *p, sp_strbuf *sb, bool elide, sp_type **ty
     }
     case SP_TOK_AT: {
       const char *name;
-      if ((rc = symbol_name(p, &name))) break;
+      if ((rc = sp__mlir_parse_symbol(p, &name))) break;
       sp__mlir_put_symbol(sb, name);
       /* Nested references @a::@b */
       while (p->lx.tok.kind == SP_TOK_COLON && sp__mlir_lex_peek(&p->lx) == ':') {
         sp__mlir_lex_seek(&p->lx, p->lx.cur + 1);
-        if ((rc = symbol_name(p, &name))) break;
+        if ((rc = sp__mlir_parse_symbol(p, &name))) break;
         sp_strbuf_puts(sb, "::");
         sp__mlir_put_symbol(sb, name);
       }
@@ -1293,7 +1277,7 @@ static int decode_structured(sp__mlir_parser *p, const sp__mlir_attr_schema *s, 
     }
     case SP__FORM_SYMBOL:
       at.kind = SP_ATTR_SYMBOL;
-      if ((rc = symbol_name(p, &at.u.s))) return rc;
+      if ((rc = sp__mlir_parse_symbol(p, &at.u.s))) return rc;
       return sp__mlir_set_attr(p, dst, &at);
     case SP__FORM_ENUM:
       at.kind = SP_ATTR_ENUM;

@@ -24,12 +24,9 @@ static int parse_module(sp__mlir_parser *p, const sp__mlir_op_header *h, sp_op *
   sp_attrs attrs = {0};
   int rc;
   if (p->lx.tok.kind == SP_TOK_AT) {
-    const sp__mlir_token *t = &p->lx.tok;
-    const char *name = sp__mlir_intern(p, t->p + 1, t->n - 1);
-    if (!name) return sp__mlir_oom(p);
-    if (t->n > 1 && t->p[1] == '"') return sp__mlir_error(p, NULL, "quoted module names are not supported");
-    sp__mlir_next(p);
-    if ((rc = set_str(p, &attrs, "sym_name", name))) return rc;
+    const char *name;
+    if ((rc = sp__mlir_parse_symbol(p, &name)) || (rc = set_str(p, &attrs, "sym_name", name)))
+      return rc;
   }
   if (sp__mlir_accept_word(p, "attributes") &&
       (rc = sp__mlir_parse_attr_dict_body(p, SP_OP_MODULE, &attrs)))
@@ -131,14 +128,9 @@ static int parse_func(sp__mlir_parser *p, const sp__mlir_op_header *h, sp_op **o
   for (size_t i = 0; i < sizeof vis / sizeof vis[0]; i++)
     if (sp__mlir_accept_word(p, vis[i]) && (rc = set_str(p, &attrs, "sym_visibility", vis[i])))
       return rc;
-  if (p->lx.tok.kind != SP_TOK_AT) return sp__mlir_expect(p, SP_TOK_AT, "func.func");
-  sp__mlir_token name_tok = p->lx.tok;
-  if (name_tok.n > 1 && name_tok.p[1] == '"')
-    return sp__mlir_error(p, NULL, "quoted function names are not supported");
-  const char *name = sp__mlir_intern(p, name_tok.p + 1, name_tok.n - 1);
-  if (!name) return sp__mlir_oom(p);
-  sp__mlir_next(p);
-  if ((rc = set_str(p, &attrs, "sym_name", name))) return rc;
+  const char *name;
+  if ((rc = sp__mlir_parse_symbol(p, &name)) || (rc = set_str(p, &attrs, "sym_name", name)))
+    return rc;
   /* Definitions name their arguments; declarations list types only. */
   sp__mlir_lexer saved = p->lx;
   bool named = sp__mlir_accept(p, SP_TOK_LPAREN) && p->lx.tok.kind == SP_TOK_PERCENT;
@@ -231,6 +223,30 @@ static bool print_func(sp__mlir_writer *w, const sp_op *op) {
 
 /* ------------------------------------------------------------------ return and call */
 
+/* Is the `%name` under the cursor the result of the next op (`%3 = ...`, `%3:2 = ...`) rather
+ * than an operand? Only matters for a terminator without operands that is followed by more
+ * ops, which the verifier rejects but the printer can show. */
+static bool starts_next_op(sp__mlir_parser *p) {
+  sp__mlir_lexer saved = p->lx;
+  bool next = false;
+  while (p->lx.tok.kind == SP_TOK_PERCENT) {
+    sp__mlir_next(p);
+    if (p->lx.tok.kind == SP_TOK_HASH) sp__mlir_next(p); /* %x#1 */
+    if (p->lx.tok.kind == SP_TOK_COLON) {                  /* %x:2 = (a result group) */
+      sp__mlir_next(p);
+      next = p->lx.tok.kind == SP_TOK_INT;
+      break;
+    }
+    if (p->lx.tok.kind == SP_TOK_EQUAL) {
+      next = true;
+      break;
+    }
+    if (!sp__mlir_accept(p, SP_TOK_COMMA)) break;
+  }
+  p->lx = saved;
+  return next;
+}
+
 /* `%a, %b {attrs} : T, T` (shared by func.return, stablehlo.return and sdy.return). */
 int sp__mlir_parse_return_like(sp__mlir_parser *p, const sp__mlir_op_header *h, sp_op **out) {
   sp__mlir_values vals = {0};
@@ -238,7 +254,7 @@ int sp__mlir_parse_return_like(sp__mlir_parser *p, const sp__mlir_op_header *h, 
   sp_attrs attrs = {0};
   int rc;
   if ((rc = sp__mlir_parse_attr_dict(p, h->kind, &attrs))) return rc;
-  if ((rc = sp__mlir_parse_operand_list(p, &vals))) return rc;
+  if (!starts_next_op(p) && (rc = sp__mlir_parse_operand_list(p, &vals))) return rc;
   if ((rc = sp__mlir_parse_attr_dict(p, h->kind, &attrs))) return rc;
   if (vals.n) {
     if ((rc = sp__mlir_expect(p, SP_TOK_COLON, h->name))) return rc;
@@ -271,12 +287,9 @@ static int parse_call(sp__mlir_parser *p, const sp__mlir_op_header *h, sp_op **o
   sp__mlir_types ins = {0}, outs = {0};
   sp_attrs attrs = {0};
   int rc;
-  if (p->lx.tok.kind != SP_TOK_AT) return sp__mlir_expect(p, SP_TOK_AT, "call");
   sp_attr callee = {.name = "callee", .kind = SP_ATTR_SYMBOL};
-  callee.u.s = sp__mlir_intern(p, p->lx.tok.p + 1, p->lx.tok.n - 1);
-  if (!callee.u.s) return sp__mlir_oom(p);
-  sp__mlir_next(p);
-  if ((rc = sp__mlir_set_attr(p, &attrs, &callee))) return rc;
+  if ((rc = sp__mlir_parse_symbol(p, &callee.u.s)) || (rc = sp__mlir_set_attr(p, &attrs, &callee)))
+    return rc;
   if ((rc = sp__mlir_expect(p, SP_TOK_LPAREN, "call")) ||
       (rc = sp__mlir_parse_operand_list(p, &vals)) ||
       (rc = sp__mlir_expect(p, SP_TOK_RPAREN, "call")) ||

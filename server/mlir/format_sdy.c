@@ -25,11 +25,8 @@
 static int parse_mesh(sp__mlir_parser *p, const sp__mlir_op_header *h, sp_op **out) {
   sp_attrs attrs = {0};
   int rc;
-  if (p->lx.tok.kind != SP_TOK_AT) return sp__mlir_expect(p, SP_TOK_AT, "sdy.mesh");
   sp_attr name = {.name = "sym_name", .kind = SP_ATTR_STR};
-  name.u.s = sp__mlir_intern(p, p->lx.tok.p + 1, p->lx.tok.n - 1);
-  if (!name.u.s) return sp__mlir_oom(p);
-  sp__mlir_next(p);
+  if ((rc = sp__mlir_parse_symbol(p, &name.u.s))) return rc;
   sp_attr mesh = {.name = "mesh", .kind = SP_ATTR_MESH};
   if ((rc = sp__mlir_expect(p, SP_TOK_EQUAL, "sdy.mesh"))) return rc;
   if (p->lx.tok.kind == SP_TOK_HASH && sp__mlir_tok_is(&p->lx.tok, "#sdy.mesh")) sp__mlir_next(p);

@@ -958,19 +958,10 @@ static int parse_custom_call(sp__mlir_parser *p, const sp__mlir_op_header *h, sp
   sp_attrs attrs = {0};
   int rc;
   sp_attr target = {.name = "call_target_name", .kind = SP_ATTR_STR};
-  const sp__mlir_token *t = &p->lx.tok;
-  if (t->kind == SP_TOK_AT && t->n > 1 && t->p[1] == '"') {
-    size_t len;
-    sp__mlir_lex_seek(&p->lx, t->p + 1);
-    if ((rc = sp__mlir_parse_string(p, &target.u.s, &len, h->name))) return rc;
-  } else if (t->kind == SP_TOK_AT) {
-    target.u.s = sp__mlir_intern(p, t->p + 1, t->n - 1);
-    if (!target.u.s) return sp__mlir_oom(p);
-    sp__mlir_next(p);
-  } else {
+  if (p->lx.tok.kind != SP_TOK_AT)
     return sp__mlir_error(p, NULL, "expected call target '@name' in %s", h->name);
-  }
-  if ((rc = sp__mlir_set_attr(p, &attrs, &target)) ||
+  if ((rc = sp__mlir_parse_symbol(p, &target.u.s)) ||
+      (rc = sp__mlir_set_attr(p, &attrs, &target)) ||
       (rc = sp__mlir_expect(p, SP_TOK_LPAREN, h->name)) ||
       (rc = sp__mlir_parse_operand_list(p, &vals)) ||
       (rc = sp__mlir_expect(p, SP_TOK_RPAREN, h->name)) ||
@@ -1051,7 +1042,8 @@ static int parse_reduce(sp__mlir_parser *p, const sp__mlir_op_header *h, sp_op *
   sp__mlir_token applies_tok;
   if (sp__mlir_accept_word(p, "applies")) {
     applies_tok = p->lx.tok;
-    if (applies_tok.kind != SP_TOK_BARE) return sp__mlir_error(p, NULL, "expected op name after 'applies'");
+    if (applies_tok.kind != SP_TOK_BARE || !sp__mlir_valid_op_name(applies_tok.p, applies_tok.n))
+      return sp__mlir_error(p, NULL, "expected op name after 'applies'");
     applies = sp__mlir_intern(p, applies_tok.p, applies_tok.n);
     if (!applies) return sp__mlir_oom(p);
     sp_op_kind k = sp_op_kind_from_name(applies);

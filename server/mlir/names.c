@@ -327,12 +327,25 @@ void sp__mlir_namer_free(sp__mlir_namer *n) {
 
 /* ------------------------------------------------------------------ queries */
 
+/* "%" and a decimal number, without printf (this runs for every operand printed). */
+static void put_number(sp_strbuf *sb, char sigil, int v) {
+  char buf[16];
+  int k = sizeof buf;
+  unsigned u = (unsigned)(v < 0 ? 0 : v);
+  do {
+    buf[--k] = (char)('0' + u % 10);
+    u /= 10;
+  } while (u);
+  buf[--k] = sigil;
+  sp_strbuf_putn(sb, buf + k, sizeof buf - (size_t)k);
+}
+
 static void put_slot(sp_strbuf *sb, const slot *s) {
   if (s->name) {
     sp_strbuf_putc(sb, '%');
     sp_strbuf_puts(sb, s->name);
   } else {
-    sp_strbuf_printf(sb, "%%%d", s->id);
+    put_number(sb, '%', s->id);
   }
 }
 
@@ -342,7 +355,7 @@ void sp__mlir_namer_value(const sp__mlir_namer *n, sp_strbuf *sb, const sp_value
     const slot *base = slot_find(n, &v->def->results[0]);
     if (base && !base->name) {
       put_slot(sb, base);
-      sp_strbuf_printf(sb, "#%d", v->index);
+      put_number(sb, '#', v->index);
       return;
     }
   }
@@ -359,7 +372,7 @@ void sp__mlir_namer_results(const sp__mlir_namer *n, sp_strbuf *sb, const sp_op 
   const slot *base = slot_find(n, &op->results[0]);
   if (base && !base->name && op->nresults > 1) {
     put_slot(sb, base);
-    sp_strbuf_printf(sb, ":%d", op->nresults);
+    put_number(sb, ':', op->nresults);
   } else {
     for (int i = 0; i < op->nresults; i++) {
       if (i) sp_strbuf_puts(sb, ", ");

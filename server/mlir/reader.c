@@ -215,6 +215,24 @@ int sp__mlir_parse_string(sp__mlir_parser *p, const char **out, size_t *len, con
   return SP_OK;
 }
 
+int sp__mlir_parse_symbol(sp__mlir_parser *p, const char **out) {
+  const sp__mlir_token *t = &p->lx.tok;
+  if (t->kind != SP_TOK_AT) {
+    if (check_token(p)) return SP_EINVAL;
+    return sp__mlir_error(p, NULL, "expected symbol name '@...'");
+  }
+  if (t->n > 1 && t->p[1] == '"') {
+    /* @"quoted": re-read the quoted part as a string literal. */
+    size_t len;
+    sp__mlir_lex_seek(&p->lx, t->p + 1);
+    return sp__mlir_parse_string(p, out, &len, "symbol name");
+  }
+  *out = sp__mlir_intern(p, t->p + 1, t->n - 1);
+  if (!*out) return sp__mlir_oom(p);
+  sp__mlir_next(p);
+  return SP_OK;
+}
+
 int sp__mlir_skip_loc(sp__mlir_parser *p) {
   if (p->lx.tok.kind != SP_TOK_BARE || !sp__mlir_tok_is(&p->lx.tok, "loc")) return SP_OK;
   sp__mlir_next(p);
@@ -259,6 +277,7 @@ struct sp__mlir_aliases {
   int n, cap;
   struct { const char *name; size_t len; const char *value; bool is_type; } *v;
   intern_table strings; /* interned identifiers live here too */
+  struct { const char *name; sp_op_kind kind; } kinds[64]; /* op kind by interned name */
 };
 
 const char *sp__mlir_intern(sp__mlir_parser *p, const char *s, size_t n) {
@@ -296,6 +315,17 @@ const char *sp__mlir_intern(sp__mlir_parser *p, const char *s, size_t n) {
   t->b[h & t->mask] = e;
   t->count++;
   return copy;
+}
+
+/* The kind of an op name interned by sp__mlir_intern (a direct-mapped cache in front of the
+ * linear table scan, since a module repeats a handful of op names). */
+static sp_op_kind kind_of(sp__mlir_parser *p, const char *interned) {
+  size_t slot = ((uintptr_t)interned >> 4) & 63;
+  if (p->aliases->kinds[slot].name == interned) return p->aliases->kinds[slot].kind;
+  sp_op_kind k = sp_op_kind_from_name(interned);
+  p->aliases->kinds[slot].name = interned;
+  p->aliases->kinds[slot].kind = k;
+  return k;
 }
 
 /* ------------------------------------------------------------------ vectors */
@@ -768,6 +798,15 @@ typedef struct bound_name {
   int count;
 } bound_name;
 
+/* A generic op name is `dialect.op` made of identifier characters. */
+bool sp__mlir_valid_op_name(const char *s, size_t n) {
+  if (n == 0 || n > SP_MAX_IDENT || !memchr(s, '.', n) || s[0] == '.' || s[n - 1] == '.')
+    return false;
+  for (size_t i = 0; i < n; i++)
+    if (!sp__mlir_is_id_char((unsigned char)s[i])) return false;
+  return true;
+}
+
 /* Full op name for a bare custom-syntax name: `return` inside a func is func.return. */
 static const char *resolve_op_name(sp__mlir_parser *p, const sp__mlir_token *t) {
   static const struct { const char *bare, *full; } defaults[] = {
@@ -778,7 +817,7 @@ static const char *resolve_op_name(sp__mlir_parser *p, const sp__mlir_token *t) 
       if (sp__mlir_tok_is(t, defaults[i].bare)) return defaults[i].full;
     return NULL;
   }
-  return sp__mlir_intern(p, t->p, t->n);
+  return sp__mlir_valid_op_name(t->p, t->n) ? sp__mlir_intern(p, t->p, t->n) : NULL;
 }
 
 static int parse_bound_names(sp__mlir_parser *p, bound_name **names, int *n, int *total) {
@@ -831,11 +870,12 @@ static int parse_operation(sp__mlir_parser *p, sp_block *b) {
     size_t len;
     const char *name;
     if ((rc = sp__mlir_parse_string(p, &name, &len, "operation name"))) return rc;
-    if (len == 0 || len > SP_MAX_IDENT)
-      return sp__mlir_error(p, &h.name_tok, "invalid operation name");
-    h.kind = sp_op_kind_from_name(name);
-    h.name = h.kind ? sp_op_kind_name(h.kind) : sp__mlir_intern(p, name, len);
-    if (!h.name) return sp__mlir_oom(p);
+    if (!sp__mlir_valid_op_name(name, len))
+      return sp__mlir_error(p, &h.name_tok, "invalid operation name (expected dialect.op)");
+    const char *interned = sp__mlir_intern(p, name, len);
+    if (!interned) return sp__mlir_oom(p);
+    h.kind = kind_of(p, interned);
+    h.name = h.kind ? sp_op_kind_name(h.kind) : interned;
     if (h.kind == SP_OP_FUNC || h.kind == SP_OP_MODULE || h.kind == SP_OP_SDY_MESH)
       return sp__mlir_error(p, &h.name_tok, "the generic form of '%s' is not supported", h.name);
     rc = sp__mlir_parse_generic_op(p, &h, &op);
@@ -844,7 +884,7 @@ static int parse_operation(sp__mlir_parser *p, sp_block *b) {
     if (!name)
       return sp__mlir_error(p, NULL, "unknown operation '%.*s'", (int)p->lx.tok.n, p->lx.tok.p);
     sp__mlir_next(p);
-    h.kind = sp_op_kind_from_name(name);
+    h.kind = kind_of(p, name);
     h.name = h.kind ? sp_op_kind_name(h.kind) : name;
     const sp__mlir_format *f = sp__mlir_format_for(h.kind);
     rc = f && f->parse ? f->parse(p, &h, &op) : sp__mlir_parse_fallback_op(p, &h, &op);

@@ -78,6 +78,10 @@ static inline void sp__mlir_leave(sp__mlir_parser *p) { p->depth--; }
 int sp__mlir_parse_int(sp__mlir_parser *p, int64_t *out, const char *context);
 /* Decodes the string token under the cursor (escapes resolved) into the module arena. */
 int sp__mlir_parse_string(sp__mlir_parser *p, const char **out, size_t *len, const char *context);
+/* `@name` or `@"name"` under the cursor: the name without '@' (module arena). */
+int sp__mlir_parse_symbol(sp__mlir_parser *p, const char **out);
+/* Is [s, s+n) a valid op name (`dialect.op`, identifier characters)? */
+bool sp__mlir_valid_op_name(const char *s, size_t n);
 /* A copy of the token text in the module arena (interned for repeated names). */
 const char *sp__mlir_intern(sp__mlir_parser *p, const char *s, size_t n);
 /* The text position of the value of alias `#name` / `!name` (token `t`), or NULL. */

@@ -470,7 +470,8 @@ void sp__mlir_w_region(sp__mlir_writer *w, const sp_region *r, bool entry_args) 
   sp__mlir_w_putc(w, '{');
   for (int i = 0; i < r->nblocks; i++) {
     const sp_block *b = r->blocks[i];
-    if (i > 0 || (entry_args && b->nargs > 0)) {
+    /* An empty entry block followed by others needs its label to survive a re-parse. */
+    if (i > 0 || (entry_args && b->nargs > 0) || (!b->first && r->nblocks > 1)) {
       sp__mlir_w_newline(w);
       w_block_header(w, b);
     }
