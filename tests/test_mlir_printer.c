@@ -294,6 +294,26 @@ START_TEST(sdy_ops_print_in_sdy_opt_form) {
 }
 END_TEST
 
+START_TEST(quoted_symbols_escaped_axis_names_and_unreduced_kinds_print_back) {
+  const char *text =
+      "module {\n"
+      "  sdy.mesh @\"my mesh\" = <[\"a\\22b\"=2, \"c\"=2]>\n"
+      "  func.func @f(%arg0: tensor<4xf32> {sdy.sharding = #sdy.sharding<@\"my mesh\", [{\"a\\22b\"}], unreduced=max{\"c\"}>}) -> tensor<4xf32> {\n"
+      "    %0 = stablehlo.custom_call @\"odd target\"(%arg0) : (tensor<4xf32>) -> tensor<4xf32>\n"
+      "    return %0 : tensor<4xf32>\n"
+      "  }\n"
+      "}\n";
+  assert_prints(text, text);
+  sp_module *m = parse_ok(text);
+  const sp_mesh *mesh = sp_module_lookup_mesh(m, "my mesh");
+  ck_assert_ptr_nonnull(mesh);
+  ck_assert_str_eq(mesh->axes[0].name, "a\"b");
+  sp_sharding *s = sp_module_lookup_func(m, "f")->regions[0].blocks[0]->args[0]->sharding;
+  ck_assert_str_eq(s->unreduced_kind, "max");
+  sp_module_free(m);
+}
+END_TEST
+
 START_TEST(changed_sharding_and_shape_are_printed) {
   sp_module *m = parse_ok(
       "sdy.mesh @mesh = <[\"a\"=2, \"b\"=2]>\n"
@@ -398,6 +418,7 @@ static Suite *printer_suite(void) {
   tcase_add_test(tc, attribute_dictionaries_are_sorted_and_normalised);
   tcase_add_test(tc, func_signatures_use_parentheses_only_when_needed);
   tcase_add_test(tc, sdy_ops_print_in_sdy_opt_form);
+  tcase_add_test(tc, quoted_symbols_escaped_axis_names_and_unreduced_kinds_print_back);
   tcase_add_test(tc, project_example_prints_to_a_fixed_point);
   suite_add_tcase(s, tc);
   tc = tcase_create("changed_ir");

@@ -46,8 +46,8 @@ typedef struct sp__mlir_attr_schema {
 /* The entry for attribute `name` of an op of `kind`, or NULL. */
 const sp__mlir_attr_schema *sp__mlir_schema_find(sp_op_kind kind, const char *name);
 
-/* The parts of a composite, in MLIR's printing order; `int_last` parts (index_vector_dim) are
- * single integers. Returns the number of parts and fills `names` (up to 8). */
+/* The parts of a composite, in MLIR's printing order; `is_int[i]` marks the parts that are single
+ * integers (index_vector_dim). Returns the number of parts and fills `names` (up to 8). */
 int sp__mlir_schema_parts(sp__mlir_attr_form form, const char **names, bool *is_int);
 
 #endif /* SP_MLIR_ATTR_SCHEMA_H */

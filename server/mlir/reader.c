@@ -273,7 +273,9 @@ static uint32_t hash_bytes(const char *s, size_t n) {
   return h;
 }
 
-struct sp__mlir_aliases {
+/* Per-parse lookup tables: `#alias` / `!alias` definitions (by text position), interned names,
+ * and a cache of op kinds by interned name. */
+struct sp__mlir_tables {
   int n, cap;
   struct { const char *name; size_t len; const char *value; bool is_type; } *v;
   intern_table strings; /* interned identifiers live here too */
@@ -281,7 +283,7 @@ struct sp__mlir_aliases {
 };
 
 const char *sp__mlir_intern(sp__mlir_parser *p, const char *s, size_t n) {
-  intern_table *t = &p->aliases->strings;
+  intern_table *t = &p->tables->strings;
   uint32_t h = hash_bytes(s, n);
   if (t->b) {
     for (intern_entry *e = t->b[h & t->mask]; e; e = e->next)
@@ -321,10 +323,10 @@ const char *sp__mlir_intern(sp__mlir_parser *p, const char *s, size_t n) {
  * linear table scan, since a module repeats a handful of op names). */
 static sp_op_kind kind_of(sp__mlir_parser *p, const char *interned) {
   size_t slot = ((uintptr_t)interned >> 4) & 63;
-  if (p->aliases->kinds[slot].name == interned) return p->aliases->kinds[slot].kind;
+  if (p->tables->kinds[slot].name == interned) return p->tables->kinds[slot].kind;
   sp_op_kind k = sp_op_kind_from_name(interned);
-  p->aliases->kinds[slot].name = interned;
-  p->aliases->kinds[slot].kind = k;
+  p->tables->kinds[slot].name = interned;
+  p->tables->kinds[slot].kind = k;
   return k;
 }
 
@@ -919,7 +921,7 @@ static int parse_alias_def(sp__mlir_parser *p) {
   sp__mlir_next(p);
   int rc = sp__mlir_expect(p, SP_TOK_EQUAL, "alias definition");
   if (rc) return rc;
-  sp__mlir_aliases *al = p->aliases;
+  sp__mlir_tables *al = p->tables;
   if (name.kind == SP_TOK_HASH && p->lx.tok.kind == SP_TOK_BARE &&
       sp__mlir_tok_is(&p->lx.tok, "loc"))
     return sp__mlir_skip_loc(p);
@@ -945,7 +947,7 @@ static int parse_alias_def(sp__mlir_parser *p) {
 }
 
 const char *sp__mlir_alias_lookup(sp__mlir_parser *p, const sp__mlir_token *t, bool is_type) {
-  sp__mlir_aliases *al = p->aliases;
+  sp__mlir_tables *al = p->tables;
   for (int i = al->n - 1; i >= 0; i--)
     if (al->v[i].is_type == is_type && al->v[i].len == t->n &&
         memcmp(al->v[i].name, t->p, t->n) == 0)
@@ -987,11 +989,11 @@ int sp_mlir_parse(const char *text, size_t len, const char *filename, int first_
   sp__mlir_parser p;
   memset(&p, 0, sizeof p);
   sp__mlir_names names;
-  sp__mlir_aliases aliases;
+  sp__mlir_tables tables;
   memset(&names, 0, sizeof names);
-  memset(&aliases, 0, sizeof aliases);
+  memset(&tables, 0, sizeof tables);
   p.names = &names;
-  p.aliases = &aliases;
+  p.tables = &tables;
   p.err = err;
   p.filename = filename;
   p.first_line = first_line;

@@ -22,7 +22,7 @@
 #include "mlir/lexer.h"
 
 typedef struct sp__mlir_names sp__mlir_names;   /* SSA name scopes (reader.c) */
-typedef struct sp__mlir_aliases sp__mlir_aliases; /* #alias / !alias definitions (reader.c) */
+typedef struct sp__mlir_tables sp__mlir_tables; /* aliases, interned names, op kinds (reader.c) */
 
 typedef struct sp__mlir_parser {
   sp__mlir_lexer lx;
@@ -37,7 +37,7 @@ typedef struct sp__mlir_parser {
   bool failed;
   int trial;              /* > 0 while trying an optional parse: errors are not recorded */
   sp__mlir_names *names;
-  sp__mlir_aliases *aliases;
+  sp__mlir_tables *tables;
 } sp__mlir_parser;
 
 /* Growable arrays in p->tmp. */

@@ -3,8 +3,9 @@
  * !stablehlo.token, and anything else (i32, !dialect.type<...>) kept as text (see reader.h).
  *
  * Shapes are scanned character by character: `8x8xf32` is not a sequence of MLIR tokens.
- * Every value gets its own sp_type (no sharing), so a pass may change one value's type in place
- * without touching others; element type names are interned.
+ * Each op result gets the sp_type parsed for it (results never share one), so replacing or
+ * editing one result's type does not touch another; a func argument's type is shared with
+ * the func's signature (ir.h). Element type names are interned.
  */
 #include <string.h>
 

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "ir/op_attrs.h"
+#include "ir/sp_limits.h"
 #include "mlir/attr_schema.h"
 #include "mlir/format.h"
 #include "mlir/mlir.h"
@@ -127,9 +128,9 @@ static void put_open_sharding(sp__mlir_writer *w, const sp_sharding *like, const
   memset(&s, 0, sizeof s);
   s.mesh_name = like->mesh_name;
   s.inline_mesh = like->inline_mesh;
-  sp_dim_sharding dims[64];
+  sp_dim_sharding dims[SP_MAX_RANK];
   s.rank = type_rank(t);
-  if (s.rank > 64) s.rank = 64;
+  if (s.rank > SP_MAX_RANK) s.rank = SP_MAX_RANK;
   for (int i = 0; i < s.rank; i++) {
     dims[i].naxes = 0;
     dims[i].axes = NULL;
