@@ -49,7 +49,7 @@ static void put_dims_list(emitter *e, const int *d, int n) {
 
 static val shape(int rank, const int64_t *dims) {
   val v = {0, rank, {0}};
-  memcpy(v.dims, dims, (size_t)rank * sizeof *dims);
+  if (rank > 0) memcpy(v.dims, dims, (size_t)rank * sizeof *dims);  /* scalars pass NULL */
   return v;
 }
 
