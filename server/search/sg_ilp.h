@@ -1,0 +1,72 @@
+/*
+ * sg_ilp.h - the one-hot integer program of a compact model, solved with GLPK (internal).
+ *
+ * Variables: x[i][k] (binary) for each node strategy; y[e][a][b] (continuous in [0, 1])
+ * for each allowed pair of each edge; pairs with a forbidden cost have no variable.
+ * Rows: one strategy per node (sum_k x[i][k] = 1); linking (sum_b y[e][a][b] = x[i][a]
+ * and sum_a y[e][a][b] = x[j][b]), which makes y integral once x is; usage rows
+ * sum x[i][k] * use <= cap(t).
+ * Usage rows: the "plain" model has one at every time some segment starts (the textbook
+ * model); the reduced one keeps only times that can bind and are not implied by a
+ * neighbouring time (same or more segments, no more capacity), and no duplicates.
+ *
+ * Solving: GLPK's MIP presolver would solve the root LP with primal simplex and no time
+ * limit, so the root relaxation is solved here with dual simplex and a time limit (and the
+ * incumbent's cost as objective limit: reaching it proves the incumbent optimal), then
+ * glp_intopt runs without presolve from that basis, with the incumbent offered through the
+ * heuristic callback, a gap and a time limit.
+ *
+ * Memory: sg_ilp owns its glp_prob and index arrays (malloc); the model must outlive it.
+ */
+#ifndef SP_SEARCH_SG_ILP_H
+#define SP_SEARCH_SG_ILP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "search/sg_model.h"
+
+typedef struct sg_ilp sg_ilp;
+
+typedef struct sg_ilp_size {
+  int64_t cols, rows, mem_rows, nonzeros;
+} sg_ilp_size;
+
+/* Builds the program for the nodes `nodes[0..nn)` of `p` (all when nodes is NULL) and the
+ * edges between them. With `ub` the cost of a known plan of these nodes (INT64_MAX: none),
+ * variables that cannot be part of a cheaper plan are left out. Returns SP_ELIMIT (nothing
+ * built) when it would have more than `max_nonzeros` constraint entries (0: no limit). */
+int sp_sg_ilp_build(const sg_prob *p, const int *nodes, int nn, bool plain,
+                    int64_t max_nonzeros, int64_t ub, sg_ilp **out, sp_err *err);
+void sp_sg_ilp_free(sg_ilp *q);
+sg_ilp_size sp_sg_ilp_size(const sg_ilp *q);
+
+/* Writes the program in CPLEX LP format; `offset` (a constant cost) goes in as the
+ * objective's constant term. */
+int sp_sg_ilp_write_lp(sg_ilp *q, int64_t offset, const char *path, sp_err *err);
+
+typedef void (*sg_ilp_plan_fn)(void *ctx, const int *plan, int64_t cost);
+
+typedef struct sg_ilp_run {
+  /* in */
+  double lp_deadline, deadline; /* absolute (sp_sg_now); 0: none */
+  double gap;                   /* relative MIP gap */
+  const int *start;             /* a valid plan of the whole compact model, or NULL */
+  sg_ilp_plan_fn on_plan;       /* called with each better plan (whole compact model) */
+  void *ctx;
+  /* out */
+  bool lp_solved;               /* the root relaxation reached optimality */
+  bool infeasible;              /* proven */
+  bool optimal;                 /* the best plan is proven optimal (within gap) */
+  bool timed_out;
+  double bound;                 /* lower bound on this part's cost (-inf if none) */
+  bool has_plan;
+  int64_t cost;                 /* of this part's best plan */
+  double t_lp, t_ilp;
+} sg_ilp_run;
+
+/* Solves; `plan` [p->n] receives the best plan for this part's nodes (others untouched,
+ * but `start` is copied first when given). */
+int sp_sg_ilp_solve(sg_ilp *q, sg_ilp_run *r, int *plan, sp_err *err);
+
+#endif /* SP_SEARCH_SG_ILP_H */
