@@ -1,0 +1,1324 @@
+/*
+ * plan_search.c - builds the strategy graph of a propagated module, solves it and writes the
+ * plan back (see plan_search.h).
+ *
+ * The build has three phases over the main function's top-level ops, in program order:
+ *   1. nodes: a source node per ranked argument and constant, an op node (or a fixed node)
+ *      per other op, element-wise followers attached to the node of the operand they follow;
+ *   2. strategy caps: nodes above max_strategies keep their cheapest strategies;
+ *   3. edges: each operand of each op is priced from its producer's layouts to the layouts the
+ *      op (or, for a follower, its node) wants under each strategy; distinct layouts are priced
+ *      once per edge.
+ * Every value the search places (ranked static tensors defined at top level) has a slot: the
+ * node and the member index within the node that holds its layout.
+ *
+ * Invariants: a member's layout under strategy s is set.v[s].results[member.result]; a
+ * follower's member uses the result index of the value it follows, so chains of followers all
+ * read the same layout.
+ */
+#include "search/plan_search.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "rules/registry.h"
+#include "search/strategies.h"
+#include "search/strategy_graph.h"
+
+#define UNITS_PER_SECOND 1e9
+#define DEFAULT_MAX_STRATEGIES 512
+#define MIB (1024.0 * 1024.0)
+
+enum { NODE_SOURCE, NODE_OP, NODE_FIXED };
+
+/* ------------------------------------------------------------------ pointer map */
+
+/* Open addressing from a pointer to an int; capacity fixed at creation (a power of two at
+ * least twice the number of keys, so it never fills). */
+typedef struct ptrmap {
+  size_t mask;
+  const void **k;
+  int *v;
+} ptrmap;
+
+static int ptrmap_init(sp_arena *a, ptrmap *pm, size_t nkeys) {
+  size_t cap = 16;
+  while (cap < 2 * nkeys + 2) cap <<= 1;
+  pm->mask = cap - 1;
+  pm->k = sp_arena_calloc(a, cap, sizeof *pm->k);
+  pm->v = sp_arena_calloc(a, cap, sizeof *pm->v);
+  return (pm->k && pm->v) ? SP_OK : SP_ENOMEM;
+}
+
+static size_t ptr_hash(const void *p) {
+  uint64_t x = (uint64_t)(uintptr_t)p;
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdULL;
+  x ^= x >> 33;
+  return (size_t)x;
+}
+
+static void ptrmap_put(ptrmap *pm, const void *key, int val) {
+  size_t i = ptr_hash(key) & pm->mask;
+  while (pm->k[i] && pm->k[i] != key) i = (i + 1) & pm->mask;
+  pm->k[i] = key;
+  pm->v[i] = val;
+}
+
+static int ptrmap_get(const ptrmap *pm, const void *key) {
+  size_t i = ptr_hash(key) & pm->mask;
+  while (pm->k[i]) {
+    if (pm->k[i] == key) return pm->v[i];
+    i = (i + 1) & pm->mask;
+  }
+  return -1;
+}
+
+/* ------------------------------------------------------------------ the build state */
+
+typedef struct member {
+  sp_value *v;
+  int result;           /* its layout is set.v[s].results[result] */
+  sp_op *follower;      /* the element-wise op defining it; NULL for the node's own values */
+  int *lid;             /* distinct-layout id per strategy (edges), built on demand */
+  int *rep;             /* a strategy per distinct id */
+  int nl;
+} member;
+
+typedef struct pnode {
+  int kind;
+  sp_op *op;            /* op and fixed nodes; the constant of a constant source node */
+  sp_rule *rule;        /* op nodes */
+  sp_strategy_set set;
+  int nmem, capmem;
+  member *mem;
+  double *self_s;       /* [set.n] resharding between values of this node */
+  int64_t live_start, live_end;
+  int first_in;         /* first incoming edge (index), -1 */
+} pnode;
+
+typedef struct pedge {
+  int a, b;             /* producer node, consumer node */
+  double *sec;          /* [na * nb] seconds, row-major by a's strategy */
+  int next_in;          /* next incoming edge of b */
+} pedge;
+
+typedef struct search {
+  sp_module *m;
+  const sp_plan_search_opts *o;
+  bool fixed;
+  sp_arena *a;                  /* scratch, freed at the end */
+  const sp_mesh *mesh;
+  const char *mesh_name;
+  sp_cost_model cm;
+  sp_op *func;
+  sp_block *body;
+  int nops;
+  sp_op **ops;                  /* top-level ops, position = index + 1 */
+  ptrmap opmap;                 /* op -> index */
+  ptrmap valmap;                /* value -> slot */
+  int nslots, capslots;
+  int *slot_node, *slot_mem;
+  pnode *nodes;
+  int nnodes, capnodes;
+  int *op_node;                 /* [nops]: node of the op (follower: the node it joined), -1 */
+  int *op_follow_result;        /* [nops]: follower's result index in its node, -1 otherwise */
+  pedge *edges;
+  int nedges, capedges;
+  int nfollowers, nfixed;
+  int nstates;
+  sp_plan_state_pair *states;
+  sp_rules_diag diag;
+} search;
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static bool placeable(const sp_value *v) {
+  return v && v->type && sp_type_is_static_tensor(v->type) && v->type->rank >= 1;
+}
+
+static const sp_layout *member_layout(const pnode *n, const member *mb, int s) {
+  return &n->set.v[s].results[mb->result];
+}
+
+/* ------------------------------------------------------------------ nodes */
+
+static int add_node(search *S, int kind, sp_op *op, sp_err *err) {
+  if (S->nnodes == S->capnodes) {
+    int cap = S->capnodes ? 2 * S->capnodes : 64;
+    pnode *v = sp_arena_realloc(S->a, S->nodes, (size_t)S->capnodes * sizeof *v,
+                                (size_t)cap * sizeof *v);
+    if (!v) return sp_err_set(err, SP_ENOMEM, "out of memory");
+    S->nodes = v;
+    S->capnodes = cap;
+  }
+  pnode *n = &S->nodes[S->nnodes];
+  memset(n, 0, sizeof *n);
+  n->kind = kind;
+  n->op = op;
+  n->first_in = -1;
+  return S->nnodes++;
+}
+
+static int add_member(search *S, int node, sp_value *v, int result, sp_op *follower, sp_err *err) {
+  pnode *n = &S->nodes[node];
+  if (n->nmem == n->capmem) {
+    int cap = n->capmem ? 2 * n->capmem : 4;
+    member *mv = sp_arena_realloc(S->a, n->mem, (size_t)n->capmem * sizeof *mv,
+                                  (size_t)cap * sizeof *mv);
+    if (!mv) return sp_err_set(err, SP_ENOMEM, "out of memory");
+    n->mem = mv;
+    n->capmem = cap;
+  }
+  member *mb = &n->mem[n->nmem];
+  memset(mb, 0, sizeof *mb);
+  mb->v = v;
+  mb->result = result;
+  mb->follower = follower;
+  if (S->nslots == S->capslots) return sp_err_set(err, SP_EINTERNAL, "value slots overflow");
+  S->slot_node[S->nslots] = node;
+  S->slot_mem[S->nslots] = n->nmem;
+  ptrmap_put(&S->valmap, v, S->nslots++);
+  n->nmem++;
+  return SP_OK;
+}
+
+/* "%name" of a value, for messages and the collectives list (module arena). */
+static const char *value_name(search *S, const sp_value *v) {
+  if (v->name_hint) {
+    if (v->def && v->def->nresults > 1)
+      return sp_arena_printf(S->m->arena, "%%%s#%d", v->name_hint, v->index);
+    return sp_arena_printf(S->m->arena, "%%%s", v->name_hint);
+  }
+  if (!v->def) return sp_arena_printf(S->m->arena, "%%arg%d", v->index);
+  return sp_arena_printf(S->m->arena, "result %d of %s (line %d)", v->index, v->def->name,
+                         v->def->loc.line);
+}
+
+/* The shardings the search reads must be on its mesh. */
+static int check_mesh_of(search *S, const sp_value *v, sp_err *err) {
+  const sp_sharding *s = v->sharding;
+  if (!s) return SP_OK;
+  bool same = s->inline_mesh ? sp_mesh_equal(s->inline_mesh, S->mesh)
+                             : (s->mesh_name && strcmp(s->mesh_name, S->mesh_name) == 0);
+  if (!same)
+    return sp_err_set(err, SP_EUNSUPPORTED, "%s: sharded on another mesh than @%s; the search "
+                      "plans one mesh", value_name(S, v), S->mesh_name);
+  return SP_OK;
+}
+
+static bool unsharded_open(const sp_sharding *s) { return !s || sp_sharding_is_fully_open_empty(s); }
+
+/* Whether a follower's result and the value it would follow have the same given sharding. */
+static bool same_given(search *S, const sp_sharding *x, const sp_sharding *y, int rank) {
+  if (!S->fixed) {
+    if (unsharded_open(x) && unsharded_open(y)) return true;
+    return x && y && sp_sharding_equal(x, y);
+  }
+  sp_layout *lx, *ly;
+  if (sp_layout_from_sharding(S->a, x, rank, S->mesh, &lx, NULL)) return false;
+  if (sp_layout_from_sharding(S->a, y, rank, S->mesh, &ly, NULL)) return false;
+  return sp_layout_equal(lx, ly);
+}
+
+static bool same_dims(const sp_type *x, const sp_type *y) {
+  if (x->rank != y->rank) return false;
+  for (int d = 0; d < x->rank; d++)
+    if (x->dims[d] != y->dims[d]) return false;
+  return true;
+}
+
+/* The slot of the operand an element-wise op can follow, or -1: op nodes first, then sources. */
+static int follow_slot(search *S, const sp_op *op) {
+  if (S->o->no_coarsen || op->nresults != 1 || !sp_rules_is_elementwise(op)) return -1;
+  const sp_value *r = &op->results[0];
+  if (!placeable(r)) return -1;
+  for (int pass = 0; pass < 2; pass++) {
+    for (int j = 0; j < op->noperands; j++) {
+      const sp_value *v = op->operands[j].value;
+      int slot = v ? ptrmap_get(&S->valmap, v) : -1;
+      if (slot < 0) continue;
+      int kind = S->nodes[S->slot_node[slot]].kind;
+      if (kind != (pass == 0 ? NODE_OP : NODE_SOURCE)) continue;
+      if (!same_dims(v->type, r->type)) continue;
+      if (!same_given(S, v->sharding, r->sharding, r->type->rank)) continue;
+      return slot;
+    }
+  }
+  return -1;
+}
+
+static bool all_static(const sp_op *op) {
+  for (int i = 0; i < op->noperands; i++) {
+    const sp_value *v = op->operands[i].value;
+    if (!v || !v->type || !sp_type_is_static_tensor(v->type)) return false;
+  }
+  for (int r = 0; r < op->nresults; r++)
+    if (!sp_type_is_static_tensor(op->results[r].type)) return false;
+  return true;
+}
+
+static bool has_placeable(const sp_op *op) {
+  for (int i = 0; i < op->noperands; i++)
+    if (placeable(op->operands[i].value)) return true;
+  for (int r = 0; r < op->nresults; r++)
+    if (placeable(&op->results[r])) return true;
+  return false;
+}
+
+static int add_source(search *S, sp_value *v, sp_op *op, sp_err *err) {
+  int rc = check_mesh_of(S, v, err);
+  if (rc) return rc;
+  int node = add_node(S, NODE_SOURCE, op, err);
+  if (node < 0) return node;
+  sp_strategy_opts so = {S->fixed, S->o->no_reduce_scatter};
+  rc = sp_strategies_for_value(S->a, v, S->mesh, &so, &S->nodes[node].set, err);
+  if (rc) return sp_err_prefix(err, "%s", value_name(S, v));
+  if (S->nodes[node].set.n == 0)
+    return sp_err_set(err, SP_EINVAL, "%s: its sharding admits no layout", value_name(S, v));
+  return add_member(S, node, v, 0, NULL, err);
+}
+
+/* An op node (or a fixed node when the enumeration finds nothing or cannot apply). */
+static int add_op(search *S, sp_op *op, int index, sp_err *err) {
+  for (int r = 0; r < op->nresults; r++) {
+    int rc = check_mesh_of(S, &op->results[r], err);
+    if (rc) return rc;
+  }
+  sp_rule *rule = NULL;
+  int rc = sp_rules_for_op(S->a, op, NULL, &rule, &S->diag, err);
+  if (rc) return rc;
+  bool enumerable = rule && all_static(op);
+  int kind = enumerable ? NODE_OP : NODE_FIXED;
+  int node = add_node(S, kind, op, err);
+  if (node < 0) return node;
+  pnode *n = &S->nodes[node];
+  n->rule = rule;
+  if (enumerable) {
+    sp_strategy_opts so = {S->fixed, S->o->no_reduce_scatter};
+    rc = sp_strategies_for_op(S->a, op, rule, S->mesh, &so, &n->set, err);
+    if (rc) return rc;
+    if (n->set.n == 0) n->kind = NODE_FIXED;
+  }
+  if (n->kind == NODE_FIXED) {
+    rc = sp_strategies_fixed(S->a, op, S->mesh, &n->set, err);
+    if (rc) return rc;
+    S->nfixed++;
+  }
+  S->op_node[index] = node;
+  for (int r = 0; r < op->nresults; r++)
+    if (placeable(&op->results[r])) {
+      rc = add_member(S, node, &op->results[r], r, NULL, err);
+      if (rc) return rc;
+    }
+  return SP_OK;
+}
+
+static bool is_constant(const sp_op *op) {
+  return op->kind == SP_OP_CONSTANT || op->kind == SP_OP_SDY_CONSTANT;
+}
+
+/* Phase 1. */
+static int build_nodes(search *S, sp_err *err) {
+  for (int i = 0; i < S->body->nargs; i++) {
+    sp_value *v = S->body->args[i];
+    if (!placeable(v)) continue;
+    int rc = add_source(S, v, NULL, err);
+    if (rc) return rc;
+  }
+  for (int i = 0; i < S->nops; i++) {
+    sp_op *op = S->ops[i];
+    S->op_node[i] = -1;
+    S->op_follow_result[i] = -1;
+    if (op->kind == SP_OP_FUNC_RETURN) continue;
+    if (is_constant(op) && op->nresults == 1) {
+      if (!placeable(&op->results[0])) continue;
+      int rc = add_source(S, &op->results[0], op, err);
+      if (rc) return rc;
+      S->op_node[i] = S->nnodes - 1;
+      continue;
+    }
+    int slot = follow_slot(S, op);
+    if (slot >= 0) {
+      int node = S->slot_node[slot];
+      int result = S->nodes[node].mem[S->slot_mem[slot]].result;
+      S->op_node[i] = node;
+      S->op_follow_result[i] = result;
+      S->nfollowers++;
+      int rc = add_member(S, node, &op->results[0], result, op, err);
+      if (rc) return rc;
+      continue;
+    }
+    if (!has_placeable(op)) continue;
+    int rc = add_op(S, op, i, err);
+    if (rc) return sp_err_prefix(err, "%s:%d", S->m->filename, op->loc.line);
+  }
+  return SP_OK;
+}
+
+/* ------------------------------------------------------------------ node costs */
+
+static const char *op_dtype(const sp_op *op) {
+  const sp_value *v = op->noperands ? op->operands[0].value : NULL;
+  if (!v || !v->type || v->type->kind != SP_TYPE_TENSOR) v = op->nresults ? &op->results[0] : NULL;
+  return (v && v->type && v->type->kind == SP_TYPE_TENSOR) ? v->type->elem : "f32";
+}
+
+static double op_flops(const sp_op *op, const sp_rule *rule) {
+  if (sp_rules_is_elementwise(op))
+    return op->nresults ? (double)sp_type_num_elements(op->results[0].type) : 0.0;
+  if (!rule) return 0.0;
+  double p = 1;
+  for (int f = 0; f < rule->nfactors; f++) p *= (double)rule->factors[f].size;
+  switch (op->kind) {
+    case SP_OP_DOT:
+    case SP_OP_DOT_GENERAL:
+    case SP_OP_CONVOLUTION: return 2 * p;
+    case SP_OP_REDUCE:
+    case SP_OP_REDUCE_WINDOW: return p;
+    default: return 0.0;
+  }
+}
+
+/* The op's own collective of strategy `st` (fills `out` per result when not NULL). */
+static double own_collective_s(search *S, const sp_op *op, const sp_strategy *st,
+                               sp_collective *out /* [nresults] or NULL */) {
+  if (!st->nreduce) return 0.0;
+  double total = 0;
+  int64_t redprod = 1;
+  for (int i = 0; i < st->nreduce; i++) redprod *= sp_ft_axis_size(S->mesh, st->reduce_axes[i]);
+  for (int r = 0; r < op->nresults; r++) {
+    double local = sp_cost_local_bytes(&S->cm, op->results[r].type, &st->results[r]);
+    sp_collective c;
+    if (st->scatter_dim < 0)
+      total += sp_cost_collective(&S->cm, SP_COLL_ALL_REDUCE, st->reduce_axes, st->nreduce, local,
+                                  &c);
+    else
+      total += sp_cost_collective(&S->cm, SP_COLL_REDUCE_SCATTER, st->reduce_axes, st->nreduce,
+                                  local * (double)redprod, &c);
+    if (out) out[r] = c;
+  }
+  return total;
+}
+
+/* Compute of the node's own op under strategy s. */
+static double node_compute_s(search *S, const pnode *n, int s) {
+  double t = 0;
+  if (n->kind != NODE_SOURCE && n->op)
+    t += sp_cost_compute(&S->cm, op_flops(n->op, n->rule), n->set.v[s].devices, op_dtype(n->op));
+  for (int k = 0; k < n->nmem; k++) {
+    const member *mb = &n->mem[k];
+    if (!mb->follower) continue;
+    int64_t dev = sp_layout_shards(member_layout(n, mb, s), S->mesh);
+    t += sp_cost_compute(&S->cm, op_flops(mb->follower, NULL), dev, op_dtype(mb->follower));
+  }
+  return t;
+}
+
+static double node_bytes(search *S, const pnode *n, int s) {
+  double b = 0;
+  for (int k = 0; k < n->nmem; k++)
+    b += sp_cost_local_bytes(&S->cm, n->mem[k].v->type, member_layout(n, &n->mem[k], s));
+  return b;
+}
+
+static double node_own_s(search *S, const pnode *n, int s) {
+  double t = node_compute_s(S, n, s);
+  if (n->kind == NODE_OP) t += own_collective_s(S, n->op, &n->set.v[s], NULL);
+  return t;
+}
+
+static double mem_weight(const search *S) { return S->o->mem_weight > 0 ? S->o->mem_weight : 0; }
+
+/* Phase 2: nodes above the cap keep their cheapest strategies (ties by index). */
+typedef struct ranked { double cost; int index; } ranked;
+
+static int cmp_ranked(const void *x, const void *y) {
+  const ranked *a = x, *b = y;
+  if (a->cost != b->cost) return a->cost < b->cost ? -1 : 1;
+  return a->index - b->index;
+}
+
+static int cmp_int(const void *x, const void *y) { return *(const int *)x - *(const int *)y; }
+
+static int cap_strategies(search *S, sp_err *err) {
+  int cap = S->o->max_strategies > 0 ? S->o->max_strategies : DEFAULT_MAX_STRATEGIES;
+  for (int i = 0; i < S->nnodes; i++) {
+    pnode *n = &S->nodes[i];
+    if (n->set.n <= cap) continue;
+    ranked *r = malloc((size_t)n->set.n * sizeof *r);
+    int *keep = malloc((size_t)cap * sizeof *keep);
+    if (!r || !keep) {
+      free(r);
+      free(keep);
+      return sp_err_set(err, SP_ENOMEM, "out of memory");
+    }
+    for (int s = 0; s < n->set.n; s++) {
+      r[s].cost = node_own_s(S, n, s) * UNITS_PER_SECOND + mem_weight(S) * node_bytes(S, n, s) / MIB;
+      r[s].index = s;
+    }
+    qsort(r, (size_t)n->set.n, sizeof *r, cmp_ranked);
+    for (int k = 0; k < cap; k++) keep[k] = r[k].index;
+    qsort(keep, (size_t)cap, sizeof *keep, cmp_int);   /* keep enumeration order */
+    for (int k = 0; k < cap; k++) n->set.v[k] = n->set.v[keep[k]];
+    n->set.n = cap;
+    free(r);
+    free(keep);
+  }
+  return SP_OK;
+}
+
+/* ------------------------------------------------------------------ edges */
+
+/* Distinct layouts among n pointers: ids[i] and the first index of each id. */
+static int dedup_layouts(sp_arena *a, const sp_layout *const *l, int n, int **ids, int **rep,
+                         int *nd) {
+  int *id = sp_arena_alloc(a, (size_t)n * sizeof *id);
+  int *rp = sp_arena_alloc(a, (size_t)n * sizeof *rp);
+  if (!id || !rp) return SP_ENOMEM;
+  int k = 0;
+  for (int i = 0; i < n; i++) {
+    int j = 0;
+    while (j < k && !sp_layout_equal(l[rp[j]], l[i])) j++;
+    if (j == k) rp[k++] = i;
+    id[i] = j;
+  }
+  *ids = id;
+  *rep = rp;
+  *nd = k;
+  return SP_OK;
+}
+
+static int member_dedup(search *S, pnode *n, member *mb) {
+  if (mb->lid) return SP_OK;
+  const sp_layout **l = sp_arena_alloc(S->a, (size_t)n->set.n * sizeof *l);
+  if (!l) return SP_ENOMEM;
+  for (int s = 0; s < n->set.n; s++) l[s] = member_layout(n, mb, s);
+  return dedup_layouts(S->a, l, n->set.n, &mb->lid, &mb->rep, &mb->nl);
+}
+
+static pedge *find_edge(search *S, int a, int b, sp_err *err) {
+  for (int e = S->nodes[b].first_in; e >= 0; e = S->edges[e].next_in)
+    if (S->edges[e].a == a) return &S->edges[e];
+  if (S->nedges == S->capedges) {
+    int cap = S->capedges ? 2 * S->capedges : 64;
+    pedge *v = sp_arena_realloc(S->a, S->edges, (size_t)S->capedges * sizeof *v,
+                                (size_t)cap * sizeof *v);
+    if (!v) {
+      sp_err_set(err, SP_ENOMEM, "out of memory");
+      return NULL;
+    }
+    S->edges = v;
+    S->capedges = cap;
+  }
+  pedge *e = &S->edges[S->nedges];
+  e->a = a;
+  e->b = b;
+  e->sec = sp_arena_calloc(S->a, (size_t)S->nodes[a].set.n * (size_t)S->nodes[b].set.n,
+                           sizeof *e->sec);
+  if (!e->sec) {
+    sp_err_set(err, SP_ENOMEM, "out of memory");
+    return NULL;
+  }
+  e->next_in = S->nodes[b].first_in;
+  S->nodes[b].first_in = S->nedges++;
+  return e;
+}
+
+/* The layout op `x` (at index i) wants for operand j under strategy t of its node. */
+static const sp_layout *consumer_layout(search *S, int i, int j, int t) {
+  const pnode *c = &S->nodes[S->op_node[i]];
+  if (S->op_follow_result[i] >= 0) return &c->set.v[t].results[S->op_follow_result[i]];
+  return &c->set.v[t].operands[j];
+}
+
+static int price_operand(search *S, int i, int j, sp_err *err) {
+  sp_value *v = S->ops[i]->operands[j].value;
+  int slot = v ? ptrmap_get(&S->valmap, v) : -1;
+  if (slot < 0) return SP_OK;
+  int pn = S->slot_node[slot], cn = S->op_node[i];
+  pnode *p = &S->nodes[pn], *c = &S->nodes[cn];
+  member *mb = &p->mem[S->slot_mem[slot]];
+  sp_reshard rs;
+  if (pn == cn) {
+    for (int t = 0; t < c->set.n; t++) {
+      sp_cost_reshard(&S->cm, v->type, member_layout(p, mb, t), consumer_layout(S, i, j, t), &rs);
+      c->self_s[t] += rs.seconds;
+    }
+    return SP_OK;
+  }
+  if (member_dedup(S, p, mb)) return sp_err_set(err, SP_ENOMEM, "out of memory");
+  const sp_layout **cl = sp_arena_alloc(S->a, (size_t)c->set.n * sizeof *cl);
+  if (!cl) return sp_err_set(err, SP_ENOMEM, "out of memory");
+  for (int t = 0; t < c->set.n; t++) cl[t] = consumer_layout(S, i, j, t);
+  int *cid, *crep, ncd;
+  if (dedup_layouts(S->a, cl, c->set.n, &cid, &crep, &ncd))
+    return sp_err_set(err, SP_ENOMEM, "out of memory");
+  double *pair = sp_arena_alloc(S->a, (size_t)mb->nl * (size_t)ncd * sizeof *pair);
+  if (!pair) return sp_err_set(err, SP_ENOMEM, "out of memory");
+  for (int x = 0; x < mb->nl; x++)
+    for (int y = 0; y < ncd; y++) {
+      sp_cost_reshard(&S->cm, v->type, member_layout(p, mb, mb->rep[x]), cl[crep[y]], &rs);
+      pair[(size_t)x * ncd + y] = rs.seconds;
+    }
+  pedge *e = find_edge(S, pn, cn, err);
+  if (!e) return err ? err->code : SP_ENOMEM;
+  int nb = c->set.n;
+  for (int s = 0; s < p->set.n; s++)
+    for (int t = 0; t < nb; t++) e->sec[(size_t)s * nb + t] += pair[(size_t)mb->lid[s] * ncd + cid[t]];
+  return SP_OK;
+}
+
+/* The argument and the returned value of state pair k, or false when either is not placed. */
+static bool state_values(search *S, const sp_plan_state_pair *sp, sp_value **arg, sp_value **res) {
+  sp_op *ret = S->body->last;
+  if (!ret || ret->kind != SP_OP_FUNC_RETURN) return false;
+  if (sp->arg < 0 || sp->arg >= S->body->nargs || sp->result < 0 || sp->result >= ret->noperands)
+    return false;
+  *arg = S->body->args[sp->arg];
+  *res = ret->operands[sp->result].value;
+  return *res && ptrmap_get(&S->valmap, *arg) >= 0 && ptrmap_get(&S->valmap, *res) >= 0 &&
+         same_dims((*arg)->type, (*res)->type);
+}
+
+static int price_state(search *S, const sp_plan_state_pair *sp, sp_err *err) {
+  sp_value *av, *rv;
+  if (!state_values(S, sp, &av, &rv)) return SP_OK;
+  int as = ptrmap_get(&S->valmap, av), rs = ptrmap_get(&S->valmap, rv);
+  int pn = S->slot_node[rs], cn = S->slot_node[as];
+  pnode *p = &S->nodes[pn], *c = &S->nodes[cn];
+  member *pm = &p->mem[S->slot_mem[rs]], *cm = &c->mem[S->slot_mem[as]];
+  sp_reshard r;
+  if (pn == cn) {
+    for (int t = 0; t < c->set.n; t++) {
+      sp_cost_reshard(&S->cm, rv->type, member_layout(p, pm, t), member_layout(c, cm, t), &r);
+      c->self_s[t] += r.seconds;
+    }
+    return SP_OK;
+  }
+  pedge *e = find_edge(S, pn, cn, err);
+  if (!e) return err ? err->code : SP_ENOMEM;
+  if (member_dedup(S, p, pm) || member_dedup(S, c, cm))
+    return sp_err_set(err, SP_ENOMEM, "out of memory");
+  double *pair = sp_arena_alloc(S->a, (size_t)pm->nl * (size_t)cm->nl * sizeof *pair);
+  if (!pair) return sp_err_set(err, SP_ENOMEM, "out of memory");
+  for (int x = 0; x < pm->nl; x++)
+    for (int y = 0; y < cm->nl; y++) {
+      sp_cost_reshard(&S->cm, rv->type, member_layout(p, pm, pm->rep[x]),
+                      member_layout(c, cm, cm->rep[y]), &r);
+      pair[(size_t)x * cm->nl + y] = r.seconds;
+    }
+  int nb = c->set.n;
+  for (int s = 0; s < p->set.n; s++)
+    for (int t = 0; t < nb; t++)
+      e->sec[(size_t)s * nb + t] += pair[(size_t)pm->lid[s] * cm->nl + cm->lid[t]];
+  return SP_OK;
+}
+
+/* State pairs: the options' and those declared by `tf.aliasing_output` on arguments. */
+static int collect_states(search *S, sp_err *err) {
+  int n = S->o->nstate;
+  for (int i = 0; i < S->body->nargs; i++)
+    if (sp_attrs_get(&S->body->args[i]->attrs, "tf.aliasing_output")) n++;
+  S->states = sp_arena_alloc(S->a, (size_t)(n ? n : 1) * sizeof *S->states);
+  if (!S->states) return sp_err_set(err, SP_ENOMEM, "out of memory");
+  for (int k = 0; k < S->o->nstate; k++) S->states[S->nstates++] = S->o->state[k];
+  for (int i = 0; i < S->body->nargs; i++) {
+    const sp_attr *at = sp_attrs_get(&S->body->args[i]->attrs, "tf.aliasing_output");
+    if (!at) continue;
+    long long r = -1;
+    if (at->kind == SP_ATTR_INT) r = at->u.i;
+    else if ((at->kind == SP_ATTR_TEXT || at->kind == SP_ATTR_STR) && at->u.s) r = strtoll(at->u.s, NULL, 10);
+    if (r < 0 || r > INT32_MAX)
+      return sp_err_set(err, SP_EINVAL, "%s: argument %d: tf.aliasing_output is not a result "
+                        "index", S->m->filename, i);
+    S->states[S->nstates].arg = i;
+    S->states[S->nstates++].result = (int)r;
+  }
+  return SP_OK;
+}
+
+/* Phase 3. */
+static int build_edges(search *S, sp_err *err) {
+  for (int k = 0; k < S->nnodes; k++) {
+    S->nodes[k].self_s = sp_arena_calloc(S->a, (size_t)S->nodes[k].set.n, sizeof(double));
+    if (!S->nodes[k].self_s) return sp_err_set(err, SP_ENOMEM, "out of memory");
+  }
+  for (int i = 0; i < S->nops; i++) {
+    if (S->op_node[i] < 0 || S->nodes[S->op_node[i]].kind == NODE_SOURCE) continue;
+    for (int j = 0; j < S->ops[i]->noperands; j++) {
+      int rc = price_operand(S, i, j, err);
+      if (rc) return rc;
+    }
+  }
+  int rc = collect_states(S, err);
+  for (int k = 0; !rc && k < S->nstates; k++) rc = price_state(S, &S->states[k], err);
+  return rc;
+}
+
+/* ------------------------------------------------------------------ liveness */
+
+/* Position of the top-level op containing `op` (nops + 1 for the return, which keeps values
+ * alive to the end). */
+static int64_t use_position(search *S, const sp_op *op) {
+  while (op && op->block != S->body) op = sp_op_parent(op);
+  if (!op) return S->nops + 1;
+  if (op->kind == SP_OP_FUNC_RETURN) return S->nops + 1;
+  int idx = ptrmap_get(&S->opmap, op);
+  return idx < 0 ? S->nops + 1 : idx + 1;
+}
+
+static void compute_liveness(search *S) {
+  for (int k = 0; k < S->nnodes; k++) {
+    pnode *n = &S->nodes[k];
+    int64_t lo = INT64_MAX, hi = 0;
+    for (int q = 0; q < n->nmem; q++) {
+      const member *mb = &n->mem[q];
+      const sp_op *def = mb->follower ? mb->follower : mb->v->def;
+      int64_t d = def ? use_position(S, def) : 0;
+      int64_t last = d;
+      for (const sp_use *u = mb->v->uses; u; u = u->next) {
+        int64_t p = use_position(S, u->owner);
+        if (p > last) last = p;
+      }
+      if (d < lo) lo = d;
+      if (last + 1 > hi) hi = last + 1;
+    }
+    if (n->nmem == 0) lo = hi = 0;
+    n->live_start = lo;
+    n->live_end = hi;
+  }
+}
+
+/* ------------------------------------------------------------------ the strategy graph */
+
+static int64_t to_units(double v) {
+  if (!(v > 0)) return 0;
+  double r = floor(v + 0.5);
+  if (r >= (double)SP_SG_MAX_EXACT) return SP_SG_MAX_EXACT;
+  return (int64_t)r;
+}
+
+static int build_graph(search *S, sp_sg **out, sp_err *err) {
+  sp_sg *g = sp_sg_new("shardplan");
+  if (!g) return sp_err_set(err, SP_ENOMEM, "out of memory");
+  int rc = SP_OK;
+  int64_t *costs = NULL, *usages = NULL;
+  int maxn = 1;
+  for (int k = 0; k < S->nnodes; k++)
+    if (S->nodes[k].set.n > maxn) maxn = S->nodes[k].set.n;
+  costs = malloc((size_t)maxn * (size_t)maxn * sizeof *costs);
+  usages = malloc((size_t)maxn * sizeof *usages);
+  if (!costs || !usages) {
+    rc = sp_err_set(err, SP_ENOMEM, "out of memory");
+    goto fail;
+  }
+  for (int k = 0; k < S->nnodes; k++) {
+    pnode *n = &S->nodes[k];
+    for (int s = 0; s < n->set.n; s++) {
+      double bytes = node_bytes(S, n, s);
+      costs[s] = to_units((node_own_s(S, n, s) + n->self_s[s]) * UNITS_PER_SECOND +
+                          mem_weight(S) * bytes / MIB);
+      usages[s] = (int64_t)ceil(bytes);
+    }
+    sp_sg_interval live = {n->live_start, n->live_end};
+    rc = sp_sg_add_node(g, n->set.n, costs, usages, live, err);
+    if (rc < 0) goto fail;
+  }
+  for (int e = 0; e < S->nedges; e++) {
+    const pedge *pe = &S->edges[e];
+    size_t cnt = (size_t)S->nodes[pe->a].set.n * (size_t)S->nodes[pe->b].set.n;
+    for (size_t q = 0; q < cnt; q++) costs[q] = to_units(pe->sec[q] * UNITS_PER_SECOND);
+    rc = sp_sg_add_edge(g, pe->a, pe->b, costs, err);
+    if (rc < 0) goto fail;
+  }
+  double limit = S->o->memory_limit > 0 ? S->o->memory_limit : S->cm.memory_bytes;
+  rc = sp_sg_set_usage_limit(g, limit > 0 ? (int64_t)limit : SP_SG_NO_LIMIT, err);
+  if (rc < 0) goto fail;
+  free(costs);
+  free(usages);
+  *out = g;
+  return SP_OK;
+fail:
+  free(costs);
+  free(usages);
+  sp_sg_free(g);
+  return rc < 0 ? rc : SP_EINTERNAL;
+}
+
+/* ------------------------------------------------------------------ set-up */
+
+static int choose_mesh(search *S, sp_err *err) {
+  const char *name = S->o->mesh_name;
+  if (!name) {
+    int count = 0;
+    for (sp_op *op = sp_module_body(S->m)->first; op; op = op->next) {
+      if (op->kind != SP_OP_SDY_MESH) continue;
+      const char *n = sp_op_get_str(op, "sym_name");
+      if (!n) continue;
+      if (count++ == 0) name = n;
+    }
+    if (count == 0)
+      return sp_err_set(err, SP_EINVAL, "%s: the module has no sdy.mesh; the search needs one",
+                        S->m->filename);
+    if (count > 1)
+      return sp_err_set(err, SP_EINVAL, "%s: the module has %d meshes; name the one to plan "
+                        "(mesh=NAME)", S->m->filename, count);
+  }
+  S->mesh = sp_module_lookup_mesh(S->m, name);
+  if (!S->mesh)
+    return sp_err_set(err, SP_EINVAL, "%s: no sdy.mesh named @%s", S->m->filename, name);
+  S->mesh_name = name;
+  return SP_OK;
+}
+
+static int find_main(search *S, sp_err *err) {
+  sp_op *f = sp_module_lookup_func(S->m, "main");
+  if (!f) {
+    int count = 0;
+    for (sp_op *op = sp_module_body(S->m)->first; op; op = op->next)
+      if (op->kind == SP_OP_FUNC && count++ == 0) f = op;
+    if (count != 1) f = NULL;
+  }
+  if (!f || f->nregions < 1 || f->regions[0].nblocks < 1)
+    return sp_err_set(err, SP_EINVAL, "%s: no main function with a body to plan",
+                      S->m->filename);
+  S->func = f;
+  S->body = f->regions[0].blocks[0];
+  return SP_OK;
+}
+
+static int setup(search *S, sp_module *m, const sp_plan_search_opts *o, bool fixed, sp_err *err) {
+  memset(S, 0, sizeof *S);
+  S->m = m;
+  S->o = o;
+  S->fixed = fixed;
+  if (!o || !o->cluster) return sp_err_set(err, SP_EINVAL, "the search needs a cluster");
+  S->a = sp_arena_new(0);
+  if (!S->a) return sp_err_set(err, SP_ENOMEM, "out of memory");
+  int rc = find_main(S, err);
+  if (!rc) rc = choose_mesh(S, err);
+  if (!rc) rc = sp_cost_model_init(&S->cm, o->cluster, S->mesh, o->device_of, err);
+  if (rc) return rc;
+  int nvals = S->body->nargs;
+  for (sp_op *op = S->body->first; op; op = op->next) {
+    S->nops++;
+    nvals += op->nresults;
+  }
+  S->ops = sp_arena_alloc(S->a, (size_t)(S->nops + 1) * sizeof *S->ops);
+  S->op_node = sp_arena_alloc(S->a, (size_t)(S->nops + 1) * sizeof *S->op_node);
+  S->op_follow_result = sp_arena_alloc(S->a, (size_t)(S->nops + 1) * sizeof *S->op_follow_result);
+  S->slot_node = sp_arena_alloc(S->a, (size_t)(nvals + 1) * sizeof *S->slot_node);
+  S->slot_mem = sp_arena_alloc(S->a, (size_t)(nvals + 1) * sizeof *S->slot_mem);
+  S->capslots = nvals;
+  if (!S->ops || !S->op_node || !S->op_follow_result || !S->slot_node || !S->slot_mem ||
+      ptrmap_init(S->a, &S->opmap, (size_t)S->nops) ||
+      ptrmap_init(S->a, &S->valmap, (size_t)nvals))
+    return sp_err_set(err, SP_ENOMEM, "out of memory");
+  int i = 0;
+  for (sp_op *op = S->body->first; op; op = op->next, i++) {
+    S->ops[i] = op;
+    ptrmap_put(&S->opmap, op, i);
+  }
+  return SP_OK;
+}
+
+/* ------------------------------------------------------------------ results */
+
+static int push_collective(search *S, sp_plan_summary *out, int *cap, const sp_value *v,
+                           const sp_op *at, int operand, const sp_collective *c) {
+  if (out->ncollectives == *cap) {
+    int nc = *cap ? 2 * *cap : 32;
+    sp_plan_collective *nv = sp_arena_realloc(S->m->arena, out->collectives,
+                                              (size_t)*cap * sizeof *nv, (size_t)nc * sizeof *nv);
+    if (!nv) return SP_ENOMEM;
+    out->collectives = nv;
+    *cap = nc;
+  }
+  sp_plan_collective *pc = &out->collectives[out->ncollectives++];
+  pc->value = value_name(S, v);
+  pc->op = at->name;
+  pc->line = at->loc.line;
+  pc->operand = operand;
+  pc->c = *c;
+  sp_strbuf sb = SP_STRBUF_INIT;
+  for (int i = 0; i < c->naxes; i++) {
+    if (i) sp_strbuf_puts(&sb, ", ");
+    sp_ft_axis_print(&sb, S->mesh, c->axes[i], true);
+  }
+  pc->axes = sp_strbuf_ok(&sb) ? sp_arena_strdup(S->m->arena, sp_strbuf_str(&sb)) : NULL;
+  sp_strbuf_free(&sb);
+  return (pc->value && pc->axes) ? SP_OK : SP_ENOMEM;
+}
+
+/* Totals and the collectives list of the chosen plan, in seconds. */
+static int summarize(search *S, const int *choice, sp_plan_summary *out, sp_err *err) {
+  int cap = 0;
+  for (int k = 0; k < S->nnodes; k++) out->compute_s += node_compute_s(S, &S->nodes[k], choice[k]);
+  for (int i = 0; i < S->nops; i++) {
+    if (S->op_node[i] < 0) continue;
+    int cn = S->op_node[i];
+    pnode *c = &S->nodes[cn];
+    int t = choice[cn];
+    if (c->kind == NODE_SOURCE) continue;
+    if (c->kind == NODE_OP && c->op == S->ops[i] && c->set.v[t].nreduce) {
+      sp_collective own[8];
+      const sp_op *op = S->ops[i];
+      if (op->nresults <= 8) {
+        out->collective_s += own_collective_s(S, op, &c->set.v[t], own);
+        for (int r = 0; r < op->nresults; r++)
+          if (push_collective(S, out, &cap, &op->results[r], op, -1, &own[r]))
+            return sp_err_set(err, SP_ENOMEM, "out of memory");
+      } else {
+        out->collective_s += own_collective_s(S, op, &c->set.v[t], NULL);
+      }
+    }
+    for (int j = 0; j < S->ops[i]->noperands; j++) {
+      sp_value *v = S->ops[i]->operands[j].value;
+      int slot = v ? ptrmap_get(&S->valmap, v) : -1;
+      if (slot < 0) continue;
+      int pn = S->slot_node[slot];
+      pnode *p = &S->nodes[pn];
+      sp_reshard rs;
+      sp_cost_reshard(&S->cm, v->type, member_layout(p, &p->mem[S->slot_mem[slot]], choice[pn]),
+                      consumer_layout(S, i, j, t), &rs);
+      out->reshard_s += rs.seconds;
+      for (int q = 0; q < rs.nsteps; q++)
+        if (push_collective(S, out, &cap, v, S->ops[i], j, &rs.steps[q]))
+          return sp_err_set(err, SP_ENOMEM, "out of memory");
+    }
+  }
+  for (int k = 0; k < S->nstates; k++) {
+    sp_value *av, *rv;
+    if (!state_values(S, &S->states[k], &av, &rv)) continue;
+    int as = ptrmap_get(&S->valmap, av), rs = ptrmap_get(&S->valmap, rv);
+    pnode *p = &S->nodes[S->slot_node[rs]], *c = &S->nodes[S->slot_node[as]];
+    sp_reshard r;
+    sp_cost_reshard(&S->cm, rv->type, member_layout(p, &p->mem[S->slot_mem[rs]], choice[S->slot_node[rs]]),
+                    member_layout(c, &c->mem[S->slot_mem[as]], choice[S->slot_node[as]]), &r);
+    out->reshard_s += r.seconds;
+    for (int q = 0; q < r.nsteps; q++)
+      if (push_collective(S, out, &cap, rv, S->body->last, S->states[k].result, &r.steps[q]))
+        return sp_err_set(err, SP_ENOMEM, "out of memory");
+  }
+  out->comm_s = out->collective_s + out->reshard_s;
+  out->total_s = out->compute_s + out->comm_s;
+  return SP_OK;
+}
+
+/* Writes the chosen layouts into the values and the main function's result shardings. */
+static int write_back(search *S, const int *choice, sp_err *err) {
+  sp_arena *ma = S->m->arena;
+  for (int k = 0; k < S->nnodes; k++) {
+    pnode *n = &S->nodes[k];
+    for (int q = 0; q < n->nmem; q++) {
+      member *mb = &n->mem[q];
+      sp_sharding *s = sp_layout_to_sharding(ma, member_layout(n, mb, choice[k]), S->mesh,
+                                             S->mesh_name, mb->v->sharding);
+      if (!s) return sp_err_set(err, SP_ENOMEM, "out of memory");
+      mb->v->sharding = s;
+    }
+  }
+  sp_func_info *fi = S->func->func;
+  sp_op *ret = S->body->last;
+  if (fi && fi->result_shardings && ret && ret->kind == SP_OP_FUNC_RETURN)
+    for (int r = 0; r < ret->noperands && r < fi->nresults; r++) {
+      sp_value *v = ret->operands[r].value;
+      if (v && ptrmap_get(&S->valmap, v) >= 0) fi->result_shardings[r] = v->sharding;
+    }
+  return SP_OK;
+}
+
+static int run(sp_module *m, const sp_plan_search_opts *o, bool fixed, sp_plan_summary *out,
+               sp_err *err) {
+  memset(out, 0, sizeof *out);
+  out->bound = INT64_MIN;
+  search S;
+  sp_sg *g = NULL;
+  sp_sg_result res;
+  memset(&res, 0, sizeof res);
+  double t0 = now_s();
+  int rc = setup(&S, m, o, fixed, err);
+  if (!rc) rc = build_nodes(&S, err);
+  if (!rc) rc = cap_strategies(&S, err);
+  if (!rc) rc = build_edges(&S, err);
+  if (rc) goto fail;
+  compute_liveness(&S);
+  rc = build_graph(&S, &g, err);
+  if (rc) goto fail;
+  double t1 = now_s();
+  sp_sg_opts so;
+  sp_sg_opts_init(&so);
+  so.time_limit = o->time_limit;
+  so.gap = o->gap;
+  so.work_limit = o->work_limit;
+  so.seed = o->seed;
+  rc = sp_sg_solve(g, &so, &res, err);
+  if (rc) goto fail;
+  double t2 = now_s();
+  if (!res.has_plan) {
+    rc = sp_err_set(err, SP_ENOTFOUND, "%s: no valid plan (%s): %s", m->filename,
+                    sp_sg_status_name(res.status),
+                    res.status == SP_SG_INFEASIBLE ? "the values do not fit the device memory"
+                                                   : "the solver found none in its limits");
+    goto fail;
+  }
+  sp_sg_eval ev;
+  rc = sp_sg_evaluate(g, res.choice, &ev, err);
+  if (rc) goto fail;
+  rc = summarize(&S, res.choice, out, err);
+  if (rc) goto fail;
+  if (!fixed) {
+    rc = write_back(&S, res.choice, err);
+    if (rc) goto fail;
+  }
+  out->peak_memory_bytes = (double)ev.peak_usage;
+  out->memory_limit_bytes = g->usage_limit == SP_SG_NO_LIMIT ? 0 : (double)g->usage_limit;
+  out->cost = res.cost;
+  out->bound = res.bound;
+  out->gap = res.gap;
+  out->status = res.status;
+  out->ops = S.nops;
+  out->nodes = g->nnodes;
+  out->edges = g->nedges;
+  out->followers = S.nfollowers;
+  out->fixed_nodes = S.nfixed;
+  out->strategies = sp_sg_num_node_vars(g);
+  out->pairs = sp_sg_num_edge_vars(g);
+  out->ilp_cols = res.stats.ilp_cols;
+  out->ilp_rows = res.stats.ilp_rows;
+  out->build_s = t1 - t0;
+  out->solve_s = t2 - t1;
+  out->mesh_name = sp_arena_strdup(m->arena, S.mesh_name);
+  out->mesh_axes = S.mesh->naxes;
+  memcpy(out->axis, S.cm.axis, sizeof out->axis);
+  out->ndevices = sp_mesh_num_devices(S.mesh);
+  int64_t *dev = sp_arena_alloc(m->arena, (size_t)out->ndevices * sizeof *dev);
+  if (!dev || !out->mesh_name) {
+    rc = sp_err_set(err, SP_ENOMEM, "out of memory");
+    goto fail;
+  }
+  for (int64_t i = 0; i < out->ndevices; i++)
+    dev[i] = o->device_of ? o->device_of[i]
+                          : (S.mesh->ndevice_ids ? S.mesh->device_ids[i] : i);
+  out->device_of = dev;
+  sp_sg_result_free(&res);
+  sp_sg_free(g);
+  sp_arena_free(S.a);
+  return SP_OK;
+fail:
+  sp_sg_result_free(&res);
+  sp_sg_free(g);
+  sp_arena_free(S.a);
+  return rc;
+}
+
+/* ------------------------------------------------------------------ API */
+
+void sp_plan_search_opts_init(sp_plan_search_opts *o) {
+  memset(o, 0, sizeof *o);
+  o->time_limit = 10.0;
+  o->max_strategies = DEFAULT_MAX_STRATEGIES;
+  o->mem_weight = 1.0;
+}
+
+int sp_plan_search_module(sp_module *m, const sp_plan_search_opts *o, sp_plan_summary *out,
+                          sp_err *err) {
+  return run(m, o, false, out, err);
+}
+
+int sp_plan_evaluate_module(sp_module *m, const sp_plan_search_opts *o, sp_plan_summary *out,
+                            sp_err *err) {
+  return run(m, o, true, out, err);
+}
+
+/* ------------------------------------------------------------------ the pass */
+
+static int parse_number(const char *key, const char *val, double *out, sp_err *err) {
+  char *end;
+  errno = 0;
+  double d = strtod(val, &end);
+  if (errno || end == val || *end || !(d >= 0))
+    return sp_err_set(err, SP_EINVAL, "-shardplan-search: %s=%s is not a number >= 0", key, val);
+  *out = d;
+  return SP_OK;
+}
+
+static int parse_bool(const char *key, const char *val, bool *out, sp_err *err) {
+  if (strcmp(val, "true") == 0 || strcmp(val, "1") == 0) *out = true;
+  else if (strcmp(val, "false") == 0 || strcmp(val, "0") == 0) *out = false;
+  else return sp_err_set(err, SP_EINVAL, "-shardplan-search: %s=%s is not true or false", key, val);
+  return SP_OK;
+}
+
+static int parse_devices(const char *val, int64_t **out, int *n, sp_err *err) {
+  int count = 1;
+  for (const char *p = val; *p; p++) count += (*p == ',' || *p == ';');
+  int64_t *v = malloc((size_t)count * sizeof *v);
+  if (!v) return sp_err_set(err, SP_ENOMEM, "out of memory");
+  const char *p = val;
+  for (int i = 0; i < count; i++) {
+    char *end;
+    errno = 0;
+    long long x = strtoll(p, &end, 10);
+    if (errno || end == p || x < 0 || (*end && *end != ',' && *end != ';')) {
+      free(v);
+      return sp_err_set(err, SP_EINVAL, "-shardplan-search: devices=%s: expected device ids "
+                        "separated by ','", val);
+    }
+    v[i] = x;
+    p = *end ? end + 1 : end;
+  }
+  *out = v;
+  *n = count;
+  return SP_OK;
+}
+
+static int parse_states(const char *val, sp_plan_state_pair **out, int *n, sp_err *err) {
+  int count = 1;
+  for (const char *p = val; *p; p++) count += (*p == ',');
+  sp_plan_state_pair *v = malloc((size_t)count * sizeof *v);
+  if (!v) return sp_err_set(err, SP_ENOMEM, "out of memory");
+  const char *p = val;
+  for (int i = 0; i < count; i++) {
+    char *end;
+    long a = strtol(p, &end, 10), r = -1;
+    if (end != p && *end == ':') {
+      const char *q = end + 1;
+      r = strtol(q, &end, 10);
+      if (end == q) r = -1;
+    }
+    if (a < 0 || r < 0 || a > INT32_MAX || r > INT32_MAX || (*end && *end != ',')) {
+      free(v);
+      return sp_err_set(err, SP_EINVAL, "-shardplan-search: state=%s: expected ARG:RESULT pairs "
+                        "separated by ','", val);
+    }
+    v[i].arg = (int)a;
+    v[i].result = (int)r;
+    p = *end ? end + 1 : end;
+  }
+  *out = v;
+  *n = count;
+  return SP_OK;
+}
+
+int sp_plan_search_pass(sp_module *m, const char *options, sp_plan_summary *out, sp_err *err) {
+  sp_plan_search_opts o;
+  sp_plan_search_opts_init(&o);
+  char *text = strdup(options ? options : "");
+  char *cluster_path = NULL, *mesh = NULL;
+  int64_t *devices = NULL;
+  sp_plan_state_pair *states = NULL;
+  int ndevices = 0, nstates = 0, rc = SP_OK;
+  sp_cluster *cluster = NULL;
+  if (!text) return sp_err_set(err, SP_ENOMEM, "out of memory");
+  char *save = NULL;
+  for (char *tok = strtok_r(text, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save)) {
+    char *eq = strchr(tok, '=');
+    if (!eq) {
+      rc = sp_err_set(err, SP_EINVAL, "-shardplan-search: option '%s' has no '=VALUE'", tok);
+      goto fail;
+    }
+    *eq = '\0';
+    const char *key = tok, *val = eq + 1;
+    double d = 0;
+    bool b = false;
+    if (strcmp(key, "cluster") == 0) cluster_path = (char *)val;
+    else if (strcmp(key, "mesh") == 0) mesh = (char *)val;
+    else if (strcmp(key, "time-limit") == 0) {
+      if ((rc = parse_number(key, val, &o.time_limit, err))) goto fail;
+    } else if (strcmp(key, "gap") == 0) {
+      if ((rc = parse_number(key, val, &o.gap, err))) goto fail;
+    } else if (strcmp(key, "work-limit") == 0) {
+      if ((rc = parse_number(key, val, &d, err))) goto fail;
+      o.work_limit = (int64_t)d;
+    } else if (strcmp(key, "seed") == 0) {
+      if ((rc = parse_number(key, val, &d, err))) goto fail;
+      o.seed = (uint64_t)d;
+    } else if (strcmp(key, "max-strategies") == 0) {
+      if ((rc = parse_number(key, val, &d, err))) goto fail;
+      o.max_strategies = d > 1e6 ? 1000000 : (int)d;
+    } else if (strcmp(key, "mem-weight") == 0) {
+      if ((rc = parse_number(key, val, &o.mem_weight, err))) goto fail;
+    } else if (strcmp(key, "memory-limit") == 0) {
+      if ((rc = parse_number(key, val, &o.memory_limit, err))) goto fail;
+    } else if (strcmp(key, "coarsen") == 0) {
+      if ((rc = parse_bool(key, val, &b, err))) goto fail;
+      o.no_coarsen = !b;
+    } else if (strcmp(key, "reduce-scatter") == 0) {
+      if ((rc = parse_bool(key, val, &b, err))) goto fail;
+      o.no_reduce_scatter = !b;
+    } else if (strcmp(key, "state") == 0) {
+      free(states);
+      states = NULL;
+      if ((rc = parse_states(val, &states, &nstates, err))) goto fail;
+    } else if (strcmp(key, "devices") == 0) {
+      free(devices);
+      devices = NULL;
+      if ((rc = parse_devices(val, &devices, &ndevices, err))) goto fail;
+    } else {
+      rc = sp_err_set(err, SP_EINVAL, "-shardplan-search: unknown option '%s' (known: cluster, "
+                      "mesh, time-limit, gap, work-limit, seed, devices, state, max-strategies, "
+                      "mem-weight, memory-limit, coarsen, reduce-scatter)", key);
+      goto fail;
+    }
+  }
+  if (!cluster_path) {
+    rc = sp_err_set(err, SP_EINVAL, "-shardplan-search: cluster=FILE is required");
+    goto fail;
+  }
+  rc = sp_cluster_load(cluster_path, &cluster, err);
+  if (rc) {
+    sp_err_prefix(err, "-shardplan-search");
+    goto fail;
+  }
+  o.cluster = cluster;
+  o.mesh_name = mesh;
+  o.device_of = devices;
+  o.state = states;
+  o.nstate = nstates;
+  if (devices) {
+    /* The count must match the mesh; checked against the mesh the search picks. */
+    const sp_mesh *pm = NULL;
+    if (mesh) pm = sp_module_lookup_mesh(m, mesh);
+    else
+      for (sp_op *op = sp_module_body(m)->first; op && !pm; op = op->next)
+        if (op->kind == SP_OP_SDY_MESH) pm = sp_module_lookup_mesh(m, sp_op_get_str(op, "sym_name"));
+    if (pm && sp_mesh_num_devices(pm) != ndevices) {
+      rc = sp_err_set(err, SP_EINVAL, "-shardplan-search: devices= lists %d ids, the mesh has "
+                      "%lld devices", ndevices, (long long)sp_mesh_num_devices(pm));
+      goto fail;
+    }
+    for (int i = 0; i < ndevices; i++)
+      if (devices[i] >= cluster->ndevices) {
+        rc = sp_err_set(err, SP_EINVAL, "-shardplan-search: device %lld is not in the cluster "
+                        "(%d devices)", (long long)devices[i], cluster->ndevices);
+        goto fail;
+      }
+  }
+  rc = sp_plan_search_module(m, &o, out, err);
+fail:
+  sp_cluster_free(cluster);
+  free(devices);
+  free(states);
+  free(text);
+  return rc;
+}
+
+/* ------------------------------------------------------------------ reporting */
+
+static void put_seconds(sp_strbuf *sb, double s) {
+  if (s >= 1.0) sp_strbuf_printf(sb, "%.3f s", s);
+  else if (s >= 1e-3) sp_strbuf_printf(sb, "%.3f ms", s * 1e3);
+  else sp_strbuf_printf(sb, "%.3f us", s * 1e6);
+}
+
+static void put_bytes(sp_strbuf *sb, double b) {
+  if (b >= 1024.0 * MIB) sp_strbuf_printf(sb, "%.2f GiB", b / (1024.0 * MIB));
+  else sp_strbuf_printf(sb, "%.2f MiB", b / MIB);
+}
+
+void sp_plan_summary_print(sp_strbuf *sb, const sp_plan_summary *s) {
+  sp_strbuf_puts(sb, "shardplan-search: compute ");
+  put_seconds(sb, s->compute_s);
+  sp_strbuf_puts(sb, ", communication ");
+  put_seconds(sb, s->comm_s);
+  sp_strbuf_puts(sb, " (collectives ");
+  put_seconds(sb, s->collective_s);
+  sp_strbuf_puts(sb, ", resharding ");
+  put_seconds(sb, s->reshard_s);
+  sp_strbuf_puts(sb, "), total ");
+  put_seconds(sb, s->total_s);
+  sp_strbuf_puts(sb, " per step; peak memory per device ");
+  put_bytes(sb, s->peak_memory_bytes);
+  if (s->memory_limit_bytes > 0) {
+    sp_strbuf_puts(sb, " of ");
+    put_bytes(sb, s->memory_limit_bytes);
+  }
+  sp_strbuf_putc(sb, '\n');
+  sp_strbuf_printf(sb, "shardplan-search: solver %s, cost %lld", sp_sg_status_name(s->status),
+                   (long long)s->cost);
+  if (s->bound != INT64_MIN) sp_strbuf_printf(sb, ", bound %lld", (long long)s->bound);
+  sp_strbuf_printf(sb, ", gap %.4g%%; %d ops, %d nodes (%d followers merged, %d fixed), %d edges, "
+                   "%lld strategies, %lld pairs, ilp %lld cols x %lld rows; build %.3f s, "
+                   "solve %.3f s\n", s->gap * 100, s->ops, s->nodes, s->followers, s->fixed_nodes,
+                   s->edges, (long long)s->strategies, (long long)s->pairs,
+                   (long long)s->ilp_cols, (long long)s->ilp_rows, s->build_s, s->solve_s);
+}
+
+cJSON *sp_plan_summary_to_json(const sp_plan_summary *s) {
+  cJSON *j = cJSON_CreateObject();
+  if (!j) return NULL;
+  cJSON *costs = cJSON_AddObjectToObject(j, "costs");
+  cJSON *solver = cJSON_AddObjectToObject(j, "solver");
+  cJSON *problem = cJSON_AddObjectToObject(j, "problem");
+  cJSON *mesh = cJSON_AddObjectToObject(j, "mesh");
+  cJSON *colls = cJSON_AddArrayToObject(j, "collectives");
+  if (!costs || !solver || !problem || !mesh || !colls) goto fail;
+  cJSON_AddNumberToObject(costs, "compute_s", s->compute_s);
+  cJSON_AddNumberToObject(costs, "collective_s", s->collective_s);
+  cJSON_AddNumberToObject(costs, "reshard_s", s->reshard_s);
+  cJSON_AddNumberToObject(costs, "communication_s", s->comm_s);
+  cJSON_AddNumberToObject(costs, "total_s", s->total_s);
+  cJSON_AddNumberToObject(costs, "peak_memory_bytes", s->peak_memory_bytes);
+  cJSON_AddNumberToObject(costs, "memory_limit_bytes", s->memory_limit_bytes);
+  cJSON_AddStringToObject(solver, "status", sp_sg_status_name(s->status));
+  cJSON_AddNumberToObject(solver, "cost", (double)s->cost);
+  if (s->bound != INT64_MIN) cJSON_AddNumberToObject(solver, "bound", (double)s->bound);
+  else cJSON_AddNullToObject(solver, "bound");
+  cJSON_AddNumberToObject(solver, "gap", s->gap);
+  cJSON_AddNumberToObject(solver, "variables", (double)(s->strategies + s->pairs));
+  cJSON_AddNumberToObject(solver, "ilp_cols", (double)s->ilp_cols);
+  cJSON_AddNumberToObject(solver, "ilp_rows", (double)s->ilp_rows);
+  cJSON_AddNumberToObject(solver, "build_s", s->build_s);
+  cJSON_AddNumberToObject(solver, "solve_s", s->solve_s);
+  cJSON_AddNumberToObject(problem, "ops", s->ops);
+  cJSON_AddNumberToObject(problem, "nodes", s->nodes);
+  cJSON_AddNumberToObject(problem, "edges", s->edges);
+  cJSON_AddNumberToObject(problem, "followers", s->followers);
+  cJSON_AddNumberToObject(problem, "fixed_nodes", s->fixed_nodes);
+  cJSON_AddNumberToObject(problem, "strategies", (double)s->strategies);
+  cJSON_AddNumberToObject(problem, "pairs", (double)s->pairs);
+  cJSON_AddStringToObject(mesh, "name", s->mesh_name ? s->mesh_name : "");
+  cJSON *axes = cJSON_AddArrayToObject(mesh, "axes");
+  cJSON *devs = cJSON_AddArrayToObject(mesh, "device_of");
+  if (!axes || !devs) goto fail;
+  for (int i = 0; i < s->mesh_axes && i < SP_MAX_MESH_AXES_CLUSTER; i++) {
+    cJSON *a = cJSON_CreateObject();
+    if (!a) goto fail;
+    cJSON_AddItemToArray(axes, a);
+    cJSON_AddStringToObject(a, "link", s->axis[i].kind);
+    cJSON_AddNumberToObject(a, "alpha_s", s->axis[i].alpha);
+    cJSON_AddNumberToObject(a, "bandwidth", s->axis[i].bandwidth);
+  }
+  for (int64_t i = 0; s->device_of && i < s->ndevices; i++)
+    cJSON_AddItemToArray(devs, cJSON_CreateNumber((double)s->device_of[i]));
+  for (int i = 0; i < s->ncollectives; i++) {
+    const sp_plan_collective *pc = &s->collectives[i];
+    cJSON *c = cJSON_CreateObject();
+    if (!c) goto fail;
+    cJSON_AddItemToArray(colls, c);
+    cJSON_AddStringToObject(c, "kind", sp_collective_name(pc->c.kind));
+    cJSON_AddStringToObject(c, "value", pc->value);
+    cJSON_AddStringToObject(c, "op", pc->op);
+    cJSON_AddNumberToObject(c, "line", pc->line);
+    if (pc->operand >= 0) cJSON_AddNumberToObject(c, "operand", pc->operand);
+    cJSON_AddNumberToObject(c, "group_size", (double)pc->c.n);
+    cJSON_AddNumberToObject(c, "bytes", pc->c.bytes);
+    cJSON_AddNumberToObject(c, "seconds", pc->c.seconds);
+    cJSON_AddStringToObject(c, "axes", pc->axes);
+  }
+  return j;
+fail:
+  cJSON_Delete(j);
+  return NULL;
+}

@@ -1,0 +1,163 @@
+/*
+ * plan_search.h - the search stage: from a propagated module and a cluster to a module with
+ * every value sharded, and a cost summary.
+ *
+ * The main function's top-level ops become a strategy graph (strategy_graph.h):
+ *   - a node per op with a sharding rule; its strategies come from strategies.h (mesh axes
+ *     assigned to the rule's factors, agreeing with the shardings propagation left);
+ *   - element-wise followers share their producer's node (EasyDist's coarsening): an
+ *     element-wise op whose operand has the op's shape and the same given sharding as its
+ *     result takes that operand's layout under every strategy of the operand's node; its
+ *     compute joins the node's cost and its result the node's values;
+ *   - a node per function argument and per constant (rank >= 1), whose strategies are its
+ *     layouts, at no cost;
+ *   - a fixed node (one strategy: the shardings as they are) per op the enumeration cannot
+ *     express: ops without a rule (calls, control flow; their regions are not priced), or
+ *     ops whose given shardings admit no whole-axis assignment (sub-axes).
+ * Costs, in integer units of 1 ns (cost_model.h prices them in seconds):
+ *   node:  compute time + the op's own all-reduce / reduce-scatter + the resharding between
+ *          values of one node (a follower using two values of its node) + a memory tie-break
+ *          of `mem_weight` units per MiB a device holds of the node's values (so that, among
+ *          plans of equal time, the one that keeps less per device wins);
+ *   edge:  for every operand whose value belongs to another node, the resharding time from
+ *          the producer's layout to the layout the consumer wants; edges between the same two
+ *          nodes are summed into one;
+ *   state: a training step's state (a weight and its gradient or update: a state pair, see
+ *          sp_plan_state_pair, as EasyDist's state_io_map) costs the resharding from the
+ *          result's layout to the argument's, since the next step reads it there. Without
+ *          it a gradient could stay reduce-scattered for free.
+ * Memory: each node's usage is the bytes a device holds of its values, live from the first
+ * definition to the last use among them (program order of the top-level ops; arguments from
+ * time 0; values returned live to the end) - a conservative bound when followers extend a
+ * node; the usage limit is the device memory (or `memory_limit`).
+ *
+ * sp_sg_solve (sg_solve.h) picks the strategies; the chosen layouts are written back into
+ * the values (closed dims, replicated/unreduced axes and priorities kept) and into the main
+ * function's result shardings. The summary is recomputed from the chosen strategies in
+ * seconds (not from the rounded units).
+ *
+ * sp_plan_evaluate_module prices the shardings a module already has (every given sharding
+ * counts as final; values without one are unsharded), choosing only what they leave open
+ * inside an op (e.g. whether a contracting dimension is split), and changes nothing. It is
+ * how a hand plan (Megatron) is compared with a searched one under the same model.
+ *
+ * Not modelled: partial (unreduced) values flowing into later ops, repeated layers sharing
+ * variables, memory-bandwidth time of element-wise ops, the nested regions of control flow.
+ *
+ * Determinism: the graph is built in program order with deterministic strategy orders; the
+ * solver is deterministic unless its wall-clock time limit cuts it short.
+ *
+ * Memory: the graph and strategies live in a scratch arena freed before returning; new
+ * shardings and the summary's lists live in the module's arena.
+ */
+#ifndef SP_SEARCH_PLAN_SEARCH_H
+#define SP_SEARCH_PLAN_SEARCH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ir/err.h"
+#include "ir/ir.h"
+#include "ir/strbuf.h"
+#include "search/cluster.h"
+#include "search/cost_model.h"
+#include "search/sg_solve.h"
+
+typedef struct cJSON cJSON;
+
+/* A training state: argument `arg` of the main function is the state the next step reads,
+ * result `result` the value this step produces for it (an updated weight, or the gradient
+ * the optimizer applies to it). The result has to reach the argument's layout. */
+typedef struct sp_plan_state_pair {
+  int arg, result;
+} sp_plan_state_pair;
+
+typedef struct sp_plan_search_opts {
+  const sp_cluster *cluster;  /* required */
+  const char *mesh_name;      /* NULL: the module's only sdy.mesh */
+  const int64_t *device_of;   /* mesh coordinate -> cluster device; NULL: the mesh's device ids,
+                                 else the identity */
+  double time_limit;          /* solver seconds; <= 0: none */
+  double gap;                 /* stop at this relative gap; 0: prove optimality */
+  int64_t work_limit;         /* solver heuristic work; 0: its default */
+  uint64_t seed;
+  int max_strategies;         /* per node, cheapest kept beyond; 0: 512 */
+  double mem_weight;          /* cost units per MiB held per device (tie-break); < 0: 0 */
+  double memory_limit;        /* bytes per device; 0: the device's memory */
+  bool no_coarsen;            /* one node per op: no element-wise followers */
+  bool no_reduce_scatter;     /* reductions only all-reduce */
+  /* State pairs, in addition to those the module declares with `tf.aliasing_output = R` on
+   * an argument. */
+  int nstate;
+  const sp_plan_state_pair *state;
+} sp_plan_search_opts;
+
+void sp_plan_search_opts_init(sp_plan_search_opts *o);
+
+/* One collective of the plan: an op's own reduction, or a resharding on an edge. */
+typedef struct sp_plan_collective {
+  const char *value;          /* the value moved, e.g. "%12" */
+  const char *op;             /* the op where it happens (consumer, or the reducing op) */
+  int line;                   /* that op's line, 0 if unknown */
+  int operand;                /* consumer operand index; -1 for an op's own collective */
+  const char *axes;           /* the group's axes, e.g. "\"data\", \"model\"" */
+  sp_collective c;
+} sp_plan_collective;
+
+typedef struct sp_plan_summary {
+  /* The plan, per device (seconds, bytes). */
+  double compute_s;
+  double collective_s;        /* ops' own all-reduces / reduce-scatters */
+  double reshard_s;           /* resharding between producers and consumers */
+  double comm_s;              /* collective_s + reshard_s */
+  double total_s;             /* compute_s + comm_s */
+  double peak_memory_bytes;   /* highest live bytes on a device */
+  double memory_limit_bytes;
+  int64_t cost;               /* objective in units (ns + memory tie-break) */
+  int64_t bound;              /* solver's lower bound (INT64_MIN if none) */
+  double gap;
+  sp_sg_status status;
+  /* The problem. */
+  int ops;                    /* top-level ops of the main function */
+  int nodes, edges, followers, fixed_nodes;
+  int64_t strategies;         /* node variables */
+  int64_t pairs;              /* edge variables */
+  int64_t ilp_cols, ilp_rows; /* of the last ILP the solver built (0 if none) */
+  double build_s, solve_s;    /* wall seconds (reporting only) */
+  /* The placement. */
+  const char *mesh_name;
+  int mesh_axes;
+  sp_axis_cost axis[SP_MAX_MESH_AXES_CLUSTER];
+  int64_t ndevices;
+  const int64_t *device_of;   /* [ndevices] (module arena) */
+  /* Every collective of the plan, in program order (module arena). */
+  int ncollectives;
+  sp_plan_collective *collectives;
+} sp_plan_summary;
+
+/* Searches and writes the plan into `m` (see the top comment). Errors: SP_EINVAL for a module
+ * the search cannot work on (no main function, no mesh or several without `mesh_name`,
+ * shardings naming unknown axes, a mesh larger than the cluster), SP_ENOTFOUND when the
+ * solver finds no valid plan (e.g. nothing fits the memory), SP_ELIMIT, SP_ENOMEM. */
+int sp_plan_search_module(sp_module *m, const sp_plan_search_opts *o, sp_plan_summary *out,
+                          sp_err *err);
+
+/* Prices the shardings `m` already has (see the top comment); `m` is not changed. */
+int sp_plan_evaluate_module(sp_module *m, const sp_plan_search_opts *o, sp_plan_summary *out,
+                            sp_err *err);
+
+/* The pass `-shardplan-search="cluster=FILE ..."`: parses the options, loads the cluster,
+ * searches. Options (space or comma separated): cluster=FILE (required), mesh=NAME,
+ * time-limit=SECONDS, gap=FRACTION, work-limit=N, seed=N, devices=ID,ID,... (mesh coordinate
+ * order), state=ARG:RESULT,ARG:RESULT,..., max-strategies=N, mem-weight=UNITS,
+ * memory-limit=BYTES, coarsen=true|false, reduce-scatter=true|false. */
+int sp_plan_search_pass(sp_module *m, const char *options, sp_plan_summary *out, sp_err *err);
+
+/* The summary as text for stderr:
+ *   shardplan-search: compute 3.1 ms, communication 0.7 ms (...), peak memory 1.2 GiB / 80 GiB
+ * followed by the solver line and the problem size. */
+void sp_plan_summary_print(sp_strbuf *sb, const sp_plan_summary *s);
+/* The summary as JSON (for the report); NULL on out-of-memory. */
+cJSON *sp_plan_summary_to_json(const sp_plan_summary *s);
+
+#endif /* SP_SEARCH_PLAN_SEARCH_H */
