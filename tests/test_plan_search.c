@@ -450,6 +450,57 @@ START_TEST(state_pair_brings_the_gradient_back_to_its_weights_layout) {
 }
 END_TEST
 
+START_TEST(follower_of_an_argument_pays_for_resharding_its_other_operand) {
+  /* The add keeps %arg0's sharding, so it joins %arg0's node; %arg1 arrives with "model" on
+   * the other dimension and has to be moved. */
+  sp_module *m = parse(
+      "module {\n  " MESH_DM
+      "  func.func @main(%arg0: tensor<1024x1024xf32> {sdy.sharding = #sdy.sharding<@mesh, "
+      "[{}, {\"model\"}]>}, %arg1: tensor<1024x1024xf32> {sdy.sharding = #sdy.sharding<@mesh, "
+      "[{\"model\"}, {}]>}) -> tensor<1024x1024xf32> {\n"
+      "    %0 = stablehlo.add %arg0, %arg1 {sdy.sharding = #sdy.sharding_per_value<[<@mesh, "
+      "[{}, {\"model\"}]>]>} : tensor<1024x1024xf32>\n"
+      "    return %0 : tensor<1024x1024xf32>\n  }\n}\n");
+  sp_plan_search_opts o;
+  sp_plan_search_opts_init(&o);
+  o.cluster = ONE;
+  sp_plan_summary s = search(m, &o);
+  ck_assert_int_eq(s.followers, 1);
+  ck_assert_int_eq(s.nodes, 2);
+  ck_assert_int_eq(s.ncollectives, 1);
+  ck_assert_int_eq(s.collectives[0].c.kind, SP_COLL_ALL_TO_ALL);
+  ck_assert_str_eq(s.collectives[0].op, "stablehlo.add");
+  ck_assert_int_eq(s.collectives[0].operand, 1);
+  ck_assert_str_eq(s.collectives[0].value, "%arg1");
+  ck_assert_str_eq(s.collectives[0].axes, "\"model\"");
+  double want = 2e-6 + (3.0 / 16.0) * 4.0 * 1024 * 1024 / 3.0e11;
+  ck_assert_msg(fabs(s.reshard_s - want) < 1e-12, "reshard %g, want %g", s.reshard_s, want);
+  sp_module_free(m);
+}
+END_TEST
+
+START_TEST(follower_of_an_argument_lets_the_other_operand_choose_that_arguments_layout) {
+  /* Nothing fixes %arg0; the add (open, like %arg0) joins %arg0's node, and the only way to
+   * avoid moving %arg1 is a layout of %arg0 that starts dimension 0 with "model". */
+  sp_module *m = parse(
+      "module {\n  " MESH_DM
+      "  func.func @main(%arg0: tensor<1024x1024xf32>, %arg1: tensor<1024x1024xf32> "
+      "{sdy.sharding = #sdy.sharding<@mesh, [{\"model\"}, {}]>}) -> tensor<1024x1024xf32> {\n"
+      "    %0 = stablehlo.add %arg0, %arg1 : tensor<1024x1024xf32>\n"
+      "    return %0 : tensor<1024x1024xf32>\n  }\n}\n");
+  sp_plan_search_opts o;
+  sp_plan_search_opts_init(&o);
+  o.cluster = ONE;
+  sp_plan_summary s = search(m, &o);
+  ck_assert_int_eq(s.followers, 1);
+  ck_assert(s.comm_s == 0.0);
+  const sp_sharding *a0 = main_body(m)->args[0]->sharding;
+  ck_assert_int_ge(a0->dims[0].naxes, 1);
+  ck_assert_str_eq(a0->dims[0].axes[0].name, "model");
+  sp_module_free(m);
+}
+END_TEST
+
 START_TEST(search_shards_every_ranked_value_and_the_result_prints_and_parses) {
   sp_module *m = generated(SP_GEN_MLP, 2, 1024, 16, "f32", false, SP_GEN_ANNOTATE_DATA);
   sp_plan_search_opts o;
@@ -571,6 +622,11 @@ START_TEST(pass_runs_against_a_cluster_file_with_a_device_placement) {
   sp_strbuf_free(&sb);
   cJSON *j = sp_plan_summary_to_json(&s);
   ck_assert_ptr_nonnull(j);
+  const cJSON *ax0 = cJSON_GetArrayItem(cJSON_GetObjectItem(cJSON_GetObjectItem(j, "mesh"), "axes"), 0);
+  ck_assert_str_eq(cJSON_GetObjectItem(ax0, "name")->valuestring, "data");
+  ck_assert_str_eq(cJSON_GetObjectItem(ax0, "link")->valuestring, "infiniband");
+  ck_assert_str_eq(cJSON_GetObjectItem(cJSON_GetObjectItem(j, "solver"), "status")->valuestring,
+                   "optimal");
   sp_module_free(m);
   cJSON_Delete(j);
 }
@@ -696,6 +752,8 @@ static Suite *plan_search_suite(void) {
   tcase_add_test(tc, mlp_over_a_tight_memory_limit_shards_its_weights);
   tcase_add_test(tc, nothing_fitting_the_memory_is_an_error);
   tcase_add_test(tc, state_pair_brings_the_gradient_back_to_its_weights_layout);
+  tcase_add_test(tc, follower_of_an_argument_pays_for_resharding_its_other_operand);
+  tcase_add_test(tc, follower_of_an_argument_lets_the_other_operand_choose_that_arguments_layout);
   tcase_add_test(tc, search_shards_every_ranked_value_and_the_result_prints_and_parses);
   tcase_add_test(tc, same_input_gives_the_same_plan);
   tcase_add_test(tc, evaluate_prices_the_given_shardings_and_changes_nothing);

@@ -653,8 +653,9 @@ static int build_edges(search *S, sp_err *err) {
     S->nodes[k].self_s = sp_arena_calloc(S->a, (size_t)S->nodes[k].set.n, sizeof(double));
     if (!S->nodes[k].self_s) return sp_err_set(err, SP_ENOMEM, "out of memory");
   }
+  /* Every op with a node, followers of sources included (a constant has no operands). */
   for (int i = 0; i < S->nops; i++) {
-    if (S->op_node[i] < 0 || S->nodes[S->op_node[i]].kind == NODE_SOURCE) continue;
+    if (S->op_node[i] < 0) continue;
     for (int j = 0; j < S->ops[i]->noperands; j++) {
       int rc = price_operand(S, i, j, err);
       if (rc) return rc;
@@ -869,7 +870,6 @@ static int summarize(search *S, const int *choice, sp_plan_summary *out, sp_err 
     int cn = S->op_node[i];
     pnode *c = &S->nodes[cn];
     int t = choice[cn];
-    if (c->kind == NODE_SOURCE) continue;
     if (c->kind == NODE_OP && c->op == S->ops[i] && c->set.v[t].nreduce) {
       sp_collective own[8];
       const sp_op *op = S->ops[i];
@@ -999,6 +999,7 @@ static int run(sp_module *m, const sp_plan_search_opts *o, bool fixed, sp_plan_s
   out->build_s = t1 - t0;
   out->solve_s = t2 - t1;
   out->mesh_name = sp_arena_strdup(m->arena, S.mesh_name);
+  out->mesh = S.mesh;
   out->mesh_axes = S.mesh->naxes;
   memcpy(out->axis, S.cm.axis, sizeof out->axis);
   out->ndevices = sp_mesh_num_devices(S.mesh);
@@ -1115,7 +1116,7 @@ int sp_plan_search_pass(sp_module *m, const char *options, sp_plan_summary *out,
   sp_plan_search_opts o;
   sp_plan_search_opts_init(&o);
   char *text = strdup(options ? options : "");
-  char *cluster_path = NULL, *mesh = NULL;
+  char *cluster_path = NULL, *mesh = NULL, *report = NULL;
   int64_t *devices = NULL;
   sp_plan_state_pair *states = NULL;
   int ndevices = 0, nstates = 0, rc = SP_OK;
@@ -1134,6 +1135,7 @@ int sp_plan_search_pass(sp_module *m, const char *options, sp_plan_summary *out,
     bool b = false;
     if (strcmp(key, "cluster") == 0) cluster_path = (char *)val;
     else if (strcmp(key, "mesh") == 0) mesh = (char *)val;
+    else if (strcmp(key, "report") == 0) report = (char *)val;
     else if (strcmp(key, "time-limit") == 0) {
       if ((rc = parse_number(key, val, &o.time_limit, err))) goto fail;
     } else if (strcmp(key, "gap") == 0) {
@@ -1168,7 +1170,7 @@ int sp_plan_search_pass(sp_module *m, const char *options, sp_plan_summary *out,
     } else {
       rc = sp_err_set(err, SP_EINVAL, "-shardplan-search: unknown option '%s' (known: cluster, "
                       "mesh, time-limit, gap, work-limit, seed, devices, state, max-strategies, "
-                      "mem-weight, memory-limit, coarsen, reduce-scatter)", key);
+                      "mem-weight, memory-limit, coarsen, reduce-scatter, report)", key);
       goto fail;
     }
   }
@@ -1206,6 +1208,8 @@ int sp_plan_search_pass(sp_module *m, const char *options, sp_plan_summary *out,
       }
   }
   rc = sp_plan_search_module(m, &o, out, err);
+  if (!rc && report && !(out->report_path = sp_arena_strdup(m->arena, report)))
+    rc = sp_err_set(err, SP_ENOMEM, "out of memory");
 fail:
   sp_cluster_free(cluster);
   free(devices);
@@ -1296,6 +1300,10 @@ cJSON *sp_plan_summary_to_json(const sp_plan_summary *s) {
     cJSON *a = cJSON_CreateObject();
     if (!a) goto fail;
     cJSON_AddItemToArray(axes, a);
+    if (s->mesh && i < s->mesh->naxes) {
+      cJSON_AddStringToObject(a, "name", s->mesh->axes[i].name);
+      cJSON_AddNumberToObject(a, "size", (double)s->mesh->axes[i].size);
+    }
     cJSON_AddStringToObject(a, "link", s->axis[i].kind);
     cJSON_AddNumberToObject(a, "alpha_s", s->axis[i].alpha);
     cJSON_AddNumberToObject(a, "bandwidth", s->axis[i].bandwidth);

@@ -126,6 +126,7 @@ typedef struct sp_plan_summary {
   double build_s, solve_s;    /* wall seconds (reporting only) */
   /* The placement. */
   const char *mesh_name;
+  const sp_mesh *mesh;        /* the module's mesh */
   int mesh_axes;
   sp_axis_cost axis[SP_MAX_MESH_AXES_CLUSTER];
   int64_t ndevices;
@@ -133,6 +134,8 @@ typedef struct sp_plan_summary {
   /* Every collective of the plan, in program order (module arena). */
   int ncollectives;
   sp_plan_collective *collectives;
+  /* The pass's report=FILE (module arena), NULL otherwise: where the caller writes the JSON. */
+  const char *report_path;
 } sp_plan_summary;
 
 /* Searches and writes the plan into `m` (see the top comment). Errors: SP_EINVAL for a module
@@ -150,7 +153,8 @@ int sp_plan_evaluate_module(sp_module *m, const sp_plan_search_opts *o, sp_plan_
  * searches. Options (space or comma separated): cluster=FILE (required), mesh=NAME,
  * time-limit=SECONDS, gap=FRACTION, work-limit=N, seed=N, devices=ID,ID,... (mesh coordinate
  * order), state=ARG:RESULT,ARG:RESULT,..., max-strategies=N, mem-weight=UNITS,
- * memory-limit=BYTES, coarsen=true|false, reduce-scatter=true|false. */
+ * memory-limit=BYTES, coarsen=true|false, reduce-scatter=true|false, report=FILE (returned in
+ * out->report_path; nothing is written here). */
 int sp_plan_search_pass(sp_module *m, const char *options, sp_plan_summary *out, sp_err *err);
 
 /* The summary as text for stderr:
