@@ -14,6 +14,7 @@
  * Exit status: 0 success, 1 a chunk failed to parse, verify or run, or I/O failed, 2 usage.
  * Errors go to stderr as `FILE:LINE:COL: error: message`.
  */
+#include <cjson/cJSON.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -25,6 +26,7 @@
 #include "ir/sp_limits.h"
 #include "ir/strbuf.h"
 #include "mlir/mlir.h"
+#include "search/plan_search.h"
 
 /* The verifier is a separate stage; use it when it is part of the build. */
 #if __has_include("ir/verify.h")
@@ -47,12 +49,40 @@ typedef struct opt_pass {
   const char *help;
 } opt_pass;
 
+/* -shardplan-search="cluster=FILE ...": the cost-model search (search/plan_search.h) shards every
+ * value; its cost summary goes to stderr and, with report=FILE, as JSON into FILE. */
+static int run_shardplan_search(sp_module *m, const char *options, sp_err *err) {
+  sp_plan_summary s;
+  int rc = sp_plan_search_pass(m, options, &s, err);
+  if (rc) return rc;
+  sp_strbuf sb = SP_STRBUF_INIT;
+  sp_plan_summary_print(&sb, &s);
+  fputs(sp_strbuf_str(&sb), stderr);
+  sp_strbuf_free(&sb);
+  if (!s.report_path) return SP_OK;
+  cJSON *j = sp_plan_summary_to_json(&s);
+  char *text = j ? cJSON_Print(j) : NULL;
+  cJSON_Delete(j);
+  if (!text) return sp_err_set(err, SP_ENOMEM, "-shardplan-search: out of memory");
+  FILE *f = fopen(s.report_path, "wb");
+  bool written = f && fputs(text, f) >= 0 && fputc('\n', f) != EOF;
+  if (f && fclose(f) != 0) written = false;
+  free(text);
+  if (!written)
+    return sp_err_set(err, SP_EIO, "-shardplan-search: cannot write report '%s': %s",
+                      s.report_path, strerror(errno));
+  return SP_OK;
+}
+
 /* The registry of pass flags, in the order `-help` lists them. Propagation passes register
  * here as they land (see DESIGN.md: -sdy-basic-propagate, -sdy-aggressive-propagate,
  * -sdy-op-priority-propagate, -sdy-user-priority-propagate, -sdy-propagation-pipeline,
  * -sdy-populate-op-sharding-rules, -sdy-add-data-flow-edges, -sdy-sink-data-flow-edges,
  * -sdy-apply-sharding-constraints). */
 static const opt_pass passes[] = {
+    {"shardplan-search", run_shardplan_search,
+     "search every open sharding by cost (\"cluster=FILE [time-limit=S] [gap=G] [report=FILE] "
+     "...\")"},
     {NULL, NULL, NULL} /* end */
 };
 
