@@ -128,7 +128,7 @@ static int run(int nops, sp_prop_strategy strategy, bool backward, const char *l
   if (!m) return 1;
   int64_t ops = sp_module_num_ops(m);
   size_t before = sp_arena_bytes(m->arena);
-  sp_propagate_options o = {strategy, false, false, NULL, NULL, NULL, NULL};
+  sp_propagate_options o = {.strategy = strategy};
   sp_propagate_stats st;
   sp_err err;
   double t0 = now_ms();

@@ -83,7 +83,7 @@ static sp_op *add_matmul(sp_block *b, sp_value *lhs, sp_value *rhs, sp_type *res
 static sp_sharding *sh(const char *dims) { return fx_sharding(M->arena, dims, NULL); }
 
 static sp_propagate_stats run(sp_prop_strategy strategy, sp_conflict_log *log) {
-  sp_propagate_options o = {strategy, false, false, NULL, NULL, log, NULL};
+  sp_propagate_options o = {.strategy = strategy, .conflicts = log};
   sp_propagate_stats st;
   sp_err err;
   int rc = sp_propagate_module(M, &o, &st, &err);
@@ -241,7 +241,7 @@ START_TEST(rules_are_attached_to_visited_ops_and_dropped_unless_kept) {
   sp_op *abs = add_op(b, "stablehlo.abs", 1, &b->args[0], tensor1(8));
   sp_value *ret[] = {&abs->results[0]};
   add_op(b, "func.return", 1, ret, NULL);
-  sp_propagate_options o = {SP_PROP_BASIC, false, true, NULL, NULL, NULL, NULL};
+  sp_propagate_options o = {.strategy = SP_PROP_BASIC, .keep_sharding_rules = true};
   ck_assert_int_eq(sp_propagate_module(M, &o, NULL, NULL), SP_OK);
   ck_assert_ptr_nonnull(sp_op_rule(abs));
   ck_assert_int_eq(sp_op_rule(abs)->nfactors, 1);
@@ -270,8 +270,8 @@ START_TEST(direction_callback_limits_which_factors_move) {
   sp_value *ret[] = {&abs->results[0]};
   add_op(b, "func.return", 1, ret, NULL);
   int calls = 0;
-  sp_propagate_options o = {SP_PROP_AGGRESSIVE, false, false, only_first_factor, &calls, NULL,
-                            NULL};
+  sp_propagate_options o = {.strategy = SP_PROP_AGGRESSIVE, .direction = only_first_factor,
+                            .direction_ctx = &calls};
   ck_assert_int_eq(sp_propagate_module(M, &o, NULL, NULL), SP_OK);
   ck_assert_int_ge(calls, 1);
   ck_assert_str_eq(fx_str(abs->results[0].sharding), "<@mesh, [{\"a\", ?}, {?}]>");

@@ -252,6 +252,11 @@ typedef struct sp_module {
   sp_arena *arena;          /* owns the module and everything in it */
   sp_op *op;                /* the builtin.module op: one region, one block */
   const char *filename;     /* for messages; "<input>" if unknown */
+  /* Listeners a tool may attach (both NULL by default; neither is owned by the module):
+   * where passes report warnings and remarks (ir/diag.h), and where propagation records the
+   * conflicts it meets (propagation/conflict.h) when its options name no log of their own. */
+  struct sp_diag_list *diags;
+  struct sp_conflict_log *conflicts;
 } sp_module;
 
 /* A new empty module with its own arena (NULL on out-of-memory). */

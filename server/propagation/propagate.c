@@ -415,8 +415,7 @@ static int recycle_scratch(driver *d, sp_err *err) {
 
 int sp_propagate_module(sp_module *m, const sp_propagate_options *o, sp_propagate_stats *stats,
                         sp_err *err) {
-  static const sp_propagate_options defaults = {SP_PROP_BASIC, false, false, NULL, NULL, NULL,
-                                                NULL};
+  static const sp_propagate_options defaults = {.strategy = SP_PROP_BASIC};
   sp_propagate_stats local;
   if (!stats) stats = &local;
   memset(stats, 0, sizeof *stats);

@@ -49,8 +49,15 @@ typedef struct sp_propagate_options {
   bool keep_sharding_rules;
   sp_propagate_direction_fn direction;  /* NULL = BOTH for every factor */
   void *direction_ctx;
-  sp_conflict_log *conflicts;    /* may be NULL */
+  sp_conflict_log *conflicts;    /* may be NULL (then the module's m->conflicts, if any) */
   sp_rules_diag *diag;           /* registry warnings, may be NULL */
+  /* Fields below are read by the strategy hierarchy (op_priority.h, user_priority.h); a
+   * zeroed struct means Shardy's defaults for the pass in question except `strategy`. */
+  bool basic_then_aggressive;    /* propagation-strategy=basic-then-aggressive: a full basic
+                                    fixed point, then a full aggressive one */
+  bool skip_op_priority;         /* run-op-priority-propagation=false (user-priority pass) */
+  bool debug_edges;              /* debug-propagation-edge-sharding=true (accepted) */
+  bool debug_origins;            /* debug-sharding-origins=true (accepted) */
 } sp_propagate_options;
 
 typedef struct sp_propagate_stats {
