@@ -445,11 +445,22 @@ fail:
 }
 
 int sp_sg_ilp_write_lp(sg_ilp *q, int64_t offset, const char *path, sp_err *err) {
-  glp_set_obj_coef(q->lp, 0, (double)offset);
+  /* The constant goes in as a column fixed at 1 (GLPK would write it only as a comment,
+   * and an empty problem not at all): any LP reader then reports the full cost. */
+  int col = glp_add_cols(q->lp, 1), row = glp_add_rows(q->lp, 1);
+  glp_set_col_name(q->lp, col, "offset");
+  glp_set_col_bnds(q->lp, col, GLP_LO, 0.0, 0.0);
+  glp_set_obj_coef(q->lp, col, (double)offset);
+  glp_set_row_name(q->lp, row, "fix_offset");
+  glp_set_row_bnds(q->lp, row, GLP_FX, 1.0, 1.0);
+  int ind[2] = {0, col};
+  double val[2] = {0, 1.0};
+  glp_set_mat_row(q->lp, row, 1, ind, val);
   int was = glp_term_out(GLP_OFF);
   int rc = glp_write_lp(q->lp, NULL, path);
   glp_term_out(was);
-  glp_set_obj_coef(q->lp, 0, 0.0);
+  glp_del_rows(q->lp, 1, (int[]){0, row});
+  glp_del_cols(q->lp, 1, (int[]){0, col});
   if (rc != 0) return sp_err_set(err, SP_EIO, "%s: cannot write the LP file", path);
   return SP_OK;
 }

@@ -41,8 +41,9 @@ int sp_sg_ilp_build(const sg_prob *p, const int *nodes, int nn, bool plain,
 void sp_sg_ilp_free(sg_ilp *q);
 sg_ilp_size sp_sg_ilp_size(const sg_ilp *q);
 
-/* Writes the program in CPLEX LP format; `offset` (a constant cost) goes in as the
- * objective's constant term. */
+/* Writes the program in CPLEX LP format; `offset` (a constant cost) goes in as a column
+ * "offset" with cost `offset`, forced to 1 by the row "fix_offset", so that the file's
+ * optimum is the full cost. */
 int sp_sg_ilp_write_lp(sg_ilp *q, int64_t offset, const char *path, sp_err *err);
 
 typedef void (*sg_ilp_plan_fn)(void *ctx, const int *plan, int64_t cost);

@@ -248,56 +248,70 @@ int sp_sg_model_keep(sg_model *m, int i, const bool *keep) {
   return rc;
 }
 
+/* A copy of `use` (k entries) plus `add` (or nothing when add is NULL), in the arena. */
+static int64_t *vec_sum(sp_arena *a, const int64_t *use, const int64_t *add, int k) {
+  int64_t *v = sp_arena_alloc(a, sizeof(int64_t) * (size_t)k);
+  if (!v) return NULL;
+  for (int j = 0; j < k; j++) v[j] = (use ? use[j] : 0) + (add ? add[j] : 0);
+  return v;
+}
+
 int sp_sg_model_add_usage(sg_model *m, int i, int t0, int t1, const int64_t *use) {
   if (t0 >= t1) return SP_OK;
   sg_mnode *x = &m->node[i];
   int k = x->k;
-  /* Cut points: every segment boundary and the new range's ends. */
-  int np = 0;
-  int *pts = malloc(sizeof(int) * (2 * (size_t)x->nseg + 2));
-  sg_seg *out = malloc(sizeof(sg_seg) * (2 * (size_t)x->nseg + 3));
-  if (!pts || !out) { free(pts); free(out); return SP_ENOMEM; }
-  for (int s = 0; s < x->nseg; s++) {
-    pts[np++] = x->seg[s].t0;
-    pts[np++] = x->seg[s].t1;
+  /* Segments [lo, hi) are those overlapping [t0, t1); the rest stay as they are. */
+  int lo = 0, hi = x->nseg;
+  while (lo < hi) {
+    int mid = (lo + hi) / 2;
+    if (x->seg[mid].t1 <= t0) lo = mid + 1; else hi = mid;
   }
-  pts[np++] = t0;
-  pts[np++] = t1;
-  for (int a = 1; a < np; a++) /* insertion sort: nearly sorted already */
-    for (int b = a; b > 0 && pts[b - 1] > pts[b]; b--) {
-      int tmp = pts[b]; pts[b] = pts[b - 1]; pts[b - 1] = tmp;
-    }
-  int no = 0, s = 0, rc = SP_OK;
-  for (int p = 0; p + 1 < np; p++) {
-    int lo = pts[p], hi = pts[p + 1];
-    if (lo == hi) continue;
-    while (s < x->nseg && x->seg[s].t1 <= lo) s++;
-    const sg_seg *old = s < x->nseg && x->seg[s].t0 <= lo ? &x->seg[s] : NULL;
-    bool in_new = lo >= t0 && hi <= t1;
-    if (!old && !in_new) continue;
-    int64_t *v = sp_arena_alloc(m->arena, sizeof(int64_t) * (size_t)k);
-    if (!v) { rc = SP_ENOMEM; break; }
-    for (int j = 0; j < k; j++) v[j] = (old ? old->use[j] : 0) + (in_new ? use[j] : 0);
-    if (no > 0 && out[no - 1].t1 == lo &&
-        memcmp(out[no - 1].use, v, sizeof(int64_t) * (size_t)k) == 0) {
-      out[no - 1].t1 = hi;
-      continue;
-    }
-    out[no++] = (sg_seg){lo, hi, v};
+  hi = lo;
+  while (hi < x->nseg && x->seg[hi].t0 < t1) hi++;
+  /* New pieces: at most 2 per overlapping segment (outside parts) plus the gaps. */
+  int cap = 2 * (hi - lo) + (hi - lo) + 2, np = 0;
+  sg_seg *piece = malloc(sizeof(sg_seg) * (size_t)cap);
+  if (!piece) return SP_ENOMEM;
+  int pos = t0;
+  for (int s = lo; s < hi; s++) {
+    const sg_seg *g = &x->seg[s];
+    if (g->t0 < t0) /* the part before the new range keeps its old usage */
+      piece[np++] = (sg_seg){g->t0, t0, vec_sum(m->arena, g->use, NULL, k)};
+    if (pos < g->t0) /* a gap inside the new range */
+      piece[np++] = (sg_seg){pos, g->t0, vec_sum(m->arena, NULL, use, k)};
+    int a = g->t0 > t0 ? g->t0 : t0, b = g->t1 < t1 ? g->t1 : t1;
+    piece[np++] = (sg_seg){a, b, vec_sum(m->arena, g->use, use, k)};
+    if (g->t1 > t1) piece[np++] = (sg_seg){t1, g->t1, vec_sum(m->arena, g->use, NULL, k)};
+    pos = b;
   }
-  if (rc == SP_OK) {
-    x->nseg = 0;
-    for (int j = 0; j < no; j++) {
-      if (grow(m->arena, (void **)&x->seg, &x->capseg, x->nseg, sizeof(sg_seg))) {
-        rc = SP_ENOMEM;
-        break;
-      }
-      x->seg[x->nseg++] = out[j];
+  if (pos < t1) piece[np++] = (sg_seg){pos, t1, vec_sum(m->arena, NULL, use, k)};
+  for (int j = 0; j < np; j++)
+    if (!piece[j].use) { free(piece); return SP_ENOMEM; }
+  /* Splice: replace segments [lo, hi) by the pieces. */
+  int nseg = x->nseg - (hi - lo) + np;
+  while (x->capseg < nseg)
+    if (grow(m->arena, (void **)&x->seg, &x->capseg, x->capseg, sizeof(sg_seg))) {
+      free(piece);
+      return SP_ENOMEM;
+    }
+  memmove(&x->seg[lo + np], &x->seg[hi], sizeof(sg_seg) * (size_t)(x->nseg - hi));
+  memcpy(&x->seg[lo], piece, sizeof(sg_seg) * (size_t)np);
+  x->nseg = nseg;
+  free(piece);
+  /* Neighbouring pieces with equal usage become one (fewer segments, fewer checks). */
+  int from = lo > 0 ? lo - 1 : 0, to = lo + np; /* last index that may merge with the next */
+  for (int j = from; j < to && j + 1 < x->nseg;) {
+    sg_seg *a = &x->seg[j], *b = &x->seg[j + 1];
+    if (a->t1 == b->t0 && memcmp(a->use, b->use, sizeof(int64_t) * (size_t)k) == 0) {
+      a->t1 = b->t1;
+      memmove(b, b + 1, sizeof(sg_seg) * (size_t)(x->nseg - j - 2));
+      x->nseg--;
+      to--;
+    } else {
+      j++;
     }
   }
-  free(pts);
-  free(out);
-  return rc;
+  return SP_OK;
 }
 
 int sp_sg_model_push_elim(sg_model *m, sg_elim rec) {

@@ -336,6 +336,12 @@ static bool drop_separable(rctx *c) {
 static int fix_node(rctx *c, int i, int k) {
   sg_model *m = c->m;
   sg_mnode *x = &m->node[i];
+  if (x->cost[k] >= SP_SG_FORBIDDEN) { /* its only choice is forbidden */
+    char why[160];
+    snprintf(why, sizeof why, "node %d has no allowed strategy left", i);
+    set_infeasible(m, why);
+    return SP_OK;
+  }
   m->offset = sg_add(m->offset, x->cost[k]);
   for (int j = 0; j < x->deg; j++) {
     const sg_medge *e = &m->edge[x->adj[j]];
@@ -569,6 +575,7 @@ int sp_sg_reduce(sg_model *m, sg_reduce_stats *st, sp_err *err) {
     changed |= drop_separable(&c);
     if ((rc = structural(&c, &changed)) != SP_OK) break;
   }
+  if (rc == SP_OK && m->offset >= SP_SG_FORBIDDEN) set_infeasible(m, "every plan uses a forbidden cost");
 done:
   free(c.dirty);
   free(c.queue);

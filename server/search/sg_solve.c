@@ -298,7 +298,6 @@ int sp_sg_solve(const sp_sg *g, const sp_sg_opts *opts, sp_sg_result *res, sp_er
   s.deadline = opts->time_limit > 0 ? s.t_start + opts->time_limit : 0;
   res->stats.nodes = g->nnodes;
   res->stats.edges = g->nedges;
-  int64_t work_limit = opts->work_limit > 0 ? opts->work_limit : DEFAULT_WORK_LIMIT;
   bool proved = false, infeasible = false;
   int rc = sp_sg_model_build(g, &s.m, err);
   if (rc != SP_OK) return rc;
@@ -322,6 +321,15 @@ int sp_sg_solve(const sp_sg *g, const sp_sg_opts *opts, sp_sg_result *res, sp_er
   for (int e = 0; e < s.p->m; e++)
     res->stats.red_pairs += (int64_t)s.p->k[s.p->ea[e]] * s.p->k[s.p->eb[e]];
   res->stats.t_reduce = sp_sg_now() - s.t_start;
+  /* Work budgets scale with the model: the first round of perturbation is short and
+   * deterministic; the last one runs to the deadline when there is one. */
+  int64_t size = res->stats.red_strategies + res->stats.red_pairs + 1;
+  int64_t work_limit = opts->work_limit > 0 ? opts->work_limit
+                       : opts->time_limit > 0 ? INT64_MAX / 4
+                       : size * 20000 < 1000000 ? 1000000
+                       : size * 20000 > DEFAULT_WORK_LIMIT ? DEFAULT_WORK_LIMIT : size * 20000;
+  int64_t first_round = size * 500 + 100000;
+  if (first_round > work_limit / 8) first_round = work_limit / 8;
   {
     char note[160];
     snprintf(note, sizeof note, "%d nodes, %d edges left of %d, %d (offset %lld)", s.p->n,
@@ -351,7 +359,7 @@ int sp_sg_solve(const sp_sg *g, const sp_sg_opts *opts, sp_sg_result *res, sp_er
   if (!opts->no_heuristic) {
     sp_sg_heur_descend(s.h, work_limit / 4, h_deadline);
     double ils_end = s.deadline > 0 ? sp_sg_now() + (s.deadline - sp_sg_now()) * 0.2 : 0;
-    sp_sg_heur_improve(s.h, work_limit / 8, ils_end);
+    sp_sg_heur_improve(s.h, first_round, ils_end);
   }
   res->stats.t_heuristic = sp_sg_now() - t_h;
   /* 3. integer program */

@@ -93,9 +93,10 @@ int sp_sg_solve(const sp_sg *g, const sp_sg_opts *opts, sp_sg_result *res /* OUT
 void sp_sg_result_free(sp_sg_result *res);
 
 /* Writes the one-hot integer program of `g` in CPLEX LP format: the reduced model (what
- * sp_sg_solve hands to GLPK, plus the constant it dropped, in a comment) or the unreduced
- * one (every strategy and pair, a usage row at every interval start). Costs of
- * SP_SG_FORBIDDEN or more are left out (the variable does not exist) in both. */
+ * sp_sg_solve hands to GLPK) or the unreduced one (every strategy and pair, a usage row at
+ * every interval start). Costs of SP_SG_FORBIDDEN or more are left out (the variable does
+ * not exist) in both. The constant cost of eliminated choices is the cost of a column
+ * "offset" fixed at 1, so the file's optimum is the problem's optimum. */
 int sp_sg_write_lp(const sp_sg *g, bool reduced, const char *path, sp_err *err);
 
 #endif /* SP_SEARCH_SG_SOLVE_H */

@@ -1,0 +1,431 @@
+/*
+ * test_sg_solver.c - the strategy-graph solver against the exhaustive reference on random
+ * graphs (seeded), with and without usage limits and forbidden costs; reductions keep the
+ * optimum; infeasibility is reported; the LP files describe the same problem.
+ */
+#include <check.h>
+#include <glpk.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "search/sg_solve.h"
+#include "search/strategy_graph.h"
+#include "test_support.h"
+
+static uint64_t rng_state;
+
+static int rnd(int n) {
+  rng_state = rng_state * 6364136223846793005ULL + 1442695040888963407ULL;
+  return (int)((rng_state >> 33) % (uint64_t)n);
+}
+
+typedef struct gen_opts {
+  int max_nodes;       /* 1..max */
+  int max_strat;       /* 1..max */
+  int extra_edges;     /* beyond a random spanning forest */
+  int forbid_one_in;   /* an entry is forbidden with chance 1/forbid_one_in (0: never) */
+  int limit_mode;      /* 0: none, 1: between least and largest peak, 2: random of both */
+} gen_opts;
+
+/* Peak of the per-time sum of least (or largest) usages. */
+static int64_t profile_peak(const sp_sg *g, bool largest) {
+  int64_t peak = 0;
+  for (int t = 0; t < 64; t++) {
+    int64_t sum = 0;
+    for (int i = 0; i < g->nnodes; i++) {
+      const sp_sg_node *n = &g->nodes[i];
+      if (t < n->live.start || t >= n->live.end) continue;
+      int64_t v = n->usages[0];
+      for (int k = 1; k < n->nstrat; k++)
+        if (largest ? n->usages[k] > v : n->usages[k] < v) v = n->usages[k];
+      sum += v;
+    }
+    if (sum > peak) peak = sum;
+  }
+  return peak;
+}
+
+static sp_sg *random_graph(const gen_opts *o) {
+  sp_sg *g = sp_sg_new("random");
+  int n = 1 + rnd(o->max_nodes);
+  for (int i = 0; i < n; i++) {
+    int k = 1 + rnd(o->max_strat);
+    int64_t c[8], u[8];
+    for (int j = 0; j < k; j++) {
+      c[j] = o->forbid_one_in && rnd(o->forbid_one_in) == 0 ? SP_SG_FORBIDDEN : rnd(100);
+      u[j] = rnd(4) == 0 ? 0 : rnd(30);
+    }
+    int s = rnd(40);
+    ck_assert_int_eq(sp_sg_add_node(g, k, c, u, (sp_sg_interval){s, s + rnd(20)}, NULL), i);
+  }
+  int64_t m[64];
+  for (int i = 1; i < n; i++) { /* a random forest, then extra edges */
+    if (rnd(5) == 0) continue;
+    int a = rnd(i), b = i;
+    for (int j = 0; j < g->nodes[a].nstrat * g->nodes[b].nstrat; j++)
+      m[j] = o->forbid_one_in && rnd(o->forbid_one_in) == 0 ? SP_SG_FORBIDDEN : rnd(60);
+    ck_assert_int_ge(sp_sg_add_edge(g, a, b, m, NULL), 0);
+  }
+  for (int x = 0; x < o->extra_edges; x++) {
+    int a = rnd(n), b = rnd(n);
+    if (a == b) continue;
+    for (int j = 0; j < g->nodes[a].nstrat * g->nodes[b].nstrat; j++)
+      m[j] = o->forbid_one_in && rnd(o->forbid_one_in) == 0 ? SP_SG_FORBIDDEN : rnd(60);
+    ck_assert_int_ge(sp_sg_add_edge(g, a, b, m, NULL), 0);
+  }
+  int mode = o->limit_mode == 2 ? rnd(2) : o->limit_mode;
+  if (mode == 1) {
+    int64_t lo = profile_peak(g, false), hi = profile_peak(g, true);
+    sp_sg_set_usage_limit(g, lo + (hi > lo ? rnd((int)(hi - lo) + 1) : 0), NULL);
+  }
+  return g;
+}
+
+/* Solves and checks the result against the exhaustive optimum; returns the cost. */
+static int64_t check_against_exhaustive(const sp_sg *g, const sp_sg_opts *o, int round) {
+  int plan[16];
+  int64_t want = -1;
+  int erc = sp_sg_solve_exhaustive(g, (int64_t)1 << 26, plan, &want, NULL);
+  ck_assert(erc == SP_OK || erc == SP_ENOTFOUND);
+  sp_sg_result res;
+  sp_err err;
+  ck_assert_int_eq(sp_sg_solve(g, o, &res, &err), SP_OK);
+  if (erc == SP_ENOTFOUND) {
+    ck_assert_msg(res.status == SP_SG_INFEASIBLE, "round %d: status %s, expected infeasible",
+                  round, sp_sg_status_name(res.status));
+    ck_assert(!res.has_plan);
+    sp_sg_result_free(&res);
+    return -1;
+  }
+  ck_assert_msg(res.status == SP_SG_OPTIMAL, "round %d: status %s (cost %lld, optimum %lld)",
+                round, sp_sg_status_name(res.status), (long long)res.cost, (long long)want);
+  ck_assert(res.has_plan);
+  ck_assert_msg(res.cost == want, "round %d: cost %lld, optimum %lld", round,
+                (long long)res.cost, (long long)want);
+  ck_assert_int_eq(res.bound, want);
+  ck_assert(res.gap == 0.0);
+  sp_sg_eval ev;
+  ck_assert_int_eq(sp_sg_evaluate(g, res.choice, &ev, NULL), SP_OK);
+  ck_assert(ev.valid);
+  ck_assert_int_eq(ev.cost, want);
+  sp_sg_result_free(&res);
+  return want;
+}
+
+static void opts_default(sp_sg_opts *o) {
+  sp_sg_opts_init(o);
+  o->time_limit = 60; /* far more than needed: these stop on proofs, not the clock */
+}
+
+START_TEST(solver_matches_exhaustive_on_random_graphs_with_memory_limits) {
+  rng_state = 1;
+  gen_opts go = {12, 4, 3, 0, 1};
+  sp_sg_opts o;
+  opts_default(&o);
+  for (int round = 0; round < 20; round++) {
+    sp_sg *g = random_graph(&go);
+    check_against_exhaustive(g, &o, round);
+    sp_sg_free(g);
+  }
+}
+END_TEST
+
+START_TEST(solver_matches_exhaustive_on_random_graphs_without_limit) {
+  rng_state = 2;
+  gen_opts go = {12, 4, 4, 0, 0};
+  sp_sg_opts o;
+  opts_default(&o);
+  for (int round = 0; round < 15; round++) {
+    sp_sg *g = random_graph(&go);
+    ck_assert_int_eq(g->usage_limit, SP_SG_NO_LIMIT);
+    check_against_exhaustive(g, &o, round);
+    sp_sg_free(g);
+  }
+}
+END_TEST
+
+START_TEST(solver_matches_exhaustive_with_forbidden_costs) {
+  rng_state = 3;
+  gen_opts go = {10, 4, 3, 6, 2};
+  sp_sg_opts o;
+  opts_default(&o);
+  int infeasible = 0;
+  for (int round = 0; round < 20; round++) {
+    sp_sg *g = random_graph(&go);
+    infeasible += check_against_exhaustive(g, &o, round) < 0;
+    sp_sg_free(g);
+  }
+  ck_assert_int_lt(infeasible, 20); /* the mix has feasible graphs too */
+}
+END_TEST
+
+START_TEST(reduced_and_unreduced_models_reach_the_same_optimum) {
+  rng_state = 4;
+  gen_opts go = {12, 4, 5, 15, 2};
+  sp_sg_opts red, full;
+  opts_default(&red);
+  opts_default(&full);
+  full.no_reduce = true;
+  for (int round = 0; round < 15; round++) {
+    sp_sg *g = random_graph(&go);
+    int64_t a = check_against_exhaustive(g, &red, round);
+    int64_t b = check_against_exhaustive(g, &full, round);
+    ck_assert_int_eq(a, b);
+    sp_sg_free(g);
+  }
+}
+END_TEST
+
+START_TEST(ilp_alone_and_heuristic_alone_agree_with_the_oracle) {
+  rng_state = 5;
+  gen_opts go = {12, 4, 3, 0, 1};
+  sp_sg_opts ilp;
+  opts_default(&ilp);
+  ilp.no_heuristic = true;
+  sp_sg_opts heur;
+  opts_default(&heur);
+  heur.no_ilp = true;
+  heur.work_limit = 2000000;
+  for (int round = 0; round < 10; round++) {
+    sp_sg *g = random_graph(&go);
+    int64_t opt = check_against_exhaustive(g, &ilp, round);
+    sp_sg_result res;
+    ck_assert_int_eq(sp_sg_solve(g, &heur, &res, NULL), SP_OK);
+    if (opt >= 0) { /* the heuristic alone: a valid plan, never below the optimum */
+      ck_assert(res.has_plan);
+      ck_assert_int_ge(res.cost, opt);
+      sp_sg_eval ev;
+      sp_sg_evaluate(g, res.choice, &ev, NULL);
+      ck_assert(ev.valid);
+      ck_assert_int_eq(ev.cost, res.cost);
+    }
+    sp_sg_result_free(&res);
+    sp_sg_free(g);
+  }
+}
+END_TEST
+
+START_TEST(limit_below_least_usage_is_reported_infeasible) {
+  sp_sg *g = sp_sg_new("tight");
+  int64_t c[2] = {1, 2}, u[2] = {10, 6};
+  sp_sg_add_node(g, 2, c, u, (sp_sg_interval){0, 10}, NULL);
+  sp_sg_add_node(g, 2, c, u, (sp_sg_interval){5, 15}, NULL);
+  int64_t m[4] = {0, 1, 1, 0};
+  sp_sg_add_edge(g, 0, 1, m, NULL);
+  sp_sg_set_usage_limit(g, 11, NULL); /* both live at [5, 10) need at least 6 + 6 */
+  sp_sg_opts o;
+  opts_default(&o);
+  sp_sg_result res;
+  ck_assert_int_eq(sp_sg_solve(g, &o, &res, NULL), SP_OK);
+  ck_assert_int_eq(res.status, SP_SG_INFEASIBLE);
+  ck_assert(!res.has_plan);
+  ck_assert_ptr_null(res.choice);
+  o.no_reduce = true; /* the plain model must find out too (through the ILP) */
+  ck_assert_int_eq(sp_sg_solve(g, &o, &res, NULL), SP_OK);
+  ck_assert_int_eq(res.status, SP_SG_INFEASIBLE);
+  sp_sg_set_usage_limit(g, 12, NULL);
+  o.no_reduce = false;
+  ck_assert_int_eq(sp_sg_solve(g, &o, &res, NULL), SP_OK);
+  ck_assert_int_eq(res.status, SP_SG_OPTIMAL);
+  ck_assert_int_eq(res.cost, 2 + 2 + 0);
+  sp_sg_result_free(&res);
+  sp_sg_free(g);
+}
+END_TEST
+
+START_TEST(forbidden_pairs_everywhere_are_reported_infeasible) {
+  /* A triangle whose edges allow only "different" pairs of a 2-colouring: no plan. */
+  sp_sg *g = sp_sg_new("odd cycle");
+  int64_t c[2] = {0, 0};
+  for (int i = 0; i < 3; i++) sp_sg_add_node(g, 2, c, NULL, (sp_sg_interval){0, 0}, NULL);
+  int64_t diff[4] = {SP_SG_FORBIDDEN, 1, 1, SP_SG_FORBIDDEN};
+  sp_sg_add_edge(g, 0, 1, diff, NULL);
+  sp_sg_add_edge(g, 1, 2, diff, NULL);
+  sp_sg_add_edge(g, 2, 0, diff, NULL);
+  sp_sg_opts o;
+  opts_default(&o);
+  sp_sg_result res;
+  ck_assert_int_eq(sp_sg_solve(g, &o, &res, NULL), SP_OK);
+  ck_assert_int_eq(res.status, SP_SG_INFEASIBLE);
+  ck_assert(!res.has_plan);
+  sp_sg_free(g);
+}
+END_TEST
+
+START_TEST(tree_without_limit_reduces_to_nothing_and_is_optimal) {
+  rng_state = 6;
+  gen_opts go = {12, 4, 0, 0, 0};
+  sp_sg_opts o;
+  opts_default(&o);
+  o.no_ilp = true; /* the reductions alone must solve a forest */
+  for (int round = 0; round < 10; round++) {
+    sp_sg *g = random_graph(&go);
+    int plan[16];
+    int64_t want;
+    ck_assert_int_eq(sp_sg_solve_exhaustive(g, (int64_t)1 << 26, plan, &want, NULL), SP_OK);
+    sp_sg_result res;
+    ck_assert_int_eq(sp_sg_solve(g, &o, &res, NULL), SP_OK);
+    ck_assert_int_eq(res.stats.red_nodes, 0);
+    ck_assert_int_eq(res.status, SP_SG_OPTIMAL);
+    ck_assert_int_eq(res.cost, want);
+    sp_sg_result_free(&res);
+    sp_sg_free(g);
+  }
+}
+END_TEST
+
+static int progress_calls, incumbent_calls;
+
+static void count_progress(void *ctx, const sp_sg_progress *p) {
+  (void)ctx;
+  progress_calls++;
+  if (strcmp(p->note, "new incumbent") == 0) {
+    incumbent_calls++;
+    ck_assert(p->has_plan);
+  }
+}
+
+START_TEST(seed_plan_is_used_and_progress_is_reported) {
+  rng_state = 7;
+  gen_opts go = {12, 4, 6, 0, 1};
+  sp_sg *g = random_graph(&go);
+  while (g->nnodes < 6) {
+    sp_sg_free(g);
+    g = random_graph(&go);
+  }
+  int plan[16];
+  int64_t want;
+  ck_assert_int_eq(sp_sg_solve_exhaustive(g, (int64_t)1 << 26, plan, &want, NULL), SP_OK);
+  sp_sg_opts o;
+  opts_default(&o);
+  o.incumbent = plan;
+  o.no_ilp = true;
+  o.work_limit = 2000000;
+  o.progress = count_progress;
+  progress_calls = incumbent_calls = 0;
+  sp_sg_result res;
+  ck_assert_int_eq(sp_sg_solve(g, &o, &res, NULL), SP_OK);
+  ck_assert(res.has_plan);
+  ck_assert_int_eq(res.cost, want); /* never worse than the seed */
+  ck_assert_int_gt(progress_calls, 0);
+  ck_assert_int_gt(incumbent_calls, 0);
+  sp_sg_result_free(&res);
+  sp_sg_free(g);
+}
+END_TEST
+
+START_TEST(bad_options_are_rejected) {
+  sp_sg *g = sp_sg_new(NULL);
+  int64_t c[1] = {3};
+  sp_sg_add_node(g, 1, c, NULL, (sp_sg_interval){0, 1}, NULL);
+  sp_sg_opts o;
+  sp_sg_opts_init(&o);
+  o.gap = 1.5;
+  sp_sg_result res;
+  sp_err err;
+  ck_assert_int_eq(sp_sg_solve(g, &o, &res, &err), SP_EINVAL);
+  ck_assert_ptr_nonnull(strstr(err.msg, "gap 1.5"));
+  sp_sg_opts_init(&o);
+  ck_assert_int_eq(sp_sg_solve(g, &o, &res, &err), SP_OK);
+  ck_assert_int_eq(res.status, SP_SG_OPTIMAL);
+  ck_assert_int_eq(res.cost, 3);
+  sp_sg_result_free(&res);
+  sp_sg_free(g);
+}
+END_TEST
+
+/* Solves an LP file with GLPK's MIP solver; returns the optimum (the file carries the
+ * constant as a column fixed at 1), or -1. */
+static double solve_lp_file(const char *path) {
+  glp_prob *lp = glp_create_prob();
+  glp_term_out(GLP_OFF);
+  ck_assert_int_eq(glp_read_lp(lp, NULL, path), 0);
+  glp_iocp io;
+  glp_init_iocp(&io);
+  io.presolve = GLP_ON;
+  io.msg_lev = GLP_MSG_OFF;
+  int rc = glp_intopt(lp, &io);
+  double v = rc == 0 && glp_mip_status(lp) == GLP_OPT ? glp_mip_obj_val(lp) : -1.0;
+  glp_delete_prob(lp);
+  return v;
+}
+
+START_TEST(lp_files_have_the_same_optimum_as_the_graph) {
+  rng_state = 8;
+  gen_opts go = {10, 3, 3, 10, 1};
+  char path[64];
+  snprintf(path, sizeof path, "/tmp/sp_sg_lp_XXXXXX");
+  int fd = mkstemp(path);
+  ck_assert_int_ge(fd, 0);
+  close(fd);
+  int checked = 0;
+  for (int round = 0; round < 12; round++) {
+    sp_sg *g = random_graph(&go);
+    int plan[16];
+    int64_t want;
+    if (sp_sg_solve_exhaustive(g, (int64_t)1 << 26, plan, &want, NULL) != SP_OK) {
+      sp_sg_free(g);
+      continue;
+    }
+    for (int reduced = 0; reduced < 2; reduced++) {
+      sp_err err;
+      ck_assert_int_eq(sp_sg_write_lp(g, reduced, path, &err), SP_OK);
+      double v = solve_lp_file(path);
+      ck_assert_msg(v == (double)want, "round %d %s: LP optimum %.1f, graph optimum %lld",
+                    round, reduced ? "reduced" : "unreduced", v, (long long)want);
+      checked++;
+    }
+    sp_sg_free(g);
+  }
+  unlink(path);
+  ck_assert_int_ge(checked, 10);
+}
+END_TEST
+
+START_TEST(larger_graphs_solve_the_same_with_and_without_reductions) {
+  rng_state = 9;
+  gen_opts go = {60, 4, 30, 0, 1};
+  sp_sg_opts red, full;
+  opts_default(&red);
+  opts_default(&full);
+  full.no_reduce = true;
+  for (int round = 0; round < 4; round++) {
+    sp_sg *g = random_graph(&go);
+    sp_sg_result a, b;
+    ck_assert_int_eq(sp_sg_solve(g, &red, &a, NULL), SP_OK);
+    ck_assert_int_eq(sp_sg_solve(g, &full, &b, NULL), SP_OK);
+    ck_assert_int_eq(a.status, b.status);
+    if (a.status == SP_SG_OPTIMAL) ck_assert_int_eq(a.cost, b.cost);
+    sp_sg_result_free(&a);
+    sp_sg_result_free(&b);
+    sp_sg_free(g);
+  }
+}
+END_TEST
+
+static Suite *sg_solver_suite(void) {
+  Suite *s = suite_create("sg_solver");
+  TCase *tc = tcase_create("oracle");
+  tcase_set_timeout(tc, 300);
+  tcase_add_test(tc, solver_matches_exhaustive_on_random_graphs_with_memory_limits);
+  tcase_add_test(tc, solver_matches_exhaustive_on_random_graphs_without_limit);
+  tcase_add_test(tc, solver_matches_exhaustive_with_forbidden_costs);
+  tcase_add_test(tc, reduced_and_unreduced_models_reach_the_same_optimum);
+  tcase_add_test(tc, ilp_alone_and_heuristic_alone_agree_with_the_oracle);
+  tcase_add_test(tc, tree_without_limit_reduces_to_nothing_and_is_optimal);
+  tcase_add_test(tc, larger_graphs_solve_the_same_with_and_without_reductions);
+  suite_add_tcase(s, tc);
+  TCase *tb = tcase_create("behaviour");
+  tcase_set_timeout(tb, 120);
+  tcase_add_test(tb, limit_below_least_usage_is_reported_infeasible);
+  tcase_add_test(tb, forbidden_pairs_everywhere_are_reported_infeasible);
+  tcase_add_test(tb, seed_plan_is_used_and_progress_is_reported);
+  tcase_add_test(tb, bad_options_are_rejected);
+  tcase_add_test(tb, lp_files_have_the_same_optimum_as_the_graph);
+  suite_add_tcase(s, tb);
+  return s;
+}
+
+int main(void) { return sp_test_run(sg_solver_suite()); }
