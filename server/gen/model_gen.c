@@ -47,6 +47,18 @@ static void put_dims_list(emitter *e, const int *d, int n) {
   sp_strbuf_putc(e->sb, ']');
 }
 
+/* Ends an op line with its function type: " : (a, b) -> r". */
+static void put_function_type(emitter *e, const val *operands, int n, val result) {
+  sp_strbuf_puts(e->sb, " : (");
+  for (int i = 0; i < n; i++) {
+    if (i) sp_strbuf_puts(e->sb, ", ");
+    put_type(e, operands[i]);
+  }
+  sp_strbuf_puts(e->sb, ") -> ");
+  put_type(e, result);
+  sp_strbuf_putc(e->sb, '\n');
+}
+
 static val shape(int rank, const int64_t *dims) {
   val v = {0, rank, {0}};
   if (rank > 0) memcpy(v.dims, dims, (size_t)rank * sizeof *dims);  /* scalars pass NULL */
@@ -125,13 +137,8 @@ static val dot(emitter *e, val a, val b, const int *lb, const int *rb, int nb, c
   put_dims_list(e, lc, nc);
   sp_strbuf_puts(e->sb, " x ");
   put_dims_list(e, rc, nc);
-  sp_strbuf_puts(e->sb, " : (");
-  put_type(e, a);
-  sp_strbuf_puts(e->sb, ", ");
-  put_type(e, b);
-  sp_strbuf_puts(e->sb, ") -> ");
-  put_type(e, r);
-  sp_strbuf_putc(e->sb, '\n');
+  val ab[2] = {a, b};
+  put_function_type(e, ab, 2, r);
   return r;
 }
 
@@ -165,13 +172,9 @@ static val reduce(emitter *e, val a, const char *combiner, const char *init, int
   put_name(e, a);
   sp_strbuf_puts(e->sb, " init: ");
   put_name(e, c);
-  sp_strbuf_printf(e->sb, ") applies stablehlo.%s across dimensions = [%d] : (", combiner, dim);
-  put_type(e, a);
-  sp_strbuf_puts(e->sb, ", ");
-  put_type(e, c);
-  sp_strbuf_puts(e->sb, ") -> ");
-  put_type(e, r);
-  sp_strbuf_putc(e->sb, '\n');
+  sp_strbuf_printf(e->sb, ") applies stablehlo.%s across dimensions = [%d]", combiner, dim);
+  val ac[2] = {a, c};
+  put_function_type(e, ac, 2, r);
   return r;
 }
 
@@ -181,11 +184,7 @@ static val broadcast(emitter *e, val a, const int *map, val to) {
   put_name(e, a);
   sp_strbuf_puts(e->sb, ", dims = ");
   put_dims_list(e, map, a.rank);
-  sp_strbuf_puts(e->sb, " : (");
-  put_type(e, a);
-  sp_strbuf_puts(e->sb, ") -> ");
-  put_type(e, r);
-  sp_strbuf_putc(e->sb, '\n');
+  put_function_type(e, &a, 1, r);
   return r;
 }
 
@@ -200,11 +199,7 @@ static val reshape(emitter *e, val a, int rank, const int64_t *dims) {
   val r = begin_op(e, shape(rank, dims));
   sp_strbuf_puts(e->sb, "stablehlo.reshape ");
   put_name(e, a);
-  sp_strbuf_puts(e->sb, " : (");
-  put_type(e, a);
-  sp_strbuf_puts(e->sb, ") -> ");
-  put_type(e, r);
-  sp_strbuf_putc(e->sb, '\n');
+  put_function_type(e, &a, 1, r);
   return r;
 }
 
@@ -216,11 +211,7 @@ static val transpose(emitter *e, val a, const int *perm) {
   put_name(e, a);
   sp_strbuf_puts(e->sb, ", dims = ");
   put_dims_list(e, perm, a.rank);
-  sp_strbuf_puts(e->sb, " : (");
-  put_type(e, a);
-  sp_strbuf_puts(e->sb, ") -> ");
-  put_type(e, r);
-  sp_strbuf_putc(e->sb, '\n');
+  put_function_type(e, &a, 1, r);
   return r;
 }
 
