@@ -36,6 +36,8 @@ sp_conflict *sp_conflict_log_add(sp_conflict_log *log) {
   memset(c, 0, sizeof *c);
   c->op = log->op;
   c->op_name = log->op_name;
+  c->line = log->line;
+  c->col = log->col;
   c->round = log->round;
   c->user_priority = log->user_priority;
   c->source = -1;
@@ -221,6 +223,8 @@ cJSON *sp_conflict_to_json(const sp_conflict *c) {
   cJSON *o = cJSON_CreateObject(), *tensors = cJSON_CreateArray();
   bool ok = o && tensors && add(o, "op", cJSON_CreateNumber(c->op)) &&
             add(o, "op_name", c->op_name ? cJSON_CreateString(c->op_name) : cJSON_CreateNull()) &&
+            add(o, "line", cJSON_CreateNumber(c->line)) &&
+            add(o, "col", cJSON_CreateNumber(c->col)) &&
             add(o, "round", cJSON_CreateNumber(c->round)) &&
             add(o, "user_priority", cJSON_CreateNumber(c->user_priority)) &&
             add(o, "factor", cJSON_CreateString(fname)) &&

@@ -75,6 +75,7 @@ typedef struct sp_conflict {
   /* Context, stamped from the log when the record is added. */
   int op;                    /* caller's op number, -1 if unknown */
   const char *op_name;       /* e.g. "stablehlo.dot_general"; may be NULL */
+  int line, col;             /* the op's place in the input, 0 if unknown */
   int round;                 /* op-priority round, -1 if none */
   int user_priority;         /* user-priority round, -1 if none */
   /* The factor. */
@@ -100,6 +101,7 @@ typedef struct sp_conflict_log {
   /* Context for the next records; the propagation driver sets these. */
   int op;
   const char *op_name;
+  int line, col;
   int round;
   int user_priority;
   bool oom;                  /* a record was dropped for lack of memory */
@@ -123,7 +125,7 @@ const char *sp_conflict_resolution_name(sp_conflict_resolution r);
  */
 void sp_conflict_print(sp_strbuf *sb, const sp_conflict *c);
 
-/* {"op", "op_name", "round", "user_priority", "factor", "factor_size", "level",
+/* {"op", "op_name", "line", "col", "round", "user_priority", "factor", "factor_size", "level",
  *  "conservative", "causes": [..], "resolution", "source", "chosen": [..],
  *  "tensors": [{"tensor": "operand 0", "has_factor", "closed", "causes": [..], "blocking_factor": "j" | null,
  *  "before": [..], "after": [..]}]}; NULL on out-of-memory. */

@@ -1,11 +1,17 @@
 /*
  * propagate.c - the worklist fixed point over a module (see propagate.h).
  *
- * Ops are numbered in pre-order once, at the start; a pointer-keyed hash table maps an op
- * back to its number, and per-number arrays hold the cached rule, the "pending" flag and the
- * stack. The stack holds every op at most once, so it never needs more than one slot per op.
- * All of this is malloc'd by the driver and freed before returning; the module only gains
- * shardings and rule attributes (in its own arena).
+ * Ops are numbered in pre-order once, at the start of a fixed point; a pointer-keyed hash table
+ * maps an op back to its number, and per-number arrays hold the cached rule, the "pending" and
+ * "erased" flags and the stack. The stack holds every op at most once, so it never needs more
+ * than one slot per op. Calls are indexed by callee (for func data-flow edges) and sharding
+ * group members by value, both only when the module has any. All of this is malloc'd by the
+ * driver and freed before returning; the module only gains shardings and rule attributes (in
+ * its own arena) and loses dead pure ops.
+ *
+ * Where a sharding lives: every value holds its own (value->sharding), except the arguments of
+ * a while's body and condition, whose sharding is the one of the data-flow edge on the
+ * matching while result (slot()). All reads and writes go through slot().
  */
 #include "propagation/propagate.h"
 
@@ -13,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ir/diag.h"
 #include "ir/op_attrs.h"
 
 /* The scratch arena is replaced once it holds this much: one op's factor table and its
@@ -21,27 +28,14 @@
 
 enum { RULE_UNKNOWN = 0, RULE_PRESENT, RULE_NONE };
 
-typedef struct driver {
-  sp_module *m;
-  const sp_propagate_options *o;
-  sp_propagate_stats *stats;
-  sp_arena *scratch;
-  int nops;
-  sp_op **ops;                /* pre-order */
-  size_t map_cap;             /* power of two, > 2 * nops */
-  sp_op **map_keys;
-  int *map_vals;
-  unsigned char *rule_state;  /* RULE_* per op */
-  sp_rule **rules;
-  bool *pending;
-  int *stack;
-  int nstack;
-  sp_op *current;             /* the op being visited: never pushed */
-  const char *mesh_name;      /* last mesh looked up by name */
-  const sp_mesh *mesh;
-} driver;
+/* ------------------------------------------------------------------ pointer maps */
 
-/* ------------------------------------------------------------------ op numbering */
+/* Open addressing, pointer keys, int values; capacity a power of two > 2 * entries. */
+typedef struct ptrmap {
+  size_t cap;
+  const void **keys;
+  int *vals;
+} ptrmap;
 
 static size_t hash_ptr(const void *p) {
   uint64_t x = (uint64_t)(uintptr_t)p;
@@ -51,21 +45,184 @@ static size_t hash_ptr(const void *p) {
   return (size_t)x;
 }
 
-static void map_put(driver *d, sp_op *op, int idx) {
-  size_t mask = d->map_cap - 1, h = hash_ptr(op) & mask;
-  while (d->map_keys[h]) h = (h + 1) & mask;
-  d->map_keys[h] = op;
-  d->map_vals[h] = idx;
+static int ptrmap_init(ptrmap *pm, size_t n) {
+  pm->cap = 16;
+  while (pm->cap < 2 * n + 1) pm->cap *= 2;
+  pm->keys = calloc(pm->cap, sizeof *pm->keys);
+  pm->vals = malloc(pm->cap * sizeof *pm->vals);
+  return pm->keys && pm->vals ? SP_OK : SP_ENOMEM;
 }
 
-static int map_get(const driver *d, const sp_op *op) {
-  size_t mask = d->map_cap - 1, h = hash_ptr(op) & mask;
-  while (d->map_keys[h]) {
-    if (d->map_keys[h] == op) return d->map_vals[h];
+static void ptrmap_free(ptrmap *pm) {
+  free(pm->keys);
+  free(pm->vals);
+  memset(pm, 0, sizeof *pm);
+}
+
+/* Inserts (or overwrites) key -> val. The map must have room (sized at init). */
+static void ptrmap_put(ptrmap *pm, const void *key, int val) {
+  size_t mask = pm->cap - 1, h = hash_ptr(key) & mask;
+  while (pm->keys[h] && pm->keys[h] != key) h = (h + 1) & mask;
+  pm->keys[h] = key;
+  pm->vals[h] = val;
+}
+
+static int ptrmap_get(const ptrmap *pm, const void *key) {
+  if (!pm->cap) return -1;
+  size_t mask = pm->cap - 1, h = hash_ptr(key) & mask;
+  while (pm->keys[h]) {
+    if (pm->keys[h] == key) return pm->vals[h];
     h = (h + 1) & mask;
   }
   return -1;
 }
+
+/* ------------------------------------------------------------------ the driver */
+
+typedef struct group {
+  int n;
+  sp_value **members;         /* slots of the member values, first-seen order */
+} group;
+
+typedef struct driver {
+  sp_module *m;
+  const sp_propagate_options *o;
+  sp_conflict_log *log;
+  sp_propagate_stats *stats;
+  sp_arena *scratch;
+  int nops;
+  sp_op **ops;                /* pre-order */
+  ptrmap opmap;               /* op -> number */
+  unsigned char *rule_state;  /* RULE_* per op */
+  sp_rule **rules;
+  bool *pending;
+  bool *erased;
+  int *stack;
+  int nstack;
+  sp_op *current;             /* the op being visited: never pushed */
+  const char *mesh_name;      /* last mesh looked up by name */
+  const sp_mesh *mesh;
+  /* Calls by callee: first_call[func number] -> call number, next_call[call number]. */
+  bool has_calls;
+  int *first_call;
+  int *next_call;
+  /* Sharding groups: slot value -> group number. */
+  int ngroups;
+  group *groups;
+  ptrmap groupmap;
+  bool syncing_group;         /* while copying a sharding to a group's members */
+} driver;
+
+/* ------------------------------------------------------------------ op structure helpers */
+
+static bool is_terminator(const sp_op *op) {
+  return op->kind == SP_OP_FUNC_RETURN || op->kind == SP_OP_RETURN || op->kind == SP_OP_SDY_RETURN;
+}
+
+static bool is_named_or_manual(const sp_op *op) {
+  return op->kind == SP_OP_SDY_NAMED_COMPUTATION || op->kind == SP_OP_SDY_MANUAL_COMPUTATION;
+}
+
+/* The terminator of region `r` of `op` (its first block's last op), or NULL. */
+static sp_op *region_terminator(const sp_op *op, int r) {
+  if (r >= op->nregions || !op->regions[r].nblocks) return NULL;
+  sp_op *t = op->regions[r].blocks[0]->last;
+  return t && is_terminator(t) ? t : NULL;
+}
+
+/* The result of the first sdy.data_flow_edge op that takes `owner` as its input, or NULL. */
+static sp_value *edge_on(const sp_value *owner) {
+  for (const sp_use *u = owner->uses; u; u = u->next)
+    if (u->owner->kind == SP_OP_SDY_DATA_FLOW_EDGE && u->index == 0 && u->owner->nresults == 1)
+      return &u->owner->results[0];
+  return NULL;
+}
+
+/* Which region of its parent op a block belongs to (-1 if unknown). */
+static int region_index(const sp_block *b) {
+  sp_op *p = sp_block_parent_op(b);
+  if (!p) return -1;
+  for (int r = 0; r < p->nregions; r++)
+    if (&p->regions[r] == b->parent) return r;
+  return -1;
+}
+
+/* The value whose `sharding` field holds the sharding of `v`. */
+static sp_value *slot(sp_value *v) {
+  if (!v || v->def || !v->block) return v;
+  sp_op *p = sp_block_parent_op(v->block);
+  if (p && p->kind == SP_OP_WHILE && v->index < p->nresults) {
+    sp_value *e = edge_on(&p->results[v->index]);
+    if (e) return e;
+  }
+  return v;
+}
+
+sp_sharding *sp_propagate_live_sharding(sp_value *v) {
+  v = slot(v);
+  return v ? v->sharding : NULL;
+}
+
+/* The func.func a func.call names, or NULL. */
+static sp_op *callee_of(const sp_module *m, const sp_op *call) {
+  const char *name = sp_op_get_str(call, "callee");
+  return name ? sp_module_lookup_func(m, name) : NULL;
+}
+
+/* The func.func whose entry block holds `v`, or NULL. */
+static sp_op *func_of_arg(const sp_value *v) {
+  if (v->def || !v->block) return NULL;
+  sp_op *p = sp_block_parent_op(v->block);
+  return p && p->kind == SP_OP_FUNC ? p : NULL;
+}
+
+/* Ops without side effects whose results, once unused, make them dead. */
+static bool is_pure(const sp_op *op) {
+  if (sp_rules_is_elementwise(op)) return true;
+  switch (op->kind) {
+    case SP_OP_CONSTANT:
+    case SP_OP_SDY_CONSTANT:
+    case SP_OP_IOTA:
+    case SP_OP_BROADCAST_IN_DIM:
+    case SP_OP_CONCATENATE:
+    case SP_OP_CONVOLUTION:
+    case SP_OP_DOT:
+    case SP_OP_DOT_GENERAL:
+    case SP_OP_DYNAMIC_SLICE:
+    case SP_OP_DYNAMIC_UPDATE_SLICE:
+    case SP_OP_FFT:
+    case SP_OP_GATHER:
+    case SP_OP_PAD:
+    case SP_OP_REDUCE:
+    case SP_OP_REDUCE_WINDOW:
+    case SP_OP_RESHAPE:
+    case SP_OP_REVERSE:
+    case SP_OP_SCATTER:
+    case SP_OP_SELECT_AND_SCATTER:
+    case SP_OP_SLICE:
+    case SP_OP_SORT:
+    case SP_OP_TRANSPOSE:
+    case SP_OP_CHOLESKY:
+    case SP_OP_TRIANGULAR_SOLVE:
+    case SP_OP_BATCH_NORM_INFERENCE:
+    case SP_OP_BATCH_NORM_TRAINING:
+    case SP_OP_BATCH_NORM_GRAD:
+    case SP_OP_GET_TUPLE_ELEMENT:
+    case SP_OP_TUPLE:
+    case SP_OP_SDY_RESHARD:
+      return true;
+    default:
+      return false;
+  }
+}
+
+static bool results_unused(const sp_op *op) {
+  for (int r = 0; r < op->nresults; r++)
+    if (op->results[r].uses) return false;
+  return true;
+}
+
+/* ------------------------------------------------------------------ numbering */
 
 typedef struct collect {
   driver *d;
@@ -75,6 +232,7 @@ typedef struct collect {
 static bool count_op(sp_op *op, void *ctx) {
   collect *c = ctx;
   if (op != c->d->m->op) c->n++;
+  if (op->kind == SP_OP_FUNC_CALL) c->d->has_calls = true;
   return true;
 }
 
@@ -82,65 +240,225 @@ static bool record_op(sp_op *op, void *ctx) {
   collect *c = ctx;
   if (op == c->d->m->op) return true;
   c->d->ops[c->n] = op;
-  map_put(c->d, op, c->n);
+  ptrmap_put(&c->d->opmap, op, c->n);
   c->n++;
   return true;
+}
+
+static int index_calls(driver *d, sp_err *err) {
+  size_t n = (size_t)(d->nops ? d->nops : 1);
+  d->first_call = malloc(n * sizeof *d->first_call);
+  d->next_call = malloc(n * sizeof *d->next_call);
+  if (!d->first_call || !d->next_call)
+    return sp_err_set(err, SP_ENOMEM, "out of memory indexing calls");
+  for (int i = 0; i < d->nops; i++) d->first_call[i] = d->next_call[i] = -1;
+  /* Walk backwards so that each list ends up in textual order. */
+  for (int i = d->nops - 1; i >= 0; i--) {
+    if (d->ops[i]->kind != SP_OP_FUNC_CALL) continue;
+    sp_op *g = callee_of(d->m, d->ops[i]);
+    int gi = g ? ptrmap_get(&d->opmap, g) : -1;
+    if (gi < 0) continue;
+    d->next_call[i] = d->first_call[gi];
+    d->first_call[gi] = i;
+  }
+  return SP_OK;
 }
 
 static int number_ops(driver *d, sp_err *err) {
   collect c = {d, 0};
   sp_op_walk(d->m->op, count_op, &c);
   d->nops = c.n;
-  d->map_cap = 16;
-  while (d->map_cap < 2 * (size_t)d->nops + 1) d->map_cap *= 2;
   size_t n = (size_t)(d->nops ? d->nops : 1);
   d->ops = malloc(n * sizeof *d->ops);
-  d->map_keys = calloc(d->map_cap, sizeof *d->map_keys);
-  d->map_vals = malloc(d->map_cap * sizeof *d->map_vals);
   d->rule_state = calloc(n, sizeof *d->rule_state);
   d->rules = calloc(n, sizeof *d->rules);
   d->pending = calloc(n, sizeof *d->pending);
+  d->erased = calloc(n, sizeof *d->erased);
   d->stack = malloc(n * sizeof *d->stack);
-  if (!d->ops || !d->map_keys || !d->map_vals || !d->rule_state || !d->rules || !d->pending ||
-      !d->stack)
+  if (ptrmap_init(&d->opmap, n) || !d->ops || !d->rule_state || !d->rules || !d->pending ||
+      !d->erased || !d->stack)
     return sp_err_set(err, SP_ENOMEM, "out of memory numbering %d ops", d->nops);
   c.n = 0;
   sp_op_walk(d->m->op, record_op, &c);
-  return SP_OK;
+  return d->has_calls ? index_calls(d, err) : SP_OK;
 }
 
-static void driver_free(driver *d) {
-  free(d->ops);
-  free(d->map_keys);
-  free(d->map_vals);
-  free(d->rule_state);
-  free(d->rules);
-  free(d->pending);
-  free(d->stack);
-  sp_arena_free(d->scratch);
+/* ------------------------------------------------------------------ sharding groups */
+
+/* The dense number of group id `id` (ids numbered in first-seen order). */
+static int group_number(int64_t *ids, int *nids, int64_t id) {
+  for (int i = 0; i < *nids; i++)
+    if (ids[i] == id) return i;
+  ids[*nids] = id;
+  return (*nids)++;
+}
+
+/* Indexes the module's sharding groups: member slot values per group, and slot -> group. */
+static int index_groups(driver *d, sp_err *err) {
+  int n = 0;
+  for (int i = 0; i < d->nops; i++)
+    if (d->ops[i]->kind == SP_OP_SDY_SHARDING_GROUP && d->ops[i]->noperands == 1 &&
+        d->ops[i]->operands[0].value)
+      n++;
+  if (!n) return SP_OK;
+  int64_t *ids = malloc((size_t)n * sizeof *ids);
+  int *gnum = malloc((size_t)n * sizeof *gnum);
+  int *counts = calloc((size_t)n, sizeof *counts);
+  d->groups = calloc((size_t)n, sizeof *d->groups);
+  sp_value **pool = malloc((size_t)n * sizeof *pool);
+  int rc = SP_OK, nids = 0, k = 0;
+  if (!ids || !gnum || !counts || !d->groups || !pool || ptrmap_init(&d->groupmap, (size_t)n)) {
+    free(pool);
+    rc = sp_err_set(err, SP_ENOMEM, "out of memory indexing sharding groups");
+    goto out;
+  }
+  for (int i = 0; i < d->nops; i++) {
+    const sp_op *op = d->ops[i];
+    if (op->kind != SP_OP_SDY_SHARDING_GROUP || op->noperands != 1 || !op->operands[0].value)
+      continue;
+    int64_t id = 0;
+    sp_op_get_int(op, "group_id", &id);
+    gnum[k] = group_number(ids, &nids, id);
+    counts[gnum[k++]]++;
+  }
+  for (int g = 0, off = 0; g < nids; g++) {
+    d->groups[g].members = pool + off; /* groups[0].members == pool: freed through it */
+    off += counts[g];
+  }
+  d->ngroups = nids;
+  k = 0;
+  for (int i = 0; i < d->nops; i++) {
+    const sp_op *op = d->ops[i];
+    if (op->kind != SP_OP_SDY_SHARDING_GROUP || op->noperands != 1 || !op->operands[0].value)
+      continue;
+    group *gr = &d->groups[gnum[k++]];
+    sp_value *v = slot(op->operands[0].value);
+    if (ptrmap_get(&d->groupmap, v) >= 0) continue; /* a value belongs to one group */
+    ptrmap_put(&d->groupmap, v, (int)(gr - d->groups));
+    gr->members[gr->n++] = v;
+  }
+out:
+  free(ids);
+  free(gnum);
+  free(counts);
+  return rc;
 }
 
 /* ------------------------------------------------------------------ worklist */
 
-static void push(driver *d, sp_op *op) {
+static int op_number(const driver *d, const sp_op *op) { return ptrmap_get(&d->opmap, op); }
+
+static void push_one(driver *d, sp_op *op) {
   if (!op || op == d->current) return;
-  int i = map_get(d, op);
-  if (i < 0 || d->pending[i]) return;
+  int i = op_number(d, op);
+  if (i < 0 || d->pending[i] || d->erased[i]) return;
   d->pending[i] = true;
   d->stack[d->nstack++] = i;
 }
 
-static bool is_terminator(const sp_op *op) {
-  return op->kind == SP_OP_FUNC_RETURN || op->kind == SP_OP_RETURN || op->kind == SP_OP_SDY_RETURN;
+/* Pushes `op`, then its ancestors up to (not including) the module. */
+static void push(driver *d, sp_op *op) {
+  for (; op && op != d->m->op; op = sp_op_parent(op)) push_one(d, op);
 }
 
-/* Pushes the ops next to a value whose sharding changed: its defining op (or the op owning
- * its block), then its users newest use first; a terminator stands for its parent op. */
-static void notify(driver *d, sp_value *v) {
+static void push_users(driver *d, const sp_value *v);
+
+/* Pushes what a use of a changed value affects (see propagate.h). */
+static void push_use(driver *d, const sp_use *u) {
+  sp_op *user = u->owner;
+  int k = u->index;
+  switch (user->kind) {
+    case SP_OP_WHILE:
+    case SP_OP_OPTIMIZATION_BARRIER:
+      if (k < user->nresults) {
+        sp_value *e = edge_on(&user->results[k]);
+        if (e) push(d, e->def);
+      }
+      push(d, user);
+      return;
+    case SP_OP_SDY_NAMED_COMPUTATION:
+    case SP_OP_SDY_MANUAL_COMPUTATION:
+      if (user->nregions && user->regions[0].nblocks) {
+        sp_block *b = user->regions[0].blocks[0];
+        if (k < b->nargs) {
+          sp_value *e = edge_on(b->args[k]);
+          if (e) push(d, e->def);
+        }
+      }
+      push(d, user);
+      return;
+    case SP_OP_FUNC_CALL: {
+      sp_op *g = callee_of(d->m, user);
+      if (g && g->nregions && g->regions[0].nblocks && k < g->regions[0].blocks[0]->nargs)
+        push_users(d, g->regions[0].blocks[0]->args[k]);
+      push(d, user);
+      return;
+    }
+    case SP_OP_FUNC_RETURN: {
+      sp_op *g = sp_op_parent(user);
+      int gi = g && d->has_calls ? op_number(d, g) : -1;
+      for (int c = gi >= 0 ? d->first_call[gi] : -1; c >= 0; c = d->next_call[c])
+        if (k < d->ops[c]->nresults) push_users(d, &d->ops[c]->results[k]);
+      push(d, g);
+      return;
+    }
+    case SP_OP_RETURN:
+    case SP_OP_SDY_RETURN: {
+      sp_op *p = sp_op_parent(user);
+      if (!p) return;
+      bool feeds_edge = p->kind == SP_OP_CASE || is_named_or_manual(p) ||
+                        (p->kind == SP_OP_WHILE && region_index(user->block) == 1);
+      if (feeds_edge && k < p->nresults) {
+        sp_value *e = edge_on(&p->results[k]);
+        if (e) push(d, e->def);
+      }
+      push(d, p);
+      return;
+    }
+    default:
+      push(d, user);
+  }
+}
+
+static void push_users(driver *d, const sp_value *v) {
+  for (const sp_use *u = v->uses; u; u = u->next) push_use(d, u);
+}
+
+static int set_sharding(driver *d, sp_value *v, sp_sharding *s);
+
+/* Pushes the ops next to a slot value whose sharding changed, then syncs its group. */
+static int notify(driver *d, sp_value *v) {
   d->stats->updates++;
+  /* (i) an edge's other targets: a while's body and condition arguments. */
+  if (v->def && v->def->kind == SP_OP_SDY_DATA_FLOW_EDGE && v->def->noperands == 1) {
+    sp_value *owner = v->def->operands[0].value;
+    sp_op *w = owner ? owner->def : NULL;
+    if (w && w->kind == SP_OP_WHILE)
+      for (int r = 0; r < w->nregions; r++)
+        if (w->regions[r].nblocks && owner->index < w->regions[r].blocks[0]->nargs)
+          push_users(d, w->regions[r].blocks[0]->args[owner->index]);
+  }
+  /* (ii) the defining op, or the op owning the block. */
   push(d, v->def ? v->def : sp_block_parent_op(v->block));
-  for (sp_use *u = v->uses; u; u = u->next)
-    push(d, is_terminator(u->owner) ? sp_op_parent(u->owner) : u->owner);
+  /* (iii) the users. */
+  push_users(d, v);
+  /* The value's sharding group. */
+  int g = d->ngroups && !d->syncing_group ? ptrmap_get(&d->groupmap, v) : -1;
+  if (g < 0) return SP_OK;
+  d->syncing_group = true;
+  int rc = SP_OK;
+  for (int i = 0; i < d->groups[g].n && rc == SP_OK; i++) {
+    sp_value *w = d->groups[g].members[i];
+    if (w != v && !sp_sharding_equal(w->sharding, v->sharding)) rc = set_sharding(d, w, v->sharding);
+  }
+  d->syncing_group = false;
+  return rc;
+}
+
+/* Stores a new sharding in slot value `v` and notifies. */
+static int set_sharding(driver *d, sp_value *v, sp_sharding *s) {
+  v->sharding = s;
+  return notify(d, v);
 }
 
 /* ------------------------------------------------------------------ errors and checks */
@@ -161,19 +479,31 @@ static bool static_or_opaque(const sp_type *t) {
   return t->kind != SP_TYPE_TENSOR || sp_type_is_static_tensor(t);
 }
 
+typedef struct type_check {
+  const sp_module *m;
+  sp_err *err;
+  int status;
+} type_check;
+
+static bool check_op_types(sp_op *op, void *ctx) {
+  type_check *tc = ctx;
+  for (int r = 0; r < op->nresults; r++)
+    if (!static_or_opaque(op->results[r].type)) {
+      tc->status = sp_err_set(tc->err, SP_EINVAL,
+                              "%s:%d:%d: Shardy propagation only supports ranked tensors with a "
+                              "static shape (result %d of '%s')",
+                              tc->m->filename, op->loc.line, op->loc.col, r, op->name);
+      return false;
+    }
+  return true;
+}
+
 /* Shardy's precondition: every op result is a ranked tensor of static shape (tokens and
  * other non-tensor types are let through, tuples are not). */
-static int check_types(const driver *d, sp_err *err) {
-  for (int i = 0; i < d->nops; i++) {
-    const sp_op *op = d->ops[i];
-    for (int r = 0; r < op->nresults; r++)
-      if (!static_or_opaque(op->results[r].type))
-        return sp_err_set(err, SP_EINVAL,
-                          "%s:%d:%d: Shardy propagation only supports ranked tensors with a "
-                          "static shape (result %d of '%s')",
-                          d->m->filename, op->loc.line, op->loc.col, r, op->name);
-  }
-  return SP_OK;
+static int check_types(const sp_module *m, sp_err *err) {
+  type_check tc = {m, err, SP_OK};
+  sp_op_walk(m->op, check_op_types, &tc);
+  return tc.status;
 }
 
 static sp_op *main_func(const sp_module *m, sp_err *err) {
@@ -231,34 +561,39 @@ static int common_mesh(driver *d, sp_sharding *const *v, int n, const sp_mesh **
   return SP_OK;
 }
 
-/* The identity rule of a tensor type: one factor per dim (for barriers and func results).
- * NULL if the type is not a static tensor. */
-static sp_rule *identity_rule(sp_arena *a, const sp_type *t) {
+/* The identity rule of a tensor type with `nin` "operands" and one "result": one factor per
+ * dim. NULL if the type is not a static tensor. */
+static sp_rule *identity_rule(sp_arena *a, const sp_type *t, int nin) {
   if (!t || t->kind != SP_TYPE_TENSOR || !sp_type_is_static_tensor(t)) return NULL;
   int rank = t->rank;
+  size_t nr = (size_t)(rank ? rank : 1);
   sp_rule *r = sp_arena_calloc(a, 1, sizeof *r);
-  sp_rule_tensor *tensors = sp_arena_calloc(a, 2, sizeof *tensors);
-  sp_rule_dim *dims = sp_arena_calloc(a, (size_t)(rank ? rank : 1), sizeof *dims);
-  int *idx = sp_arena_alloc(a, (size_t)(rank ? rank : 1) * sizeof *idx);
-  r->factors = sp_arena_calloc(a, (size_t)(rank ? rank : 1), sizeof *r->factors);
-  if (!r || !tensors || !dims || !idx || !r->factors) return NULL;
+  sp_rule_tensor *tensors = sp_arena_calloc(a, (size_t)nin + 1, sizeof *tensors);
+  sp_rule_dim *dims = sp_arena_calloc(a, nr, sizeof *dims);
+  int *idx = sp_arena_alloc(a, nr * sizeof *idx);
+  sp_rule_factor *factors = sp_arena_calloc(a, nr, sizeof *factors);
+  if (!r || !tensors || !dims || !idx || !factors) return NULL;
   for (int i = 0; i < rank; i++) {
     idx[i] = i;
     dims[i] = (sp_rule_dim){1, &idx[i]};
-    r->factors[i].size = t->dims[i];
+    factors[i].size = t->dims[i];
   }
-  tensors[0] = tensors[1] = (sp_rule_tensor){rank, dims};
+  for (int i = 0; i <= nin; i++) tensors[i] = (sp_rule_tensor){rank, dims};
+  r->factors = factors;
   r->nfactors = rank;
-  r->noperands = r->nresults = 1;
-  r->operands = &tensors[0];
-  r->results = &tensors[1];
+  r->noperands = nin;
+  r->nresults = 1;
+  r->operands = tensors;
+  r->results = &tensors[nin];
   return r;
 }
 
 static void keep_warning(driver *d) {
   sp_rules_diag *diag = d->o->diag;
-  if (!diag || !diag->has_warning || d->stats->nwarnings >= 2) return;
-  memcpy(d->stats->warnings[d->stats->nwarnings++], diag->warning, SP_ERR_MSG_MAX);
+  if (!diag || !diag->has_warning) return;
+  if (d->stats->nwarnings < 2)
+    memcpy(d->stats->warnings[d->stats->nwarnings++], diag->warning, SP_ERR_MSG_MAX);
+  sp_module_warn(d->m, diag->warning_loc, "%s", diag->warning);
 }
 
 /* The op's rule, from the registry on the first visit (then attached to the op). */
@@ -289,7 +624,239 @@ static sp_prop_direction barrier_direction(const sp_op *op) {
   return SP_DIR_NONE;
 }
 
-/* ------------------------------------------------------------------ visiting an op */
+static sp_prop_direction *alloc_dirs(sp_arena *a, const sp_rule *rule) {
+  return sp_arena_alloc(a, (size_t)(rule->nfactors ? rule->nfactors : 1) *
+                               sizeof(sp_prop_direction));
+}
+
+/* ------------------------------------------------------------------ manual computations */
+
+/* Whether `r` names one of the manual axes. */
+static bool is_manual_axis(const sp_attr *manual, const sp_axis_ref *r) {
+  for (int i = 0; manual && i < manual->u.axes.n; i++)
+    if (strcmp(manual->u.axes.v[i].name, r->name) == 0) return true;
+  return false;
+}
+
+static int keep_free_axes(sp_arena *a, const sp_attr *manual, sp_axis_ref **v, int *n) {
+  sp_axis_ref *out = *n ? sp_arena_alloc(a, (size_t)*n * sizeof *out) : NULL;
+  if (*n && !out) return SP_ENOMEM;
+  int k = 0;
+  for (int i = 0; i < *n; i++)
+    if (!is_manual_axis(manual, &(*v)[i])) out[k++] = (*v)[i];
+  *v = out;
+  *n = k;
+  return SP_OK;
+}
+
+/* The local view of a global sharding: every manual axis removed. NULL in, NULL out. */
+static sp_sharding *localize(sp_arena *a, const sp_sharding *g, const sp_attr *manual) {
+  if (!g) return NULL;
+  sp_sharding *s = sp_sharding_copy(a, g);
+  if (!s) return NULL;
+  for (int d = 0; d < s->rank; d++)
+    if (keep_free_axes(a, manual, &s->dims[d].axes, &s->dims[d].naxes)) return NULL;
+  if (keep_free_axes(a, manual, &s->replicated, &s->nreplicated) ||
+      keep_free_axes(a, manual, &s->unreduced, &s->nunreduced))
+    return NULL;
+  return s;
+}
+
+/* The global view of a local sharding: each dim gets the manual axes that `outer` (the in- or
+ * out-sharding of the computation) has in front of that dim. NULL in, NULL out. */
+static sp_sharding *globalize(sp_arena *a, const sp_sharding *l, const sp_sharding *outer,
+                              const sp_attr *manual) {
+  if (!l) return NULL;
+  sp_sharding *s = sp_sharding_copy(a, l);
+  if (!s) return NULL;
+  for (int d = 0; outer && d < s->rank && d < outer->rank; d++) {
+    const sp_dim_sharding *od = &outer->dims[d];
+    int np = 0;
+    while (np < od->naxes && is_manual_axis(manual, &od->axes[np])) np++;
+    if (!np) continue;
+    sp_dim_sharding *sd = &s->dims[d];
+    sp_axis_ref *axes = sp_arena_alloc(a, (size_t)(np + sd->naxes) * sizeof *axes);
+    if (!axes) return NULL;
+    memcpy(axes, od->axes, (size_t)np * sizeof *axes);
+    if (sd->naxes) memcpy(axes + np, sd->axes, (size_t)sd->naxes * sizeof *axes);
+    sd->axes = axes;
+    sd->naxes += np;
+  }
+  return s;
+}
+
+/* ------------------------------------------------------------------ one identity propagation */
+
+/* Propagates between `nsrc` source slots and one target slot as an identity rule. `view_in` /
+ * `view_out` turn the target's stored sharding into the view propagation sees and back (NULL:
+ * as stored). `op` is the op the propagation stands for (direction callback, conflicts). */
+typedef enum edge_view { VIEW_AS_IS, VIEW_LOCAL_SEEN_GLOBAL, VIEW_GLOBAL_SEEN_LOCAL } edge_view;
+
+typedef struct identity_job {
+  sp_op *op;
+  sp_value **src;
+  int nsrc;
+  sp_value *target;
+  sp_prop_direction fixed_dir;   /* barriers: the allowed direction; else SP_DIR_BOTH */
+  bool use_callback;             /* apply the op-priority direction callback */
+  edge_view view;
+  const sp_sharding *outer;      /* manual computation: the in/out sharding */
+  const sp_attr *manual;         /* manual computation: manual_axes */
+} identity_job;
+
+static int propagate_identity(driver *d, const identity_job *j, sp_err *err) {
+  sp_arena *s = d->scratch;
+  sp_rule *rule = identity_rule(s, j->target->type, j->nsrc);
+  if (!rule || j->nsrc == 0) return SP_OK;
+  int n = j->nsrc + 1;
+  sp_sharding **in = sp_arena_alloc(s, (size_t)n * sizeof *in);
+  sp_sharding **out = sp_arena_alloc(s, (size_t)n * sizeof *out);
+  sp_prop_direction *dirs = alloc_dirs(s, rule);
+  if (!in || !out || !dirs) return sp_err_set(err, SP_ENOMEM, "out of memory");
+  for (int i = 0; i < j->nsrc; i++) in[i] = j->src[i]->sharding;
+  sp_sharding *stored = j->target->sharding;
+  in[j->nsrc] = j->view == VIEW_LOCAL_SEEN_GLOBAL ? globalize(s, stored, j->outer, j->manual)
+                : j->view == VIEW_GLOBAL_SEEN_LOCAL ? localize(s, stored, j->manual)
+                                                    : stored;
+  if (stored && !in[j->nsrc]) return sp_err_set(err, SP_ENOMEM, "out of memory");
+
+  const sp_mesh *mesh;
+  const sp_sharding *ref;
+  int rc = common_mesh(d, in, n, &mesh, &ref, err);
+  if (rc) return op_error(d, j->op, rc, err);
+  if (!mesh) return SP_OK;
+  for (int f = 0; f < rule->nfactors; f++) dirs[f] = j->fixed_dir;
+  if (j->use_callback && d->o->direction) d->o->direction(j->op, rule, dirs, d->o->direction_ctx);
+  sp_prop_options po = {d->o->strategy, false, false, dirs};
+  if (d->log) {
+    d->log->op = op_number(d, j->op);
+    d->log->op_name = j->op->name;
+    d->log->line = j->op->loc.line;
+    d->log->col = j->op->loc.col;
+  }
+  rc = sp_factor_propagate_op(d->m->arena, s, rule, mesh, ref, in, in + j->nsrc, &po, out,
+                              out + j->nsrc, NULL, d->log, err);
+  if (rc) return op_error(d, j->op, rc, err);
+  d->stats->rule_visits++;
+
+  for (int i = 0; i < j->nsrc; i++) {
+    if (!out[i] || sp_sharding_equal(j->src[i]->sharding, out[i])) continue;
+    if ((rc = set_sharding(d, j->src[i], out[i]))) return rc;
+  }
+  sp_sharding *t = out[j->nsrc];
+  if (!t) return SP_OK;
+  if (j->view == VIEW_LOCAL_SEEN_GLOBAL) t = localize(d->m->arena, t, j->manual);
+  else if (j->view == VIEW_GLOBAL_SEEN_LOCAL) t = globalize(d->m->arena, t, j->outer, j->manual);
+  if (!t) return sp_err_set(err, SP_ENOMEM, "out of memory");
+  if (sp_sharding_equal(stored, t)) return SP_OK;
+  return set_sharding(d, j->target, t);
+}
+
+/* ------------------------------------------------------------------ data-flow edges */
+
+/* Adds slot(v) to the sources unless it is missing or the target itself. */
+static void add_source(sp_value **src, int *n, sp_value *v, const sp_value *target) {
+  v = slot(v);
+  if (!v || v == target) return;
+  for (int i = 0; i < *n; i++)
+    if (src[i] == v) return;
+  src[(*n)++] = v;
+}
+
+static int visit_edge(driver *d, sp_op *op, sp_err *err) {
+  if (op->noperands != 1 || op->nresults != 1 || !op->operands[0].value) return SP_OK;
+  sp_value *owner = op->operands[0].value, *target = &op->results[0];
+  identity_job j = {op, NULL, 0, target, SP_DIR_BOTH, true, VIEW_AS_IS, NULL, NULL};
+  sp_op *p = owner->def ? owner->def : sp_block_parent_op(owner->block);
+  if (!p) return SP_OK;
+  int k = owner->index;
+  int cap = 2 + p->nregions;
+  if (!(j.src = sp_arena_alloc(d->scratch, (size_t)cap * sizeof *j.src)))
+    return sp_err_set(err, SP_ENOMEM, "out of memory");
+  sp_op *t;
+  if (owner->def) {
+    switch (p->kind) {
+      case SP_OP_WHILE:
+        if (k < p->noperands) add_source(j.src, &j.nsrc, p->operands[k].value, target);
+        if ((t = region_terminator(p, 1)) && k < t->noperands)
+          add_source(j.src, &j.nsrc, t->operands[k].value, target);
+        break;
+      case SP_OP_CASE:
+        for (int r = 0; r < p->nregions; r++)
+          if ((t = region_terminator(p, r)) && k < t->noperands)
+            add_source(j.src, &j.nsrc, t->operands[k].value, target);
+        break;
+      case SP_OP_OPTIMIZATION_BARRIER:
+        if (k < p->noperands) add_source(j.src, &j.nsrc, p->operands[k].value, target);
+        break;
+      case SP_OP_SDY_NAMED_COMPUTATION:
+      case SP_OP_SDY_MANUAL_COMPUTATION:
+        if ((t = region_terminator(p, 0)) && k < t->noperands)
+          add_source(j.src, &j.nsrc, t->operands[k].value, target);
+        if (p->kind == SP_OP_SDY_MANUAL_COMPUTATION) {
+          j.view = VIEW_GLOBAL_SEEN_LOCAL;
+          j.outer = p->results[k].sharding;
+          j.manual = sp_op_attr(p, "manual_axes");
+        }
+        break;
+      default:
+        return SP_OK;
+    }
+  } else if (is_named_or_manual(p)) {
+    if (k < p->noperands) add_source(j.src, &j.nsrc, p->operands[k].value, target);
+    if (p->kind == SP_OP_SDY_MANUAL_COMPUTATION) {
+      const sp_attr *ins = sp_op_attr(p, "in_shardings");
+      j.view = VIEW_LOCAL_SEEN_GLOBAL;
+      j.outer = ins && ins->kind == SP_ATTR_SHARDINGS && k < ins->u.shardings.n
+                    ? ins->u.shardings.v[k]
+                    : NULL;
+      j.manual = sp_op_attr(p, "manual_axes");
+    }
+  } else {
+    return SP_OK;
+  }
+  if (j.manual && j.manual->kind != SP_ATTR_AXES) j.manual = NULL;
+  if (!j.manual) j.view = VIEW_AS_IS;
+  return propagate_identity(d, &j, err);
+}
+
+static int visit_func_edge(driver *d, sp_op *op, sp_err *err) {
+  if (op->noperands != 1 || op->nresults != 1 || !op->operands[0].value) return SP_OK;
+  sp_value *owner = op->operands[0].value, *target = &op->results[0];
+  identity_job j = {op, NULL, 0, target, SP_DIR_BOTH, true, VIEW_AS_IS, NULL, NULL};
+  int k = owner->index;
+  sp_op *g = func_of_arg(owner);
+  if (g) {
+    int gi = d->has_calls ? op_number(d, g) : -1;
+    int n = 0;
+    for (int c = gi >= 0 ? d->first_call[gi] : -1; c >= 0; c = d->next_call[c]) n++;
+    if (!n) return SP_OK;
+    if (!(j.src = sp_arena_alloc(d->scratch, (size_t)n * sizeof *j.src)))
+      return sp_err_set(err, SP_ENOMEM, "out of memory");
+    for (int c = d->first_call[gi]; c >= 0; c = d->next_call[c])
+      if (k < d->ops[c]->noperands) add_source(j.src, &j.nsrc, d->ops[c]->operands[k].value, target);
+  } else if (owner->def && owner->def->kind == SP_OP_FUNC_CALL) {
+    sp_op *callee = callee_of(d->m, owner->def);
+    sp_op *ret = callee ? region_terminator(callee, 0) : NULL;
+    if (!ret || k >= ret->noperands) return SP_OK;
+    if (!(j.src = sp_arena_alloc(d->scratch, sizeof *j.src)))
+      return sp_err_set(err, SP_ENOMEM, "out of memory");
+    add_source(j.src, &j.nsrc, ret->operands[k].value, target);
+  } else {
+    return SP_OK;
+  }
+  return propagate_identity(d, &j, err);
+}
+
+static int visit_barrier(driver *d, sp_op *op, sp_err *err) {
+  if (op->noperands != 1 || op->nresults != 1 || !op->operands[0].value) return SP_OK;
+  sp_value *src = slot(op->operands[0].value);
+  identity_job j = {op, &src, 1, &op->results[0], barrier_direction(op), false, VIEW_AS_IS,
+                    NULL, NULL};
+  return propagate_identity(d, &j, err);
+}
+
+/* ------------------------------------------------------------------ ops with rules */
 
 /* Gives every result of `op` without a sharding a fully open one, once some result has one
  * (Shardy's per-value sharding lists always cover all results). */
@@ -305,67 +872,110 @@ static int fill_placeholders(driver *d, sp_op *op, const sp_sharding *ref, sp_er
   return SP_OK;
 }
 
-static int visit(driver *d, int idx, sp_err *err) {
+static int visit_rule_op(driver *d, int idx, sp_err *err) {
   sp_op *op = d->ops[idx];
   const sp_propagate_options *o = d->o;
   sp_arena *s = d->scratch;
   sp_rule *rule = NULL;
-  sp_prop_direction *dirs = NULL;
   int rc;
-  d->stats->visits++;
-
-  if (op->kind == SP_OP_SDY_PROPAGATION_BARRIER) {
-    if (op->noperands != 1 || op->nresults != 1) return SP_OK;
-    if (!(rule = identity_rule(s, op->results[0].type))) return SP_OK;
-    dirs = sp_arena_alloc(s, (size_t)(rule->nfactors ? rule->nfactors : 1) * sizeof *dirs);
-    if (!dirs) return sp_err_set(err, SP_ENOMEM, "out of memory");
-    for (int f = 0; f < rule->nfactors; f++) dirs[f] = barrier_direction(op);
-  } else {
-    if ((rc = rule_of(d, idx, &rule, err))) return rc;
-    if (!rule) return SP_OK;
-  }
-  if (rule->noperands != op->noperands || rule->nresults != op->nresults) return SP_OK;
+  if ((rc = rule_of(d, idx, &rule, err))) return rc;
+  if (!rule || rule->noperands != op->noperands || rule->nresults != op->nresults) return SP_OK;
 
   int n = op->noperands + op->nresults;
+  sp_value **slots = sp_arena_alloc(s, (size_t)(n ? n : 1) * sizeof *slots);
   sp_sharding **in = sp_arena_alloc(s, (size_t)(n ? n : 1) * sizeof *in);
   sp_sharding **out = sp_arena_alloc(s, (size_t)(n ? n : 1) * sizeof *out);
-  if (!in || !out) return sp_err_set(err, SP_ENOMEM, "out of memory");
-  for (int i = 0; i < op->noperands; i++)
-    in[i] = op->operands[i].value ? op->operands[i].value->sharding : NULL;
-  for (int j = 0; j < op->nresults; j++) in[op->noperands + j] = op->results[j].sharding;
+  if (!slots || !in || !out) return sp_err_set(err, SP_ENOMEM, "out of memory");
+  for (int i = 0; i < op->noperands; i++) slots[i] = slot(op->operands[i].value);
+  for (int j = 0; j < op->nresults; j++) slots[op->noperands + j] = &op->results[j];
+  for (int i = 0; i < n; i++) in[i] = slots[i] ? slots[i]->sharding : NULL;
 
   const sp_mesh *mesh;
   const sp_sharding *ref;
   if ((rc = common_mesh(d, in, n, &mesh, &ref, err))) return op_error(d, op, rc, err);
   if (!mesh) return SP_OK;
 
-  if (!dirs && o->direction) {
-    dirs = sp_arena_alloc(s, (size_t)(rule->nfactors ? rule->nfactors : 1) * sizeof *dirs);
-    if (!dirs) return sp_err_set(err, SP_ENOMEM, "out of memory");
+  sp_prop_direction *dirs = NULL;
+  if (o->direction) {
+    if (!(dirs = alloc_dirs(s, rule))) return sp_err_set(err, SP_ENOMEM, "out of memory");
     o->direction(op, rule, dirs, o->direction_ctx);
   }
   sp_prop_options po = {o->strategy, o->conservative, sp_rules_is_elementwise(op), dirs};
-  if (o->conflicts) {
-    o->conflicts->op = idx;
-    o->conflicts->op_name = op->name;
+  if (d->log) {
+    d->log->op = idx;
+    d->log->op_name = op->name;
+    d->log->line = op->loc.line;
+    d->log->col = op->loc.col;
   }
   rc = sp_factor_propagate_op(d->m->arena, s, rule, mesh, ref, in, in + op->noperands, &po, out,
-                              out + op->noperands, NULL, o->conflicts, err);
+                              out + op->noperands, NULL, d->log, err);
   if (rc) return op_error(d, op, rc, err);
   d->stats->rule_visits++;
 
   /* Operands first, then results, each notified once its new sharding is in place. */
   bool result_changed = false;
   for (int i = 0; i < n; i++) {
-    if (!out[i]) continue;
-    sp_value *v = i < op->noperands ? op->operands[i].value : &op->results[i - op->noperands];
-    if (sp_sharding_equal(v->sharding, out[i])) continue; /* e.g. add %x, %x */
-    v->sharding = out[i];
+    if (!out[i] || !slots[i]) continue;
+    if (sp_sharding_equal(slots[i]->sharding, out[i])) continue; /* e.g. add %x, %x */
     result_changed = result_changed || i >= op->noperands;
-    notify(d, v);
+    if ((rc = set_sharding(d, slots[i], out[i]))) return rc;
   }
   if (result_changed && op->nresults > 1) return fill_placeholders(d, op, ref, err);
   return SP_OK;
+}
+
+/* ------------------------------------------------------------------ dead ops */
+
+static bool mark_erased(sp_op *op, void *ctx) {
+  driver *d = ctx;
+  int i = op_number(d, op);
+  if (i >= 0) d->erased[i] = true;
+  return true;
+}
+
+/* MLIR's greedy driver: the defining op of an operand left with at most one other user may
+ * now be dead or simpler, so it is pushed. */
+static void push_operand_defs(driver *d, sp_op *op) {
+  for (int i = 0; i < op->noperands; i++) {
+    sp_value *v = op->operands[i].value;
+    if (!v || !v->def) continue;
+    const sp_op *other = NULL;
+    bool more = false;
+    for (const sp_use *u = v->uses; u && !more; u = u->next) {
+      if (u->owner == op || u->owner == other) continue;
+      if (!other) other = u->owner;
+      else more = true;
+    }
+    if (!more) push(d, v->def);
+  }
+}
+
+static void erase_dead(driver *d, sp_op *op) {
+  push_operand_defs(d, op);
+  sp_op_walk(op, mark_erased, d);
+  sp_op_erase(op);
+  d->stats->erased++;
+}
+
+/* ------------------------------------------------------------------ visiting */
+
+static int visit(driver *d, int idx, sp_err *err) {
+  sp_op *op = d->ops[idx];
+  d->stats->visits++;
+  if (!is_terminator(op) && op->nresults > 0 && is_pure(op) && results_unused(op)) {
+    erase_dead(d, op);
+    return SP_OK;
+  }
+  switch (op->kind) {
+    case SP_OP_SDY_DATA_FLOW_EDGE:
+      return visit_edge(d, op, err);
+    case SP_OP_SDY_FUNC_DATA_FLOW_EDGE:
+      return visit_func_edge(d, op, err);
+    case SP_OP_SDY_PROPAGATION_BARRIER:
+      return visit_barrier(d, op, err);
+    default:
+      return visit_rule_op(d, idx, err);
+  }
 }
 
 /* ------------------------------------------------------------------ main function results */
@@ -373,14 +983,12 @@ static int visit(driver *d, int idx, sp_err *err) {
 /* Propagates between each value the main function returns and the function's result
  * sharding, as an identity op in both directions. */
 static int sync_func_results(driver *d, sp_op *fn, sp_err *err) {
-  sp_region *body = fn->nregions ? &fn->regions[0] : NULL;
-  if (!body || !body->nblocks || !fn->func) return SP_OK;
-  sp_op *ret = body->blocks[0]->last;
+  sp_op *ret = fn->func ? region_terminator(fn, 0) : NULL;
   if (!ret || ret->kind != SP_OP_FUNC_RETURN) return SP_OK;
   int n = ret->noperands < fn->func->nresults ? ret->noperands : fn->func->nresults;
   for (int i = 0; i < n; i++) {
-    sp_value *v = ret->operands[i].value;
-    sp_rule *rule = v ? identity_rule(d->scratch, v->type) : NULL;
+    sp_value *v = slot(ret->operands[i].value);
+    sp_rule *rule = v ? identity_rule(d->scratch, v->type, 1) : NULL;
     if (!rule) continue;
     sp_sharding *in[2] = {v->sharding, fn->func->result_shardings[i]}, *out[2] = {NULL, NULL};
     const sp_mesh *mesh;
@@ -406,6 +1014,22 @@ static int sync_func_results(driver *d, sp_op *fn, sp_err *err) {
 
 /* ------------------------------------------------------------------ entry points */
 
+static void driver_free(driver *d) {
+  free(d->ops);
+  ptrmap_free(&d->opmap);
+  free(d->rule_state);
+  free(d->rules);
+  free(d->pending);
+  free(d->erased);
+  free(d->stack);
+  free(d->first_call);
+  free(d->next_call);
+  if (d->groups) free(d->groups[0].members);
+  free(d->groups);
+  ptrmap_free(&d->groupmap);
+  sp_arena_free(d->scratch);
+}
+
 static int recycle_scratch(driver *d, sp_err *err) {
   if (sp_arena_bytes(d->scratch) <= SCRATCH_RECYCLE_BYTES) return SP_OK;
   sp_arena_free(d->scratch);
@@ -413,21 +1037,26 @@ static int recycle_scratch(driver *d, sp_err *err) {
   return d->scratch ? SP_OK : sp_err_set(err, SP_ENOMEM, "out of memory");
 }
 
-int sp_propagate_module(sp_module *m, const sp_propagate_options *o, sp_propagate_stats *stats,
-                        sp_err *err) {
-  static const sp_propagate_options defaults = {.strategy = SP_PROP_BASIC};
+static const sp_propagate_options default_options = {.strategy = SP_PROP_BASIC};
+
+int sp_propagate_fixed_point(sp_module *m, const sp_propagate_options *o,
+                             sp_propagate_stats *stats, sp_err *err) {
   sp_propagate_stats local;
-  if (!stats) stats = &local;
-  memset(stats, 0, sizeof *stats);
-  driver d = {0};
+  if (!stats) {
+    memset(&local, 0, sizeof local);
+    stats = &local;
+  }
+  driver d;
+  memset(&d, 0, sizeof d);
   d.m = m;
-  d.o = o ? o : &defaults;
+  d.o = o ? o : &default_options;
+  d.log = d.o->conflicts ? d.o->conflicts : m->conflicts;
   d.stats = stats;
   int rc;
   sp_op *fn = main_func(m, err);
   if (!fn) return SP_EINVAL;
   if (!(d.scratch = sp_arena_new(0))) return sp_err_set(err, SP_ENOMEM, "out of memory");
-  if ((rc = number_ops(&d, err)) || (rc = check_types(&d, err))) goto done;
+  if ((rc = number_ops(&d, err)) || (rc = index_groups(&d, err))) goto done;
   if ((rc = sync_func_results(&d, fn, err))) goto done;
 
   /* Pre-order: the first op must be popped first. */
@@ -438,16 +1067,141 @@ int sp_propagate_module(sp_module *m, const sp_propagate_options *o, sp_propagat
   while (d.nstack) {
     int i = d.stack[--d.nstack];
     d.pending[i] = false;
+    if (d.erased[i]) continue;
     d.current = d.ops[i];
     rc = visit(&d, i, err);
     d.current = NULL;
     if (rc || (rc = recycle_scratch(&d, err))) goto done;
   }
-  if ((rc = sync_func_results(&d, fn, err))) goto done;
-  if (!d.o->keep_sharding_rules) sp_propagate_drop_rules(m);
+  rc = sync_func_results(&d, fn, err);
 done:
   driver_free(&d);
   return rc;
+}
+
+/* ------------------------------------------------------------------ pass prologue: groups */
+
+typedef struct group_init {
+  sp_module *m;
+  int n;
+  sp_op **ops;       /* the sharding_group ops, pre-order */
+} group_init;
+
+static bool gather_group_ops(sp_op *op, void *ctx) {
+  group_init *gi = ctx;
+  if (op->kind == SP_OP_SDY_SHARDING_GROUP && op->noperands == 1 && op->operands[0].value) {
+    if (gi->ops) gi->ops[gi->n] = op;
+    gi->n++;
+  }
+  return true;
+}
+
+static int64_t group_id_of(const sp_op *op) {
+  int64_t id = 0;
+  sp_op_get_int(op, "group_id", &id);
+  return id;
+}
+
+/* A fully open sdy.sharding_constraint on `v`, inserted right after its definition (or at the
+ * top of its block); returns its result. */
+static sp_value *insert_open_constraint(sp_module *m, sp_value *v, const sp_sharding *like) {
+  sp_op *c = sp_op_create(m->arena, "sdy.sharding_constraint", 1, &v, 1, &v->type, 0);
+  if (!c) return NULL;
+  int rank = v->type && v->type->kind == SP_TYPE_TENSOR && v->type->rank > 0 ? v->type->rank : 0;
+  sp_sharding *s = sp_sharding_new(m->arena, like->mesh_name, rank, false);
+  if (!s) return NULL;
+  s->inline_mesh = like->inline_mesh;
+  c->results[0].sharding = s;
+  c->loc = v->def ? v->def->loc : v->loc;
+  if (v->def) {
+    sp_op_insert_after(v->def, c);
+  } else if (v->block->first) {
+    sp_op_insert_before(v->block->first, c);
+  } else {
+    sp_block_append(v->block, c);
+  }
+  return &c->results[0];
+}
+
+/* Syncs one group (its ops are gops[0..n-1]): see propagate.h. */
+static int sync_group(sp_module *m, sp_op **gops, int n, sp_err *err) {
+  const sp_sharding *common = NULL;
+  bool differ = false;
+  for (int i = 0; i < n; i++) {
+    const sp_sharding *s = slot(gops[i]->operands[0].value)->sharding;
+    if (!s || sp_sharding_is_fully_open_empty(s)) continue;
+    if (!common) common = s;
+    else if (!sp_sharding_equal(common, s)) differ = true;
+  }
+  if (!common) return SP_OK;
+  if (!differ) {
+    for (int i = 0; i < n; i++) slot(gops[i]->operands[0].value)->sharding = (sp_sharding *)common;
+    return SP_OK;
+  }
+  sp_module_warn(m, gops[0]->loc,
+                 "The initial operand shardings on the sharding groups of groupID: %lld do not "
+                 "match. Inserting an open sharding constraint to all constrained values.",
+                 (long long)group_id_of(gops[0]));
+  for (int i = 0; i < n; i++) {
+    sp_value *c = insert_open_constraint(m, gops[i]->operands[0].value, common);
+    if (!c) return sp_err_set(err, SP_ENOMEM, "out of memory inserting a sharding constraint");
+    sp_op_set_operand(gops[i], 0, c);
+  }
+  return SP_OK;
+}
+
+static int sync_groups(sp_module *m, sp_err *err) {
+  group_init gi = {m, 0, NULL};
+  sp_op_walk(m->op, gather_group_ops, &gi);
+  if (!gi.n) return SP_OK;
+  gi.ops = malloc((size_t)gi.n * sizeof *gi.ops);
+  sp_op **members = malloc((size_t)gi.n * sizeof *members);
+  bool *done = calloc((size_t)gi.n, sizeof *done);
+  int rc = SP_OK;
+  if (!gi.ops || !members || !done) {
+    rc = sp_err_set(err, SP_ENOMEM, "out of memory syncing sharding groups");
+    goto out;
+  }
+  gi.n = 0;
+  sp_op_walk(m->op, gather_group_ops, &gi);
+  for (int i = 0; i < gi.n && rc == SP_OK; i++) {
+    if (done[i]) continue;
+    int64_t id = group_id_of(gi.ops[i]);
+    int n = 0;
+    for (int j = i; j < gi.n; j++)
+      if (!done[j] && group_id_of(gi.ops[j]) == id) {
+        done[j] = true;
+        members[n++] = gi.ops[j];
+      }
+    rc = sync_group(m, members, n, err);
+  }
+out:
+  free(gi.ops);
+  free(members);
+  free(done);
+  return rc;
+}
+
+int sp_propagate_prepare(sp_module *m, const sp_propagate_options *o, sp_err *err) {
+  (void)o;
+  int rc = check_types(m, err);
+  return rc ? rc : sync_groups(m, err);
+}
+
+void sp_propagate_finish(sp_module *m, const sp_propagate_options *o) {
+  if (!o || !o->keep_sharding_rules) sp_propagate_drop_rules(m);
+}
+
+int sp_propagate_module(sp_module *m, const sp_propagate_options *o, sp_propagate_stats *stats,
+                        sp_err *err) {
+  if (!o) o = &default_options;
+  if (stats) memset(stats, 0, sizeof *stats);
+  if (!main_func(m, err)) return SP_EINVAL;
+  int rc = sp_propagate_prepare(m, o, err);
+  if (rc) return rc;
+  if ((rc = sp_propagate_fixed_point(m, o, stats, err))) return rc;
+  sp_propagate_finish(m, o);
+  return SP_OK;
 }
 
 static bool drop_rule(sp_op *op, void *ctx) {

@@ -9,22 +9,43 @@
  *      rule, both directions); main = the only func.func, else @main;
  *   2. the worklist runs: it starts as the module's ops in pre-order and is a stack (the op
  *      pushed last runs next) that never holds an op twice (pushing a pending op leaves it
- *      where it is). When a value's sharding changes (operands first, then results), its
- *      defining op (or the op owning its block) is pushed, then each user in use-list order
- *      (newest use first, so the textually first user runs first); a use by a terminator
- *      pushes the terminator's parent op instead. The op being visited is never pushed;
+ *      where it is); pushing an op also pushes its ancestors (they have no rules). A popped op
+ *      that is pure and whose results have no uses is erased (and the defining ops of its
+ *      operands left with at most one other user are pushed). When a value's sharding changes
+ *      (operands first, then results): if it is a data-flow edge, the users of the edge's other
+ *      targets are pushed (a while's body and condition arguments); then its defining op (or
+ *      the op owning its block), then each user in use-list order (newest use first, so the
+ *      textually first user runs first). A use that feeds a data-flow edge pushes that edge
+ *      op (while / optimization_barrier operands, named and manual computation operands,
+ *      while-body / case-branch / sdy.return terminators); a func.return of a function with
+ *      callers pushes the users of the calls' results; a func.call pushes the users of the
+ *      callee's argument; other terminators push their parent op. The op being visited is
+ *      never pushed. Then every other member of the value's sharding group gets the same
+ *      sharding and is notified the same way;
  *   3. the returned values' shardings are pushed back onto the main function's results.
  * Each visited op with a registry rule gets it attached as `sdy.sharding_rule` (so later
- * rounds reuse it); at the end non-custom rules are removed unless `keep_sharding_rules`.
+ * rounds reuse it).
+ *
+ * Data-flow edges (shared/notes/shardy_semantics.md 6.1) propagate as identity rules between
+ * their sources and the edge op, which holds the sharding of all its targets: a while body
+ * argument's sharding is read from and written to the edge on the matching while result. For a
+ * manual computation, a body-argument edge holds the local sharding (manual axes stripped) and
+ * is seen globally (the in_sharding's manual axes put back in front) while propagating; a
+ * result edge holds the global sharding and is seen locally. sdy.func_data_flow_edge ops on a
+ * callee's argument take the matching operand of every call as sources, those on a call
+ * result the callee's returned value. Edges always propagate non-conservatively.
  * sdy.propagation_barrier propagates as an identity in its allowed direction only.
  *
- * Not handled yet (see the report of this stage): data-flow edges (while/case/optimization
- * barrier/named and manual computations), func.call to non-inlined callees, sharding groups,
- * erasure of dead pure ops, pushing of ancestors (they have no rules, so visiting them is a
- * no-op).
+ * A pass (sp_propagate_module) is: sp_propagate_prepare (type check; sharding groups whose
+ * members' shardings agree are synced, disagreeing groups get a fully open
+ * sdy.sharding_constraint after every member and a warning), the fixed point, and
+ * sp_propagate_finish (non-custom rules removed unless `keep_sharding_rules`). The strategy
+ * hierarchy (op_priority.h, user_priority.h) runs several fixed points between one prepare and
+ * one finish.
  *
- * Memory: new shardings and attached rules live in the module's arena; per-op factor tables
- * in a scratch arena that is recycled as it grows. Conflict records go to `conflicts`.
+ * Memory: new shardings, rules and inserted ops live in the module's arena; per-op factor
+ * tables in a scratch arena that is recycled as it grows; the worklist and maps are malloc'd
+ * and freed before returning. Conflict records go to `conflicts` (or m->conflicts).
  */
 #ifndef SP_PROPAGATE_H
 #define SP_PROPAGATE_H
@@ -39,7 +60,8 @@
 #include "rules/registry.h"
 
 /* Fills out[0..rule->nfactors-1] with the direction of each factor of `op` (blocked factors
- * are NONE regardless). Used by the op-priority rounds. */
+ * are NONE regardless). Used by the op-priority rounds. Data-flow edge ops are passed with
+ * their identity rule. */
 typedef void (*sp_propagate_direction_fn)(const sp_op *op, const sp_rule *rule,
                                           sp_prop_direction *out, void *ctx);
 
@@ -64,16 +86,30 @@ typedef struct sp_propagate_stats {
   int64_t visits;                /* ops popped from the worklist */
   int64_t rule_visits;           /* ... of which had a rule and a common mesh */
   int64_t updates;               /* value shardings changed */
+  int64_t erased;                /* dead pure ops erased */
   /* Registry warnings met (at most one per kind per sp_rules_diag, as Shardy warns once). */
   int nwarnings;
   char warnings[2][SP_ERR_MSG_MAX];
 } sp_propagate_stats;
 
-/* Runs steps 1-3 above on `m`. Errors: SP_EINVAL for a module propagation cannot work on
- * (no main function, a dynamic or tuple result type, a sharding naming an unknown mesh or
- * axis, a malformed op attribute the rule registry rejects), SP_ENOMEM. `stats` may be NULL. */
+/* One whole pass for one strategy: prepare, fixed point, finish. Errors: SP_EINVAL for a
+ * module propagation cannot work on (no main function, a dynamic or tuple result type, a
+ * sharding naming an unknown mesh or axis, a malformed op attribute the rule registry
+ * rejects), SP_ENOMEM. `stats` (may be NULL) is reset first. */
 int sp_propagate_module(sp_module *m, const sp_propagate_options *o, sp_propagate_stats *stats,
                         sp_err *err);
+
+/* Once per pass, before the first fixed point: the type check and the sharding-group sync. */
+int sp_propagate_prepare(sp_module *m, const sp_propagate_options *o, sp_err *err);
+/* Steps 1-3 once. `stats` (may be NULL) is added to, not reset. */
+int sp_propagate_fixed_point(sp_module *m, const sp_propagate_options *o,
+                             sp_propagate_stats *stats, sp_err *err);
+/* Once per pass, at the end: drops non-custom rules unless o->keep_sharding_rules. */
+void sp_propagate_finish(sp_module *m, const sp_propagate_options *o);
+
+/* The sharding propagation reads for `v`: its own, or for a while body or condition argument
+ * the one of the data-flow edge on the matching while result. */
+sp_sharding *sp_propagate_live_sharding(sp_value *v);
 
 /* Removes every non-custom `sdy.sharding_rule` attribute of the module's ops. */
 void sp_propagate_drop_rules(sp_module *m);

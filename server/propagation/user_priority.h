@@ -21,9 +21,10 @@
 #include "ir/ir.h"
 #include "propagation/propagate.h"
 
-/* Runs user-priority propagation on `m` with the options of the pass (strategy aggressive by
- * default: callers set o->strategy = SP_PROP_AGGRESSIVE unless told otherwise). Warnings go
- * to m->diags; conflicts to o->conflicts or m->conflicts. `stats` may be NULL. */
+/* The whole pass on `m`: sp_propagate_prepare, the rounds, sp_propagate_finish (rules dropped
+ * unless o->keep_sharding_rules). Callers set o->strategy = SP_PROP_AGGRESSIVE (Shardy's
+ * default) unless told otherwise. Warnings go to m->diags; conflicts to o->conflicts or
+ * m->conflicts. `stats` (may be NULL) is reset, then summed over all rounds. */
 int sp_user_priority_propagate(sp_module *m, const sp_propagate_options *o,
                                sp_propagate_stats *stats, sp_err *err);
 

@@ -12,7 +12,12 @@
  * are separated by `// -----` lines and a failing chunk does not stop the others.
  *
  * Exit status: 0 success, 1 a chunk failed to parse, verify or run, or I/O failed, 2 usage.
- * Errors go to stderr as `FILE:LINE:COL: error: message`.
+ * Errors and the warnings passes emit (ir/diag.h) go to stderr as `FILE:LINE:COL: warning:
+ * message`. With -verify-diagnostics they are instead matched against the input's
+ * `// expected-error@+N {{...}}` annotations like mlir-opt does: exit 0 iff every chunk's
+ * diagnostics match, mismatches reported on stderr. -report-json=FILE writes, for every chunk,
+ * each op's factor tables before and after the passes and the conflicts met
+ * (propagation/report.h) as {"modules": [...]}.
  */
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -21,11 +26,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ir/diag.h"
 #include "ir/err.h"
 #include "ir/ir.h"
 #include "ir/sp_limits.h"
 #include "ir/strbuf.h"
 #include "mlir/mlir.h"
+#include "propagation/conflict.h"
+#include "propagation/prop_passes.h"
+#include "propagation/report.h"
 #include "search/plan_search.h"
 
 /* The verifier is a separate stage; use it when it is part of the build. */
@@ -83,6 +92,11 @@ static const opt_pass passes[] = {
     {"shardplan-search", run_shardplan_search,
      "search every open sharding by cost (\"cluster=FILE [time-limit=S] [gap=G] [report=FILE] "
      "...\")"},
+    {"sdy-populate-op-sharding-rules", sp_prop_pass_populate_rules, "attach every op's sharding rule (conservative-propagation)"},
+    {"sdy-basic-propagate", sp_prop_pass_basic, "basic propagation (conservative-propagation, keep-sharding-rules)"},
+    {"sdy-aggressive-propagate", sp_prop_pass_aggressive, "aggressive propagation (+ propagation-strategy=basic|aggressive|basic-then-aggressive)"},
+    {"sdy-op-priority-propagate", sp_prop_pass_op_priority, "op-priority propagation (+ run-op-priority-propagation)"},
+    {"sdy-user-priority-propagate", sp_prop_pass_user_priority, "user-priority propagation (same options)"},
     {NULL, NULL, NULL} /* end */
 };
 
@@ -103,7 +117,8 @@ typedef struct options {
   const char *input;        /* NULL or "-" = stdin */
   const char *output;       /* NULL = stdout */
   bool split_input_file;
-  bool verify_diagnostics;  /* accepted; expected-error matching is not implemented yet */
+  bool verify_diagnostics;  /* match expected-* annotations instead of printing diagnostics */
+  const char *report_json;  /* -report-json=FILE: factor tables and conflicts of every chunk */
   pass_request *requests;
   int nrequests;
 } options;
@@ -116,7 +131,8 @@ static void usage(FILE *f) {
           "options:\n"
           "  -split-input-file     treat each '// -----' chunk as a separate module\n"
           "  -o FILE               write the output to FILE (default: stdout)\n"
-          "  -verify-diagnostics   accepted for compatibility with sdy_opt lit tests\n"
+          "  -verify-diagnostics   check expected-error/-warning annotations (like mlir-opt)\n"
+          "  -report-json=FILE     write each op's factor tables before/after and the conflicts\n"
           "  -help                 print this help\n"
           "\n"
           "passes (-name or -name=options):\n");
@@ -155,6 +171,12 @@ static int parse_args(int argc, char **argv, options *o) {
       o->split_input_file = true;
     } else if (n == 18 && strncmp(name, "verify-diagnostics", n) == 0 && !eq) {
       o->verify_diagnostics = true;
+    } else if (n == 11 && strncmp(name, "report-json", n) == 0) {
+      if (!eq || !eq[1]) {
+        fprintf(stderr, "shardplan-opt: -report-json needs a file name (-report-json=FILE)\n");
+        return 2;
+      }
+      o->report_json = eq + 1;
     } else if ((n == 1 && name[0] == 'h') || (n == 4 && strncmp(name, "help", 4) == 0)) {
       usage(stdout);
       exit(0);
@@ -215,55 +237,115 @@ static char *read_all(FILE *f, size_t *len) {
   return buf;
 }
 
-/* Prints "FILE:LINE:COL: error: message" from an sp_err whose message starts with the position
- * ("FILE:LINE:COL: message") or at least with the file ("FILE: message"). */
-static void report(const char *file, const sp_err *err) {
-  const char *msg = err->msg;
-  size_t fn = strlen(file);
-  if (strncmp(msg, file, fn) == 0 && msg[fn] == ':') {
-    const char *end = msg + fn; /* the ':' that ends the position prefix */
-    for (int part = 0; part < 2; part++) {
-      const char *q = end + 1;
-      while (*q >= '0' && *q <= '9') q++;
-      if (q == end + 1 || *q != ':') break;
-      end = q;
-    }
-    const char *rest = end + 1;
-    while (*rest == ' ') rest++;
-    fprintf(stderr, "%.*s: error: %s\n", (int)(end - msg), msg, rest);
-    return;
-  }
-  fprintf(stderr, "%s: error: %s\n", file, msg);
+/* Turns a failure into an error diagnostic at the place its message names. */
+static void add_error(sp_diag_list *diags, const char *file, const sp_err *err) {
+  sp_loc loc;
+  const char *rest;
+  sp_diag_split_message(file, err->msg, &loc, &rest);
+  sp_diag_emit(diags, SP_DIAG_ERROR, loc, "%s", rest);
 }
 
-/* Parses, verifies, transforms and prints one module; false on failure (already reported). */
+/* Ends a chunk's diagnostics: under -verify-diagnostics they are matched against the chunk's
+ * expected-* annotations (the result is whether they all matched), otherwise printed to stderr
+ * in the order they were emitted (the result is `ok`). */
+static bool finish_diagnostics(const options *o, const char *file, const char *text, size_t len,
+                               int first_line, const sp_diag_list *diags, bool ok) {
+  sp_strbuf sb = SP_STRBUF_INIT;
+  if (o->verify_diagnostics) {
+    int problems = sp_diag_verify(text, len, first_line, file, diags, &sb);
+    ok = problems == 0;
+    if (problems < 0) fprintf(stderr, "shardplan-opt: out of memory verifying diagnostics\n");
+  } else {
+    for (int i = 0; i < diags->n; i++) sp_diag_format(&sb, file, &diags->v[i]);
+  }
+  fputs(sp_strbuf_str(&sb), stderr);
+  if (diags->oom) fprintf(stderr, "shardplan-opt: out of memory: diagnostics were dropped\n");
+  sp_strbuf_free(&sb);
+  return ok;
+}
+
+/* Parses, verifies, transforms and prints one module; false on failure (already reported).
+ * With `reports`, appends the chunk's propagation report (report.h) to that JSON array. */
 static bool process(const options *o, const char *file, const char *text, size_t len,
-                    int first_line, sp_strbuf *out) {
+                    int first_line, sp_strbuf *out, cJSON *reports) {
   sp_module *m = NULL;
   sp_err err;
+  sp_diag_list diags;
+  sp_conflict_log log;
+  sp_arena *log_arena = NULL;
+  sp_prop_report *rep = NULL;
+  sp_diag_list_init(&diags);
   sp_err_clear(&err);
-  if (sp_mlir_parse(text, len, file, first_line, &m, &err) != SP_OK) {
-    report(file, &err);
-    return false;
-  }
   bool ok = true;
+  if (sp_mlir_parse(text, len, file, first_line, &m, &err) != SP_OK) {
+    add_error(&diags, file, &err);
+    ok = false;
+    goto done;
+  }
+  m->diags = &diags;
 #if HAVE_VERIFIER
   if (sp_verify_module(m, &err) != SP_OK) {
-    report(file, &err);
+    add_error(&diags, file, &err);
     ok = false;
   }
 #endif
-  for (int i = 0; ok && i < o->nrequests; i++) {
-    if (o->requests[i].pass->run(m, o->requests[i].options, &err) != SP_OK) {
-      report(file, &err);
+  if (ok && reports) {
+    if (!(log_arena = sp_arena_new(0))) {
+      sp_err_set(&err, SP_ENOMEM, "out of memory");
+    } else {
+      sp_conflict_log_init(&log, log_arena);
+      m->conflicts = &log;
+      sp_prop_report_begin(m, false, &rep, &err);
+    }
+    if (!rep) {
+      add_error(&diags, file, &err);
       ok = false;
     }
   }
+  for (int i = 0; ok && i < o->nrequests; i++) {
+    if (o->requests[i].pass->run(m, o->requests[i].options, &err) != SP_OK) {
+      add_error(&diags, file, &err);
+      ok = false;
+    }
+  }
+  if (ok && rep) {
+    cJSON *j = NULL;
+    if (sp_prop_report_end(rep, &log, &j, &err) != SP_OK) {
+      add_error(&diags, file, &err);
+      ok = false;
+    } else {
+      cJSON_AddItemToArray(reports, j);
+    }
+  }
   if (ok && sp_mlir_print(m, out, &err) != SP_OK) {
-    report(file, &err);
+    add_error(&diags, file, &err);
     ok = false;
   }
+done:
+  ok = finish_diagnostics(o, file, text, len, first_line, &diags, ok);
+  sp_prop_report_free(rep);
+  sp_arena_free(log_arena);
+  sp_diag_list_free(&diags);
   sp_module_free(m);
+  return ok;
+}
+
+/* Writes the collected reports as {"modules": [...]} into o->report_json. */
+static bool write_reports(const options *o, cJSON *reports) {
+  cJSON *root = cJSON_CreateObject();
+  if (root) cJSON_AddItemToObject(root, "modules", reports);
+  char *text = root ? cJSON_Print(root) : NULL;
+  if (root) cJSON_Delete(root);
+  else cJSON_Delete(reports);
+  if (!text) {
+    fprintf(stderr, "shardplan-opt: out of memory writing the report\n");
+    return false;
+  }
+  FILE *f = fopen(o->report_json, "wb");
+  bool ok = f && fputs(text, f) >= 0 && fputc('\n', f) != EOF;
+  if (f && fclose(f) != 0) ok = false;
+  if (!ok) fprintf(stderr, "shardplan-opt: cannot write '%s': %s\n", o->report_json, strerror(errno));
+  free(text);
   return ok;
 }
 
@@ -295,6 +377,11 @@ int main(int argc, char **argv) {
 
   sp_strbuf out = SP_STRBUF_INIT;
   bool ok = true;
+  cJSON *reports = o.report_json ? cJSON_CreateArray() : NULL;
+  if (o.report_json && !reports) {
+    fprintf(stderr, "shardplan-opt: out of memory\n");
+    ok = false;
+  }
   if (o.split_input_file) {
     int n = sp_mlir_split(text, len, NULL, 0);
     sp_mlir_chunk *chunks = malloc((size_t)n * sizeof *chunks);
@@ -305,12 +392,13 @@ int main(int argc, char **argv) {
       sp_mlir_split(text, len, chunks, n);
       for (int i = 0; i < n; i++) {
         if (i) sp_strbuf_puts(&out, "// -----\n");
-        ok &= process(&o, file, chunks[i].begin, chunks[i].len, chunks[i].first_line, &out);
+        ok &= process(&o, file, chunks[i].begin, chunks[i].len, chunks[i].first_line, &out,
+                      reports);
       }
       free(chunks);
     }
   } else {
-    ok = process(&o, file, text, len, 1, &out);
+    ok = process(&o, file, text, len, 1, &out, reports);
   }
 
   FILE *dst = o.output ? fopen(o.output, "wb") : stdout;
@@ -327,6 +415,7 @@ int main(int argc, char **argv) {
     }
     if (o.output && fclose(dst) != 0) ok = false;
   }
+  if (reports && !write_reports(&o, reports)) ok = false;
   sp_strbuf_free(&out);
   free(text);
   free(o.requests);

@@ -1,0 +1,108 @@
+/*
+ * op_priority.c - op-priority rounds over the strategy fixed point (see op_priority.h).
+ *
+ * A round is one sp_propagate_fixed_point() whose direction callback is this file's
+ * round_direction(): the union of the schedule over rounds 0..round, intersected with the
+ * caller's own callback when there is one.
+ */
+#include "propagation/op_priority.h"
+
+#include <string.h>
+
+#include "ir/sp_limits.h"
+#include "rules/registry.h"
+
+/* Whether some operand that is not a scalar has more than one use ("defer multi-use ops"). */
+static bool has_multi_use_operand(const sp_op *op) {
+  for (int i = 0; i < op->noperands; i++) {
+    const sp_value *v = op->operands[i].value;
+    if (!v) continue;
+    const sp_type *t = v->type;
+    if (t && t->kind == SP_TYPE_TENSOR && t->rank == 0) continue;
+    if (v->uses && v->uses->next) return true;
+  }
+  return false;
+}
+
+/* The schedule of one round alone (not yet the union). */
+static sp_prop_direction round_only(const sp_op *op, const sp_rule *rule, int f, int round,
+                                    bool multi_use) {
+  switch (round) {
+  case 0:
+  case 1: {
+    bool gated = round == 0 && multi_use;
+    if (sp_rules_is_pass_through_op(op)) return gated ? SP_DIR_NONE : SP_DIR_BOTH;
+    if (op->kind == SP_OP_DYNAMIC_SLICE || op->kind == SP_OP_DYNAMIC_UPDATE_SLICE)
+      return gated ? SP_DIR_NONE : SP_DIR_FORWARD;
+    return SP_DIR_NONE;
+  }
+  case 2:
+    if (rule && f < rule->nfactors && rule->factors[f].kind != SP_FACTOR_PASS_THROUGH)
+      return SP_DIR_NONE;
+    return op->kind == SP_OP_BROADCAST_IN_DIM ? SP_DIR_BACKWARD : SP_DIR_BOTH;
+  case 3:
+    return op->kind == SP_OP_BROADCAST_IN_DIM ? SP_DIR_BACKWARD : SP_DIR_BOTH;
+  default:
+    return SP_DIR_BOTH;
+  }
+}
+
+void sp_op_priority_directions(const sp_op *op, const sp_rule *rule, int round,
+                               sp_prop_direction *out) {
+  bool multi_use = round == 0 && has_multi_use_operand(op);
+  for (int f = 0; f < rule->nfactors; f++) {
+    unsigned d = SP_DIR_NONE;
+    for (int r = 0; r <= round && r < SP_OP_PRIORITY_ROUNDS; r++)
+      d |= round_only(op, rule, f, r, multi_use);
+    out[f] = (sp_prop_direction)d;
+  }
+}
+
+typedef struct round_ctx {
+  int round;
+  sp_propagate_direction_fn outer;   /* the caller's callback, intersected */
+  void *outer_ctx;
+} round_ctx;
+
+static void round_direction(const sp_op *op, const sp_rule *rule, sp_prop_direction *out,
+                            void *ctx) {
+  const round_ctx *rc = ctx;
+  sp_op_priority_directions(op, rule, rc->round, out);
+  if (!rc->outer || rule->nfactors == 0) return;
+  sp_prop_direction outer[SP_MAX_FACTORS];
+  int n = rule->nfactors < SP_MAX_FACTORS ? rule->nfactors : SP_MAX_FACTORS;
+  rc->outer(op, rule, outer, rc->outer_ctx);
+  for (int f = 0; f < n; f++) out[f] = (sp_prop_direction)(out[f] & outer[f]);
+}
+
+int sp_propagate_strategy(sp_module *m, const sp_propagate_options *o, sp_propagate_stats *stats,
+                          sp_err *err) {
+  if (!o->basic_then_aggressive) return sp_propagate_fixed_point(m, o, stats, err);
+  sp_propagate_options step = *o;
+  step.strategy = SP_PROP_BASIC;
+  int rc = sp_propagate_fixed_point(m, &step, stats, err);
+  if (rc) return rc;
+  step.strategy = SP_PROP_AGGRESSIVE;
+  return sp_propagate_fixed_point(m, &step, stats, err);
+}
+
+int sp_op_priority_propagate(sp_module *m, const sp_propagate_options *o,
+                             sp_propagate_stats *stats, sp_err *err) {
+  if (o->skip_op_priority) return sp_propagate_strategy(m, o, stats, err);
+  sp_conflict_log *log = o->conflicts ? o->conflicts : m->conflicts;
+  int saved_round = log ? log->round : -1;
+  for (int round = 0; round < SP_OP_PRIORITY_ROUNDS; round++) {
+    round_ctx ctx = {round, o->direction, o->direction_ctx};
+    sp_propagate_options step = *o;
+    step.direction = round_direction;
+    step.direction_ctx = &ctx;
+    if (log) log->round = round;
+    int rc = sp_propagate_strategy(m, &step, stats, err);
+    if (rc) {
+      if (log) log->round = saved_round;
+      return rc;
+    }
+  }
+  if (log) log->round = saved_round;
+  return SP_OK;
+}

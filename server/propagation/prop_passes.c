@@ -1,0 +1,184 @@
+/*
+ * prop_passes.c - option parsing and entry points of the propagation passes (see
+ * prop_passes.h).
+ *
+ * The registry warning latches are process-wide on purpose: Shardy reports each kind of
+ * registry warning once per process, and shardplan-opt runs every -split-input-file chunk in
+ * one process. They are the only mutable static state of the propagation stage; the daemon
+ * does not use these entry points.
+ */
+#include "propagation/prop_passes.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "ir/diag.h"
+#include "propagation/op_priority.h"
+#include "propagation/user_priority.h"
+#include "rules/populate.h"
+
+static sp_rules_diag warning_latches;
+
+sp_rules_diag *sp_prop_passes_warning_latches(void) { return &warning_latches; }
+
+void sp_prop_passes_reset_warnings(void) { memset(&warning_latches, 0, sizeof warning_latches); }
+
+static const char *const pass_names[] = {"sdy-basic-propagate", "sdy-aggressive-propagate",
+                                         "sdy-op-priority-propagate",
+                                         "sdy-user-priority-propagate"};
+
+/* ------------------------------------------------------------------ options */
+
+static int parse_bool(const char *pass, const char *name, const char *v, size_t n, bool *out,
+                      sp_err *err) {
+  if (n == 0 || (n == 4 && memcmp(v, "true", 4) == 0) || (n == 1 && v[0] == '1')) {
+    *out = true;
+    return SP_OK;
+  }
+  if ((n == 5 && memcmp(v, "false", 5) == 0) || (n == 1 && v[0] == '0')) {
+    *out = false;
+    return SP_OK;
+  }
+  return sp_err_set(err, SP_EINVAL, "-%s: option %s expects true or false, not '%.*s'", pass, name,
+                    (int)n, v);
+}
+
+static int parse_strategy(const char *pass, const char *v, size_t n, sp_propagate_options *o,
+                          sp_err *err) {
+  if (n == 5 && memcmp(v, "basic", 5) == 0) {
+    o->strategy = SP_PROP_BASIC;
+    o->basic_then_aggressive = false;
+  } else if (n == 10 && memcmp(v, "aggressive", 10) == 0) {
+    o->strategy = SP_PROP_AGGRESSIVE;
+    o->basic_then_aggressive = false;
+  } else if (n == 21 && memcmp(v, "basic-then-aggressive", 21) == 0) {
+    o->strategy = SP_PROP_AGGRESSIVE;
+    o->basic_then_aggressive = true;
+  } else {
+    return sp_err_set(err, SP_EINVAL,
+                      "-%s: propagation-strategy must be basic, aggressive or "
+                      "basic-then-aggressive, not '%.*s'",
+                      pass, (int)n, v);
+  }
+  return SP_OK;
+}
+
+static bool name_is(const char *k, size_t kn, const char *name) {
+  return strlen(name) == kn && memcmp(k, name, kn) == 0;
+}
+
+/* One `key[=value]` item. */
+static int parse_item(sp_prop_pass_kind kind, const char *k, size_t kn, const char *v, size_t vn,
+                      sp_propagate_options *o, sp_err *err) {
+  const char *pass = pass_names[kind];
+  if (name_is(k, kn, "conservative-propagation"))
+    return parse_bool(pass, "conservative-propagation", v, vn, &o->conservative, err);
+  if (name_is(k, kn, "keep-sharding-rules"))
+    return parse_bool(pass, "keep-sharding-rules", v, vn, &o->keep_sharding_rules, err);
+  if (name_is(k, kn, "debug-propagation-edge-sharding"))
+    return parse_bool(pass, "debug-propagation-edge-sharding", v, vn, &o->debug_edges, err);
+  if (name_is(k, kn, "debug-sharding-origins"))
+    return parse_bool(pass, "debug-sharding-origins", v, vn, &o->debug_origins, err);
+  if (kind != SP_PASS_BASIC && name_is(k, kn, "propagation-strategy"))
+    return parse_strategy(pass, v, vn, o, err);
+  if ((kind == SP_PASS_OP_PRIORITY || kind == SP_PASS_USER_PRIORITY) &&
+      name_is(k, kn, "run-op-priority-propagation")) {
+    bool run = true;
+    int rc = parse_bool(pass, "run-op-priority-propagation", v, vn, &run, err);
+    o->skip_op_priority = !run;
+    return rc;
+  }
+  return sp_err_set(err, SP_EINVAL, "-%s: unknown option '%.*s'", pass, (int)kn, k);
+}
+
+int sp_prop_pass_parse_options(sp_prop_pass_kind kind, const char *text,
+                               sp_propagate_options *out, sp_err *err) {
+  memset(out, 0, sizeof *out);
+  out->strategy = kind == SP_PASS_BASIC ? SP_PROP_BASIC : SP_PROP_AGGRESSIVE;
+  const char *p = text ? text : "";
+  if (*p == '{') p++; /* MLIR's `{a=1 b=2}` pipeline form */
+  while (*p) {
+    while (*p == ' ' || *p == ',' || *p == '\t') p++;
+    if (!*p || *p == '}') break;
+    const char *k = p;
+    while (*p && *p != '=' && *p != ' ' && *p != ',' && *p != '}') p++;
+    size_t kn = (size_t)(p - k);
+    const char *v = p;
+    size_t vn = 0;
+    if (*p == '=') {
+      v = ++p;
+      char quote = (*p == '"' || *p == '\'') ? *p : 0;
+      if (quote) {
+        v = ++p;
+        while (*p && *p != quote) p++;
+        vn = (size_t)(p - v);
+        if (*p) p++;
+      } else {
+        while (*p && *p != ' ' && *p != ',' && *p != '}') p++;
+        vn = (size_t)(p - v);
+      }
+    }
+    int rc = parse_item(kind, k, kn, v, vn, out, err);
+    if (rc) return rc;
+  }
+  return SP_OK;
+}
+
+/* ------------------------------------------------------------------ running */
+
+int sp_prop_pass_run(sp_module *m, sp_prop_pass_kind kind, const sp_propagate_options *opts,
+                     sp_err *err) {
+  sp_propagate_options o = *opts;
+  if (!o.diag) o.diag = &warning_latches;
+  int rc;
+  switch (kind) {
+    case SP_PASS_USER_PRIORITY:
+      return sp_user_priority_propagate(m, &o, NULL, err);
+    case SP_PASS_OP_PRIORITY:
+      if ((rc = sp_propagate_prepare(m, &o, err))) return rc;
+      if ((rc = sp_op_priority_propagate(m, &o, NULL, err))) return rc;
+      break;
+    case SP_PASS_AGGRESSIVE:
+    case SP_PASS_BASIC:
+    default:
+      if ((rc = sp_propagate_prepare(m, &o, err))) return rc;
+      if ((rc = sp_propagate_strategy(m, &o, NULL, err))) return rc;
+      break;
+  }
+  sp_propagate_finish(m, &o);
+  return SP_OK;
+}
+
+static int run_with_text(sp_module *m, sp_prop_pass_kind kind, const char *options,
+                         sp_err *err) {
+  sp_propagate_options o;
+  int rc = sp_prop_pass_parse_options(kind, options, &o, err);
+  return rc ? rc : sp_prop_pass_run(m, kind, &o, err);
+}
+
+int sp_prop_pass_basic(sp_module *m, const char *options, sp_err *err) {
+  return run_with_text(m, SP_PASS_BASIC, options, err);
+}
+
+int sp_prop_pass_aggressive(sp_module *m, const char *options, sp_err *err) {
+  return run_with_text(m, SP_PASS_AGGRESSIVE, options, err);
+}
+
+int sp_prop_pass_op_priority(sp_module *m, const char *options, sp_err *err) {
+  return run_with_text(m, SP_PASS_OP_PRIORITY, options, err);
+}
+
+int sp_prop_pass_user_priority(sp_module *m, const char *options, sp_err *err) {
+  return run_with_text(m, SP_PASS_USER_PRIORITY, options, err);
+}
+
+static void warn_to_module(void *ctx, const sp_op *op, const char *message) {
+  sp_module_warn(ctx, op->loc, "%s", message);
+}
+
+int sp_prop_pass_populate_rules(sp_module *m, const char *options, sp_err *err) {
+  sp_rules_options ro;
+  int rc = sp_rules_parse_options(options, &ro, err);
+  if (rc) return rc;
+  return sp_rules_populate(m, &ro, &warning_latches, warn_to_module, m, err);
+}
