@@ -76,6 +76,9 @@ def function_check_blocks(text):
             cur.append(line)
     if name is not None:
         blocks.append((name, cur))
+    # As in the whole-file run, the next function's CHECK-LABEL bounds a trailing CHECK-NOT.
+    for i in range(len(blocks) - 1):
+        blocks[i][1].append(blocks[i + 1][1][0])
     return blocks
 
 
