@@ -33,6 +33,7 @@
 #include "ir/strbuf.h"
 #include "mlir/mlir.h"
 #include "propagation/conflict.h"
+#include "propagation/pipeline.h"
 #include "propagation/prop_passes.h"
 #include "propagation/report.h"
 #include "search/plan_search.h"
@@ -97,6 +98,10 @@ static const opt_pass passes[] = {
     {"sdy-aggressive-propagate", sp_prop_pass_aggressive, "aggressive propagation (+ propagation-strategy=basic|aggressive|basic-then-aggressive)"},
     {"sdy-op-priority-propagate", sp_prop_pass_op_priority, "op-priority propagation (+ run-op-priority-propagation)"},
     {"sdy-user-priority-propagate", sp_prop_pass_user_priority, "user-priority propagation (same options)"},
+    {"sdy-propagation-pipeline", sp_pipeline_pass_propagation, "import, user-priority propagation and export, as Shardy's pipeline (see propagation/pipeline.h for options)"},
+    {"sdy-add-data-flow-edges", sp_pipeline_pass_add_data_flow_edges, "insert sdy.data_flow_edge ops on while/case/optimization_barrier/named and manual computation owners"},
+    {"sdy-sink-data-flow-edges", sp_pipeline_pass_sink_data_flow_edges, "write data-flow edge shardings back to their ops and remove the edges (sink-debug-*)"},
+    {"sdy-apply-sharding-constraints", sp_pipeline_pass_apply_sharding_constraints, "give sharding_constraint inputs the constraint's closed sharding (debug-*)"},
     {NULL, NULL, NULL} /* end */
 };
 

@@ -1,0 +1,432 @@
+/*
+ * export_shardings.c - divisibility fix, sub-axis removal, closing, explicit reshards and the
+ * collective canonicalizer of the export pipeline (see export_shardings.h).
+ */
+#include "propagation/export_shardings.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir/axis_ref.h"
+#include "propagation/sharding_walk.h"
+#include "rules/registry.h"
+
+sp_op *sp_export_main_func(const sp_module *m) {
+  sp_op *only = NULL;
+  int n = 0;
+  for (sp_op *op = sp_module_body(m)->first; op; op = op->next)
+    if (op->kind == SP_OP_FUNC) {
+      only = op;
+      n++;
+    }
+  return n == 1 ? only : sp_module_lookup_func(m, "main");
+}
+
+/* Applies `fix` to every sharding of a function's signature (arguments and results). */
+typedef sp_sharding *(*fix_fn)(sp_arena *a, const sp_module *m, const sp_sharding *s,
+                               const sp_type *t);
+
+static int fix_slot(sp_module *m, sp_sharding **slot, const sp_type *t, fix_fn fix) {
+  if (!*slot) return SP_OK;
+  sp_sharding *c = fix(m->arena, m, *slot, t);
+  if (!c) return SP_ENOMEM;
+  *slot = c;
+  return SP_OK;
+}
+
+static int fix_func_signature(sp_module *m, sp_op *fn, fix_fn fix) {
+  sp_func_info *fi = fn->func;
+  if (!fi) return SP_OK;
+  if (fn->nregions && fn->regions[0].nblocks) {
+    sp_block *entry = fn->regions[0].blocks[0];
+    for (int i = 0; i < entry->nargs; i++)
+      if (fix_slot(m, &entry->args[i]->sharding, entry->args[i]->type, fix)) return SP_ENOMEM;
+  }
+  for (int i = 0; fi->result_shardings && i < fi->nresults; i++)
+    if (fix_slot(m, &fi->result_shardings[i], fi->result_types[i], fix)) return SP_ENOMEM;
+  return SP_OK;
+}
+
+/* ------------------------------------------------------------------ divisibility */
+
+static int64_t gcd64(int64_t a, int64_t b) {
+  while (b) {
+    int64_t t = a % b;
+    a = b;
+    b = t;
+  }
+  return a;
+}
+
+static sp_sharding *divisible(sp_arena *a, const sp_module *m, const sp_sharding *s,
+                              const sp_type *t) {
+  const sp_mesh *mesh = sp_sharding_mesh(m, s);
+  if (!mesh || !t || t->kind != SP_TYPE_TENSOR || t->rank != s->rank) return (sp_sharding *)s;
+  sp_sharding *c = NULL;
+  for (int d = 0; d < s->rank; d++) {
+    int64_t size = t->dims[d], prod = 1;
+    const sp_dim_sharding *dim = &s->dims[d];
+    int keep = 0;
+    sp_axis_ref cut = {0};
+    bool has_cut = false;
+    for (; keep < dim->naxes; keep++) {
+      int64_t as = sp_sharding_axis_size(mesh, &dim->axes[keep]);
+      if (as <= 0 || size == SP_DYN_DIM) break;
+      if (size % (prod * as) == 0) {
+        prod *= as;
+        continue;
+      }
+      int64_t g = gcd64(as, size / prod);
+      if (g > 1) {
+        const sp_axis_ref *r = &dim->axes[keep];
+        cut = sp_axis_make(r->name, sp_axis_pre(r), g, sp_mesh_axis_size(mesh, r->name));
+        has_cut = true;
+      }
+      break;
+    }
+    if (keep == dim->naxes) continue;
+    if (!c && !(c = sp_sharding_copy(a, s))) return NULL;
+    c->dims[d].naxes = keep + (has_cut ? 1 : 0);
+    if (has_cut) c->dims[d].axes[keep] = cut;
+  }
+  return c ? c : (sp_sharding *)s;
+}
+
+static bool update_op_io(sp_op *op, void *ctx) {
+  sp_module *m = ctx;
+  if (op->kind == SP_OP_FUNC) return fix_func_signature(m, op, divisible) == SP_OK;
+  if (op->kind == SP_OP_FUNC_CALL || op->kind == SP_OP_SDY_MANUAL_COMPUTATION) {
+    for (int i = 0; i < op->nresults; i++)
+      if (fix_slot(m, &op->results[i].sharding, op->results[i].type, divisible)) return false;
+  }
+  sp_attr *in = op->kind == SP_OP_SDY_MANUAL_COMPUTATION ? sp_op_attr(op, "in_shardings") : NULL;
+  if (in && in->kind == SP_ATTR_SHARDINGS) {
+    sp_sharding **v = sp_arena_alloc(m->arena, (size_t)(in->u.shardings.n + 1) * sizeof *v);
+    if (!v) return false;
+    for (int i = 0; i < in->u.shardings.n; i++) {
+      v[i] = in->u.shardings.v[i];
+      const sp_type *t = i < op->noperands && op->operands[i].value ? op->operands[i].value->type : NULL;
+      if (fix_slot(m, &v[i], t, divisible)) return false;
+    }
+    in->u.shardings.v = v;
+  }
+  return true;
+}
+
+int sp_export_update_non_divisible(sp_module *m, sp_err *err) {
+  if (!sp_op_walk(m->op, update_op_io, m))
+    return sp_err_set(err, SP_ENOMEM, "out of memory fixing non-divisible shardings");
+  return SP_OK;
+}
+
+/* ------------------------------------------------------------------ sub-axes in main */
+
+static sp_sharding *without_sub_axes(sp_arena *a, const sp_module *m, const sp_sharding *s,
+                                     const sp_type *t) {
+  (void)m;
+  (void)t;
+  sp_sharding *c = NULL;
+  for (int d = 0; d < s->rank; d++) {
+    const sp_dim_sharding *dim = &s->dims[d];
+    if (dim->closed) continue;
+    int k = 0;
+    while (k < dim->naxes && !sp_axis_is_sub(&dim->axes[k])) k++;
+    if (k == dim->naxes) continue;
+    if (!c && !(c = sp_sharding_copy(a, s))) return NULL;
+    c->dims[d].naxes = k;
+  }
+  return c ? c : (sp_sharding *)s;
+}
+
+int sp_export_remove_sub_axes_in_main(sp_module *m, sp_err *err) {
+  sp_op *fn = sp_export_main_func(m);
+  if (fn && fix_func_signature(m, fn, without_sub_axes))
+    return sp_err_set(err, SP_ENOMEM, "out of memory removing sub-axes");
+  return SP_OK;
+}
+
+/* ------------------------------------------------------------------ closing */
+
+sp_sharding *sp_export_closed(sp_arena *a, const sp_sharding *s) {
+  bool done = s->nreplicated == 0;
+  for (int d = 0; d < s->rank && done; d++)
+    done = s->dims[d].closed && (s->dims[d].naxes || s->dims[d].priority == SP_NO_PRIORITY);
+  if (done) return (sp_sharding *)s;
+  sp_sharding *c = sp_sharding_copy(a, s);
+  if (!c) return NULL;
+  for (int d = 0; d < c->rank; d++) {
+    c->dims[d].closed = true;
+    if (!c->dims[d].naxes) c->dims[d].priority = SP_NO_PRIORITY;
+  }
+  c->nreplicated = 0;
+  c->replicated = NULL;
+  return c;
+}
+
+static int close_slot(sp_module *m, const sp_sharding_slot *s, void *ctx, sp_err *err) {
+  (void)ctx;
+  sp_sharding *c = sp_export_closed(m->arena, *s->slot);
+  if (!c) return sp_err_set(err, SP_ENOMEM, "out of memory closing shardings");
+  *s->slot = c;
+  return SP_OK;
+}
+
+int sp_export_close_shardings(sp_module *m, sp_err *err) {
+  return sp_sharding_walk(m, close_slot, NULL, err);
+}
+
+/* ------------------------------------------------------------------ explicit reshards */
+
+static bool has_axis(const sp_axis_ref *v, int n, const sp_axis_ref *r) {
+  for (int i = 0; i < n; i++)
+    if (sp_axis_ref_equal(&v[i], r)) return true;
+  return false;
+}
+
+/* The unreduced axes the user keeps for operand `i` (see the header). *n = -1: no target
+ * (the operand is left alone). */
+static const sp_sharding *unreduced_target(const sp_module *m, const sp_op *user, int i,
+                                           bool *skip) {
+  *skip = false;
+  switch (user->kind) {
+    case SP_OP_SDY_RESHARD:
+    case SP_OP_SDY_SHARDING_CONSTRAINT:
+      return user->results[0].sharding;
+    case SP_OP_FUNC_RETURN: {
+      sp_op *fn = sp_op_parent(user);
+      if (!fn || fn->kind != SP_OP_FUNC || !fn->func || i >= fn->func->nresults ||
+          !fn->func->result_shardings)
+        return NULL;
+      return fn->func->result_shardings[i];
+    }
+    case SP_OP_FUNC_CALL: {
+      const char *callee = sp_op_get_str(user, "callee");
+      sp_op *fn = callee ? sp_module_lookup_func(m, callee) : NULL;
+      if (!fn || !fn->nregions || !fn->regions[0].nblocks || i >= fn->regions[0].blocks[0]->nargs)
+        return NULL;
+      return fn->regions[0].blocks[0]->args[i]->sharding;
+    }
+    case SP_OP_SDY_ALL_REDUCE:
+    case SP_OP_SDY_SHARDING_GROUP:
+    case SP_OP_SDY_DATA_FLOW_EDGE:
+    case SP_OP_RETURN:
+    case SP_OP_SDY_RETURN:
+      *skip = true;
+      return NULL;
+    default:
+      return NULL;
+  }
+}
+
+/* Whether axis r is unreduced in every result of `user` (for users other than the special
+ * cases of unreduced_target). */
+static bool kept_by_results(const sp_op *user, const sp_axis_ref *r) {
+  if (!user->nresults) return false;
+  for (int j = 0; j < user->nresults; j++) {
+    const sp_sharding *s = user->results[j].sharding;
+    if (!s || !has_axis(s->unreduced, s->nunreduced, r)) return false;
+  }
+  return true;
+}
+
+static bool uses_result_unreduced(const sp_op *user) {
+  switch (user->kind) {
+    case SP_OP_SDY_RESHARD:
+    case SP_OP_SDY_SHARDING_CONSTRAINT:
+    case SP_OP_FUNC_RETURN:
+    case SP_OP_FUNC_CALL:
+      return false;
+    default:
+      return true;
+  }
+}
+
+static int insert_all_reduce(sp_module *m, sp_op *user, int i) {
+  sp_value *v = user->operands[i].value;
+  const sp_sharding *s = v->sharding;
+  bool skip;
+  const sp_sharding *target = unreduced_target(m, user, i, &skip);
+  if (skip) return SP_OK;
+  sp_axis_ref *reduce = sp_arena_alloc(m->arena, (size_t)s->nunreduced * sizeof *reduce);
+  sp_axis_ref *keep = sp_arena_alloc(m->arena, (size_t)s->nunreduced * sizeof *keep);
+  if (!reduce || !keep) return SP_ENOMEM;
+  int nreduce = 0, nkeep = 0;
+  for (int k = 0; k < s->nunreduced; k++) {
+    const sp_axis_ref *r = &s->unreduced[k];
+    bool kept = uses_result_unreduced(user)
+                    ? kept_by_results(user, r)
+                    : target && has_axis(target->unreduced, target->nunreduced, r);
+    if (kept) keep[nkeep++] = *r;
+    else reduce[nreduce++] = *r;
+  }
+  if (!nreduce) return SP_OK;
+  sp_sharding *out = sp_sharding_copy(m->arena, s);
+  sp_op *ar = out ? sp_op_create(m->arena, "sdy.all_reduce", 1, &v, 1, &v->type, 0) : NULL;
+  if (!ar) return SP_ENOMEM;
+  out->unreduced = nkeep ? keep : NULL;
+  out->nunreduced = nkeep;
+  if (!nkeep) out->unreduced_kind = NULL;
+  ar->loc = user->loc;
+  ar->results[0].sharding = out;
+  sp_attr axes = {.name = "reduction_axes", .kind = SP_ATTR_AXES};
+  axes.u.axes.n = nreduce;
+  axes.u.axes.v = reduce;
+  if (sp_attrs_set(m->arena, &ar->attrs, &axes)) return SP_ENOMEM;
+  sp_op_insert_before(user, ar);
+  sp_op_set_operand(user, i, &ar->results[0]);
+  return SP_OK;
+}
+
+/* Same axes per dim and same unreduced axes; NULL means no axes at all. */
+static bool same_placement(const sp_sharding *x, const sp_sharding *y) {
+  if (!x || !y) {
+    const sp_sharding *s = x ? x : y;
+    return !s || (sp_sharding_is_unsharded(s) && s->nunreduced == 0);
+  }
+  if (x->rank != y->rank || x->nunreduced != y->nunreduced) return false;
+  if ((x->mesh_name && y->mesh_name && strcmp(x->mesh_name, y->mesh_name) != 0)) return false;
+  for (int d = 0; d < x->rank; d++) {
+    if (x->dims[d].naxes != y->dims[d].naxes) return false;
+    for (int k = 0; k < x->dims[d].naxes; k++)
+      if (!sp_axis_ref_equal(&x->dims[d].axes[k], &y->dims[d].axes[k])) return false;
+  }
+  for (int k = 0; k < x->nunreduced; k++)
+    if (!sp_axis_ref_equal(&x->unreduced[k], &y->unreduced[k])) return false;
+  return true;
+}
+
+static int reshard_call_operands(sp_module *m, sp_op *call) {
+  const char *callee = sp_op_get_str(call, "callee");
+  sp_op *fn = callee ? sp_module_lookup_func(m, callee) : NULL;
+  if (!fn || !fn->nregions || !fn->regions[0].nblocks) return SP_OK;
+  sp_block *entry = fn->regions[0].blocks[0];
+  for (int i = 0; i < call->noperands && i < entry->nargs; i++) {
+    sp_value *v = call->operands[i].value;
+    sp_sharding *want = entry->args[i]->sharding;
+    if (!v || !want || same_placement(v->sharding, want)) continue;
+    sp_op *r = sp_op_create(m->arena, "sdy.reshard", 1, &v, 1, &v->type, 0);
+    if (!r) return SP_ENOMEM;
+    r->loc = call->loc;
+    r->results[0].sharding = want;
+    sp_op_insert_before(call, r);
+    sp_op_set_operand(call, i, &r->results[0]);
+  }
+  return SP_OK;
+}
+
+typedef struct op_vec {
+  sp_op **v;
+  int n, cap;
+  bool oom;
+} op_vec;
+
+static bool push_op(sp_op *op, void *ctx) {
+  op_vec *l = ctx;
+  if (l->n == l->cap) {
+    int cap = l->cap ? 2 * l->cap : 64;
+    sp_op **v = realloc(l->v, (size_t)cap * sizeof *v);
+    if (!v) {
+      l->oom = true;
+      return false;
+    }
+    l->v = v;
+    l->cap = cap;
+  }
+  l->v[l->n++] = op;
+  return true;
+}
+
+int sp_export_insert_explicit_reshards(sp_module *m, sp_err *err) {
+  op_vec l = {NULL, 0, 0, false};
+  sp_op_walk(m->op, push_op, &l);
+  int rc = l.oom ? SP_ENOMEM : SP_OK;
+  for (int k = 0; !rc && k < l.n; k++) {
+    sp_op *op = l.v[k];
+    for (int i = 0; !rc && i < op->noperands; i++) {
+      const sp_value *v = op->operands[i].value;
+      if (v && v->sharding && v->sharding->nunreduced) rc = insert_all_reduce(m, op, i);
+    }
+    if (!rc && op->kind == SP_OP_FUNC_CALL) rc = reshard_call_operands(m, op);
+  }
+  free(l.v);
+  return rc ? sp_err_set(err, rc, "out of memory inserting explicit reshards") : SP_OK;
+}
+
+/* ------------------------------------------------------------------ canonicalizer */
+
+bool sp_op_is_pure(const sp_op *op) {
+  if (sp_rules_is_elementwise(op)) return true;
+  switch (op->kind) {
+    case SP_OP_SDY_CONSTANT:
+    case SP_OP_CONSTANT:
+    case SP_OP_IOTA:
+    case SP_OP_SDY_SHARDING_CONSTRAINT:
+    case SP_OP_SDY_RESHARD:
+    case SP_OP_SDY_DATA_FLOW_EDGE:
+    case SP_OP_SDY_PROPAGATION_BARRIER:
+    case SP_OP_SDY_ALL_REDUCE:
+    case SP_OP_SDY_ALL_GATHER:
+    case SP_OP_SDY_ALL_SLICE:
+    case SP_OP_SDY_ALL_TO_ALL:
+    case SP_OP_SDY_COLLECTIVE_PERMUTE:
+    case SP_OP_SDY_REDUCE_SCATTER:
+    case SP_OP_BROADCAST_IN_DIM:
+    case SP_OP_CONCATENATE:
+    case SP_OP_CONVOLUTION:
+    case SP_OP_DOT:
+    case SP_OP_DOT_GENERAL:
+    case SP_OP_DYNAMIC_SLICE:
+    case SP_OP_DYNAMIC_UPDATE_SLICE:
+    case SP_OP_GATHER:
+    case SP_OP_PAD:
+    case SP_OP_RESHAPE:
+    case SP_OP_REVERSE:
+    case SP_OP_SLICE:
+    case SP_OP_TRANSPOSE:
+    case SP_OP_GET_TUPLE_ELEMENT:
+    case SP_OP_TUPLE:
+      return true;
+    default:
+      return false;
+  }
+}
+
+static bool results_unused(const sp_op *op) {
+  for (int i = 0; i < op->nresults; i++)
+    if (sp_value_has_uses(&op->results[i])) return false;
+  return true;
+}
+
+/* An sdy collective whose axis list is empty does nothing. */
+static bool is_noop_collective(const sp_op *op) {
+  if (op->kind != SP_OP_SDY_ALL_REDUCE || op->noperands != 1 || op->nresults != 1) return false;
+  sp_attr *at = sp_op_attr(op, "reduction_axes");
+  return at && at->kind == SP_ATTR_AXES && at->u.axes.n == 0;
+}
+
+int sp_export_canonicalize(sp_module *m, sp_err *err) {
+  for (bool changed = true; changed;) {
+    changed = false;
+    op_vec l = {NULL, 0, 0, false};
+    sp_op_walk(m->op, push_op, &l);
+    if (l.oom) {
+      free(l.v);
+      return sp_err_set(err, SP_ENOMEM, "out of memory in the canonicalizer");
+    }
+    /* Backwards: a dead op's operands may die with it in the same sweep. */
+    for (int k = l.n - 1; k >= 0; k--) {
+      sp_op *op = l.v[k];
+      if (!op->block) continue;
+      if (is_noop_collective(op) && op->operands[0].value) {
+        sp_value_replace_all_uses(&op->results[0], op->operands[0].value);
+        sp_op_erase(op);
+        changed = true;
+      } else if (op->nresults && sp_op_is_pure(op) && results_unused(op)) {
+        sp_op_erase(op);
+        changed = true;
+      }
+    }
+    free(l.v);
+  }
+  return SP_OK;
+}

@@ -1,0 +1,50 @@
+/*
+ * export_shardings.h - the sharding clean-ups at the end of Shardy's propagation pipeline.
+ *
+ *   sp_export_update_non_divisible: on every func argument and result, call result and manual
+ *     computation in/out sharding, each dim keeps the longest prefix of its axes whose product
+ *     divides the dim size; the first axis that does not divide is cut to its major part of
+ *     size gcd(axis size, what is left of the dim) when that is > 1.
+ *   sp_export_remove_sub_axes_in_main: on the main function's arguments and results (main =
+ *     the only func, else @main), an open dim is cut at its first sub-axis.
+ *   sp_export_close_shardings: every sharding of the module becomes closed (no `?`) and loses
+ *     its replicated list (unreduced axes stay).
+ *   sp_export_insert_explicit_reshards: the default (not "full") explicit-reshard step:
+ *       - where a value with unreduced axes U is used by an op that does not keep all of them
+ *         unreduced (the target set T is the reshard/constraint's own unreduced axes, the func
+ *         result's for a return, the callee argument's for a call, else what every result of
+ *         the user has unreduced in common), `sdy.all_reduce {U \ T} %v` is inserted before the
+ *         user, with out_sharding = the value's sharding with unreduced U n T;
+ *       - where a call operand's sharding differs from the callee's argument sharding (a
+ *         missing sharding counts as replicated), `sdy.reshard` to the argument's sharding is
+ *         inserted before the call.
+ *   sp_export_canonicalize: the canonicalizer restricted to collective patterns: sdy collectives
+ *     over no axes are removed, and pure ops whose results are all unused are erased (as MLIR's
+ *     canonicalizer erases dead ops).
+ *
+ * Memory: new shardings and ops in the module's arena; scratch lists malloc'd.
+ */
+#ifndef SP_EXPORT_SHARDINGS_H
+#define SP_EXPORT_SHARDINGS_H
+
+#include <stdbool.h>
+
+#include "ir/err.h"
+#include "ir/ir.h"
+
+int sp_export_update_non_divisible(sp_module *m, sp_err *err);
+int sp_export_remove_sub_axes_in_main(sp_module *m, sp_err *err);
+int sp_export_close_shardings(sp_module *m, sp_err *err);
+int sp_export_insert_explicit_reshards(sp_module *m, sp_err *err);
+int sp_export_canonicalize(sp_module *m, sp_err *err);
+
+/* Whether `op` has no side effects, so that it may be erased once its results are unused. */
+bool sp_op_is_pure(const sp_op *op);
+
+/* The main function: the only func.func of the module, else @main; NULL if neither. */
+sp_op *sp_export_main_func(const sp_module *m);
+
+/* A copy of `s` with every dim closed and no replicated axes (s itself if already so). */
+sp_sharding *sp_export_closed(sp_arena *a, const sp_sharding *s);
+
+#endif /* SP_EXPORT_SHARDINGS_H */

@@ -1,0 +1,451 @@
+/*
+ * func_calls.c - calls <-> named computations around propagation (see func_calls.h).
+ */
+#include "propagation/func_calls.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir/clone.h"
+#include "propagation/data_flow_edges.h"
+#include "propagation/mesh_import.h"
+#include "propagation/sharding_walk.h"
+
+typedef struct op_vec {
+  sp_op **v;
+  int n, cap;
+  bool oom;
+} op_vec;
+
+static bool vec_push(op_vec *l, sp_op *op) {
+  if (l->n == l->cap) {
+    int cap = l->cap ? 2 * l->cap : 16;
+    sp_op **v = realloc(l->v, (size_t)cap * sizeof *v);
+    if (!v) {
+      l->oom = true;
+      return false;
+    }
+    l->v = v;
+    l->cap = cap;
+  }
+  l->v[l->n++] = op;
+  return true;
+}
+
+static bool collect_calls(sp_op *op, void *ctx) {
+  return op->kind != SP_OP_FUNC_CALL || vec_push(ctx, op);
+}
+
+static sp_op *callee_of(const sp_module *m, const sp_op *call) {
+  const char *name = sp_op_get_str(call, "callee");
+  return name ? sp_module_lookup_func(m, name) : NULL;
+}
+
+static sp_block *entry_block(const sp_op *fn) {
+  return fn->nregions == 1 && fn->regions[0].nblocks ? fn->regions[0].blocks[0] : NULL;
+}
+
+static bool is_private(const sp_op *fn) {
+  const char *vis = sp_op_get_str(fn, "sym_visibility");
+  return vis && strcmp(vis, "private") == 0;
+}
+
+static int set_str_attr(sp_arena *a, sp_op *op, const char *name, sp_attr_kind kind,
+                        const char *value) {
+  sp_attr at = {.name = name, .kind = kind, .u.s = value};
+  return sp_attrs_set(a, &op->attrs, &at);
+}
+
+/* A complete per-value list from `v[0..n)` (NULL entries become fully open on the mesh of the
+ * first sharding); NULL when no entry has a sharding. `types` gives each entry's type. */
+static sp_sharding **complete_list(sp_arena *a, sp_sharding *const *v, sp_type *const *types,
+                                   int n, bool *oom) {
+  const sp_sharding *first = NULL;
+  for (int i = 0; i < n && !first; i++) first = v[i];
+  if (!first) return NULL;
+  sp_sharding **out = sp_arena_alloc(a, (size_t)n * sizeof *out);
+  if (!out) {
+    *oom = true;
+    return NULL;
+  }
+  for (int i = 0; i < n; i++) {
+    int rank = sp_sharding_rank_of(types[i]);
+    out[i] = v[i] ? v[i] : sp_sharding_open_like(a, first, rank < 0 ? 0 : rank);
+    if (!out[i]) *oom = true;
+  }
+  return out;
+}
+
+/* ------------------------------------------------------------------ func -> call */
+
+int sp_func_calls_shardings_to_calls(sp_module *m, sp_err *err) {
+  op_vec l = {0};
+  sp_op_walk(m->op, collect_calls, &l);
+  bool oom = l.oom;
+  for (int i = 0; !oom && i < l.n; i++) {
+    sp_op *call = l.v[i], *fn = callee_of(m, call);
+    if (!fn || !fn->func || !fn->func->result_shardings || fn->func->nresults != call->nresults)
+      continue;
+    bool has = false;
+    for (int k = 0; k < call->nresults; k++) has |= call->results[k].sharding != NULL;
+    if (has) continue;
+    sp_sharding **v = complete_list(m->arena, fn->func->result_shardings, fn->func->result_types,
+                                    call->nresults, &oom);
+    for (int k = 0; v && k < call->nresults; k++) call->results[k].sharding = v[k];
+  }
+  free(l.v);
+  return oom ? sp_err_set(err, SP_ENOMEM, "out of memory copying func shardings to calls") : SP_OK;
+}
+
+/* ------------------------------------------------------------------ import */
+
+/* A call inside its own callee (directly or through copied bodies) would be imported forever. */
+static bool is_recursive(const sp_op *call, const char *callee) {
+  for (const sp_op *p = sp_op_parent(call); p; p = sp_op_parent(p)) {
+    const char *name = p->kind == SP_OP_SDY_NAMED_COMPUTATION ? sp_op_get_str(p, "name")
+                       : p->kind == SP_OP_FUNC                 ? sp_op_get_str(p, "sym_name")
+                                                               : NULL;
+    if (name && strcmp(name, callee) == 0) return true;
+  }
+  return false;
+}
+
+static int import_call(sp_module *m, sp_op *call, sp_op *fn, sp_err *err) {
+  sp_arena *a = m->arena;
+  const char *name = sp_op_get_str(fn, "sym_name");
+  sp_block *body = entry_block(fn);
+  sp_type **types = call->nresults ? sp_arena_alloc(a, (size_t)call->nresults * sizeof *types) : NULL;
+  if (call->nresults && !types) goto oom;
+  for (int i = 0; i < call->nresults; i++) types[i] = call->results[i].type;
+  sp_op *nc = sp_op_create(a, "sdy.named_computation", call->noperands, NULL, call->nresults,
+                           types, 1);
+  if (!nc || set_str_attr(a, nc, "name", SP_ATTR_STR, name)) goto oom;
+  nc->loc = call->loc;
+  for (int i = 0; i < call->noperands; i++) sp_op_set_operand(nc, i, call->operands[i].value);
+
+  bool oom = false;
+  sp_sharding **args = sp_arena_alloc(a, (size_t)(body->nargs + 1) * sizeof *args);
+  if (!args) goto oom;
+  for (int i = 0; i < body->nargs; i++) args[i] = body->args[i]->sharding;
+  sp_sharding **in = complete_list(a, args, fn->func->arg_types, body->nargs, &oom);
+  if (oom) goto oom;
+  if (in) {
+    sp_attr at = {.name = "in_shardings", .kind = SP_ATTR_SHARDINGS};
+    at.u.shardings.n = body->nargs;
+    at.u.shardings.v = in;
+    if (sp_attrs_set(a, &nc->attrs, &at)) goto oom;
+  }
+
+  sp_value_map map;
+  sp_value_map_init(&map);
+  int rc = sp_region_clone_into(a, &fn->regions[0], &nc->regions[0], &map);
+  sp_value_map_free(&map);
+  if (rc) goto oom;
+  sp_block *copy = nc->regions[0].blocks[0];
+  for (int i = 0; i < copy->nargs; i++) {
+    copy->args[i]->sharding = NULL;
+    memset(&copy->args[i]->attrs, 0, sizeof copy->args[i]->attrs);
+  }
+  if (copy->last && copy->last->kind == SP_OP_FUNC_RETURN) {
+    copy->last->kind = SP_OP_SDY_RETURN;
+    copy->last->name = sp_op_kind_name(SP_OP_SDY_RETURN);
+  }
+  for (int i = 0; i < call->nresults; i++) {
+    nc->results[i].sharding = call->results[i].sharding;
+    nc->results[i].loc = call->results[i].loc;
+    nc->results[i].name_hint = call->results[i].name_hint;
+  }
+  sp_op_insert_before(call, nc);
+  for (int i = 0; i < call->nresults; i++)
+    sp_value_replace_all_uses(&call->results[i], &nc->results[i]);
+  sp_op_erase(call);
+  return sp_data_flow_edges_add_within(m, nc, err);
+oom:
+  return sp_err_set(err, SP_ENOMEM, "out of memory importing a call to @%s", name);
+}
+
+int sp_func_calls_import(sp_module *m, sp_err *err) {
+  for (;;) {
+    op_vec l = {0};
+    sp_op_walk(m->op, collect_calls, &l);
+    if (l.oom) {
+      free(l.v);
+      return sp_err_set(err, SP_ENOMEM, "out of memory importing calls");
+    }
+    int imported = 0, rc = SP_OK;
+    for (int i = 0; !rc && i < l.n; i++) {
+      sp_op *call = l.v[i], *fn = callee_of(m, call);
+      sp_block *body = fn ? entry_block(fn) : NULL;
+      if (!body || fn->regions[0].nblocks != 1 || !fn->func || fn->func->nargs != body->nargs ||
+          fn->func->nresults != call->nresults || body->nargs != call->noperands)
+        continue;
+      const char *name = sp_op_get_str(fn, "sym_name");
+      if (is_recursive(call, name)) {
+        rc = sp_err_set(err, SP_EUNSUPPORTED, "%s:%d:%d: recursive call to @%s cannot be "
+                        "imported as a named computation", m->filename, call->loc.line,
+                        call->loc.col, name);
+        break;
+      }
+      rc = import_call(m, call, fn, err);
+      imported++;
+    }
+    free(l.v);
+    if (rc) return rc;
+    if (!imported) return SP_OK;
+  }
+}
+
+/* ------------------------------------------------------------------ pre-order funcs */
+
+typedef struct func_graph {
+  sp_op **funcs;
+  int n;
+  bool *placed;
+  const sp_module *m;
+} func_graph;
+
+typedef struct caller_scan {
+  const func_graph *g;
+  const sp_op *target;
+  bool found;
+} caller_scan;
+
+static bool calls_target(sp_op *op, void *ctx) {
+  caller_scan *s = ctx;
+  if (op->kind == SP_OP_FUNC_CALL && callee_of(s->g->m, op) == s->target) s->found = true;
+  return !s->found;
+}
+
+/* Whether an unplaced function other than `f` calls `f`. */
+static bool has_unplaced_caller(const func_graph *g, int f) {
+  for (int i = 0; i < g->n; i++) {
+    if (i == f || g->placed[i]) continue;
+    caller_scan s = {g, g->funcs[f], false};
+    sp_op_walk(g->funcs[i], calls_target, &s);
+    if (s.found) return true;
+  }
+  return false;
+}
+
+int sp_func_calls_pre_order(sp_module *m, sp_err *err) {
+  func_graph g = {NULL, 0, NULL, m};
+  for (sp_op *op = sp_module_body(m)->first; op; op = op->next) g.n += op->kind == SP_OP_FUNC;
+  if (!g.n) return SP_OK;
+  g.funcs = malloc((size_t)g.n * sizeof *g.funcs);
+  g.placed = calloc((size_t)g.n, sizeof *g.placed);
+  if (!g.funcs || !g.placed) {
+    free(g.funcs);
+    free(g.placed);
+    return sp_err_set(err, SP_ENOMEM, "out of memory ordering functions");
+  }
+  int k = 0;
+  for (sp_op *op = sp_module_body(m)->first; op; op = op->next)
+    if (op->kind == SP_OP_FUNC) g.funcs[k++] = op;
+  /* Stable topological order: the first function (in module order) without unplaced callers
+   * goes next; a cycle falls back to module order. */
+  for (int placed = 0; placed < g.n; placed++) {
+    int pick = -1;
+    for (int i = 0; i < g.n && pick < 0; i++)
+      if (!g.placed[i] && !has_unplaced_caller(&g, i)) pick = i;
+    for (int i = 0; i < g.n && pick < 0; i++)
+      if (!g.placed[i]) pick = i;
+    g.placed[pick] = true;
+    sp_op_unlink(g.funcs[pick]);
+    sp_block_append(sp_module_body(m), g.funcs[pick]);
+  }
+  free(g.funcs);
+  free(g.placed);
+  return SP_OK;
+}
+
+/* ------------------------------------------------------------------ export */
+
+typedef struct exported {
+  sp_op *fn;
+  const char *origin;   /* the named computation's name */
+} exported;
+
+static bool collect_named_post_order(sp_op *op, op_vec *l) {
+  for (int r = 0; r < op->nregions; r++)
+    for (int b = 0; b < op->regions[r].nblocks; b++)
+      for (sp_op *o = op->regions[r].blocks[b]->first; o; o = o->next)
+        if (!collect_named_post_order(o, l)) return false;
+  return op->kind != SP_OP_SDY_NAMED_COMPUTATION || vec_push(l, op);
+}
+
+static sp_op *export_one(sp_module *m, sp_op *nc) {
+  sp_arena *a = m->arena;
+  const char *origin = sp_op_get_str(nc, "name");
+  if (!origin || nc->nregions != 1 || nc->regions[0].nblocks != 1) return nc; /* left as is */
+  const char *name = sp_module_unique_symbol(m, origin);
+  sp_op *fn = name ? sp_op_create(a, "func.func", 0, NULL, 0, NULL, 1) : NULL;
+  sp_func_info *fi = fn ? sp_arena_calloc(a, 1, sizeof *fi) : NULL;
+  if (!fi || set_str_attr(a, fn, "sym_name", SP_ATTR_STR, name) ||
+      set_str_attr(a, fn, "sym_visibility", SP_ATTR_STR, "private"))
+    return NULL;
+  fn->loc = nc->loc;
+  /* Move the body. */
+  fn->regions[0] = nc->regions[0];
+  fn->regions[0].parent = fn;
+  for (int b = 0; b < fn->regions[0].nblocks; b++) fn->regions[0].blocks[b]->parent = &fn->regions[0];
+  memset(&nc->regions[0], 0, sizeof nc->regions[0]);
+  nc->regions[0].parent = nc;
+  sp_block *entry = fn->regions[0].blocks[0];
+  sp_attr *in = sp_op_attr(nc, "in_shardings");
+  fi->nargs = entry->nargs;
+  fi->nresults = nc->nresults;
+  fi->arg_types = sp_arena_alloc(a, (size_t)(fi->nargs + 1) * sizeof *fi->arg_types);
+  fi->result_types = sp_arena_alloc(a, (size_t)(fi->nresults + 1) * sizeof *fi->result_types);
+  fi->result_shardings = sp_arena_calloc(a, (size_t)(fi->nresults + 1), sizeof *fi->result_shardings);
+  fi->result_attrs = sp_arena_calloc(a, (size_t)(fi->nresults + 1), sizeof *fi->result_attrs);
+  if (!fi->arg_types || !fi->result_types || !fi->result_shardings || !fi->result_attrs) return NULL;
+  for (int i = 0; i < entry->nargs; i++) {
+    fi->arg_types[i] = entry->args[i]->type;
+    if (in && in->kind == SP_ATTR_SHARDINGS && i < in->u.shardings.n)
+      entry->args[i]->sharding = in->u.shardings.v[i];
+  }
+  for (int i = 0; i < nc->nresults; i++) {
+    fi->result_types[i] = nc->results[i].type;
+    fi->result_shardings[i] = nc->results[i].sharding;
+  }
+  fn->func = fi;
+  if (entry->last && entry->last->kind == SP_OP_SDY_RETURN) {
+    entry->last->kind = SP_OP_FUNC_RETURN;
+    entry->last->name = sp_op_kind_name(SP_OP_FUNC_RETURN);
+  }
+  sp_block_append(sp_module_body(m), fn);
+
+  sp_type **types = sp_arena_alloc(a, (size_t)(nc->nresults + 1) * sizeof *types);
+  if (!types) return NULL;
+  for (int i = 0; i < nc->nresults; i++) types[i] = nc->results[i].type;
+  sp_op *call = sp_op_create(a, "func.call", nc->noperands, NULL, nc->nresults, types, 0);
+  if (!call || set_str_attr(a, call, "callee", SP_ATTR_SYMBOL, name)) return NULL;
+  call->loc = nc->loc;
+  for (int i = 0; i < nc->noperands; i++) sp_op_set_operand(call, i, nc->operands[i].value);
+  for (int i = 0; i < nc->nresults; i++) {
+    call->results[i].sharding = nc->results[i].sharding;
+    call->results[i].loc = nc->results[i].loc;
+    call->results[i].name_hint = nc->results[i].name_hint;
+  }
+  sp_op_insert_before(nc, call);
+  for (int i = 0; i < nc->nresults; i++)
+    sp_value_replace_all_uses(&nc->results[i], &call->results[i]);
+  sp_op_erase(nc);
+  return fn;
+}
+
+static bool same_signature(const sp_op *f, const sp_op *g) {
+  const sp_func_info *a = f->func, *b = g->func;
+  const sp_block *ea = entry_block(f), *eb = entry_block(g);
+  if (!a || !b || !ea || !eb || a->nargs != b->nargs || a->nresults != b->nresults) return false;
+  for (int i = 0; i < a->nargs; i++)
+    if (!sp_type_equal(a->arg_types[i], b->arg_types[i]) ||
+        !sp_sharding_equal(ea->args[i]->sharding, eb->args[i]->sharding))
+      return false;
+  for (int i = 0; i < a->nresults; i++)
+    if (!sp_type_equal(a->result_types[i], b->result_types[i]) ||
+        !sp_sharding_equal(a->result_shardings[i], b->result_shardings[i]))
+      return false;
+  return true;
+}
+
+static const char *origin_of(const exported *e, int n, const sp_op *fn) {
+  for (int i = 0; i < n; i++)
+    if (e[i].fn == fn) return e[i].origin;
+  return NULL;
+}
+
+/* Redirects calls to equivalent copies of one computation onto the first one called. */
+static int unflatten(sp_module *m, const exported *e, int n, sp_err *err) {
+  op_vec calls = {0};
+  sp_op **reps = malloc((size_t)(n + 1) * sizeof *reps);
+  int nreps = 0;
+  if (!reps) return sp_err_set(err, SP_ENOMEM, "out of memory un-flattening the call graph");
+  sp_op_walk(m->op, collect_calls, &calls);
+  for (int i = 0; !calls.oom && i < calls.n; i++) {
+    sp_op *fn = callee_of(m, calls.v[i]);
+    const char *origin = fn ? origin_of(e, n, fn) : NULL;
+    if (!origin) continue;
+    sp_op *rep = NULL;
+    for (int k = 0; k < nreps && !rep; k++)
+      if (strcmp(origin_of(e, n, reps[k]), origin) == 0 && same_signature(reps[k], fn)) rep = reps[k];
+    if (!rep) {
+      reps[nreps++] = fn;
+    } else if (rep != fn) {
+      sp_attr *at = sp_op_attr(calls.v[i], "callee");
+      at->u.s = sp_op_get_str(rep, "sym_name");
+    }
+  }
+  bool oom = calls.oom;
+  free(calls.v);
+  free(reps);
+  if (oom) return sp_err_set(err, SP_ENOMEM, "out of memory un-flattening the call graph");
+  return sp_symbol_dce(m, err);
+}
+
+int sp_func_calls_export(sp_module *m, sp_err *err) {
+  op_vec l = {0};
+  collect_named_post_order(m->op, &l);
+  exported *e = l.oom ? NULL : malloc((size_t)(l.n + 1) * sizeof *e);
+  int ne = 0, rc = SP_OK;
+  if (!e) rc = sp_err_set(err, SP_ENOMEM, "out of memory exporting named computations");
+  for (int i = 0; !rc && i < l.n; i++) {
+    const char *origin = sp_op_get_str(l.v[i], "name");
+    sp_op *fn = export_one(m, l.v[i]);
+    if (!fn) rc = sp_err_set(err, SP_ENOMEM, "out of memory exporting named computations");
+    else if (fn != l.v[i]) e[ne++] = (exported){fn, origin};
+  }
+  if (!rc && ne) rc = unflatten(m, e, ne, err);
+  free(e);
+  free(l.v);
+  return rc;
+}
+
+/* ------------------------------------------------------------------ results and reshards */
+
+int sp_func_calls_results_from_returns(sp_module *m, sp_err *err) {
+  (void)err;
+  for (sp_op *fn = sp_module_body(m)->first; fn; fn = fn->next) {
+    sp_block *entry = fn->kind == SP_OP_FUNC ? entry_block(fn) : NULL;
+    if (!entry || !is_private(fn) || !fn->func || !fn->func->result_shardings) continue;
+    sp_op *ret = entry->last;
+    if (!ret || ret->kind != SP_OP_FUNC_RETURN) continue;
+    for (int i = 0; i < ret->noperands && i < fn->func->nresults; i++) {
+      sp_value *v = ret->operands[i].value;
+      if (v && v->sharding) fn->func->result_shardings[i] = v->sharding;
+    }
+  }
+  return SP_OK;
+}
+
+int sp_func_calls_insert_reshards(sp_module *m, sp_err *err) {
+  op_vec l = {0};
+  sp_op_walk(m->op, collect_calls, &l);
+  int rc = l.oom ? SP_ENOMEM : SP_OK;
+  for (int i = 0; !rc && i < l.n; i++) {
+    sp_op *call = l.v[i], *fn = callee_of(m, call);
+    if (!fn || !fn->func || fn->func->nresults != call->nresults || !fn->func->result_shardings)
+      continue;
+    sp_op *anchor = call;
+    for (int k = 0; k < call->nresults; k++) {
+      sp_value *r = &call->results[k];
+      sp_sharding *want = fn->func->result_shardings[k];
+      if (r->sharding && !sp_sharding_equal(r->sharding, want)) {
+        sp_op *rs = sp_op_create(m->arena, "sdy.reshard", 1, NULL, 1, &r->type, 0);
+        if (!rs) {
+          rc = SP_ENOMEM;
+          break;
+        }
+        rs->loc = call->loc;
+        rs->results[0].sharding = r->sharding;
+        sp_value_replace_all_uses(r, &rs->results[0]);
+        sp_op_set_operand(rs, 0, r);
+        sp_op_insert_after(anchor, rs);
+        anchor = rs;
+      }
+      r->sharding = want;
+    }
+  }
+  free(l.v);
+  return rc ? sp_err_set(err, rc, "out of memory inserting call reshards") : SP_OK;
+}

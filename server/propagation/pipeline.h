@@ -1,0 +1,67 @@
+/*
+ * pipeline.h - Shardy's -sdy-propagation-pipeline (default, non-"dedup" mode), and the
+ * import/export passes shardplan-opt runs on their own.
+ *
+ * The pipeline (shared/notes/shardy_semantics.md section 7), each step in its module:
+ *   import   symbol DCE; lift inline meshes; remove size-one axes (mesh_import.h);
+ *            func result shardings onto calls (func_calls.h); constant splitter
+ *            (constants.h); symbol DCE; manual-axes cleanup; data-flow edges
+ *            (data_flow_edges.h); flatten + import calls as named computations, symbol DCE
+ *            (func_calls.h); apply sharding constraints (sharding_constraints.h); sharding
+ *            group import (sharding_groups.h); functions in caller-before-callee order.
+ *   propagate user-priority propagation (user_priority.h: op priorities, aggressive strategy).
+ *   export   sink data-flow edges; named computations back to functions + un-flatten;
+ *            non-main functions take their returned values' shardings; call reshards;
+ *            constant merger; sharding groups removed; constraints become reshards;
+ *            non-divisible and main-function sub-axis I/O fixes; every sharding closed;
+ *            explicit all-reduces / call reshards; collective canonicalizer (dead pure ops
+ *            too); sharding rules dropped (export_shardings.h).
+ * The edges are sunk before the named computations are exported (Shardy exports first and
+ * reads the live shardings through the edges; the result is the same).
+ *
+ * Options (`name=value`, separated by spaces or commas; booleans true/false/1/0):
+ *   keep-sharding-rules, conservative-propagation, debug-sharding-origins,
+ *   debug-propagation-edge-sharding, propagation-strategy=basic|aggressive|
+ *   basic-then-aggressive, skip-convert-to-reshard (constraints stay constraints),
+ *   skip-inline (calls are not imported as named computations),
+ *   avoid-export-for-partitioning (no explicit all-reduces/reshards). dedup-functions-fully=true
+ *   and enable-insert-explicit-collectives=true are rejected (not implemented); unknown options
+ *   are errors naming them.
+ *
+ * Memory: everything in the module's arena; the steps free their scratch memory.
+ */
+#ifndef SP_PIPELINE_H
+#define SP_PIPELINE_H
+
+#include <stdbool.h>
+
+#include "ir/err.h"
+#include "ir/ir.h"
+#include "propagation/propagate.h"
+
+typedef struct sp_pipeline_options {
+  sp_propagate_options prop;        /* user-priority propagation options */
+  bool skip_convert_to_reshard;
+  bool skip_inline;
+  bool avoid_export_for_partitioning;
+} sp_pipeline_options;
+
+/* Shardy's defaults, then the options in `text` (NULL or "" = none). */
+int sp_pipeline_parse_options(const char *text, sp_pipeline_options *out, sp_err *err);
+
+/* Runs the whole pipeline on `m`. */
+int sp_pipeline_run(sp_module *m, const sp_pipeline_options *o, sp_err *err);
+
+/* shardplan-opt entry points (`options` is the text after '=', NULL when absent):
+ *   -sdy-propagation-pipeline          the options above
+ *   -sdy-add-data-flow-edges           no options
+ *   -sdy-sink-data-flow-edges          sink-debug-sharding-origins,
+ *                                      sink-debug-propagation-edge-sharding (accepted)
+ *   -sdy-apply-sharding-constraints    debug-sharding-origins,
+ *                                      debug-propagation-edge-sharding (accepted) */
+int sp_pipeline_pass_propagation(sp_module *m, const char *options, sp_err *err);
+int sp_pipeline_pass_add_data_flow_edges(sp_module *m, const char *options, sp_err *err);
+int sp_pipeline_pass_sink_data_flow_edges(sp_module *m, const char *options, sp_err *err);
+int sp_pipeline_pass_apply_sharding_constraints(sp_module *m, const char *options, sp_err *err);
+
+#endif /* SP_PIPELINE_H */

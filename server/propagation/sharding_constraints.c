@@ -1,0 +1,184 @@
+/*
+ * sharding_constraints.c - applying sharding constraints to their inputs, and turning them
+ * into reshards (see sharding_constraints.h).
+ */
+#include "propagation/sharding_constraints.h"
+
+#include <stdlib.h>
+
+typedef struct op_vec {
+  sp_op **v;
+  int n, cap;
+  sp_op_kind a, b;   /* kinds collected */
+  bool oom;
+} op_vec;
+
+static bool collect(sp_op *op, void *ctx) {
+  op_vec *l = ctx;
+  if (op->kind != l->a && op->kind != l->b) return true;
+  if (l->n == l->cap) {
+    int cap = l->cap ? 2 * l->cap : 32;
+    sp_op **v = realloc(l->v, (size_t)cap * sizeof *v);
+    if (!v) {
+      l->oom = true;
+      return false;
+    }
+    l->v = v;
+    l->cap = cap;
+  }
+  l->v[l->n++] = op;
+  return true;
+}
+
+static bool fully_closed(const sp_sharding *s) {
+  for (int d = 0; d < s->rank; d++)
+    if (!s->dims[d].closed) return false;
+  return true;
+}
+
+/* A while body/cond argument: its sharding is the while's data-flow edge. */
+static bool is_edge_target(const sp_value *v) {
+  if (v->def) return false;
+  const sp_op *parent = sp_block_parent_op(v->block);
+  return parent && parent->kind == SP_OP_WHILE;
+}
+
+static bool can_carry_sharding(const sp_value *v) {
+  if (v->def) return v->def->kind != SP_OP_SDY_SHARDING_GROUP;
+  const sp_op *parent = sp_block_parent_op(v->block);
+  return parent && parent->kind == SP_OP_FUNC && v->block == parent->regions[0].blocks[0];
+}
+
+/* The sharding `user` asks its operand `v` to have (constraint or manual computation), or NULL
+ * if it asks for none. */
+static const sp_sharding *requested(const sp_op *user, const sp_value *v) {
+  if (user->kind == SP_OP_SDY_SHARDING_CONSTRAINT) return user->results[0].sharding;
+  if (user->kind == SP_OP_SDY_MANUAL_COMPUTATION) {
+    sp_attr *in = sp_op_attr(user, "in_shardings");
+    if (!in || in->kind != SP_ATTR_SHARDINGS) return NULL;
+    for (int i = 0; i < user->noperands && i < in->u.shardings.n; i++)
+      if (user->operands[i].value == v) return in->u.shardings.v[i];
+  }
+  return NULL;
+}
+
+static bool should_apply(const sp_value *x, const sp_sharding *s) {
+  if (!s || x->sharding || !fully_closed(s)) return false;
+  if (!can_carry_sharding(x) && !is_edge_target(x)) return false;
+  for (const sp_use *u = x->uses; u; u = u->next) {
+    const sp_sharding *other = requested(u->owner, x);
+    if (other && !sp_sharding_equal(other, s)) return false;
+  }
+  return true;
+}
+
+/* Puts `c` (a constraint on block argument or result x) right after x and makes every other use
+ * of x use it. */
+static void move_after_input(sp_op *c, sp_value *x) {
+  sp_op_unlink(c);
+  if (x->def) {
+    sp_op_insert_after(x->def, c);
+  } else if (x->block->first) {
+    sp_op_insert_before(x->block->first, c);
+  } else {
+    sp_block_append(x->block, c);
+  }
+  sp_value_replace_all_uses(x, &c->results[0]);
+  sp_op_set_operand(c, 0, x);
+}
+
+static int apply_to(sp_module *m, sp_op *anchor, sp_value *x, const sp_sharding *s) {
+  if (!should_apply(x, s)) return SP_OK;
+  if (!is_edge_target(x)) {
+    x->sharding = (sp_sharding *)s;
+    return SP_OK;
+  }
+  if (anchor->kind == SP_OP_SDY_SHARDING_CONSTRAINT) {
+    move_after_input(anchor, x);
+    return SP_OK;
+  }
+  sp_op *c = sp_op_create(m->arena, "sdy.sharding_constraint", 1, &x, 1, &x->type, 0);
+  if (!c) return SP_ENOMEM;
+  c->loc = anchor->loc;
+  c->results[0].sharding = (sp_sharding *)s;
+  sp_block_append(x->block, c); /* placeholder position, moved right away */
+  move_after_input(c, x);
+  return SP_OK;
+}
+
+/* ------------------------------------------------------------------ chains */
+
+static bool single_use(const sp_value *v) { return v->uses && !v->uses->next; }
+
+static bool is_constraint(const sp_op *op) { return op->kind == SP_OP_SDY_SHARDING_CONSTRAINT; }
+
+static int constraint_users(const sp_value *v) {
+  int n = 0;
+  for (const sp_use *u = v->uses; u; u = u->next) n += is_constraint(u->owner);
+  return n;
+}
+
+/* Whether `a` comes after `b` in their (shared) block. */
+static bool after(const sp_op *a, const sp_op *b) {
+  for (const sp_op *o = b->next; o; o = o->next)
+    if (o == a) return true;
+  return false;
+}
+
+/* The tail of the chain starting at `head`, or NULL when `head` does not start one. */
+static sp_op *chain_tail(const sp_op *head) {
+  const sp_value *x = head->operands[0].value;
+  if (!x || x->sharding || constraint_users(x) != 1) return NULL;
+  const sp_op *c = head;
+  while (single_use(&c->results[0]) && is_constraint(c->results[0].uses->owner))
+    c = c->results[0].uses->owner;
+  if (constraint_users(&c->results[0])) return NULL; /* the tail feeds a constraint too */
+  return (sp_op *)c;
+}
+
+static void redirect_later_uses(sp_value *x, sp_op *tail) {
+  for (sp_use *u = x->uses, *next; u; u = next) {
+    next = u->next;
+    sp_op *owner = u->owner;
+    if (owner->block != tail->block || owner->kind == SP_OP_FUNC_RETURN || !after(owner, tail))
+      continue;
+    sp_op_set_operand(owner, u->index, &tail->results[0]);
+  }
+}
+
+int sp_sharding_constraints_apply(sp_module *m, sp_err *err) {
+  op_vec l = {NULL, 0, 0, SP_OP_SDY_SHARDING_CONSTRAINT, SP_OP_SDY_MANUAL_COMPUTATION, false};
+  sp_op_walk(m->op, collect, &l);
+  int rc = l.oom ? SP_ENOMEM : SP_OK;
+  /* Chains are found on the module as written, before any input gains a sharding. */
+  sp_op **tails = rc ? NULL : calloc((size_t)(l.n ? l.n : 1), sizeof *tails);
+  if (!rc && !tails) rc = SP_ENOMEM;
+  for (int i = 0; !rc && i < l.n; i++)
+    if (is_constraint(l.v[i]) && l.v[i]->operands[0].value) tails[i] = chain_tail(l.v[i]);
+  for (int i = 0; !rc && i < l.n; i++) {
+    sp_op *op = l.v[i];
+    if (is_constraint(op)) {
+      if (op->operands[0].value) rc = apply_to(m, op, op->operands[0].value, op->results[0].sharding);
+      continue;
+    }
+    for (int k = 0; !rc && k < op->noperands; k++)
+      if (op->operands[k].value) rc = apply_to(m, op, op->operands[k].value, requested(op, op->operands[k].value));
+  }
+  for (int i = 0; !rc && i < l.n; i++)
+    if (tails[i] && l.v[i]->operands[0].value)
+      redirect_later_uses(l.v[i]->operands[0].value, tails[i]);
+  free(tails);
+  free(l.v);
+  return rc ? sp_err_set(err, rc, "out of memory applying sharding constraints") : SP_OK;
+}
+
+int sp_sharding_constraints_to_reshard(sp_module *m, sp_err *err) {
+  op_vec l = {NULL, 0, 0, SP_OP_SDY_SHARDING_CONSTRAINT, SP_OP_SDY_SHARDING_CONSTRAINT, false};
+  sp_op_walk(m->op, collect, &l);
+  for (int i = 0; i < l.n; i++) {
+    l.v[i]->kind = SP_OP_SDY_RESHARD;
+    l.v[i]->name = sp_op_kind_name(SP_OP_SDY_RESHARD);
+  }
+  free(l.v);
+  return l.oom ? sp_err_set(err, SP_ENOMEM, "out of memory converting constraints") : SP_OK;
+}
