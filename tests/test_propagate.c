@@ -5,14 +5,20 @@
  * conflict the basic one leaves, rules are attached and dropped, and bad modules are errors.
  *
  * Modules are built in code (the same programs as in Shardy's basic_propagation.mlir where
- * noted); shardings are compared in their printed form.
+ * noted); shardings are compared in their printed form. The "data_flow" and "module" cases
+ * parse MLIR text instead and check the printed module: data-flow edges of while, case and
+ * manual computations, func data-flow edges, dead pure op erasure, sharding groups, sharding
+ * constraints, and the JAX MLP example of shared/examples.
  */
 #include <check.h>
 #include <string.h>
 
 #include "factor_fixtures.h"
+#include "ir/diag.h"
 #include "ir/ir.h"
 #include "ir/op_attrs.h"
+#include "mlir/mlir.h"
+#include "propagation/prop_passes.h"
 #include "propagation/propagate.h"
 #include "test_support.h"
 
@@ -316,6 +322,218 @@ START_TEST(sharding_on_an_unknown_mesh_is_an_error_naming_the_op) {
 }
 END_TEST
 
+
+/* ------------------------------------------------------------------ modules from MLIR text */
+
+static sp_module *P;          /* parsed module of the text cases */
+static sp_diag_list D;        /* its diagnostics */
+static sp_strbuf OUT;         /* its printed form after the pass */
+
+static void text_setup(void) {
+  P = NULL;
+  sp_diag_list_init(&D);
+  OUT = (sp_strbuf)SP_STRBUF_INIT;
+}
+
+static void text_teardown(void) {
+  sp_module_free(P);
+  sp_diag_list_free(&D);
+  sp_strbuf_free(&OUT);
+}
+
+/* Parses `text`, runs -sdy-basic-propagate with `options` and prints the result into OUT. */
+static void run_text(const char *text, const char *options) {
+  sp_err err;
+  int rc = sp_mlir_parse(text, strlen(text), "t.mlir", 1, &P, &err);
+  ck_assert_msg(rc == SP_OK, "parse: %s", err.msg);
+  P->diags = &D;
+  rc = sp_prop_pass_basic(P, options, &err);
+  ck_assert_msg(rc == SP_OK, "propagation: %s", err.msg);
+  ck_assert_int_eq(sp_mlir_print(P, &OUT, &err), SP_OK);
+}
+
+static void expect_in_output(const char *needle) {
+  ck_assert_msg(strstr(sp_strbuf_str(&OUT), needle) != NULL, "missing\n  %s\nin\n%s", needle,
+                sp_strbuf_str(&OUT));
+}
+
+static void expect_not_in_output(const char *needle) {
+  ck_assert_msg(strstr(sp_strbuf_str(&OUT), needle) == NULL, "unexpected\n  %s\nin\n%s", needle,
+                sp_strbuf_str(&OUT));
+}
+
+START_TEST(while_body_argument_reads_and_writes_the_sharding_of_the_result_edge) {
+  /* A sharding set inside the body (on an op behind an opaque custom call) leaves through the
+   * body argument, whose sharding is the edge's, to the while operand and the function arg. */
+  run_text("sdy.mesh @m = <[\"a\"=2, \"b\"=2]>\n"
+           "func.func @main(%arg0: tensor<32x96xf32>) -> tensor<32x96xf32> {\n"
+           "  %0 = stablehlo.constant dense<0> : tensor<i32>\n"
+           "  %1 = stablehlo.constant dense<1> : tensor<i32>\n"
+           "  %2 = stablehlo.constant dense<32> : tensor<i32>\n"
+           "  %3:2 = stablehlo.while(%iterArg = %arg0, %iterArg_2 = %0) : tensor<32x96xf32>, tensor<i32>\n"
+           "    cond {\n"
+           "    %6 = stablehlo.compare  LT, %iterArg_2, %2 : (tensor<i32>, tensor<i32>) -> tensor<i1>\n"
+           "    stablehlo.return %6 : tensor<i1>\n"
+           "  } do {\n"
+           "    %6 = stablehlo.add %iterArg_2, %1 : tensor<i32>\n"
+           "    %7 = stablehlo.add %iterArg, %iterArg {sdy.sharding = #sdy.sharding_per_value<[<@m, [{\"a\"}, {\"b\"}]>]>} : tensor<32x96xf32>\n"
+           "    %8 = stablehlo.custom_call @sdy_testonly(%7) : (tensor<32x96xf32>) -> tensor<32x96xf32>\n"
+           "    stablehlo.return %8, %6 : tensor<32x96xf32>, tensor<i32>\n"
+           "  }\n"
+           "  %4 = sdy.data_flow_edge %3#0 : tensor<32x96xf32>\n"
+           "  %5 = sdy.data_flow_edge %3#1 : tensor<i32>\n"
+           "  return %4 : tensor<32x96xf32>\n"
+           "}\n",
+           NULL);
+  expect_in_output("%arg0: tensor<32x96xf32> {sdy.sharding = #sdy.sharding<@m, [{\"a\", ?}, {\"b\", ?}]>}");
+  expect_in_output("sdy.data_flow_edge %0#0 sharding=<@m, [{\"a\", ?}, {\"b\", ?}]> : tensor<32x96xf32>");
+  expect_in_output("sdy.data_flow_edge %0#1 : tensor<i32>");
+  /* The while op itself stays without a sharding: the edge holds it until sinking. */
+  expect_not_in_output("attributes {sdy.sharding");
+}
+END_TEST
+
+START_TEST(case_edge_takes_only_the_axes_all_branches_agree_on) {
+  run_text("sdy.mesh @m = <[\"a\"=2, \"b\"=2, \"c\"=2]>\n"
+           "func.func @main(%arg0: tensor<i32>, %arg1: tensor<8xi64> {sdy.sharding = #sdy.sharding<@m, [{\"a\", \"b\"}]>}, %arg2: tensor<8xi64> {sdy.sharding = #sdy.sharding<@m, [{\"a\", \"c\"}]>}) -> tensor<8xi64> {\n"
+           "  %0 = \"stablehlo.case\"(%arg0) ({\n"
+           "    stablehlo.return %arg1 : tensor<8xi64>\n"
+           "  }, {\n"
+           "    stablehlo.return %arg2 : tensor<8xi64>\n"
+           "  }) : (tensor<i32>) -> tensor<8xi64>\n"
+           "  %1 = sdy.data_flow_edge %0 : tensor<8xi64>\n"
+           "  return %1 : tensor<8xi64>\n"
+           "}\n",
+           NULL);
+  expect_in_output("sdy.data_flow_edge %0 sharding=<@m, [{\"a\", ?}]> : tensor<8xi64>");
+  expect_in_output("-> (tensor<8xi64> {sdy.sharding = #sdy.sharding<@m, [{\"a\", ?}]>})");
+}
+END_TEST
+
+START_TEST(manual_computation_body_edge_is_local_and_the_operand_sees_the_manual_prefix) {
+  run_text("sdy.mesh @m = <[\"a\"=2, \"b\"=2, \"c\"=2]>\n"
+           "func.func @main(%arg0: tensor<32x32xf32> {sdy.sharding = #sdy.sharding<@m, [{?}, {\"c\", ?}]>}) -> tensor<32x32xf32> {\n"
+           "  %0 = sdy.manual_computation(%arg0) in_shardings=[<@m, [{\"b\", ?}, {?}]>] out_shardings=[<@m, [{\"b\", ?}, {?}]>] manual_axes={\"b\"} (%arg1: tensor<16x32xf32>) {\n"
+           "    %2 = sdy.data_flow_edge %arg1 sharding=<@m, [{?}, {?}]> : tensor<16x32xf32>\n"
+           "    %3 = stablehlo.add %2, %2 {sdy.sharding = #sdy.sharding_per_value<[<@m, [{\"a\", ?}, {?}]>]>} : tensor<16x32xf32>\n"
+           "    %4 = stablehlo.custom_call @sdy_testonly(%3) : (tensor<16x32xf32>) -> tensor<16x32xf32>\n"
+           "    sdy.return %4 : tensor<16x32xf32>\n"
+           "  } : (tensor<32x32xf32>) -> tensor<32x32xf32>\n"
+           "  %1 = sdy.data_flow_edge %0 sharding=<@m, [{\"b\", ?}, {?}]> : tensor<32x32xf32>\n"
+           "  return %1 : tensor<32x32xf32>\n"
+           "}\n",
+           NULL);
+  /* Global view outside: the manual axis "b" in front of what the body propagated. */
+  expect_in_output("%arg0: tensor<32x32xf32> {sdy.sharding = #sdy.sharding<@m, [{\"b\", \"a\", ?}, {\"c\", ?}]>}");
+  /* Local view inside: no manual axis. */
+  expect_in_output("sdy.data_flow_edge %arg1 sharding=<@m, [{\"a\", ?}, {\"c\", ?}]> : tensor<16x32xf32>");
+  /* The in_shardings themselves are left for sinking. */
+  expect_in_output("in_shardings=[<@m, [{\"b\", ?}, {?}]>]");
+}
+END_TEST
+
+START_TEST(func_data_flow_edges_carry_a_sharding_into_a_callee_and_back_out) {
+  run_text("sdy.mesh @m = <[\"a\"=2, \"b\"=2]>\n"
+           "func.func private @callee(%arg0: tensor<8x2xi32>) -> tensor<8x2xi32> {\n"
+           "  %0 = sdy.func_data_flow_edge %arg0 : tensor<8x2xi32>\n"
+           "  %1 = stablehlo.negate %0 : tensor<8x2xi32>\n"
+           "  return %1 : tensor<8x2xi32>\n"
+           "}\n"
+           "func.func @main(%arg0: tensor<8x2xi32> {sdy.sharding = #sdy.sharding<@m, [{\"a\"}, {}]>}) -> tensor<8x2xi32> {\n"
+           "  %0 = call @callee(%arg0) : (tensor<8x2xi32>) -> tensor<8x2xi32>\n"
+           "  %1 = sdy.func_data_flow_edge %0 : tensor<8x2xi32>\n"
+           "  return %1 : tensor<8x2xi32>\n"
+           "}\n",
+           NULL);
+  expect_in_output("%0 = sdy.func_data_flow_edge %arg0 {sdy.sharding = #sdy.sharding_per_value<[<@m, [{\"a\", ?}, {?}]>]>}");
+  expect_in_output("stablehlo.negate %0 {sdy.sharding = #sdy.sharding_per_value<[<@m, [{\"a\", ?}, {?}]>]>}");
+  expect_in_output("%1 = sdy.func_data_flow_edge %0 {sdy.sharding = #sdy.sharding_per_value<[<@m, [{\"a\", ?}, {?}]>]>}");
+  expect_in_output("-> (tensor<8x2xi32> {sdy.sharding = #sdy.sharding<@m, [{\"a\", ?}, {?}]>})");
+}
+END_TEST
+
+START_TEST(dead_pure_ops_are_erased_but_unused_edges_and_custom_calls_stay) {
+  run_text("sdy.mesh @m = <[\"a\"=2]>\n"
+           "func.func @main(%arg0: tensor<8xf32> {sdy.sharding = #sdy.sharding<@m, [{\"a\"}]>}) -> tensor<8xf32> {\n"
+           "  %c = stablehlo.constant dense<1.0> : tensor<8xf32>\n"
+           "  %0 = stablehlo.multiply %arg0, %c : tensor<8xf32>\n"
+           "  %1 = stablehlo.custom_call @sdy_testonly(%arg0) : (tensor<8xf32>) -> tensor<8xf32>\n"
+           "  %2 = stablehlo.abs %arg0 : tensor<8xf32>\n"
+           "  return %2 : tensor<8xf32>\n"
+           "}\n",
+           NULL);
+  /* The multiply is dead; erasing it leaves the constant dead too. */
+  expect_not_in_output("stablehlo.multiply");
+  expect_not_in_output("stablehlo.constant");
+  expect_in_output("stablehlo.custom_call @sdy_testonly(%arg0)");
+  expect_in_output("stablehlo.abs %arg0 {sdy.sharding = #sdy.sharding_per_value<[<@m, [{\"a\", ?}]>]>}");
+}
+END_TEST
+
+START_TEST(sharding_group_members_take_every_update_of_one_member) {
+  run_text("sdy.mesh @m = <[\"a\"=2, \"b\"=2]>\n"
+           "func.func @main(%arg0: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@m, [{\"a\"}, {}]>}, %arg1: tensor<8x8xf32>) -> (tensor<8x8xf32>, tensor<8x8xf32>) {\n"
+           "  %0 = stablehlo.abs %arg0 : tensor<8x8xf32>\n"
+           "  %1 = stablehlo.negate %arg1 : tensor<8x8xf32>\n"
+           "  sdy.sharding_group %0 group_id=0 : tensor<8x8xf32>\n"
+           "  sdy.sharding_group %1 group_id=0 : tensor<8x8xf32>\n"
+           "  return %0, %1 : tensor<8x8xf32>, tensor<8x8xf32>\n"
+           "}\n",
+           NULL);
+  /* %1 is in %0's group: it gets %0's sharding verbatim and passes it back to %arg1. */
+  expect_in_output("%1 = stablehlo.negate %arg1 {sdy.sharding = #sdy.sharding_per_value<[<@m, [{\"a\", ?}, {?}]>]>}");
+  expect_in_output("%arg1: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@m, [{\"a\", ?}, {?}]>}");
+  ck_assert_int_eq(D.n, 0);
+}
+END_TEST
+
+START_TEST(sharding_group_with_disagreeing_members_warns_and_gets_open_constraints) {
+  run_text("sdy.mesh @m = <[\"a\"=2, \"b\"=2]>\n"
+           "func.func @main(%arg0: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@m, [{\"a\"}, {}]>}, %arg1: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@m, [{\"b\"}, {}]>}) -> (tensor<8x8xf32>, tensor<8x8xf32>) {\n"
+           "  sdy.sharding_group %arg0 group_id=7 : tensor<8x8xf32>\n"
+           "  sdy.sharding_group %arg1 group_id=7 : tensor<8x8xf32>\n"
+           "  return %arg0, %arg1 : tensor<8x8xf32>, tensor<8x8xf32>\n"
+           "}\n",
+           NULL);
+  ck_assert_int_eq(D.n, 1);
+  ck_assert_int_eq(D.v[0].severity, SP_DIAG_WARNING);
+  ck_assert_int_eq(D.v[0].loc.line, 3);
+  ck_assert_ptr_nonnull(strstr(D.v[0].msg, "groupID: 7 do not match"));
+  /* An open constraint on each member (block arguments: at the top of the body, so the last
+   * member's comes first); the group ops now name the constraints, so propagation syncs them,
+   * not the closed arguments: %arg1's "b" reached both constraints first. */
+  expect_in_output("%0 = sdy.sharding_constraint %arg1 <@m, [{\"b\", ?}, {?}]>");
+  expect_in_output("%1 = sdy.sharding_constraint %arg0 <@m, [{\"b\", ?}, {?}]>");
+  expect_in_output("sdy.sharding_group %1 group_id=7");
+  expect_in_output("sdy.sharding_group %0 group_id=7");
+  expect_in_output("%arg0: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@m, [{\"a\"}, {}]>}");
+}
+END_TEST
+
+START_TEST(sharding_constraint_keeps_its_closed_dims_and_does_not_close_its_input) {
+  run_text("sdy.mesh @m = <[\"a\"=2, \"b\"=2]>\n"
+           "func.func @main(%arg0: tensor<8x8xf32>, %arg1: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@m, [{\"b\"}, {\"a\"}]>}) -> tensor<8x8xf32> {\n"
+           "  %0 = sdy.sharding_constraint %arg0 <@m, [{\"a\"}, {?}]> : tensor<8x8xf32>\n"
+           "  %1 = stablehlo.add %0, %arg1 : tensor<8x8xf32>\n"
+           "  return %1 : tensor<8x8xf32>\n"
+           "}\n",
+           NULL);
+  /* Dim 0 of the constraint is closed on "a": "b" from %arg1 cannot enter; dim 1 is open. */
+  expect_in_output("sdy.sharding_constraint %arg0 <@m, [{\"a\"}, {?}]>");
+  expect_in_output("%arg0: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@m, [{\"a\", ?}, {?}]>}");
+}
+END_TEST
+
+START_TEST(jax_mlp_w2_gets_model_on_its_contracting_dim_under_basic_propagation) {
+  sp_test_require_shared("examples/jax_mlp.mlir");
+  char *text = sp_test_read_file(sp_test_shared_path("examples/jax_mlp.mlir"), NULL);
+  ck_assert_ptr_nonnull(text);
+  run_text(text, NULL);
+  free(text);
+  expect_in_output("%arg2: tensor<256x10xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"model\", ?}, {?}]>}");
+}
+END_TEST
+
 static Suite *propagate_suite(void) {
   Suite *s = suite_create("propagate");
   TCase *tc = tcase_create("fixed_point");
@@ -335,6 +553,21 @@ static Suite *propagate_suite(void) {
   tcase_add_test(tc, module_without_a_main_function_is_an_error);
   tcase_add_test(tc, dynamic_result_shape_is_an_error);
   tcase_add_test(tc, sharding_on_an_unknown_mesh_is_an_error_naming_the_op);
+  suite_add_tcase(s, tc);
+  tc = tcase_create("data_flow");
+  tcase_add_checked_fixture(tc, text_setup, text_teardown);
+  tcase_add_test(tc, while_body_argument_reads_and_writes_the_sharding_of_the_result_edge);
+  tcase_add_test(tc, case_edge_takes_only_the_axes_all_branches_agree_on);
+  tcase_add_test(tc, manual_computation_body_edge_is_local_and_the_operand_sees_the_manual_prefix);
+  tcase_add_test(tc, func_data_flow_edges_carry_a_sharding_into_a_callee_and_back_out);
+  suite_add_tcase(s, tc);
+  tc = tcase_create("module");
+  tcase_add_checked_fixture(tc, text_setup, text_teardown);
+  tcase_add_test(tc, dead_pure_ops_are_erased_but_unused_edges_and_custom_calls_stay);
+  tcase_add_test(tc, sharding_group_members_take_every_update_of_one_member);
+  tcase_add_test(tc, sharding_group_with_disagreeing_members_warns_and_gets_open_constraints);
+  tcase_add_test(tc, sharding_constraint_keeps_its_closed_dims_and_does_not_close_its_input);
+  tcase_add_test(tc, jax_mlp_w2_gets_model_on_its_contracting_dim_under_basic_propagation);
   suite_add_tcase(s, tc);
   return s;
 }
