@@ -277,24 +277,6 @@ static int insert_all_reduce(sp_module *m, sp_op *user, int i) {
   return SP_OK;
 }
 
-/* Same axes per dim and same unreduced axes; NULL means no axes at all. */
-static bool same_placement(const sp_sharding *x, const sp_sharding *y) {
-  if (!x || !y) {
-    const sp_sharding *s = x ? x : y;
-    return !s || (sp_sharding_is_unsharded(s) && s->nunreduced == 0);
-  }
-  if (x->rank != y->rank || x->nunreduced != y->nunreduced) return false;
-  if ((x->mesh_name && y->mesh_name && strcmp(x->mesh_name, y->mesh_name) != 0)) return false;
-  for (int d = 0; d < x->rank; d++) {
-    if (x->dims[d].naxes != y->dims[d].naxes) return false;
-    for (int k = 0; k < x->dims[d].naxes; k++)
-      if (!sp_axis_ref_equal(&x->dims[d].axes[k], &y->dims[d].axes[k])) return false;
-  }
-  for (int k = 0; k < x->nunreduced; k++)
-    if (!sp_axis_ref_equal(&x->unreduced[k], &y->unreduced[k])) return false;
-  return true;
-}
-
 static int reshard_call_operands(sp_module *m, sp_op *call) {
   const char *callee = sp_op_get_str(call, "callee");
   sp_op *fn = callee ? sp_module_lookup_func(m, callee) : NULL;
@@ -303,7 +285,7 @@ static int reshard_call_operands(sp_module *m, sp_op *call) {
   for (int i = 0; i < call->noperands && i < entry->nargs; i++) {
     sp_value *v = call->operands[i].value;
     sp_sharding *want = entry->args[i]->sharding;
-    if (!v || !want || same_placement(v->sharding, want)) continue;
+    if (!v || !want || sp_sharding_same_axes(v->sharding, want)) continue;
     sp_op *r = sp_op_create(m->arena, "sdy.reshard", 1, &v, 1, &v->type, 0);
     if (!r) return SP_ENOMEM;
     r->loc = call->loc;

@@ -430,7 +430,7 @@ int sp_func_calls_insert_reshards(sp_module *m, sp_err *err) {
     for (int k = 0; k < call->nresults; k++) {
       sp_value *r = &call->results[k];
       sp_sharding *want = fn->func->result_shardings[k];
-      if (r->sharding && !sp_sharding_equal(r->sharding, want)) {
+      if (r->sharding && !sp_sharding_same_axes(r->sharding, want)) {
         sp_op *rs = sp_op_create(m->arena, "sdy.reshard", 1, NULL, 1, &r->type, 0);
         if (!rs) {
           rc = SP_ENOMEM;

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "ir/clone.h"
+#include "ir/diag.h"
 
 typedef struct groups {
   sp_op **ops;          /* sharding_group ops, pre-order */
@@ -54,6 +55,64 @@ static bool same_shape(const sp_type *a, const sp_type *b) {
   for (int i = 0; i < a->rank; i++)
     if (a->dims[i] != b->dims[i]) return false;
   return true;
+}
+
+/* ------------------------------------------------------------------ initial sync */
+
+/* The value whose sharding stands for `v`: for a while body or cond argument, the data-flow
+ * edge on the matching while result (where propagation keeps it), else `v`. */
+static sp_value *sharding_slot(sp_value *v) {
+  if (v->def || !v->block) return v;
+  sp_op *p = sp_block_parent_op(v->block);
+  if (!p || p->kind != SP_OP_WHILE || v->index >= p->nresults) return v;
+  for (sp_use *u = p->results[v->index].uses; u; u = u->next)
+    if (u->owner->kind == SP_OP_SDY_DATA_FLOW_EDGE) return &u->owner->results[0];
+  return v;
+}
+
+/* A fully open sdy.sharding_constraint on `v` right after its definition (or at the top of
+ * its block), taking over every use of `v`; NULL on out-of-memory. */
+static sp_op *open_constraint_after(sp_module *m, sp_value *v, const sp_sharding *like) {
+  sp_op *c = sp_op_create(m->arena, "sdy.sharding_constraint", 1, NULL, 1, &v->type, 0);
+  int rank = v->type && v->type->kind == SP_TYPE_TENSOR && v->type->rank > 0 ? v->type->rank : 0;
+  sp_sharding *s = c ? sp_sharding_new(m->arena, like->mesh_name, rank, false) : NULL;
+  if (!s) return NULL;
+  s->inline_mesh = like->inline_mesh;
+  c->results[0].sharding = s;
+  c->loc = v->def ? v->def->loc : v->loc;
+  if (v->def) sp_op_insert_after(v->def, c);
+  else if (v->block->first) sp_op_insert_before(v->block->first, c);
+  else sp_block_append(v->block, c);
+  sp_value_replace_all_uses(v, &c->results[0]);
+  sp_op_set_operand(c, 0, v);
+  return c;
+}
+
+/* Syncs the members of one group (ops[0..n)): if the members that have a sharding other than
+ * fully open and empty agree, every member gets it; if they disagree, a warning is emitted and
+ * each member gets a fully open constraint that takes over its uses (the group included). */
+static int sync_group(sp_module *m, sp_op **ops, int n, int64_t id, sp_err *err) {
+  const sp_sharding *common = NULL;
+  bool differ = false;
+  for (int i = 0; i < n; i++) {
+    const sp_sharding *s = sharding_slot(ops[i]->operands[0].value)->sharding;
+    if (!s || sp_sharding_is_fully_open_empty(s)) continue;
+    if (!common) common = s;
+    else if (!sp_sharding_equal(common, s)) differ = true;
+  }
+  if (!common) return SP_OK;
+  if (!differ) {
+    for (int i = 0; i < n; i++) sharding_slot(ops[i]->operands[0].value)->sharding = (sp_sharding *)common;
+    return SP_OK;
+  }
+  sp_module_warn(m, ops[0]->loc,
+                 "The initial operand shardings on the sharding groups of groupID: %lld do not "
+                 "match. Inserting an open sharding constraint to all constrained values.",
+                 (long long)id);
+  for (int i = 0; i < n; i++)
+    if (!open_constraint_after(m, ops[i]->operands[0].value, common))
+      return sp_err_set(err, SP_ENOMEM, "out of memory syncing sharding groups");
+  return SP_OK;
 }
 
 int sp_sharding_groups_import(sp_module *m, sp_err *err) {
@@ -125,6 +184,16 @@ int sp_sharding_groups_import(sp_module *m, sp_err *err) {
     sp_attr id = {.name = "group_id", .kind = SP_ATTR_INT, .u.i = number[root]};
     if (sp_attrs_set(m->arena, &op->attrs, &id)) goto oom;
   }
+  /* The initial sync, group by group; g.ops is reused for each group's members. */
+  sp_op **members = malloc((size_t)g.nops * sizeof *members);
+  if (!members) goto oom;
+  for (int k = 0; k < next && !rc; k++) {
+    int n = 0;
+    for (int i = 0; i < g.nops; i++)
+      if (g.ops[i]->block && number[find(parent, i)] == k) members[n++] = g.ops[i];
+    rc = sync_group(m, members, n, k, err);
+  }
+  free(members);
   goto done;
 oom:
   rc = sp_err_set(err, SP_ENOMEM, "out of memory importing sharding groups");
