@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "search/sg_heuristic.h"
+#include "search/sg_rows.h"
 
 struct sg_ilp {
   const sg_prob *p;
@@ -67,159 +68,33 @@ static void trip_free(triplets *t) {
 
 /* ------------------------------------------------------------------ usage rows */
 
-typedef struct seg_ref {
-  int t0, t1, node, seg;
-} seg_ref;
-
-static int cmp_seg_t0(const void *x, const void *y) {
-  const seg_ref *a = x, *b = y;
-  if (a->t0 != b->t0) return (a->t0 > b->t0) - (a->t0 < b->t0);
-  return (a->seg > b->seg) - (a->seg < b->seg);
-}
-
-static int cmp_int(const void *x, const void *y) {
-  int a = *(const int *)x, b = *(const int *)y;
-  return (a > b) - (a < b);
-}
-
-/* The segments of the part, sorted by start. */
-static seg_ref *part_segments(const sg_ilp *q, int *count) {
-  const sg_prob *p = q->p;
-  int ns = 0;
-  for (int a = 0; a < q->nn; a++) ns += p->seg_off[q->nodes[a] + 1] - p->seg_off[q->nodes[a]];
-  seg_ref *s = malloc(sizeof *s * ((size_t)ns + 1));
-  if (!s) return NULL;
-  int k = 0;
-  for (int a = 0; a < q->nn; a++) {
-    int i = q->nodes[a];
-    for (int g = p->seg_off[i]; g < p->seg_off[i + 1]; g++)
-      s[k++] = (seg_ref){p->seg[g].t0, p->seg[g].t1, i, g};
-  }
-  qsort(s, (size_t)ns, sizeof *s, cmp_seg_t0);
-  *count = ns;
-  return s;
-}
-
-/* Marks the times that get a usage row. */
-static int select_times(const sg_ilp *q, const seg_ref *s, int ns, bool plain, uint8_t *sel) {
-  const sg_prob *p = q->p;
-  int T = p->T;
-  int *starts = calloc((size_t)T + 2, sizeof(int)), *ends = calloc((size_t)T + 2, sizeof(int));
-  int64_t *maxsum = calloc((size_t)T + 2, sizeof(int64_t));
-  if (!starts || !ends || !maxsum) { free(starts); free(ends); free(maxsum); return SP_ENOMEM; }
-  for (int k = 0; k < ns; k++) {
-    const sg_seg *g = &p->seg[s[k].seg];
-    int64_t mx = 0;
-    for (int j = 0; j < p->k[s[k].node]; j++) if (g->use[j] > mx) mx = g->use[j];
-    starts[g->t0]++;
-    ends[g->t1]++;
-    maxsum[g->t0] += mx;
-    maxsum[g->t1] -= mx;
-  }
-  int64_t run = 0;
-  for (int t = 0; t < T; t++) {
-    run += maxsum[t];
-    if (plain) {
-      sel[t] = starts[t] > 0;
-      continue;
-    }
-    sel[t] = run > p->cap[t];
-  }
-  if (!plain) {
-    /* t is implied by t+1 when nothing ends at t+1 and cap(t) >= cap(t+1), and by t-1
-     * when nothing starts at t and cap(t) > cap(t-1). */
-    uint8_t *keep = malloc((size_t)T + 1);
-    if (!keep) { free(starts); free(ends); free(maxsum); return SP_ENOMEM; }
-    for (int t = 0; t < T; t++) {
-      keep[t] = sel[t];
-      if (!sel[t]) continue;
-      if (t + 1 < T && ends[t + 1] == 0 && p->cap[t] >= p->cap[t + 1]) keep[t] = 0;
-      if (t > 0 && starts[t] == 0 && p->cap[t] > p->cap[t - 1]) keep[t] = 0;
-    }
-    memcpy(sel, keep, (size_t)T);
-    free(keep);
-  }
-  free(starts);
-  free(ends);
-  free(maxsum);
-  return SP_OK;
-}
-
-/* A usage row seen before (for removing duplicates). */
-typedef struct row_key {
-  uint64_t hash;
-  int64_t cap;
-  int n;
-  int *segs; /* sorted */
-} row_key;
-
-/* Adds the usage rows; returns their count or a negative status. */
+/* Adds the usage rows (see sg_rows.h); returns their count in *nrows. */
 static int add_usage_rows(sg_ilp *q, bool plain, triplets *tr, int *nrows) {
   const sg_prob *p = q->p;
-  int ns = 0, rc = SP_OK, made = 0;
-  seg_ref *s = part_segments(q, &ns);
-  uint8_t *sel = calloc((size_t)p->T + 1, 1);
-  int *active = malloc(sizeof(int) * ((size_t)ns + 1));
-  int *sorted = malloc(sizeof(int) * ((size_t)ns + 1));
-  row_key *seen = NULL;
-  int nseen = 0, capseen = 0;
-  if (!s || !sel || !active || !sorted) { rc = SP_ENOMEM; goto out; }
-  if (!p->has_limit || ns == 0) goto out;
-  if ((rc = select_times(q, s, ns, plain, sel)) != SP_OK) goto out;
-  int na = 0, next = 0;
-  for (int t = 0; t < p->T; t++) {
-    if (!sel[t]) continue;
-    while (next < ns && s[next].t0 <= t) active[na++] = next++;
-    int w = 0;
-    for (int a = 0; a < na; a++) if (s[active[a]].t1 > t) active[w++] = active[a];
-    na = w;
-    if (na == 0) continue;
-    uint64_t h = (uint64_t)p->cap[t] * 0x9E3779B97F4A7C15ULL;
-    for (int a = 0; a < na; a++) {
-      sorted[a] = s[active[a]].seg;
-      h += (uint64_t)(sorted[a] + 1) * 0xC2B2AE3D27D4EB4FULL;
-    }
-    qsort(sorted, (size_t)na, sizeof(int), cmp_int);
-    bool dup = false;
-    for (int r = 0; r < nseen && !dup && !plain; r++)
-      dup = seen[r].hash == h && seen[r].cap == p->cap[t] && seen[r].n == na &&
-            memcmp(seen[r].segs, sorted, sizeof(int) * (size_t)na) == 0;
-    if (dup) continue;
-    if (!plain) {
-      if (nseen == capseen) {
-        capseen = capseen ? capseen * 2 : 64;
-        row_key *ns2 = realloc(seen, sizeof *seen * (size_t)capseen);
-        if (!ns2) { rc = SP_ENOMEM; goto out; }
-        seen = ns2;
-      }
-      int *copy = malloc(sizeof(int) * (size_t)na);
-      if (!copy) { rc = SP_ENOMEM; goto out; }
-      memcpy(copy, sorted, sizeof(int) * (size_t)na);
-      seen[nseen++] = (row_key){h, p->cap[t], na, copy};
-    }
+  *nrows = 0;
+  uint8_t *in = calloc((size_t)p->n + 1, 1);
+  if (!in) return SP_ENOMEM;
+  for (int a = 0; a < q->nn; a++) in[q->nodes[a]] = 1;
+  sg_rows rows;
+  int rc = sp_sg_rows_build(p, in, plain, &rows);
+  free(in);
+  if (rc != SP_OK) return rc;
+  for (int r = 0; r < rows.n; r++) {
     int row = glp_add_rows(q->lp, 1);
     char name[48];
-    snprintf(name, sizeof name, "mem_t%d", t);
+    snprintf(name, sizeof name, "mem_t%d", rows.t[r]);
     glp_set_row_name(q->lp, row, name);
-    glp_set_row_bnds(q->lp, row, GLP_UP, 0.0, (double)p->cap[t]);
-    for (int a = 0; a < na; a++) {
-      const seg_ref *r = &s[active[a]];
-      const sg_seg *g = &p->seg[r->seg];
-      for (int k = 0; k < p->k[r->node]; k++)
-        if (g->use[k] && q->xcol[r->node][k])
-          trip_add(tr, row, q->xcol[r->node][k], (double)g->use[k]);
+    glp_set_row_bnds(q->lp, row, GLP_UP, 0.0, (double)rows.cap[r]);
+    for (int a = rows.off[r]; a < rows.off[r + 1]; a++) {
+      int g = rows.seg[a], i = p->seg_node[g];
+      for (int k = 0; k < p->k[i]; k++)
+        if (p->seg[g].use[k] && q->xcol[i][k])
+          trip_add(tr, row, q->xcol[i][k], (double)p->seg[g].use[k]);
     }
-    made++;
   }
-out:
-  for (int r = 0; r < nseen; r++) free(seen[r].segs);
-  free(seen);
-  free(s);
-  free(sel);
-  free(active);
-  free(sorted);
-  *nrows = made;
-  return rc;
+  *nrows = rows.n;
+  sp_sg_rows_free(&rows);
+  return SP_OK;
 }
 
 /* ------------------------------------------------------------------ building */

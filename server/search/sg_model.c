@@ -390,6 +390,10 @@ int sp_sg_prob_build(sg_model *m, sg_prob **out, sp_err *err) {
     for (int j = 0; j < x->nseg; j++) p->seg[s++] = x->seg[j];
     p->seg_off[c + 1] = s;
   }
+  p->seg_node = sp_arena_alloc(a, sizeof(int) * ((size_t)nseg + 1));
+  if (!p->seg_node) goto oom;
+  for (int i = 0; i < n; i++)
+    for (int g = p->seg_off[i]; g < p->seg_off[i + 1]; g++) p->seg_node[g] = i;
   int ce = 0;
   for (int e = 0; e < m->m; e++) {
     const sg_medge *x = &m->edge[e];

@@ -130,6 +130,7 @@ typedef struct sg_prob {
   int64_t **cost;    /* [n][k] */
   int *seg_off;      /* [n + 1] CSR into seg */
   sg_seg *seg;       /* use[] shared with the model */
+  int *seg_node;     /* [segments] the node of each segment */
   int *ea, *eb;      /* [m] */
   int64_t **c;       /* [m] row-major by ea's strategy */
   int64_t **ct;      /* [m] transposed: row-major by eb's strategy */
