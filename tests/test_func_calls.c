@@ -1,0 +1,299 @@
+/*
+ * test_func_calls.c - calls around propagation (propagation/func_calls.h): func shardings onto
+ * calls, importing calls as named computations (flattening), function order, exporting named
+ * computations back to functions with un-flattening, result shardings from returned values and
+ * call reshards; text in, text out.
+ */
+#include <check.h>
+
+#include "pass_test.h"
+#include "propagation/data_flow_edges.h"
+#include "propagation/func_calls.h"
+#include "propagation/mesh_import.h"
+#include "test_support.h"
+
+START_TEST(calls_without_shardings_take_the_callee_result_shardings) {
+  const char *in =
+      "sdy.mesh @mesh = <[\"a\"=2, \"b\"=2]>\n"
+      "func.func private @foo(%arg0: tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"a\"}]>}) -> tensor<8xf32> {\n"
+      "  %0 = stablehlo.negate %arg0 : tensor<8xf32>\n"
+      "  %1 = call @bar(%0) : (tensor<8xf32>) -> tensor<8xf32>\n"
+      "  return %1 : tensor<8xf32>\n"
+      "}\n"
+      "func.func private @bar(%arg0: tensor<8xf32>) -> (tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"b\"}]>}) {\n"
+      "  return %arg0 : tensor<8xf32>\n"
+      "}\n"
+      "func.func @main(%arg0: tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>) {\n"
+      "  %0 = call @foo(%arg0) : (tensor<8xf32>) -> tensor<8xf32>\n"
+      "  %1 = call @bar(%0) {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{?}]>]>} : (tensor<8xf32>) -> tensor<8xf32>\n"
+      "  return %0, %1 : tensor<8xf32>, tensor<8xf32>\n"
+      "}\n";
+  const char *want =
+      "module {\n"
+      "  sdy.mesh @mesh = <[\"a\"=2, \"b\"=2]>\n"
+      "  func.func private @foo(%arg0: tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"a\"}]>}) -> tensor<8xf32> {\n"
+      "    %0 = stablehlo.negate %arg0 : tensor<8xf32>\n"
+      "    %1 = call @bar(%0) {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{\"b\"}]>]>} : (tensor<8xf32>) -> tensor<8xf32>\n"
+      "    return %1 : tensor<8xf32>\n"
+      "  }\n"
+      "  func.func private @bar(%arg0: tensor<8xf32>) -> (tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"b\"}]>}) {\n"
+      "    return %arg0 : tensor<8xf32>\n"
+      "  }\n"
+      "  func.func @main(%arg0: tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>) {\n"
+      "    %0 = call @foo(%arg0) : (tensor<8xf32>) -> tensor<8xf32>\n"
+      "    %1 = call @bar(%0) {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{?}]>]>} : (tensor<8xf32>) -> tensor<8xf32>\n"
+      "    return %0, %1 : tensor<8xf32>, tensor<8xf32>\n"
+      "  }\n"
+      "}\n";
+  pt_expect1(in, sp_func_calls_shardings_to_calls, want);
+}
+END_TEST
+
+START_TEST(each_call_becomes_a_named_computation_with_its_own_body_copy_and_edges) {
+  const char *in =
+      "sdy.mesh @mesh = <[\"a\"=2, \"b\"=2]>\n"
+      "func.func private @foo(%arg0: tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"a\"}]>}) -> tensor<8xf32> {\n"
+      "  %0 = stablehlo.negate %arg0 : tensor<8xf32>\n"
+      "  %1 = call @bar(%0) : (tensor<8xf32>) -> tensor<8xf32>\n"
+      "  return %1 : tensor<8xf32>\n"
+      "}\n"
+      "func.func private @bar(%arg0: tensor<8xf32>) -> (tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"b\"}]>}) {\n"
+      "  return %arg0 : tensor<8xf32>\n"
+      "}\n"
+      "func.func @main(%arg0: tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>) {\n"
+      "  %0 = call @foo(%arg0) : (tensor<8xf32>) -> tensor<8xf32>\n"
+      "  %1 = call @bar(%0) {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{?}]>]>} : (tensor<8xf32>) -> tensor<8xf32>\n"
+      "  return %0, %1 : tensor<8xf32>, tensor<8xf32>\n"
+      "}\n";
+  const char *want =
+      "module {\n"
+      "  sdy.mesh @mesh = <[\"a\"=2, \"b\"=2]>\n"
+      "  func.func @main(%arg0: tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>) {\n"
+      "    %0 = sdy.named_computation<\"foo\">(%arg0) in_shardings=[<@mesh, [{\"a\"}]>] (%arg1: tensor<8xf32>) {\n"
+      "      %4 = sdy.data_flow_edge %arg1 sharding=<@mesh, [{\"a\"}]> : tensor<8xf32>\n"
+      "      %5 = stablehlo.negate %4 : tensor<8xf32>\n"
+      "      %6 = sdy.named_computation<\"bar\">(%5) (%arg2: tensor<8xf32>) {\n"
+      "        %8 = sdy.data_flow_edge %arg2 : tensor<8xf32>\n"
+      "        sdy.return %8 : tensor<8xf32>\n"
+      "      } : (tensor<8xf32>) -> tensor<8xf32>\n"
+      "      %7 = sdy.data_flow_edge %6 : tensor<8xf32>\n"
+      "      sdy.return %7 : tensor<8xf32>\n"
+      "    } : (tensor<8xf32>) -> tensor<8xf32>\n"
+      "    %1 = sdy.data_flow_edge %0 : tensor<8xf32>\n"
+      "    %2 = sdy.named_computation<\"bar\">(%1) out_shardings=[<@mesh, [{?}]>] (%arg1: tensor<8xf32>) {\n"
+      "      %4 = sdy.data_flow_edge %arg1 : tensor<8xf32>\n"
+      "      sdy.return %4 : tensor<8xf32>\n"
+      "    } : (tensor<8xf32>) -> tensor<8xf32>\n"
+      "    %3 = sdy.data_flow_edge %2 sharding=<@mesh, [{?}]> : tensor<8xf32>\n"
+      "    return %1, %3 : tensor<8xf32>, tensor<8xf32>\n"
+      "  }\n"
+      "}\n";
+  const pt_pass_fn passes[] = {sp_func_calls_import, sp_symbol_dce, NULL};
+  pt_expect(in, passes, want);
+}
+END_TEST
+
+START_TEST(import_then_export_gives_one_function_per_distinct_call) {
+  const char *in =
+      "sdy.mesh @mesh = <[\"a\"=2, \"b\"=2]>\n"
+      "func.func private @foo(%arg0: tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"a\"}]>}) -> tensor<8xf32> {\n"
+      "  %0 = stablehlo.negate %arg0 : tensor<8xf32>\n"
+      "  %1 = call @bar(%0) : (tensor<8xf32>) -> tensor<8xf32>\n"
+      "  return %1 : tensor<8xf32>\n"
+      "}\n"
+      "func.func private @bar(%arg0: tensor<8xf32>) -> (tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"b\"}]>}) {\n"
+      "  return %arg0 : tensor<8xf32>\n"
+      "}\n"
+      "func.func @main(%arg0: tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>) {\n"
+      "  %0 = call @foo(%arg0) : (tensor<8xf32>) -> tensor<8xf32>\n"
+      "  %1 = call @bar(%0) {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{?}]>]>} : (tensor<8xf32>) -> tensor<8xf32>\n"
+      "  return %0, %1 : tensor<8xf32>, tensor<8xf32>\n"
+      "}\n";
+  const char *want =
+      "module {\n"
+      "  sdy.mesh @mesh = <[\"a\"=2, \"b\"=2]>\n"
+      "  func.func @main(%arg0: tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>) {\n"
+      "    %0 = call @foo(%arg0) : (tensor<8xf32>) -> tensor<8xf32>\n"
+      "    %1 = call @bar_0(%0) {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{?}]>]>} : (tensor<8xf32>) -> tensor<8xf32>\n"
+      "    return %0, %1 : tensor<8xf32>, tensor<8xf32>\n"
+      "  }\n"
+      "  func.func private @bar(%arg0: tensor<8xf32>) -> tensor<8xf32> {\n"
+      "    return %arg0 : tensor<8xf32>\n"
+      "  }\n"
+      "  func.func private @foo(%arg0: tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"a\"}]>}) -> tensor<8xf32> {\n"
+      "    %0 = stablehlo.negate %arg0 : tensor<8xf32>\n"
+      "    %1 = call @bar(%0) : (tensor<8xf32>) -> tensor<8xf32>\n"
+      "    return %1 : tensor<8xf32>\n"
+      "  }\n"
+      "  func.func private @bar_0(%arg0: tensor<8xf32>) -> (tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{?}]>}) {\n"
+      "    return %arg0 : tensor<8xf32>\n"
+      "  }\n"
+      "}\n";
+  const pt_pass_fn passes[] = {sp_func_calls_import, sp_symbol_dce, sp_data_flow_edges_sink, sp_func_calls_export, NULL};
+  pt_expect(in, passes, want);
+}
+END_TEST
+
+START_TEST(export_reuses_the_first_called_copy_with_the_same_signature) {
+  const char *in =
+      "sdy.mesh @mesh = <[\"a\"=2, \"b\"=2]>\n"
+      "func.func @main(%arg0: tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>) {\n"
+      "  %0 = sdy.named_computation<\"f\">(%arg0) in_shardings=[<@mesh, [{\"a\"}]>] out_shardings=[<@mesh, [{\"a\"}]>] (%arg1: tensor<8xf32>) {\n"
+      "    %3 = sdy.named_computation<\"g\">(%arg1) in_shardings=[<@mesh, [{\"a\"}]>] out_shardings=[<@mesh, [{\"a\"}]>] (%arg2: tensor<8xf32>) {\n"
+      "      %4 = stablehlo.abs %arg2 : tensor<8xf32>\n"
+      "      sdy.return %4 : tensor<8xf32>\n"
+      "    } : (tensor<8xf32>) -> tensor<8xf32>\n"
+      "    sdy.return %3 : tensor<8xf32>\n"
+      "  } : (tensor<8xf32>) -> tensor<8xf32>\n"
+      "  %1 = sdy.named_computation<\"g\">(%0) in_shardings=[<@mesh, [{\"a\"}]>] out_shardings=[<@mesh, [{\"a\"}]>] (%arg1: tensor<8xf32>) {\n"
+      "    %4 = stablehlo.abs %arg1 : tensor<8xf32>\n"
+      "    sdy.return %4 : tensor<8xf32>\n"
+      "  } : (tensor<8xf32>) -> tensor<8xf32>\n"
+      "  %2 = sdy.named_computation<\"g\">(%0) in_shardings=[<@mesh, [{\"b\"}]>] out_shardings=[<@mesh, [{\"b\"}]>] (%arg1: tensor<8xf32>) {\n"
+      "    %4 = stablehlo.abs %arg1 : tensor<8xf32>\n"
+      "    sdy.return %4 : tensor<8xf32>\n"
+      "  } : (tensor<8xf32>) -> tensor<8xf32>\n"
+      "  return %1, %2 : tensor<8xf32>, tensor<8xf32>\n"
+      "}\n";
+  const char *want =
+      "module {\n"
+      "  sdy.mesh @mesh = <[\"a\"=2, \"b\"=2]>\n"
+      "  func.func @main(%arg0: tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>) {\n"
+      "    %0 = call @f(%arg0) {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{\"a\"}]>]>} : (tensor<8xf32>) -> tensor<8xf32>\n"
+      "    %1 = call @g_0(%0) {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{\"a\"}]>]>} : (tensor<8xf32>) -> tensor<8xf32>\n"
+      "    %2 = call @g_1(%0) {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{\"b\"}]>]>} : (tensor<8xf32>) -> tensor<8xf32>\n"
+      "    return %1, %2 : tensor<8xf32>, tensor<8xf32>\n"
+      "  }\n"
+      "  func.func private @f(%arg0: tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"a\"}]>}) -> (tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"a\"}]>}) {\n"
+      "    %0 = call @g_0(%arg0) {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{\"a\"}]>]>} : (tensor<8xf32>) -> tensor<8xf32>\n"
+      "    return %0 : tensor<8xf32>\n"
+      "  }\n"
+      "  func.func private @g_0(%arg0: tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"a\"}]>}) -> (tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"a\"}]>}) {\n"
+      "    %0 = stablehlo.abs %arg0 : tensor<8xf32>\n"
+      "    return %0 : tensor<8xf32>\n"
+      "  }\n"
+      "  func.func private @g_1(%arg0: tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"b\"}]>}) -> (tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"b\"}]>}) {\n"
+      "    %0 = stablehlo.abs %arg0 : tensor<8xf32>\n"
+      "    return %0 : tensor<8xf32>\n"
+      "  }\n"
+      "}\n";
+  pt_expect1(in, sp_func_calls_export, want);
+}
+END_TEST
+
+START_TEST(functions_move_to_the_end_callers_first) {
+  const char *in =
+      "func.func private @bar(%arg0: tensor<8xf32>) -> tensor<8xf32> {\n"
+      "  return %arg0 : tensor<8xf32>\n"
+      "}\n"
+      "func.func private @foo(%arg0: tensor<8xf32>) -> tensor<8xf32> {\n"
+      "  %0 = call @bar(%arg0) : (tensor<8xf32>) -> tensor<8xf32>\n"
+      "  return %0 : tensor<8xf32>\n"
+      "}\n"
+      "sdy.mesh @mesh = <[\"a\"=2, \"b\"=2]>\n"
+      "func.func @main(%arg0: tensor<8xf32>) -> tensor<8xf32> {\n"
+      "  %0 = call @foo(%arg0) : (tensor<8xf32>) -> tensor<8xf32>\n"
+      "  return %0 : tensor<8xf32>\n"
+      "}\n";
+  const char *want =
+      "module {\n"
+      "  sdy.mesh @mesh = <[\"a\"=2, \"b\"=2]>\n"
+      "  func.func @main(%arg0: tensor<8xf32>) -> tensor<8xf32> {\n"
+      "    %0 = call @foo(%arg0) : (tensor<8xf32>) -> tensor<8xf32>\n"
+      "    return %0 : tensor<8xf32>\n"
+      "  }\n"
+      "  func.func private @foo(%arg0: tensor<8xf32>) -> tensor<8xf32> {\n"
+      "    %0 = call @bar(%arg0) : (tensor<8xf32>) -> tensor<8xf32>\n"
+      "    return %0 : tensor<8xf32>\n"
+      "  }\n"
+      "  func.func private @bar(%arg0: tensor<8xf32>) -> tensor<8xf32> {\n"
+      "    return %arg0 : tensor<8xf32>\n"
+      "  }\n"
+      "}\n";
+  pt_expect1(in, sp_func_calls_pre_order, want);
+}
+END_TEST
+
+START_TEST(call_result_differing_from_callee_gets_a_reshard) {
+  const char *in =
+      "sdy.mesh @mesh = <[\"a\"=2, \"b\"=2]>\n"
+      "func.func private @f(%arg0: tensor<8xf32>) -> (tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"a\", ?}]>}) {\n"
+      "  %0 = sdy.sharding_constraint %arg0 <@mesh, [{\"a\"}]> : tensor<8xf32>\n"
+      "  return %0 : tensor<8xf32>\n"
+      "}\n"
+      "func.func @main(%arg0: tensor<8xf32>) -> tensor<8xf32> {\n"
+      "  %0 = call @f(%arg0) {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{\"b\"}]>]>} : (tensor<8xf32>) -> tensor<8xf32>\n"
+      "  %1 = stablehlo.negate %0 : tensor<8xf32>\n"
+      "  return %1 : tensor<8xf32>\n"
+      "}\n";
+  const char *want =
+      "module {\n"
+      "  sdy.mesh @mesh = <[\"a\"=2, \"b\"=2]>\n"
+      "  func.func private @f(%arg0: tensor<8xf32>) -> (tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"a\"}]>}) {\n"
+      "    %0 = sdy.sharding_constraint %arg0 <@mesh, [{\"a\"}]> : tensor<8xf32>\n"
+      "    return %0 : tensor<8xf32>\n"
+      "  }\n"
+      "  func.func @main(%arg0: tensor<8xf32>) -> tensor<8xf32> {\n"
+      "    %0 = call @f(%arg0) {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{\"a\"}]>]>} : (tensor<8xf32>) -> tensor<8xf32>\n"
+      "    %1 = sdy.reshard %0 <@mesh, [{\"b\"}]> : tensor<8xf32>\n"
+      "    %2 = stablehlo.negate %1 : tensor<8xf32>\n"
+      "    return %2 : tensor<8xf32>\n"
+      "  }\n"
+      "}\n";
+  const pt_pass_fn passes[] = {sp_func_calls_results_from_returns, sp_func_calls_insert_reshards, NULL};
+  pt_expect(in, passes, want);
+}
+END_TEST
+
+START_TEST(recursive_call_is_an_error) {
+  pt_expect_error(
+      "func.func private @f(%arg0: tensor<8xf32>) -> tensor<8xf32> {\n"
+      "  %0 = call @f(%arg0) : (tensor<8xf32>) -> tensor<8xf32>\n"
+      "  return %0 : tensor<8xf32>\n"
+      "}\n"
+      "func.func @main(%arg0: tensor<8xf32>) -> tensor<8xf32> {\n"
+      "  %0 = call @f(%arg0) : (tensor<8xf32>) -> tensor<8xf32>\n"
+      "  return %0 : tensor<8xf32>\n"
+      "}\n",
+      sp_func_calls_import, SP_EUNSUPPORTED, "recursive call to @f");
+}
+END_TEST
+
+START_TEST(calls_to_declarations_stay_calls) {
+  const char *in =
+      "func.func private @ext(tensor<8xf32>) -> tensor<8xf32>\n"
+      "func.func @main(%arg0: tensor<8xf32>) -> tensor<8xf32> {\n"
+      "  %0 = call @ext(%arg0) : (tensor<8xf32>) -> tensor<8xf32>\n"
+      "  return %0 : tensor<8xf32>\n"
+      "}\n";
+  const char *want =
+      "module {\n"
+      "  func.func private @ext(tensor<8xf32>) -> tensor<8xf32>\n"
+      "  func.func @main(%arg0: tensor<8xf32>) -> tensor<8xf32> {\n"
+      "    %0 = call @ext(%arg0) : (tensor<8xf32>) -> tensor<8xf32>\n"
+      "    return %0 : tensor<8xf32>\n"
+      "  }\n"
+      "}\n";
+  const pt_pass_fn passes[] = {sp_func_calls_import, sp_symbol_dce, NULL};
+  pt_expect(in, passes, want);
+}
+END_TEST
+
+static Suite *func_calls_suite(void) {
+  Suite *s = suite_create("func_calls");
+  TCase *tc = tcase_create("import");
+  tcase_add_test(tc, calls_without_shardings_take_the_callee_result_shardings);
+  tcase_add_test(tc, each_call_becomes_a_named_computation_with_its_own_body_copy_and_edges);
+  tcase_add_test(tc, recursive_call_is_an_error);
+  tcase_add_test(tc, calls_to_declarations_stay_calls);
+  tcase_add_test(tc, functions_move_to_the_end_callers_first);
+  suite_add_tcase(s, tc);
+  tc = tcase_create("export");
+  tcase_add_test(tc, import_then_export_gives_one_function_per_distinct_call);
+  tcase_add_test(tc, export_reuses_the_first_called_copy_with_the_same_signature);
+  tcase_add_test(tc, call_result_differing_from_callee_gets_a_reshard);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+int main(void) { return sp_test_run(func_calls_suite()); }
