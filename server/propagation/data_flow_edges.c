@@ -3,9 +3,11 @@
  */
 #include "propagation/data_flow_edges.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "ir/clone.h"
 #include "propagation/sharding_walk.h"
 
 bool sp_data_flow_is_data_flow_op(const sp_op *op) {
@@ -251,6 +253,8 @@ static bool edge_owner(const sp_op *edge, sp_op **op, bool *is_arg, int *index) 
 int sp_data_flow_edges_sink(sp_module *m, sp_err *err) {
   op_list l = {NULL, 0, 0, SP_OP_SDY_DATA_FLOW_EDGE, SP_OK};
   owner_group *groups = NULL;
+  sp_value_map index_of;   /* owner key -> 1 + group index */
+  sp_value_map_init(&index_of);
   int ngroups = 0, rc = SP_OK;
   sp_op_walk(m->op, collect, &l);
   if (l.rc) goto oom;
@@ -261,10 +265,12 @@ int sp_data_flow_edges_sink(sp_module *m, sp_err *err) {
     bool is_arg;
     int index;
     if (!edge_owner(l.v[i], &owner, &is_arg, &index)) continue;
-    owner_group *g = NULL;
-    for (int k = 0; k < ngroups && !g; k++)
-      if (groups[k].op == owner && groups[k].args == is_arg) g = &groups[k];
+    /* The group is found through the owner's first result / first body argument. */
+    const sp_value *key = is_arg ? owner->regions[0].blocks[0]->args[0] : &owner->results[0];
+    intptr_t k = (intptr_t)sp_value_map_get(&index_of, key);
+    owner_group *g = k ? &groups[k - 1] : NULL;
     if (!g) {
+      if (sp_value_map_put(&index_of, key, (sp_value *)(intptr_t)(ngroups + 1))) goto oom;
       g = &groups[ngroups++];
       g->op = owner;
       g->args = is_arg;
@@ -284,10 +290,12 @@ int sp_data_flow_edges_sink(sp_module *m, sp_err *err) {
     sp_value_replace_all_uses(&e->results[0], e->operands[0].value);
     sp_op_erase(e);
   }
+  sp_value_map_free(&index_of);
   free(groups);
   free(l.v);
   return rc;
 oom:
+  sp_value_map_free(&index_of);
   free(groups);
   free(l.v);
   return sp_err_set(err, SP_ENOMEM, "out of memory sinking data-flow edges");

@@ -34,6 +34,17 @@ static bool collect(sp_op *op, void *ctx) {
   return true;
 }
 
+typedef struct id_index {
+  int64_t id;
+  int index;
+} id_index;
+
+static int compare_id_index(const void *a, const void *b) {
+  const id_index *x = a, *y = b;
+  if (x->id != y->id) return x->id < y->id ? -1 : 1;
+  return (x->index > y->index) - (x->index < y->index);
+}
+
 static int find(int *parent, int i) {
   while (parent[i] != i) {
     parent[i] = parent[parent[i]];
@@ -119,6 +130,7 @@ int sp_sharding_groups_import(sp_module *m, sp_err *err) {
   groups g = {NULL, 0, 0, false};
   int *parent = NULL, *number = NULL, *first = NULL;
   int64_t *ids = NULL;
+  id_index *order = NULL;
   sp_value_map member;   /* value -> 1 + index of its first op */
   sp_value_map_init(&member);
   int rc = SP_OK;
@@ -130,19 +142,22 @@ int sp_sharding_groups_import(sp_module *m, sp_err *err) {
   number = malloc((size_t)g.nops * sizeof *number);
   first = malloc((size_t)g.nops * sizeof *first);
   ids = malloc((size_t)g.nops * sizeof *ids);
-  if (!parent || !number || !first || !ids) goto oom;
+  order = malloc((size_t)g.nops * sizeof *order);
+  if (!parent || !number || !first || !ids || !order) goto oom;
   for (int i = 0; i < g.nops; i++) {
     parent[i] = i;
     number[i] = -1;
     first[i] = -1;
     if (!sp_op_get_int(g.ops[i], "group_id", &ids[i])) ids[i] = INT64_MIN;
   }
+  /* Ops with the same id: sorted by (id, index), neighbours with equal ids are joined. */
+  for (int i = 0; i < g.nops; i++) order[i] = (id_index){ids[i], i};
+  qsort(order, (size_t)g.nops, sizeof *order, compare_id_index);
+  for (int i = 1; i < g.nops; i++)
+    if (order[i].id == order[i - 1].id)
+      parent[find(parent, order[i].index)] = find(parent, order[i - 1].index);
+  /* Ops on the same value. */
   for (int i = 0; i < g.nops; i++) {
-    for (int j = 0; j < i; j++)
-      if (ids[j] == ids[i]) {
-        parent[find(parent, i)] = find(parent, j);
-        break;
-      }
     sp_value *v = g.ops[i]->operands[0].value;
     sp_value *seen = sp_value_map_get(&member, v);
     if (seen) parent[find(parent, i)] = find(parent, (int)((intptr_t)seen - 1));
@@ -170,29 +185,37 @@ int sp_sharding_groups_import(sp_module *m, sp_err *err) {
       goto done;
     }
   }
+  /* A value is in one group only, so any op after its first one is a duplicate. */
   for (int i = 0; i < g.nops; i++) {
     sp_op *op = g.ops[i];
-    int root = find(parent, i);
-    bool duplicate = false;
-    for (int j = 0; j < i && !duplicate; j++)
-      duplicate = g.ops[j]->block && find(parent, j) == root &&
-                  g.ops[j]->operands[0].value == op->operands[0].value;
-    if (duplicate) {
+    if ((intptr_t)sp_value_map_get(&member, op->operands[0].value) != i + 1) {
       sp_op_erase(op);
       continue;
     }
-    sp_attr id = {.name = "group_id", .kind = SP_ATTR_INT, .u.i = number[root]};
+    sp_attr id = {.name = "group_id", .kind = SP_ATTR_INT, .u.i = number[find(parent, i)]};
     if (sp_attrs_set(m->arena, &op->attrs, &id)) goto oom;
   }
-  /* The initial sync, group by group; g.ops is reused for each group's members. */
+  /* The initial sync, group by group: members bucketed by group number, in pre-order. */
+  int *start = calloc((size_t)next + 1, sizeof *start), *fill = calloc((size_t)next + 1, sizeof *fill);
   sp_op **members = malloc((size_t)g.nops * sizeof *members);
-  if (!members) goto oom;
-  for (int k = 0; k < next && !rc; k++) {
-    int n = 0;
-    for (int i = 0; i < g.nops; i++)
-      if (g.ops[i]->block && number[find(parent, i)] == k) members[n++] = g.ops[i];
-    rc = sync_group(m, members, n, k, err);
+  if (!start || !fill || !members) {
+    free(start);
+    free(fill);
+    free(members);
+    goto oom;
   }
+  for (int i = 0; i < g.nops; i++)
+    if (g.ops[i]->block) start[number[find(parent, i)] + 1]++;
+  for (int k = 0; k < next; k++) start[k + 1] += start[k];
+  for (int i = 0; i < g.nops; i++)
+    if (g.ops[i]->block) {
+      int k = number[find(parent, i)];
+      members[start[k] + fill[k]++] = g.ops[i];
+    }
+  for (int k = 0; k < next && !rc; k++)
+    rc = sync_group(m, members + start[k], start[k + 1] - start[k], k, err);
+  free(start);
+  free(fill);
   free(members);
   goto done;
 oom:
@@ -203,6 +226,7 @@ done:
   free(number);
   free(first);
   free(ids);
+  free(order);
   free(g.ops);
   return rc;
 }
