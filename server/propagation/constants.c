@@ -173,27 +173,98 @@ static bool same_value(const sp_op *a, const sp_op *b) {
   return true;
 }
 
-static void merge_block(sp_block *b) {
-  for (sp_op *op = b->first; op; op = op->next) {
-    if (!mergeable(op)) continue;
-    for (sp_op *later = op->next, *next; later; later = next) {
-      next = later->next;
-      if (!mergeable(later) || !same_value(op, later)) continue;
-      sp_value_replace_all_uses(&later->results[0], &op->results[0]);
-      sp_op_erase(later);
-    }
+/* A hash of what same_value compares cheaply: kind, value text or operand, shape, mesh. */
+static uint64_t fnv(uint64_t h, const void *p, size_t n) {
+  const unsigned char *c = p;
+  for (size_t i = 0; i < n; i++) h = (h ^ c[i]) * 0x100000001b3ULL;
+  return h;
+}
+
+static uint64_t value_hash(const sp_op *op) {
+  uint64_t h = fnv(0xcbf29ce484222325ULL, &op->kind, sizeof op->kind);
+  const char *text = sp_op_get_str(op, "value");
+  if (text) h = fnv(h, text, strlen(text));
+  if (op->noperands) h = fnv(h, &op->operands[0].value, sizeof op->operands[0].value);
+  const sp_type *t = op->results[0].type;
+  if (t && t->kind == SP_TYPE_TENSOR) {
+    h = fnv(h, &t->rank, sizeof t->rank);
+    if (t->rank > 0) h = fnv(h, t->dims, (size_t)t->rank * sizeof *t->dims);
   }
+  const sp_sharding *sh = op->results[0].sharding;
+  if (sh && sh->mesh_name) h = fnv(h, sh->mesh_name, strlen(sh->mesh_name));
+  return h;
+}
+
+typedef struct merge_table {
+  size_t cap;            /* power of two */
+  sp_op **ops;
+  uint64_t *hashes;
+} merge_table;
+
+/* Merges `op` into an earlier equal op of the table, or adds it. False on out-of-memory. */
+static bool merge_or_add(merge_table *t, sp_op *op, size_t *n) {
+  if (2 * (*n + 1) > t->cap) {
+    size_t cap = t->cap ? 2 * t->cap : 64;
+    sp_op **ops = calloc(cap, sizeof *ops);
+    uint64_t *hashes = calloc(cap, sizeof *hashes);
+    if (!ops || !hashes) {
+      free(ops);
+      free(hashes);
+      return false;
+    }
+    for (size_t i = 0; i < t->cap; i++) {
+      if (!t->ops[i]) continue;
+      size_t k = t->hashes[i] & (cap - 1);
+      while (ops[k]) k = (k + 1) & (cap - 1);
+      ops[k] = t->ops[i];
+      hashes[k] = t->hashes[i];
+    }
+    free(t->ops);
+    free(t->hashes);
+    t->ops = ops;
+    t->hashes = hashes;
+    t->cap = cap;
+  }
+  uint64_t h = value_hash(op);
+  size_t k = h & (t->cap - 1);
+  for (; t->ops[k]; k = (k + 1) & (t->cap - 1)) {
+    if (t->hashes[k] != h || !same_value(t->ops[k], op)) continue;
+    sp_value_replace_all_uses(&op->results[0], &t->ops[k]->results[0]);
+    sp_op_erase(op);
+    return true;
+  }
+  t->ops[k] = op;
+  t->hashes[k] = h;
+  (*n)++;
+  return true;
+}
+
+static bool merge_block(sp_block *b) {
+  merge_table t = {0, NULL, NULL};
+  size_t n = 0;
+  bool ok = true;
+  for (sp_op *op = b->first, *next; op && ok; op = next) {
+    next = op->next;
+    if (mergeable(op)) ok = merge_or_add(&t, op, &n);
+  }
+  free(t.ops);
+  free(t.hashes);
+  return ok;
 }
 
 static bool merge_blocks_of(sp_op *op, void *ctx) {
-  (void)ctx;
+  bool *oom = ctx;
   for (int r = 0; r < op->nregions; r++)
-    for (int i = 0; i < op->regions[r].nblocks; i++) merge_block(op->regions[r].blocks[i]);
+    for (int i = 0; i < op->regions[r].nblocks; i++)
+      if (!merge_block(op->regions[r].blocks[i])) {
+        *oom = true;
+        return false;
+      }
   return true;
 }
 
 int sp_constants_merge(sp_module *m, sp_err *err) {
-  (void)err;
-  sp_op_walk(m->op, merge_blocks_of, NULL);
-  return SP_OK;
+  bool oom = false;
+  sp_op_walk(m->op, merge_blocks_of, &oom);
+  return oom ? sp_err_set(err, SP_ENOMEM, "out of memory merging constants") : SP_OK;
 }
