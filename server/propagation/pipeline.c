@@ -121,68 +121,134 @@ int sp_pipeline_parse_options(const char *text, sp_pipeline_options *out, sp_err
 
 /* ------------------------------------------------------------------ the pipeline */
 
-typedef int (*step_fn)(sp_module *m, sp_err *err);
+/* What a module contains, from one walk, so that steps with nothing to do are skipped (every
+ * step walks the whole module, and a walk of a large module costs as much as a small step). */
+typedef struct features {
+  bool private_funcs, calls, constants, manual, data_flow, named, edges, constraints, groups;
+  bool inline_meshes;
+} features;
 
-static int run_steps(sp_module *m, const step_fn *steps, int n, sp_err *err) {
-  for (int i = 0; i < n; i++) {
-    if (!steps[i]) continue;
-    int rc = steps[i](m, err);
-    if (rc) return rc;
+static bool has_inline_mesh(sp_sharding *const *v, int n) {
+  for (int i = 0; i < n; i++)
+    if (v[i] && v[i]->inline_mesh) return true;
+  return false;
+}
+
+static bool scan_op(sp_op *op, void *ctx) {
+  features *f = ctx;
+  switch (op->kind) {
+    case SP_OP_FUNC: {
+      const char *vis = sp_op_get_str(op, "sym_visibility");
+      f->private_funcs |= vis && strcmp(vis, "private") == 0;
+      sp_block *entry = op->nregions && op->regions[0].nblocks ? op->regions[0].blocks[0] : NULL;
+      for (int i = 0; entry && i < entry->nargs; i++)
+        f->inline_meshes |= entry->args[i]->sharding && entry->args[i]->sharding->inline_mesh;
+      if (op->func && op->func->result_shardings)
+        f->inline_meshes |= has_inline_mesh(op->func->result_shardings, op->func->nresults);
+      if (op->func && op->func->decl_arg_attrs) f->inline_meshes = true; /* rare: look closer */
+      break;
+    }
+    case SP_OP_FUNC_CALL: f->calls = true; break;
+    case SP_OP_CONSTANT:
+    case SP_OP_SDY_CONSTANT:
+    case SP_OP_IOTA:
+    case SP_OP_BROADCAST_IN_DIM: f->constants = true; break;
+    case SP_OP_SDY_MANUAL_COMPUTATION: f->manual = f->data_flow = true; break;
+    case SP_OP_SDY_NAMED_COMPUTATION: f->named = f->data_flow = true; break;
+    case SP_OP_WHILE:
+    case SP_OP_CASE:
+    case SP_OP_OPTIMIZATION_BARRIER: f->data_flow = true; break;
+    case SP_OP_SDY_DATA_FLOW_EDGE: f->edges = true; break;
+    case SP_OP_SDY_SHARDING_CONSTRAINT: f->constraints = true; break;
+    case SP_OP_SDY_SHARDING_GROUP: f->groups = true; break;
+    default: break;
   }
+  for (int i = 0; i < op->nresults && !f->inline_meshes; i++)
+    f->inline_meshes = op->results[i].sharding && op->results[i].sharding->inline_mesh;
+  for (int i = 0; i < op->attrs.n && !f->inline_meshes; i++) {
+    const sp_attr *at = &op->attrs.v[i];
+    if (at->kind == SP_ATTR_SHARDING) f->inline_meshes = at->u.sharding && at->u.sharding->inline_mesh;
+    if (at->kind == SP_ATTR_SHARDINGS) f->inline_meshes = has_inline_mesh(at->u.shardings.v, at->u.shardings.n);
+  }
+  return true;
+}
+
+static features scan(sp_module *m) {
+  features f;
+  memset(&f, 0, sizeof f);
+  sp_op_walk(m->op, scan_op, &f);
+  return f;
+}
+
+/* Duplicate meshes or meshes with size-one axes (top-level ops only, no walk). */
+static void scan_meshes(const sp_module *m, bool *duplicates, bool *size_one) {
+  *duplicates = *size_one = false;
+  for (const sp_op *op = sp_module_body(m)->first; op; op = op->next) {
+    sp_attr *at = op->kind == SP_OP_SDY_MESH ? sp_op_attr(op, "mesh") : NULL;
+    if (!at || at->kind != SP_ATTR_MESH) continue;
+    for (int i = 0; i < at->u.mesh->naxes; i++) *size_one |= at->u.mesh->axes[i].size == 1;
+    for (const sp_op *q = sp_module_body(m)->first; q != op; q = q->next) {
+      sp_attr *bt = q->kind == SP_OP_SDY_MESH ? sp_op_attr(q, "mesh") : NULL;
+      if (bt && bt->kind == SP_ATTR_MESH && sp_mesh_equal(bt->u.mesh, at->u.mesh)) *duplicates = true;
+    }
+  }
+}
+
+#define STEP(cond, call)              \
+  do {                                \
+    if ((cond) && (rc = (call))) return rc; \
+  } while (0)
+
+static int import_steps(sp_module *m, const sp_pipeline_options *o, sp_err *err) {
+  features f = scan(m);
+  bool duplicate_meshes, size_one_axes;
+  scan_meshes(m, &duplicate_meshes, &size_one_axes);
+  bool inline_calls = f.calls && !o->skip_inline;
+  int rc;
+  STEP(f.private_funcs, sp_symbol_dce(m, err));
+  STEP(f.inline_meshes || duplicate_meshes, sp_mesh_lift_inlined(m, err));
+  STEP(size_one_axes || f.inline_meshes, sp_mesh_remove_size_one_axes(m, err));
+  STEP(f.calls, sp_func_calls_shardings_to_calls(m, err));
+  STEP(f.constants, sp_constants_split(m, err));
+  STEP(f.private_funcs, sp_symbol_dce(m, err));
+  STEP(f.manual, sp_mesh_manual_axes_cleanup(m, err));
+  STEP(f.data_flow, sp_data_flow_edges_add(m, err));
+  STEP(inline_calls, sp_func_calls_import(m, err));
+  STEP(inline_calls, sp_symbol_dce(m, err));
+  STEP(f.constraints || f.manual, sp_sharding_constraints_apply(m, err));
+  STEP(f.groups, sp_sharding_groups_import(m, err));
+  STEP(true, sp_func_calls_pre_order(m, err));
   return SP_OK;
 }
 
-static int import_calls(sp_module *m, sp_err *err) {
-  int rc = sp_func_calls_import(m, err);
-  return rc ? rc : sp_symbol_dce(m, err);
-}
-
-static int export_calls(sp_module *m, sp_err *err) {
-  int rc = sp_func_calls_export(m, err);
-  if (!rc) rc = sp_func_calls_results_from_returns(m, err);
-  if (!rc) rc = sp_symbol_dce(m, err);
-  if (!rc) rc = sp_func_calls_insert_reshards(m, err);
-  return rc;
-}
-
-static int drop_rules(sp_module *m, sp_err *err) {
-  (void)err;
-  sp_propagate_drop_rules(m);
+static int export_steps(sp_module *m, const sp_pipeline_options *o, sp_err *err) {
+  features f = scan(m);
+  bool export_calls = f.named && !o->skip_inline;
+  int rc;
+  STEP(f.edges, sp_data_flow_edges_sink(m, err));
+  STEP(export_calls, sp_func_calls_export(m, err));
+  STEP(export_calls || f.calls, sp_func_calls_results_from_returns(m, err));
+  STEP(export_calls, sp_symbol_dce(m, err));
+  STEP(export_calls || f.calls, sp_func_calls_insert_reshards(m, err));
+  STEP(f.constants, sp_constants_merge(m, err));
+  STEP(f.groups, sp_sharding_groups_remove(m, err));
+  STEP(f.constraints && !o->skip_convert_to_reshard, sp_sharding_constraints_to_reshard(m, err));
+  STEP(true, sp_export_update_non_divisible(m, err));
+  STEP(true, sp_export_remove_sub_axes_in_main(m, err));
+  STEP(true, sp_export_close_shardings(m, err));
+  STEP(!o->avoid_export_for_partitioning, sp_export_insert_explicit_reshards(m, err));
+  STEP(true, sp_export_canonicalize(m, err));
   return SP_OK;
 }
+
+#undef STEP
 
 int sp_pipeline_run(sp_module *m, const sp_pipeline_options *o, sp_err *err) {
-  const step_fn import[] = {
-      sp_symbol_dce,
-      sp_mesh_lift_inlined,
-      sp_mesh_remove_size_one_axes,
-      sp_func_calls_shardings_to_calls,
-      sp_constants_split,
-      sp_symbol_dce,
-      sp_mesh_manual_axes_cleanup,
-      sp_data_flow_edges_add,
-      o->skip_inline ? NULL : import_calls,
-      sp_sharding_constraints_apply,
-      sp_sharding_groups_import,
-      sp_func_calls_pre_order,
-  };
-  const step_fn exporting[] = {
-      sp_data_flow_edges_sink,
-      o->skip_inline ? NULL : export_calls,
-      sp_constants_merge,
-      sp_sharding_groups_remove,
-      o->skip_convert_to_reshard ? NULL : sp_sharding_constraints_to_reshard,
-      sp_export_update_non_divisible,
-      sp_export_remove_sub_axes_in_main,
-      sp_export_close_shardings,
-      o->avoid_export_for_partitioning ? NULL : sp_export_insert_explicit_reshards,
-      sp_export_canonicalize,
-      o->prop.keep_sharding_rules ? NULL : drop_rules,
-  };
-  int rc = run_steps(m, import, (int)(sizeof import / sizeof import[0]), err);
+  int rc = import_steps(m, o, err);
   if (rc) return rc;
+  /* The propagation step also drops the non-custom sharding rules unless keep-sharding-rules. */
   if ((rc = sp_prop_pass_run(m, SP_PASS_USER_PRIORITY, &o->prop, err))) return rc;
-  return run_steps(m, exporting, (int)(sizeof exporting / sizeof exporting[0]), err);
+  return export_steps(m, o, err);
 }
 
 /* ------------------------------------------------------------------ pass adapters */
