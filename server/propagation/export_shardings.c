@@ -183,8 +183,9 @@ static bool has_axis(const sp_axis_ref *v, int n, const sp_axis_ref *r) {
   return false;
 }
 
-/* The unreduced axes the user keeps for operand `i` (see the header). *n = -1: no target
- * (the operand is left alone). */
+/* The sharding whose unreduced axes the user `user` keeps for its operand `i`, for the users
+ * that name it themselves (reshard/constraint, return, call); NULL otherwise. *skip: the user
+ * never needs an all-reduce in front of it (collectives, groups, edges, region terminators). */
 static const sp_sharding *unreduced_target(const sp_module *m, const sp_op *user, int i,
                                            bool *skip) {
   *skip = false;

@@ -15,9 +15,13 @@
  *            constant merger; sharding groups removed; constraints become reshards;
  *            non-divisible and main-function sub-axis I/O fixes; every sharding closed;
  *            explicit all-reduces / call reshards; collective canonicalizer (dead pure ops
- *            too); sharding rules dropped (export_shardings.h).
+ *            too) (export_shardings.h). Sharding rules are dropped by the propagation step
+ *            (unless keep-sharding-rules).
  * The edges are sunk before the named computations are exported (Shardy exports first and
- * reads the live shardings through the edges; the result is the same).
+ * reads the live shardings through the edges; the result is the same). One walk before the
+ * import and one before the export tell which kinds of ops the module has, and steps with
+ * nothing to work on are skipped: every step walks the whole module, which on a large module
+ * costs as much as the step itself.
  *
  * Options (`name=value`, separated by spaces or commas; booleans true/false/1/0):
  *   keep-sharding-rules, conservative-propagation, debug-sharding-origins,
