@@ -133,6 +133,29 @@ START_TEST(canonicalizer_erases_dead_pure_ops_and_empty_all_reduces) {
 }
 END_TEST
 
+START_TEST(partial_sums_a_result_does_not_keep_unreduced_are_reduced_after_the_op) {
+  const char *in =
+      "sdy.mesh @mesh = <[\"a\"=2, \"b\"=2, \"c\"=2]>\n"
+      "func.func @main(%arg0: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"a\"}, {\"b\", \"c\"}]>}, %arg1: tensor<8x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"b\", \"c\"}, {}]>}) -> (tensor<8x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"a\"}, {}]>}) {\n"
+      "  %0 = stablehlo.dot_general %arg0, %arg1, contracting_dims = [1] x [0] {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{\"a\"}, {}], unreduced={\"b\"}>]>} : (tensor<8x8xf32>, tensor<8x16xf32>) -> tensor<8x16xf32>\n"
+      "  %1 = stablehlo.negate %0 {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{\"a\"}, {}], unreduced={\"b\"}>]>} : tensor<8x16xf32>\n"
+      "  return %1 : tensor<8x16xf32>\n"
+      "}\n";
+  const char *want =
+      "module {\n"
+      "  sdy.mesh @mesh = <[\"a\"=2, \"b\"=2, \"c\"=2]>\n"
+      "  func.func @main(%arg0: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"a\"}, {\"b\", \"c\"}]>}, %arg1: tensor<8x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"b\", \"c\"}, {}]>}) -> (tensor<8x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"a\"}, {}]>}) {\n"
+      "    %0 = stablehlo.dot_general %arg0, %arg1, contracting_dims = [1] x [0] {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{\"a\"}, {}], unreduced={\"b\"}>]>} : (tensor<8x8xf32>, tensor<8x16xf32>) -> tensor<8x16xf32>\n"
+      "    %1 = sdy.all_reduce {\"c\"} %0 out_sharding=<@mesh, [{\"a\"}, {}], unreduced={\"b\"}> : tensor<8x16xf32>\n"
+      "    %2 = stablehlo.negate %1 {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{\"a\"}, {}], unreduced={\"b\"}>]>} : tensor<8x16xf32>\n"
+      "    %3 = sdy.all_reduce {\"b\"} %2 out_sharding=<@mesh, [{\"a\"}, {}]> : tensor<8x16xf32>\n"
+      "    return %3 : tensor<8x16xf32>\n"
+      "  }\n"
+      "}\n";
+  pt_expect1(in, sp_export_insert_explicit_reshards, want);
+}
+END_TEST
+
 START_TEST(main_func_is_the_only_func_else_main) {
   sp_module *m = pt_parse(
       "func.func @entry(%arg0: tensor<8xf32>) -> tensor<8xf32> {\n"
@@ -162,6 +185,7 @@ static Suite *export_shardings_suite(void) {
   suite_add_tcase(s, tc);
   tc = tcase_create("reshards");
   tcase_add_test(tc, unreduced_axes_a_user_drops_get_all_reduced_and_call_operands_resharded);
+  tcase_add_test(tc, partial_sums_a_result_does_not_keep_unreduced_are_reduced_after_the_op);
   tcase_add_test(tc, canonicalizer_erases_dead_pure_ops_and_empty_all_reduces);
   suite_add_tcase(s, tc);
   return s;

@@ -319,6 +319,67 @@ static bool push_op(sp_op *op, void *ctx) {
   return true;
 }
 
+/* Appends the axes of `s` on the dims of tensor `t` that map to a single reduction factor. */
+static int add_reduction_axes(const sp_rule *rule, const sp_rule_tensor *t, const sp_sharding *s,
+                              sp_axis_ref *out, int *n, int cap) {
+  if (!s || s->rank != t->rank) return SP_OK;
+  for (int d = 0; d < t->rank; d++) {
+    if (t->dims[d].nfactors != 1 || rule->factors[t->dims[d].factors[0]].kind != SP_FACTOR_REDUCTION)
+      continue;
+    for (int k = 0; k < s->dims[d].naxes; k++) {
+      if (has_axis(out, *n, &s->dims[d].axes[k])) continue;
+      if (*n == cap) return SP_ELIMIT;
+      out[(*n)++] = s->dims[d].axes[k];
+    }
+  }
+  return SP_OK;
+}
+
+/* After an op whose result already carries unreduced axes, the axes that shard its reduction
+ * factors but that the result does not list as unreduced are all-reduced right after it (the
+ * all-reduce's out_sharding is the op's result sharding). */
+static int reduce_after_op(sp_module *m, sp_op *op, sp_err *err) {
+  if (op->nresults != 1 || !op->results[0].sharding || !op->results[0].sharding->nunreduced ||
+      strncmp(op->name, "sdy.", 4) == 0)
+    return SP_OK;
+  sp_value *r = &op->results[0];
+  const sp_sharding *rs = r->sharding;
+  sp_rule *rule = NULL;
+  int rc = sp_rules_for_op(m->arena, op, NULL, &rule, NULL, err);
+  if (rc || !rule || rule->noperands != op->noperands) return rc;
+  const sp_mesh *mesh = sp_sharding_mesh(m, rs);
+  int cap = 0;
+  for (int i = 0; i < op->noperands; i++) {
+    const sp_sharding *s = op->operands[i].value ? op->operands[i].value->sharding : NULL;
+    for (int d = 0; s && d < s->rank; d++) cap += s->dims[d].naxes;
+  }
+  if (!cap) return SP_OK;
+  sp_axis_ref *axes = sp_arena_alloc(m->arena, (size_t)cap * sizeof *axes);
+  if (!axes) return sp_err_set(err, SP_ENOMEM, "out of memory inserting an all-reduce");
+  int n = 0;
+  for (int i = 0; i < op->noperands; i++)
+    add_reduction_axes(rule, &rule->operands[i],
+                       op->operands[i].value ? op->operands[i].value->sharding : NULL, axes, &n, cap);
+  int k = 0;
+  for (int i = 0; i < n; i++)
+    if (!has_axis(rs->unreduced, rs->nunreduced, &axes[i])) axes[k++] = axes[i];
+  if (!k) return SP_OK;
+  sp_sharding_sort_axes(axes, k, mesh);
+  sp_op *ar = sp_op_create(m->arena, "sdy.all_reduce", 1, NULL, 1, &r->type, 0);
+  if (!ar) return sp_err_set(err, SP_ENOMEM, "out of memory inserting an all-reduce");
+  ar->loc = op->loc;
+  ar->results[0].sharding = (sp_sharding *)rs;
+  sp_attr at = {.name = "reduction_axes", .kind = SP_ATTR_AXES};
+  at.u.axes.n = k;
+  at.u.axes.v = axes;
+  if (sp_attrs_set(m->arena, &ar->attrs, &at))
+    return sp_err_set(err, SP_ENOMEM, "out of memory inserting an all-reduce");
+  sp_value_replace_all_uses(r, &ar->results[0]);
+  sp_op_set_operand(ar, 0, r);
+  sp_op_insert_after(op, ar);
+  return SP_OK;
+}
+
 int sp_export_insert_explicit_reshards(sp_module *m, sp_err *err) {
   op_vec l = {NULL, 0, 0, false};
   sp_op_walk(m->op, push_op, &l);
@@ -330,6 +391,10 @@ int sp_export_insert_explicit_reshards(sp_module *m, sp_err *err) {
       if (v && v->sharding && v->sharding->nunreduced) rc = insert_all_reduce(m, op, i);
     }
     if (!rc && op->kind == SP_OP_FUNC_CALL) rc = reshard_call_operands(m, op);
+    if (!rc && (rc = reduce_after_op(m, op, err))) {
+      free(l.v);
+      return rc;
+    }
   }
   free(l.v);
   return rc ? sp_err_set(err, rc, "out of memory inserting explicit reshards") : SP_OK;
