@@ -110,6 +110,7 @@ START_TEST(pipeline_options_parse_with_shardy_defaults_and_name_bad_ones) {
   parse_fails("skip-inline=maybe", SP_EINVAL, "skip-inline expects true or false, not 'maybe'");
   parse_fails("propagation-strategy=greedy", SP_EINVAL, "propagation-strategy");
   parse_fails("dedup-functions-fully=true", SP_EUNSUPPORTED, "dedup-functions-fully=true is not supported");
+  parse_fails("module-dump-directory=/tmp", SP_EUNSUPPORTED, "module-dump-directory is not supported");
 }
 END_TEST
 

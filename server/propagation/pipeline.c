@@ -110,6 +110,8 @@ static int pipeline_item(const char *k, size_t kn, const char *v, size_t vn, voi
     if (rc || !on) return rc;
     return sp_err_set(err, SP_EUNSUPPORTED, "-%s: %.*s=true is not supported", PIPELINE, (int)kn, k);
   }
+  if (key_is(k, kn, "module-dump-directory"))
+    return sp_err_set(err, SP_EUNSUPPORTED, "-%s: module-dump-directory is not supported", PIPELINE);
   return sp_err_set(err, SP_EINVAL, "-%s: unknown option '%.*s'", PIPELINE, (int)kn, k);
 }
 

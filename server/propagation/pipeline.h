@@ -28,9 +28,9 @@
  *   debug-propagation-edge-sharding, propagation-strategy=basic|aggressive|
  *   basic-then-aggressive, skip-convert-to-reshard (constraints stay constraints),
  *   skip-inline (calls are not imported as named computations),
- *   avoid-export-for-partitioning (no explicit all-reduces/reshards). dedup-functions-fully=true
- *   and enable-insert-explicit-collectives=true are rejected (not implemented); unknown options
- *   are errors naming them.
+ *   avoid-export-for-partitioning (no explicit all-reduces/reshards). dedup-functions-fully=true,
+ *   enable-insert-explicit-collectives=true and module-dump-directory are rejected (not
+ *   implemented); unknown options are errors naming them.
  *
  * Memory: everything in the module's arena; the steps free their scratch memory.
  */
