@@ -52,6 +52,8 @@ struct sg_heur {
   int *wl;            /* work list of nodes */
   uint8_t *inwl;
   int wlen;
+  /* stabbing index: segments covering each tree node's whole range (CSR over tree nodes) */
+  int *cov_off, *cov;
 };
 
 double sp_sg_now(void) {
@@ -113,6 +115,36 @@ static void st_build(sg_heur *h, int x, int nl, int nr) {
   st_build(h, 2 * x, nl, mid);
   st_build(h, 2 * x + 1, mid, nr);
   h->mx[x] = h->mx[2 * x] > h->mx[2 * x + 1] ? h->mx[2 * x] : h->mx[2 * x + 1];
+}
+
+/* Canonical decomposition of [lo, hi): counts (fill == NULL) or records segment g. */
+static void cov_walk(sg_heur *h, int x, int nl, int nr, int lo, int hi, int g, int *fill) {
+  if (hi <= nl || nr <= lo) return;
+  if (lo <= nl && nr <= hi) {
+    if (fill) h->cov[h->cov_off[x] + fill[x]++] = g;
+    else h->cov_off[x + 1]++;
+    return;
+  }
+  int mid = (nl + nr) / 2;
+  cov_walk(h, 2 * x, nl, mid, lo, hi, g, fill);
+  cov_walk(h, 2 * x + 1, mid, nr, lo, hi, g, fill);
+}
+
+/* Builds the index used to list the segments live at a time. */
+static int cov_build(sg_heur *h) {
+  const sg_prob *p = h->p;
+  size_t nt = 4 * (size_t)h->tsize + 2;
+  h->cov_off = calloc(nt + 1, sizeof(int));
+  int *fill = calloc(nt, sizeof(int));
+  if (!h->cov_off || !fill) { free(fill); return SP_ENOMEM; }
+  int ns = p->seg_off[p->n];
+  for (int g = 0; g < ns; g++) cov_walk(h, 1, 0, p->T, p->seg[g].t0, p->seg[g].t1, g, NULL);
+  for (size_t x = 0; x < nt; x++) h->cov_off[x + 1] += h->cov_off[x];
+  h->cov = malloc(sizeof(int) * ((size_t)h->cov_off[nt] + 1));
+  if (!h->cov) { free(fill); return SP_ENOMEM; }
+  for (int g = 0; g < ns; g++) cov_walk(h, 1, 0, p->T, p->seg[g].t0, p->seg[g].t1, g, fill);
+  free(fill);
+  return SP_OK;
 }
 
 static void usage_add(sg_heur *h, int i, int k, int sign) {
@@ -255,6 +287,10 @@ int sp_sg_heur_new(const sg_prob *p, uint64_t seed, sg_heur **out) {
     sp_sg_heur_free(h);
     return SP_ENOMEM;
   }
+  if (h->mem && cov_build(h) != SP_OK) {
+    sp_sg_heur_free(h);
+    return SP_ENOMEM;
+  }
   h->phase = "greedy";
   *out = h;
   return SP_OK;
@@ -264,7 +300,7 @@ void sp_sg_heur_free(sg_heur *h) {
   if (!h) return;
   free(h->cur); free(h->best); free(h->lc); free(h->lc2); free(h->pair_a); free(h->pair_b);
   free(h->order); free(h->wl); free(h->inwl); free(h->mx); free(h->ad); free(h->jn);
-  free(h->js);
+  free(h->js); free(h->cov_off); free(h->cov);
   free(h);
 }
 
@@ -542,6 +578,19 @@ static int least_usage_strategy(const sg_prob *p, int i) {
   return best;
 }
 
+/* Whether moving node i to k keeps within capacity every segment except `skip` (which the
+ * move relieves). */
+static bool move_fits_elsewhere(const sg_heur *h, int i, int k, int skip) {
+  const sg_prob *p = h->p;
+  int c = h->cur[i];
+  for (int s = p->seg_off[i]; s < p->seg_off[i + 1]; s++) {
+    if (s == skip) continue;
+    int64_t d = p->seg[s].use[k] - p->seg[s].use[c];
+    if (d > 0 && st_max(h, 1, 0, p->T, p->seg[s].t0, p->seg[s].t1) + d > 0) return false;
+  }
+  return true;
+}
+
 /* The time with the largest overload (descending the tree). */
 static int worst_time(const sg_heur *h) {
   int x = 1, nl = 0, nr = h->p->T;
@@ -553,36 +602,59 @@ static int worst_time(const sg_heur *h) {
   return nl;
 }
 
-/* Lowers usage where the plan overflows, cheapest cost per byte freed first. */
+/* Lowers usage where the plan overflows: at the most overloaded time, the move of a live
+ * segment's node that frees usage there at the least cost per unit, among moves that do
+ * not overload another time. */
 static bool repair(sg_heur *h, int64_t limit) {
   const sg_prob *p = h->p;
   while (!plan_fits(h)) {
     int t = worst_time(h);
     int bi = -1, bk = -1;
     double bscore = 0;
-    for (int i = 0; i < p->n; i++) {
-      int c = h->cur[i];
-      for (int g = p->seg_off[i]; g < p->seg_off[i + 1]; g++) {
-        if (p->seg[g].t0 > t || p->seg[g].t1 <= t) continue;
-        local_costs(h, i, -1, h->lc);
+    /* the segments live at t: those listed on the tree path to leaf t */
+    int x = 1, nl = 0, nr = p->T;
+    for (;;) {
+      for (int c = h->cov_off[x]; c < h->cov_off[x + 1]; c++) {
+        int g = h->cov[c], i = p->seg_node[g], cur = h->cur[i];
+        bool have_lc = false;
         for (int s = 0; s < p->k[i]; s++) {
-          int64_t freed = p->seg[g].use[c] - p->seg[g].use[s];
-          if (freed <= 0) continue;
-          /* must not overload another time that is within capacity now */
-          bool ok = true;
-          for (int g2 = p->seg_off[i]; g2 < p->seg_off[i + 1] && ok; g2++) {
-            int64_t d = p->seg[g2].use[s] - p->seg[g2].use[c];
-            if (d > 0 && st_max(h, 1, 0, p->T, p->seg[g2].t0, p->seg[g2].t1) + d > 0) ok = false;
-          }
-          if (!ok) continue;
-          double score = (double)(h->lc[s] - h->lc[c]) / (double)freed;
+          int64_t freed = p->seg[g].use[cur] - p->seg[g].use[s];
+          if (freed <= 0 || !move_fits_elsewhere(h, i, s, g)) continue;
+          if (!have_lc) { local_costs(h, i, -1, h->lc); have_lc = true; }
+          double score = (double)(h->lc[s] - h->lc[cur]) / (double)freed;
           if (bi < 0 || score < bscore) { bi = i; bk = s; bscore = score; }
         }
       }
+      if (nr - nl == 1) break;
+      int mid = (nl + nr) / 2;
+      if (t < mid) { x = 2 * x; nr = mid; } else { x = 2 * x + 1; nl = mid; }
     }
     if (bi < 0 || spend(h, 1, limit)) return false;
     apply(h, bi, bk, NULL);
   }
+  return true;
+}
+
+/* From the current plan (valid or not): repair, then one-node and pair moves until neither
+ * helps; records the result if it is the best. */
+static bool settle(sg_heur *h, int64_t limit) {
+  const sg_prob *p = h->p;
+  if (!repair(h, limit)) return false;
+  bool improved = true;
+  while (improved && !h->out_of_time && h->work < limit) {
+    push_all(h);
+    improved = descend_single(h, limit);
+    for (int e = 0; e < p->m && !spend(h, 1, limit); e++)
+      if (pair_move(h, e)) {
+        improved = true;
+        wl_push_nbrs(h, p->ea[e]);
+        wl_push_nbrs(h, p->eb[e]);
+        descend_single(h, limit);
+      }
+  }
+  h->wlen = 0;
+  memset(h->inwl, 0, (size_t)h->n);
+  note_best(h);
   return true;
 }
 
@@ -593,23 +665,20 @@ int sp_sg_heur_greedy(sg_heur *h, double deadline) {
   h->phase = "greedy";
   for (int i = 0; i < p->n; i++) h->order[i] = least_usage_strategy(p, i);
   load_plan(h, h->order);
-  if (!repair(h, INT64_MAX)) return SP_ENOTFOUND;
-  /* The least-usage plan fits but may use forbidden pairs and is dear: one-node moves
-   * (which never break the limit) then pair moves until neither helps. */
-  bool improved = true;
-  while (improved && !h->out_of_time) {
-    push_all(h);
-    improved = descend_single(h, INT64_MAX);
-    for (int e = 0; e < p->m && !spend(h, 1, INT64_MAX); e++)
-      if (pair_move(h, e)) {
-        improved = true;
-        wl_push_nbrs(h, p->ea[e]);
-        wl_push_nbrs(h, p->eb[e]);
-        descend_single(h, INT64_MAX);
-      }
-  }
-  note_best(h);
+  /* The least-usage plan fits (unless segments disagree on their least strategy) but may
+   * use forbidden pairs and is dear: moves that never break the limit fix both. */
+  settle(h, INT64_MAX);
   return h->has_best ? SP_OK : SP_ENOTFOUND;
+}
+
+int64_t sp_sg_heur_from_plan(sg_heur *h, const int *plan, int64_t work, double deadline) {
+  h->deadline = deadline;
+  h->out_of_time = false;
+  h->phase = "lagrange";
+  load_plan(h, plan);
+  settle(h, h->work + work);
+  if (h->has_best) load_plan(h, h->best);
+  return h->has_best ? (int64_t)h->best_cost : INT64_MAX;
 }
 
 /* ------------------------------------------------------------------ descent */

@@ -40,6 +40,10 @@ int sp_sg_heur_greedy(sg_heur *h, double deadline);
 /* Offers a plan (model strategies, -1 = unknown); it becomes the current and best plan if
  * it is complete, valid and better. Returns whether it was taken. */
 bool sp_sg_heur_offer(sg_heur *h, const int *plan);
+/* Starts from `plan` (model strategies; it may exceed the limit or use forbidden pairs),
+ * repairs it and improves it with one-node and pair moves; keeps it if it is the best.
+ * Returns the best cost known (INT64_MAX if none). */
+int64_t sp_sg_heur_from_plan(sg_heur *h, const int *plan, int64_t work, double deadline);
 /* Local search to a local optimum (within the budget). */
 void sp_sg_heur_descend(sg_heur *h, int64_t work, double deadline);
 /* Iterated local search until the budget or deadline. */

@@ -27,38 +27,42 @@ static int cmp_int(const void *x, const void *y) {
 /* Marks the times that get a row (see the header for the rules). */
 static int select_times(const sg_prob *p, const seg_ref *s, int ns, bool plain, uint8_t *sel) {
   int T = p->T;
-  int *starts = calloc((size_t)T + 2, sizeof(int)), *ends = calloc((size_t)T + 2, sizeof(int));
-  int64_t *maxsum = calloc((size_t)T + 2, sizeof(int64_t));
+  /* Per time: segments starting, and the largest usage that starts or ends there. */
+  int *starts = calloc((size_t)T + 2, sizeof(int));
+  int64_t *up = calloc((size_t)T + 2, sizeof(int64_t)), *down = calloc((size_t)T + 2, sizeof(int64_t));
   uint8_t *keep = malloc((size_t)T + 1);
   int rc = SP_OK;
-  if (!starts || !ends || !maxsum || !keep) { rc = SP_ENOMEM; goto out; }
+  if (!starts || !up || !down || !keep) { rc = SP_ENOMEM; goto out; }
   for (int k = 0; k < ns; k++) {
     const sg_seg *g = &p->seg[s[k].seg];
     int64_t mx = 0;
     for (int j = 0; j < p->k[p->seg_node[s[k].seg]]; j++) if (g->use[j] > mx) mx = g->use[j];
     starts[g->t0]++;
-    ends[g->t1]++;
-    maxsum[g->t0] += mx;
-    maxsum[g->t1] -= mx;
+    up[g->t0] += mx;
+    down[g->t1] += mx;
   }
   int64_t run = 0;
   for (int t = 0; t < T; t++) {
-    run += maxsum[t];
+    run += up[t] - down[t];
     sel[t] = plain ? starts[t] > 0 : run > p->cap[t];
   }
   if (!plain) {
+    /* Row t is implied by row t' when cap(t') plus the largest usage of the segments live
+     * at t but not at t' fits in cap(t) (least usages are 0 after normalisation). With t'
+     * = t + 1 those are the segments ending at t + 1; with t' = t - 1, those starting at t
+     * (strictly, so that two equal rows do not drop each other). */
     for (int t = 0; t < T; t++) {
       keep[t] = sel[t];
       if (!sel[t]) continue;
-      if (t + 1 < T && ends[t + 1] == 0 && p->cap[t] >= p->cap[t + 1]) keep[t] = 0;
-      if (t > 0 && starts[t] == 0 && p->cap[t] > p->cap[t - 1]) keep[t] = 0;
+      if (t + 1 < T && sel[t + 1] && p->cap[t + 1] + down[t + 1] <= p->cap[t]) keep[t] = 0;
+      if (t > 0 && sel[t - 1] && p->cap[t - 1] + up[t] < p->cap[t]) keep[t] = 0;
     }
     memcpy(sel, keep, (size_t)T);
   }
 out:
   free(starts);
-  free(ends);
-  free(maxsum);
+  free(up);
+  free(down);
   free(keep);
   return rc;
 }

@@ -17,10 +17,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "search/sg_dual.h"
 #include "search/sg_heuristic.h"
 #include "search/sg_ilp.h"
 #include "search/sg_model.h"
 #include "search/sg_reduce.h"
+#include "search/sg_rows.h"
 
 #define DEFAULT_WORK_LIMIT ((int64_t)4000 * 1000 * 1000) /* heuristic work units */
 #define DEFAULT_ILP_MAX_NONZEROS ((int64_t)40 * 1000 * 1000)
@@ -91,6 +93,45 @@ static void on_ilp_plan(void *ctx, const int *plan, int64_t part_cost) {
   solver *s = ctx;
   (void)part_cost;
   sp_sg_heur_offer(s->h, plan);
+}
+
+/* The Lagrangian rounds hand each labelling to the heuristic. */
+typedef struct primal_ctx {
+  solver *s;
+  int64_t work;
+  double deadline;
+} primal_ctx;
+
+static int64_t lagrange_primal(void *ctx, const int *labels) {
+  primal_ctx *c = ctx;
+  return sp_sg_heur_from_plan(c->s->h, labels, c->work, c->deadline);
+}
+
+/* Lagrangian relaxation of the usage rows: prices steer the heuristic, and the relaxation
+ * gives a lower bound. */
+static int run_lagrange(solver *s, int64_t size, double end) {
+  sg_rows rows;
+  if (sp_sg_rows_build(s->p, NULL, false, &rows) != SP_OK) return SP_ENOMEM;
+  sg_dual *d = NULL;
+  if (sp_sg_dual_new(s->p, &rows, &d) != SP_OK) {
+    sp_sg_rows_free(&rows);
+    return SP_ENOMEM;
+  }
+  primal_ctx pc = {s, size * 50 + 10000, end};
+  double t0 = sp_sg_now();
+  double lb = sp_sg_dual_run(d, 60, 3, end, lagrange_primal, &pc);
+  s->res->stats.t_heuristic += sp_sg_now() - t0;
+  if (lb > -HUGE_VAL) {
+    int64_t b = (int64_t)ceil(lb) + s->p->offset;
+    if (b > s->bound) s->bound = b;
+  }
+  char note[128];
+  snprintf(note, sizeof note, "Lagrangian bound %.0f over %d usage rows", lb + (double)s->p->offset,
+           rows.n);
+  report(s, "lagrange", note);
+  sp_sg_dual_free(d);
+  sp_sg_rows_free(&rows);
+  return SP_OK;
 }
 
 /* ------------------------------------------------------------------ bounds */
@@ -321,6 +362,12 @@ int sp_sg_solve(const sp_sg *g, const sp_sg_opts *opts, sp_sg_result *res, sp_er
   for (int e = 0; e < s.p->m; e++)
     res->stats.red_pairs += (int64_t)s.p->k[s.p->ea[e]] * s.p->k[s.p->eb[e]];
   res->stats.t_reduce = sp_sg_now() - s.t_start;
+  {
+    int *all = calloc((size_t)s.p->n + 1, sizeof(int)); /* one component: everything */
+    if (!all) { rc = sp_err_set(err, SP_ENOMEM, "out of memory"); goto done; }
+    s.bound = (int64_t)ceil(trivial_bound(s.p, all, 0)) + s.p->offset;
+    free(all);
+  }
   /* Work budgets scale with the model: the first round of perturbation is short and
    * deterministic; the last one runs to the deadline when there is one. */
   int64_t size = res->stats.red_strategies + res->stats.red_pairs + 1;
@@ -358,6 +405,11 @@ int sp_sg_solve(const sp_sg *g, const sp_sg_opts *opts, sp_sg_result *res, sp_er
   }
   if (!opts->no_heuristic) {
     sp_sg_heur_descend(s.h, work_limit / 4, h_deadline);
+    double lg_end = s.deadline > 0 ? sp_sg_now() + (s.deadline - sp_sg_now()) * 0.3 : 0;
+    if (s.p->n > 0 && (rc = run_lagrange(&s, size, lg_end)) != SP_OK) {
+      sp_err_set(err, rc, "out of memory in the Lagrangian relaxation");
+      goto done;
+    }
     double ils_end = s.deadline > 0 ? sp_sg_now() + (s.deadline - sp_sg_now()) * 0.2 : 0;
     sp_sg_heur_improve(s.h, first_round, ils_end);
   }

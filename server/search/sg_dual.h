@@ -1,0 +1,45 @@
+/*
+ * sg_dual.h - Lagrangian relaxation of the usage rows with a message-passing inner solver
+ * (internal).
+ *
+ * With a price lambda_r >= 0 on each usage row, the problem without usage limits but with
+ * node costs raised by price * usage is a pairwise min-sum problem; its minimum minus
+ * sum_r lambda_r * cap_r is a lower bound on the constrained optimum. The inner problem is
+ * attacked with sequential tree-reweighted message passing (TRW-S, Kolmogorov 2006), which
+ * also yields a labelling; prices move by projected subgradient steps (Polyak's rule
+ * against the best known plan). Each labelling is handed to a "primal" callback (the
+ * heuristic repairs it to a valid plan and improves it), so the prices steer the search
+ * towards plans that spend memory where it buys most.
+ *
+ * Numbers are doubles: bounds are reported with a relative safety margin.
+ *
+ * Memory: malloc'd, owned by the state (sp_sg_dual_free). The problem and rows must outlive
+ * it.
+ */
+#ifndef SP_SEARCH_SG_DUAL_H
+#define SP_SEARCH_SG_DUAL_H
+
+#include <stdint.h>
+
+#include "search/sg_model.h"
+#include "search/sg_rows.h"
+
+typedef struct sg_dual sg_dual;
+
+/* Called with each labelling (model strategies, [p->n]); returns the cost of the best valid
+ * plan known so far (INT64_MAX if none). */
+typedef int64_t (*sg_dual_primal_fn)(void *ctx, const int *labels);
+
+int sp_sg_dual_new(const sg_prob *p, const sg_rows *rows, sg_dual **out);
+void sp_sg_dual_free(sg_dual *d);
+
+/* Runs `iters` rounds (price update, `passes` message passes, one primal call) or until
+ * `deadline` (sp_sg_now seconds; 0: none). Returns the best lower bound found (-inf if
+ * none; valid for the compact model without its offset). */
+double sp_sg_dual_run(sg_dual *d, int iters, int passes, double deadline,
+                      sg_dual_primal_fn primal, void *ctx);
+
+/* Work done so far (cost entries touched). */
+int64_t sp_sg_dual_work(const sg_dual *d);
+
+#endif /* SP_SEARCH_SG_DUAL_H */
