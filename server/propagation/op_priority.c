@@ -75,34 +75,51 @@ static void round_direction(const sp_op *op, const sp_rule *rule, sp_prop_direct
   for (int f = 0; f < n; f++) out[f] = (sp_prop_direction)(out[f] & outer[f]);
 }
 
-int sp_propagate_strategy(sp_module *m, const sp_propagate_options *o, sp_propagate_stats *stats,
-                          sp_err *err) {
-  if (!o->basic_then_aggressive) return sp_propagate_fixed_point(m, o, stats, err);
+int sp_propagate_strategy_run(sp_propagate_session *s, const sp_propagate_options *o,
+                              sp_propagate_stats *stats, sp_err *err) {
+  if (!o->basic_then_aggressive) return sp_propagate_session_run(s, o, stats, err);
   sp_propagate_options step = *o;
   step.strategy = SP_PROP_BASIC;
-  int rc = sp_propagate_fixed_point(m, &step, stats, err);
+  int rc = sp_propagate_session_run(s, &step, stats, err);
   if (rc) return rc;
   step.strategy = SP_PROP_AGGRESSIVE;
-  return sp_propagate_fixed_point(m, &step, stats, err);
+  return sp_propagate_session_run(s, &step, stats, err);
 }
 
-int sp_op_priority_propagate(sp_module *m, const sp_propagate_options *o,
-                             sp_propagate_stats *stats, sp_err *err) {
-  if (o->skip_op_priority) return sp_propagate_strategy(m, o, stats, err);
+int sp_op_priority_run(sp_propagate_session *s, sp_module *m, const sp_propagate_options *o,
+                       sp_propagate_stats *stats, sp_err *err) {
+  if (o->skip_op_priority) return sp_propagate_strategy_run(s, o, stats, err);
   sp_conflict_log *log = o->conflicts ? o->conflicts : m->conflicts;
-  int saved_round = log ? log->round : -1;
-  for (int round = 0; round < SP_OP_PRIORITY_ROUNDS; round++) {
+  int saved_round = log ? log->round : -1, rc = SP_OK;
+  for (int round = 0; round < SP_OP_PRIORITY_ROUNDS && rc == SP_OK; round++) {
     round_ctx ctx = {round, o->direction, o->direction_ctx};
     sp_propagate_options step = *o;
     step.direction = round_direction;
     step.direction_ctx = &ctx;
     if (log) log->round = round;
-    int rc = sp_propagate_strategy(m, &step, stats, err);
-    if (rc) {
-      if (log) log->round = saved_round;
-      return rc;
-    }
+    rc = sp_propagate_strategy_run(s, &step, stats, err);
   }
   if (log) log->round = saved_round;
-  return SP_OK;
+  return rc;
+}
+
+/* Module-level forms: a session (without the pass prologue) around the session forms. */
+int sp_propagate_strategy(sp_module *m, const sp_propagate_options *o, sp_propagate_stats *stats,
+                          sp_err *err) {
+  sp_propagate_session *s;
+  int rc = sp_propagate_session_new(m, false, &s, err);
+  if (rc) return rc;
+  rc = sp_propagate_strategy_run(s, o, stats, err);
+  sp_propagate_session_free(s, false, NULL);
+  return rc;
+}
+
+int sp_op_priority_propagate(sp_module *m, const sp_propagate_options *o,
+                             sp_propagate_stats *stats, sp_err *err) {
+  sp_propagate_session *s;
+  int rc = sp_propagate_session_new(m, false, &s, err);
+  if (rc) return rc;
+  rc = sp_op_priority_run(s, m, o, stats, err);
+  sp_propagate_session_free(s, false, NULL);
+  return rc;
 }

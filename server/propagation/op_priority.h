@@ -42,4 +42,11 @@ int sp_op_priority_propagate(sp_module *m, const sp_propagate_options *o,
 int sp_propagate_strategy(sp_module *m, const sp_propagate_options *o, sp_propagate_stats *stats,
                           sp_err *err);
 
+/* The same two within a pass's session (propagate.h), which keeps the numbering and rules
+ * between rounds; `m` is the session's module. */
+int sp_propagate_strategy_run(sp_propagate_session *s, const sp_propagate_options *o,
+                              sp_propagate_stats *stats, sp_err *err);
+int sp_op_priority_run(sp_propagate_session *s, sp_module *m, const sp_propagate_options *o,
+                       sp_propagate_stats *stats, sp_err *err);
+
 #endif /* SP_OP_PRIORITY_H */

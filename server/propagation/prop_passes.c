@@ -130,23 +130,14 @@ int sp_prop_pass_run(sp_module *m, sp_prop_pass_kind kind, const sp_propagate_op
                      sp_err *err) {
   sp_propagate_options o = *opts;
   if (!o.diag) o.diag = &warning_latches;
-  int rc;
-  switch (kind) {
-    case SP_PASS_USER_PRIORITY:
-      return sp_user_priority_propagate(m, &o, NULL, err);
-    case SP_PASS_OP_PRIORITY:
-      if ((rc = sp_propagate_prepare(m, &o, err))) return rc;
-      if ((rc = sp_op_priority_propagate(m, &o, NULL, err))) return rc;
-      break;
-    case SP_PASS_AGGRESSIVE:
-    case SP_PASS_BASIC:
-    default:
-      if ((rc = sp_propagate_prepare(m, &o, err))) return rc;
-      if ((rc = sp_propagate_strategy(m, &o, NULL, err))) return rc;
-      break;
-  }
-  sp_propagate_finish(m, &o);
-  return SP_OK;
+  if (kind == SP_PASS_USER_PRIORITY) return sp_user_priority_propagate(m, &o, NULL, err);
+  sp_propagate_session *s;
+  int rc = sp_propagate_session_new(m, true, &s, err);
+  if (rc) return rc;
+  rc = kind == SP_PASS_OP_PRIORITY ? sp_op_priority_run(s, m, &o, NULL, err)
+                                   : sp_propagate_strategy_run(s, &o, NULL, err);
+  sp_propagate_session_free(s, rc == SP_OK, &o);
+  return rc;
 }
 
 static int run_with_text(sp_module *m, sp_prop_pass_kind kind, const char *options,

@@ -84,8 +84,12 @@ typedef struct group {
   sp_value **members;         /* slots of the member values, first-seen order */
 } group;
 
-typedef struct driver {
+/* The driver is the session of one pass: numbering, rule cache, erased flags and indexes are
+ * built once and reused by every fixed point of the pass; `o`, `log`, `stats` and the stack are
+ * per fixed point. */
+struct sp_propagate_session {
   sp_module *m;
+  sp_op *main_fn;
   const sp_propagate_options *o;
   sp_conflict_log *log;
   sp_propagate_stats *stats;
@@ -94,6 +98,7 @@ typedef struct driver {
   sp_op **ops;                /* pre-order */
   ptrmap opmap;               /* op -> number */
   unsigned char *rule_state;  /* RULE_* per op */
+  unsigned char *pointwise;   /* per op with a rule: is_simple_rule() */
   sp_rule **rules;
   bool *pending;
   bool *erased;
@@ -111,7 +116,16 @@ typedef struct driver {
   group *groups;
   ptrmap groupmap;
   bool syncing_group;         /* while copying a sharding to a group's members */
-} driver;
+  int runs;                   /* fixed points completed */
+  /* Pass prologue (sessions created with `prepare`): */
+  bool prepare;
+  int prologue_status;
+  sp_err *err;
+  int ngroup_ops, capgroup_ops;
+  sp_op **group_ops;          /* sdy.sharding_group ops, pre-order */
+};
+
+typedef struct sp_propagate_session driver;
 
 /* ------------------------------------------------------------------ op structure helpers */
 
@@ -226,23 +240,63 @@ static bool results_unused(const sp_op *op) {
 
 typedef struct collect {
   driver *d;
-  int n;
+  int n, cap;
+  bool oom;
 } collect;
 
-static bool count_op(sp_op *op, void *ctx) {
-  collect *c = ctx;
-  if (op != c->d->m->op) c->n++;
-  if (op->kind == SP_OP_FUNC_CALL) c->d->has_calls = true;
+static bool static_or_opaque(const sp_type *t) {
+  if (!t) return true;
+  if (t->kind == SP_TYPE_TUPLE) return false;
+  return t->kind != SP_TYPE_TENSOR || sp_type_is_static_tensor(t);
+}
+
+/* The pass prologue's look at one op: Shardy's precondition that every op result is a ranked
+ * tensor of static shape (tokens and other non-tensor types are let through, tuples are not),
+ * and the sharding_group ops. */
+static bool prologue_op(driver *d, const sp_op *op) {
+  for (int r = 0; r < op->nresults; r++)
+    if (!static_or_opaque(op->results[r].type)) {
+      d->prologue_status = sp_err_set(d->err, SP_EINVAL,
+                                      "%s:%d:%d: Shardy propagation only supports ranked tensors "
+                                      "with a static shape (result %d of '%s')",
+                                      d->m->filename, op->loc.line, op->loc.col, r, op->name);
+      return false;
+    }
+  if (op->kind != SP_OP_SDY_SHARDING_GROUP || op->noperands != 1 || !op->operands[0].value)
+    return true;
+  if (d->ngroup_ops == d->capgroup_ops) {
+    int cap = d->capgroup_ops ? 2 * d->capgroup_ops : 16;
+    sp_op **v = realloc(d->group_ops, (size_t)cap * sizeof *v);
+    if (!v) {
+      d->prologue_status = sp_err_set(d->err, SP_ENOMEM, "out of memory syncing sharding groups");
+      return false;
+    }
+    d->group_ops = v;
+    d->capgroup_ops = cap;
+  }
+  d->group_ops[d->ngroup_ops++] = (sp_op *)op;
   return true;
 }
 
+/* Appends every op but the module, in pre-order, to d->ops (grown by doubling); with a
+ * prologue, checks it on the way (one walk over the module per pass). */
 static bool record_op(sp_op *op, void *ctx) {
   collect *c = ctx;
-  if (op == c->d->m->op) return true;
-  c->d->ops[c->n] = op;
-  ptrmap_put(&c->d->opmap, op, c->n);
-  c->n++;
-  return true;
+  driver *d = c->d;
+  if (op == d->m->op) return true;
+  if (c->n == c->cap) {
+    int cap = c->cap ? 2 * c->cap : 1024;
+    sp_op **v = realloc(d->ops, (size_t)cap * sizeof *v);
+    if (!v) {
+      c->oom = true;
+      return false;
+    }
+    d->ops = v;
+    c->cap = cap;
+  }
+  d->ops[c->n++] = op;
+  if (op->kind == SP_OP_FUNC_CALL) d->has_calls = true;
+  return !d->prepare || prologue_op(d, op);
 }
 
 static int index_calls(driver *d, sp_err *err) {
@@ -264,22 +318,24 @@ static int index_calls(driver *d, sp_err *err) {
   return SP_OK;
 }
 
+/* Numbers the module's ops (pre-order) and sizes the per-op arrays. */
 static int number_ops(driver *d, sp_err *err) {
-  collect c = {d, 0};
-  sp_op_walk(d->m->op, count_op, &c);
+  collect c = {d, 0, 0, false};
+  d->has_calls = false;
+  sp_op_walk(d->m->op, record_op, &c);
+  if (d->prologue_status) return d->prologue_status;
   d->nops = c.n;
   size_t n = (size_t)(d->nops ? d->nops : 1);
-  d->ops = malloc(n * sizeof *d->ops);
   d->rule_state = calloc(n, sizeof *d->rule_state);
+  d->pointwise = calloc(n, sizeof *d->pointwise);
   d->rules = calloc(n, sizeof *d->rules);
   d->pending = calloc(n, sizeof *d->pending);
   d->erased = calloc(n, sizeof *d->erased);
   d->stack = malloc(n * sizeof *d->stack);
-  if (ptrmap_init(&d->opmap, n) || !d->ops || !d->rule_state || !d->rules || !d->pending ||
-      !d->erased || !d->stack)
+  if (c.oom || ptrmap_init(&d->opmap, n) || !d->rule_state || !d->pointwise || !d->rules ||
+      !d->pending || !d->erased || !d->stack)
     return sp_err_set(err, SP_ENOMEM, "out of memory numbering %d ops", d->nops);
-  c.n = 0;
-  sp_op_walk(d->m->op, record_op, &c);
+  for (int i = 0; i < d->nops; i++) ptrmap_put(&d->opmap, d->ops[i], i);
   return d->has_calls ? index_calls(d, err) : SP_OK;
 }
 
@@ -473,39 +529,6 @@ static int op_error(const driver *d, const sp_op *op, int rc, sp_err *err) {
   return rc;
 }
 
-static bool static_or_opaque(const sp_type *t) {
-  if (!t) return true;
-  if (t->kind == SP_TYPE_TUPLE) return false;
-  return t->kind != SP_TYPE_TENSOR || sp_type_is_static_tensor(t);
-}
-
-typedef struct type_check {
-  const sp_module *m;
-  sp_err *err;
-  int status;
-} type_check;
-
-static bool check_op_types(sp_op *op, void *ctx) {
-  type_check *tc = ctx;
-  for (int r = 0; r < op->nresults; r++)
-    if (!static_or_opaque(op->results[r].type)) {
-      tc->status = sp_err_set(tc->err, SP_EINVAL,
-                              "%s:%d:%d: Shardy propagation only supports ranked tensors with a "
-                              "static shape (result %d of '%s')",
-                              tc->m->filename, op->loc.line, op->loc.col, r, op->name);
-      return false;
-    }
-  return true;
-}
-
-/* Shardy's precondition: every op result is a ranked tensor of static shape (tokens and
- * other non-tensor types are let through, tuples are not). */
-static int check_types(const sp_module *m, sp_err *err) {
-  type_check tc = {m, err, SP_OK};
-  sp_op_walk(m->op, check_op_types, &tc);
-  return tc.status;
-}
-
 static sp_op *main_func(const sp_module *m, sp_err *err) {
   sp_op *only = NULL;
   int nfuncs = 0;
@@ -527,7 +550,8 @@ static sp_op *main_func(const sp_module *m, sp_err *err) {
 static const sp_mesh *mesh_of(driver *d, const sp_sharding *s) {
   if (s->inline_mesh) return s->inline_mesh;
   if (!s->mesh_name) return NULL;
-  if (d->mesh_name && strcmp(d->mesh_name, s->mesh_name) == 0) return d->mesh;
+  if (d->mesh_name && (d->mesh_name == s->mesh_name || strcmp(d->mesh_name, s->mesh_name) == 0))
+    return d->mesh;
   const sp_mesh *mesh = sp_module_lookup_mesh(d->m, s->mesh_name);
   if (mesh) {
     d->mesh_name = s->mesh_name;
@@ -596,6 +620,49 @@ static void keep_warning(driver *d) {
   sp_module_warn(d->m, diag->warning_loc, "%s", diag->warning);
 }
 
+/* Whether every dim of every tensor of the op maps to exactly one factor: then a factor's cell
+ * in a tensor is simply the axes of the dim it maps to there, and converged() can tell from
+ * the shardings alone that propagation has nothing to do. */
+static bool is_simple_rule(const sp_rule *r, const sp_op *op) {
+  if (r->noperands + r->nresults != op->noperands + op->nresults) return false;
+  for (int t = 0; t < r->noperands + r->nresults; t++) {
+    const sp_rule_tensor *rt = t < r->noperands ? &r->operands[t] : &r->results[t - r->noperands];
+    for (int dim = 0; dim < rt->rank; dim++)
+      if (rt->dims[dim].nfactors != 1) return false;
+  }
+  return true;
+}
+
+static bool same_axes(const sp_dim_sharding *x, const sp_dim_sharding *y) {
+  if (x->naxes != y->naxes) return false;
+  for (int i = 0; i < x->naxes; i++) {
+    const sp_axis_ref *a = &x->axes[i], *b = &y->axes[i];
+    if (a->pre != b->pre || a->size != b->size) return false;
+    if (a->name != b->name && strcmp(a->name, b->name) != 0) return false;
+  }
+  return true;
+}
+
+/* For a simple rule (is_simple_rule): whether every factor's axes agree in all the tensors
+ * that have it (a tensor without a sharding holds none), so that no strategy can expand any
+ * cell. `seen` is scratch for rule->nfactors entries. */
+static bool converged(const sp_rule *r, sp_sharding *const *v, const sp_dim_sharding **seen) {
+  static const sp_dim_sharding none = {0, NULL, false, SP_NO_PRIORITY};
+  for (int f = 0; f < r->nfactors; f++) seen[f] = NULL;
+  for (int t = 0; t < r->noperands + r->nresults; t++) {
+    const sp_rule_tensor *rt = t < r->noperands ? &r->operands[t] : &r->results[t - r->noperands];
+    if (v[t] && v[t]->rank != rt->rank) return false;
+    for (int dim = 0; dim < rt->rank; dim++) {
+      const sp_dim_sharding *cur = v[t] ? &v[t]->dims[dim] : &none;
+      int f = rt->dims[dim].factors[0];
+      if (f < 0 || f >= r->nfactors) return false;
+      if (!seen[f]) seen[f] = cur;
+      else if (!same_axes(seen[f], cur)) return false;
+    }
+  }
+  return true;
+}
+
 /* The op's rule, from the registry on the first visit (then attached to the op). */
 static int rule_of(driver *d, int idx, sp_rule **out, sp_err *err) {
   *out = d->rules[idx];
@@ -613,6 +680,7 @@ static int rule_of(driver *d, int idx, sp_rule **out, sp_err *err) {
   }
   d->rules[idx] = *out = r;
   d->rule_state[idx] = r ? RULE_PRESENT : RULE_NONE;
+  d->pointwise[idx] = r && is_simple_rule(r, op);
   return SP_OK;
 }
 
@@ -622,6 +690,13 @@ static sp_prop_direction barrier_direction(const sp_op *op) {
   if (s && strcmp(s, "BACKWARD") == 0) return SP_DIR_BACKWARD;
   if (s && strcmp(s, "BOTH") == 0) return SP_DIR_BOTH;
   return SP_DIR_NONE;
+}
+
+/* Whether some factor may move: not blocked, and a direction other than NONE (NULL = BOTH). */
+static bool moves_any_factor(const sp_rule *rule, const sp_prop_direction *dirs) {
+  for (int f = 0; f < rule->nfactors; f++)
+    if (!rule->factors[f].blocked && (!dirs || dirs[f] != SP_DIR_NONE)) return true;
+  return false;
 }
 
 static sp_prop_direction *alloc_dirs(sp_arena *a, const sp_rule *rule) {
@@ -725,8 +800,12 @@ static int propagate_identity(driver *d, const identity_job *j, sp_err *err) {
   int rc = common_mesh(d, in, n, &mesh, &ref, err);
   if (rc) return op_error(d, j->op, rc, err);
   if (!mesh) return SP_OK;
+  const sp_dim_sharding **seen = sp_arena_alloc(s, (size_t)(rule->nfactors + 1) * sizeof *seen);
+  if (!seen) return sp_err_set(err, SP_ENOMEM, "out of memory");
+  if (converged(rule, in, seen)) return SP_OK;
   for (int f = 0; f < rule->nfactors; f++) dirs[f] = j->fixed_dir;
   if (j->use_callback && d->o->direction) d->o->direction(j->op, rule, dirs, d->o->direction_ctx);
+  if (!moves_any_factor(rule, dirs)) return SP_OK;
   sp_prop_options po = {d->o->strategy, false, false, dirs};
   if (d->log) {
     d->log->op = op_number(d, j->op);
@@ -880,6 +959,13 @@ static int visit_rule_op(driver *d, int idx, sp_err *err) {
   int rc;
   if ((rc = rule_of(d, idx, &rule, err))) return rc;
   if (!rule || rule->noperands != op->noperands || rule->nresults != op->nresults) return SP_OK;
+  /* Directions first: a visit along no factor at all changes nothing (op-priority rounds). */
+  sp_prop_direction *dirs = NULL;
+  if (o->direction) {
+    if (!(dirs = alloc_dirs(s, rule))) return sp_err_set(err, SP_ENOMEM, "out of memory");
+    o->direction(op, rule, dirs, o->direction_ctx);
+  }
+  if (!moves_any_factor(rule, dirs)) return SP_OK;
 
   int n = op->noperands + op->nresults;
   sp_value **slots = sp_arena_alloc(s, (size_t)(n ? n : 1) * sizeof *slots);
@@ -894,12 +980,12 @@ static int visit_rule_op(driver *d, int idx, sp_err *err) {
   const sp_sharding *ref;
   if ((rc = common_mesh(d, in, n, &mesh, &ref, err))) return op_error(d, op, rc, err);
   if (!mesh) return SP_OK;
-
-  sp_prop_direction *dirs = NULL;
-  if (o->direction) {
-    if (!(dirs = alloc_dirs(s, rule))) return sp_err_set(err, SP_ENOMEM, "out of memory");
-    o->direction(op, rule, dirs, o->direction_ctx);
+  if (d->pointwise[idx]) {
+    const sp_dim_sharding **seen = sp_arena_alloc(s, (size_t)(rule->nfactors + 1) * sizeof *seen);
+    if (!seen) return sp_err_set(err, SP_ENOMEM, "out of memory");
+    if (converged(rule, in, seen)) return SP_OK;
   }
+
   sp_prop_options po = {o->strategy, o->conservative, sp_rules_is_elementwise(op), dirs};
   if (d->log) {
     d->log->op = idx;
@@ -962,7 +1048,10 @@ static void erase_dead(driver *d, sp_op *op) {
 static int visit(driver *d, int idx, sp_err *err) {
   sp_op *op = d->ops[idx];
   d->stats->visits++;
-  if (!is_terminator(op) && op->nresults > 0 && is_pure(op) && results_unused(op)) {
+  /* Dead ops are all found in a session's first run (every op is popped, erasures cascade);
+   * propagation never makes an op dead, so later runs skip the check. */
+  if (d->runs == 0 && op->nresults > 0 && is_pure(op) && !is_terminator(op) &&
+      results_unused(op)) {
     erase_dead(d, op);
     return SP_OK;
   }
@@ -1018,6 +1107,7 @@ static void driver_free(driver *d) {
   free(d->ops);
   ptrmap_free(&d->opmap);
   free(d->rule_state);
+  free(d->pointwise);
   free(d->rules);
   free(d->pending);
   free(d->erased);
@@ -1027,6 +1117,7 @@ static void driver_free(driver *d) {
   if (d->groups) free(d->groups[0].members);
   free(d->groups);
   ptrmap_free(&d->groupmap);
+  free(d->group_ops);
   sp_arena_free(d->scratch);
 }
 
@@ -1039,62 +1130,116 @@ static int recycle_scratch(driver *d, sp_err *err) {
 
 static const sp_propagate_options default_options = {.strategy = SP_PROP_BASIC};
 
-int sp_propagate_fixed_point(sp_module *m, const sp_propagate_options *o,
+static int sync_groups(sp_module *m, sp_op **gops, int ngops, bool *inserted, sp_err *err);
+
+int sp_propagate_session_new(sp_module *m, bool prepare, sp_propagate_session **out,
+                             sp_err *err) {
+  *out = NULL;
+  driver *d = calloc(1, sizeof *d);
+  if (!d) return sp_err_set(err, SP_ENOMEM, "out of memory");
+  d->m = m;
+  d->prepare = prepare;
+  d->err = err;
+  int rc;
+  if (!(d->main_fn = main_func(m, err))) {
+    rc = SP_EINVAL;
+    goto fail;
+  }
+  if (!(d->scratch = sp_arena_new(0))) {
+    rc = sp_err_set(err, SP_ENOMEM, "out of memory");
+    goto fail;
+  }
+  if ((rc = number_ops(d, err))) goto fail;
+  if (prepare) {
+    bool inserted = false;
+    if ((rc = sync_groups(m, d->group_ops, d->ngroup_ops, &inserted, err))) goto fail;
+    if (inserted) { /* constraints were added: number again, without the prologue */
+      driver *again;
+      if ((rc = sp_propagate_session_new(m, false, &again, err))) goto fail;
+      sp_propagate_session_free(d, false, NULL);
+      d = again;
+    }
+  }
+  d->prepare = false;
+  d->err = NULL;
+  if ((rc = index_groups(d, err))) goto fail;
+  *out = d;
+  return SP_OK;
+fail:
+  driver_free(d);
+  free(d);
+  return rc;
+}
+
+/* Removes the non-custom rules of the session's ops (its numbering covers every op that can
+ * hold one; ops the worklist looked at already know whether they have one). */
+static void drop_session_rules(driver *d) {
+  for (int i = 0; i < d->nops; i++) {
+    sp_op *op = d->ops[i];
+    if (d->rule_state[i] == RULE_NONE) continue;
+    const sp_rule *r = d->rule_state[i] == RULE_PRESENT ? d->rules[i] : sp_op_rule(op);
+    if (r && !r->custom) sp_attrs_remove(&op->attrs, SP_ATTR_SHARDING_RULE);
+  }
+}
+
+void sp_propagate_session_free(sp_propagate_session *d, bool finish,
+                               const sp_propagate_options *o) {
+  if (!d) return;
+  if (finish && !(o && o->keep_sharding_rules)) drop_session_rules(d);
+  driver_free(d);
+  free(d);
+}
+
+int sp_propagate_session_run(sp_propagate_session *d, const sp_propagate_options *o,
                              sp_propagate_stats *stats, sp_err *err) {
   sp_propagate_stats local;
   if (!stats) {
     memset(&local, 0, sizeof local);
     stats = &local;
   }
-  driver d;
-  memset(&d, 0, sizeof d);
-  d.m = m;
-  d.o = o ? o : &default_options;
-  d.log = d.o->conflicts ? d.o->conflicts : m->conflicts;
-  d.stats = stats;
-  int rc;
-  sp_op *fn = main_func(m, err);
-  if (!fn) return SP_EINVAL;
-  if (!(d.scratch = sp_arena_new(0))) return sp_err_set(err, SP_ENOMEM, "out of memory");
-  if ((rc = number_ops(&d, err)) || (rc = index_groups(&d, err))) goto done;
-  if ((rc = sync_func_results(&d, fn, err))) goto done;
-
+  d->o = o ? o : &default_options;
+  d->log = d->o->conflicts ? d->o->conflicts : d->m->conflicts;
+  d->stats = stats;
+  d->nstack = 0;
+  int rc = sync_func_results(d, d->main_fn, err);
+  if (rc) return rc;
   /* Pre-order: the first op must be popped first. */
-  for (int i = d.nops - 1; i >= 0; i--) {
-    d.pending[i] = true;
-    d.stack[d.nstack++] = i;
+  for (int i = d->nops - 1; i >= 0; i--) {
+    if (d->erased[i]) continue;
+    d->pending[i] = true;
+    d->stack[d->nstack++] = i;
   }
-  while (d.nstack) {
-    int i = d.stack[--d.nstack];
-    d.pending[i] = false;
-    if (d.erased[i]) continue;
-    d.current = d.ops[i];
-    rc = visit(&d, i, err);
-    d.current = NULL;
-    if (rc || (rc = recycle_scratch(&d, err))) goto done;
+  while (d->nstack) {
+    int i = d->stack[--d->nstack];
+    d->pending[i] = false;
+    if (d->erased[i]) continue;
+    d->current = d->ops[i];
+    rc = visit(d, i, err);
+    d->current = NULL;
+    if (rc || (rc = recycle_scratch(d, err))) break;
   }
-  rc = sync_func_results(&d, fn, err);
-done:
-  driver_free(&d);
+  for (int i = 0; i < d->nstack; i++) d->pending[d->stack[i]] = false;
+  d->nstack = 0;
+  d->runs++;
+  return rc ? rc : sync_func_results(d, d->main_fn, err);
+}
+
+sp_op *const *sp_propagate_session_ops(const sp_propagate_session *d, int *n) {
+  *n = d->nops;
+  return d->ops;
+}
+
+int sp_propagate_fixed_point(sp_module *m, const sp_propagate_options *o,
+                             sp_propagate_stats *stats, sp_err *err) {
+  sp_propagate_session *d;
+  int rc = sp_propagate_session_new(m, false, &d, err);
+  if (rc) return rc;
+  rc = sp_propagate_session_run(d, o, stats, err);
+  sp_propagate_session_free(d, false, NULL);
   return rc;
 }
 
 /* ------------------------------------------------------------------ pass prologue: groups */
-
-typedef struct group_init {
-  sp_module *m;
-  int n;
-  sp_op **ops;       /* the sharding_group ops, pre-order */
-} group_init;
-
-static bool gather_group_ops(sp_op *op, void *ctx) {
-  group_init *gi = ctx;
-  if (op->kind == SP_OP_SDY_SHARDING_GROUP && op->noperands == 1 && op->operands[0].value) {
-    if (gi->ops) gi->ops[gi->n] = op;
-    gi->n++;
-  }
-  return true;
-}
 
 static int64_t group_id_of(const sp_op *op) {
   int64_t id = 0;
@@ -1124,7 +1269,7 @@ static sp_value *insert_open_constraint(sp_module *m, sp_value *v, const sp_shar
 }
 
 /* Syncs one group (its ops are gops[0..n-1]): see propagate.h. */
-static int sync_group(sp_module *m, sp_op **gops, int n, sp_err *err) {
+static int sync_group(sp_module *m, sp_op **gops, int n, bool *inserted, sp_err *err) {
   const sp_sharding *common = NULL;
   bool differ = false;
   for (int i = 0; i < n; i++) {
@@ -1142,6 +1287,7 @@ static int sync_group(sp_module *m, sp_op **gops, int n, sp_err *err) {
                  "The initial operand shardings on the sharding groups of groupID: %lld do not "
                  "match. Inserting an open sharding constraint to all constrained values.",
                  (long long)group_id_of(gops[0]));
+  *inserted = true;
   for (int i = 0; i < n; i++) {
     sp_value *c = insert_open_constraint(m, gops[i]->operands[0].value, common);
     if (!c) return sp_err_set(err, SP_ENOMEM, "out of memory inserting a sharding constraint");
@@ -1150,33 +1296,25 @@ static int sync_group(sp_module *m, sp_op **gops, int n, sp_err *err) {
   return SP_OK;
 }
 
-static int sync_groups(sp_module *m, sp_err *err) {
-  group_init gi = {m, 0, NULL};
-  sp_op_walk(m->op, gather_group_ops, &gi);
-  if (!gi.n) return SP_OK;
-  gi.ops = malloc((size_t)gi.n * sizeof *gi.ops);
-  sp_op **members = malloc((size_t)gi.n * sizeof *members);
-  bool *done = calloc((size_t)gi.n, sizeof *done);
+/* Syncs the groups of the sharding_group ops `gops` (pre-order), one group id at a time.
+ * *inserted tells whether constraints were added. */
+static int sync_groups(sp_module *m, sp_op **gops, int ngops, bool *inserted, sp_err *err) {
+  if (!ngops) return SP_OK;
+  sp_op **members = malloc((size_t)ngops * sizeof *members);
+  bool *done = calloc((size_t)ngops, sizeof *done);
   int rc = SP_OK;
-  if (!gi.ops || !members || !done) {
-    rc = sp_err_set(err, SP_ENOMEM, "out of memory syncing sharding groups");
-    goto out;
-  }
-  gi.n = 0;
-  sp_op_walk(m->op, gather_group_ops, &gi);
-  for (int i = 0; i < gi.n && rc == SP_OK; i++) {
+  if (!members || !done) rc = sp_err_set(err, SP_ENOMEM, "out of memory syncing sharding groups");
+  for (int i = 0; i < ngops && rc == SP_OK; i++) {
     if (done[i]) continue;
-    int64_t id = group_id_of(gi.ops[i]);
+    int64_t id = group_id_of(gops[i]);
     int n = 0;
-    for (int j = i; j < gi.n; j++)
-      if (!done[j] && group_id_of(gi.ops[j]) == id) {
+    for (int j = i; j < ngops; j++)
+      if (!done[j] && group_id_of(gops[j]) == id) {
         done[j] = true;
-        members[n++] = gi.ops[j];
+        members[n++] = gops[j];
       }
-    rc = sync_group(m, members, n, err);
+    rc = sync_group(m, members, n, inserted, err);
   }
-out:
-  free(gi.ops);
   free(members);
   free(done);
   return rc;
@@ -1184,8 +1322,10 @@ out:
 
 int sp_propagate_prepare(sp_module *m, const sp_propagate_options *o, sp_err *err) {
   (void)o;
-  int rc = check_types(m, err);
-  return rc ? rc : sync_groups(m, err);
+  sp_propagate_session *d;
+  int rc = sp_propagate_session_new(m, true, &d, err);
+  sp_propagate_session_free(d, false, NULL);
+  return rc;
 }
 
 void sp_propagate_finish(sp_module *m, const sp_propagate_options *o) {
@@ -1196,12 +1336,12 @@ int sp_propagate_module(sp_module *m, const sp_propagate_options *o, sp_propagat
                         sp_err *err) {
   if (!o) o = &default_options;
   if (stats) memset(stats, 0, sizeof *stats);
-  if (!main_func(m, err)) return SP_EINVAL;
-  int rc = sp_propagate_prepare(m, o, err);
+  sp_propagate_session *d;
+  int rc = sp_propagate_session_new(m, true, &d, err);
   if (rc) return rc;
-  if ((rc = sp_propagate_fixed_point(m, o, stats, err))) return rc;
-  sp_propagate_finish(m, o);
-  return SP_OK;
+  rc = sp_propagate_session_run(d, o, stats, err);
+  sp_propagate_session_free(d, rc == SP_OK, o);
+  return rc;
 }
 
 static bool drop_rule(sp_op *op, void *ctx) {

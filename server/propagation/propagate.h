@@ -111,6 +111,24 @@ void sp_propagate_finish(sp_module *m, const sp_propagate_options *o);
  * the one of the data-flow edge on the matching while result. */
 sp_sharding *sp_propagate_live_sharding(sp_value *v);
 
+/* A session is one pass's state shared by its fixed points: the op numbering (one walk over
+ * the module per pass), the rule cache, the dead-op flags, the call and sharding-group indexes.
+ * Ops must not be added or moved between its runs (propagation itself only erases dead ones).
+ * `prepare` runs sp_propagate_prepare's checks and group sync in the same walk. */
+typedef struct sp_propagate_session sp_propagate_session;
+
+int sp_propagate_session_new(sp_module *m, bool prepare, sp_propagate_session **out,
+                             sp_err *err);
+/* One fixed point (steps 1-3). `stats` (may be NULL) is added to. */
+int sp_propagate_session_run(sp_propagate_session *s, const sp_propagate_options *o,
+                             sp_propagate_stats *stats, sp_err *err);
+/* The session's ops in pre-order (erased ones included). */
+sp_op *const *sp_propagate_session_ops(const sp_propagate_session *s, int *n);
+/* Frees the session; with `finish`, first drops non-custom rules unless o->keep_sharding_rules
+ * (as sp_propagate_finish, without walking the module again). NULL is a no-op. */
+void sp_propagate_session_free(sp_propagate_session *s, bool finish,
+                               const sp_propagate_options *o);
+
 /* Removes every non-custom `sdy.sharding_rule` attribute of the module's ops. */
 void sp_propagate_drop_rules(sp_module *m);
 

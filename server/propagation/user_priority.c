@@ -53,8 +53,7 @@ static int record(prio_scan *ps, sp_sharding **where) {
   return SP_OK;
 }
 
-static bool scan_op(sp_op *op, void *ctx) {
-  prio_scan *ps = ctx;
+static bool scan_op(sp_op *op, prio_scan *ps) {
   if (op->kind == SP_OP_FUNC && op->func) {
     if (op->nregions && op->regions[0].nblocks) {
       sp_block *b = op->regions[0].blocks[0];
@@ -171,8 +170,11 @@ int sp_user_priority_propagate(sp_module *m, const sp_propagate_options *o,
   int *prios = NULL, nprios = 0, rc;
   sp_conflict_log *log = o->conflicts ? o->conflicts : m->conflicts;
   int saved = log ? log->user_priority : -1;
-  if ((rc = sp_propagate_prepare(m, o, err))) goto done;
-  sp_op_walk(m->op, scan_op, &ps);
+  sp_propagate_session *s = NULL;
+  if ((rc = sp_propagate_session_new(m, true, &s, err))) goto done;
+  int nops;
+  sp_op *const *ops = sp_propagate_session_ops(s, &nops);
+  for (int i = 0; i < nops && scan_op(ops[i], &ps); i++) {}
   if ((rc = ps.status)) goto done;
   for (int i = 0; i < ps.n; i++)
     if (hide_high_priorities(m->arena, &ps.v[i])) {
@@ -184,7 +186,7 @@ int sp_user_priority_propagate(sp_module *m, const sp_propagate_options *o,
     goto done;
   }
   if (log) log->user_priority = 0;
-  if ((rc = sp_op_priority_propagate(m, o, stats, err))) goto done;
+  if ((rc = sp_op_priority_run(s, m, o, stats, err))) goto done;
   for (int k = 0; k < nprios; k++) {
     for (int i = 0; i < ps.n; i++)
       if (restore_priority(m->arena, &ps.v[i], prios[k])) {
@@ -192,10 +194,10 @@ int sp_user_priority_propagate(sp_module *m, const sp_propagate_options *o,
         goto done;
       }
     if (log) log->user_priority = prios[k];
-    if ((rc = sp_op_priority_propagate(m, o, stats, err))) goto done;
+    if ((rc = sp_op_priority_run(s, m, o, stats, err))) goto done;
   }
-  sp_propagate_finish(m, o);
 done:
+  sp_propagate_session_free(s, rc == SP_OK, o);
   if (log) log->user_priority = saved;
   free(ps.v);
   free(prios);
