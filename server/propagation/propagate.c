@@ -1154,10 +1154,8 @@ int sp_propagate_session_new(sp_module *m, bool prepare, sp_propagate_session **
     bool inserted = false;
     if ((rc = sync_groups(m, d->group_ops, d->ngroup_ops, &inserted, err))) goto fail;
     if (inserted) { /* constraints were added: number again, without the prologue */
-      driver *again;
-      if ((rc = sp_propagate_session_new(m, false, &again, err))) goto fail;
       sp_propagate_session_free(d, false, NULL);
-      d = again;
+      return sp_propagate_session_new(m, false, out, err);
     }
   }
   d->prepare = false;
