@@ -506,7 +506,7 @@ START_TEST(conflict_record_lists_what_each_tensor_wanted_and_how_it_was_resolved
   cJSON *j = sp_conflict_log_to_json(&LOG);
   char *text = cJSON_PrintUnformatted(j);
   ck_assert_str_eq(text,
-                   "{\"conflicts\":[{\"op\":7,\"op_name\":\"stablehlo.dot_general\",\"round\":4,"
+                   "{\"conflicts\":[{\"op\":7,\"op_name\":\"stablehlo.dot_general\",\"line\":0,\"col\":0,\"round\":4,"
                    "\"user_priority\":-1,\"factor\":\"i\",\"factor_index\":0,\"factor_size\":8,"
                    "\"level\":\"aggressive\",\"conservative\":false,\"causes\":[\"axis_in_use\"],"
                    "\"resolution\":\"nothing_moved\",\"source\":\"operand 0\",\"chosen\":[\"a\"],"
