@@ -28,7 +28,12 @@ struct sg_dual {
   int n, maxk;
   int64_t *uoff;      /* [n + 1] offsets of node arrays */
   double *unary;      /* priced node costs */
-  double *msg;        /* messages: mA at aoff[e], mB at boff[e] */
+  double *msg;        /* TRW-S messages: mA at aoff[e], mB at boff[e] */
+  double *msg2;       /* MPLP messages (same layout), for the bound */
+  double *best_msg2;  /* MPLP messages and prices of the best bound */
+  double *best_lambda;
+  int64_t nmsg;
+  double best_bound;
   int64_t *aoff, *boff;
   double *gamma;      /* TRW-S node weights */
   double *lambda;     /* [rows] prices */
@@ -40,8 +45,8 @@ struct sg_dual {
   int64_t work;
 };
 
-static double *msg_to(sg_dual *d, int e, int i) {
-  return d->msg + (d->p->ea[e] == i ? d->aoff[e] : d->boff[e]);
+static double *msg_to(sg_dual *d, double *msg, int e, int i) {
+  return msg + (d->p->ea[e] == i ? d->aoff[e] : d->boff[e]);
 }
 
 int sp_sg_dual_new(const sg_prob *p, const sg_rows *rows, sg_dual **out) {
@@ -79,11 +84,18 @@ int sp_sg_dual_new(const sg_prob *p, const sg_rows *rows, sg_dual **out) {
     mo += p->k[p->eb[e]];
   }
   d->unary = malloc(sizeof(double) * ((size_t)d->uoff[p->n] + 1));
+  d->nmsg = mo;
   d->msg = calloc((size_t)mo + 1, sizeof(double));
+  d->msg2 = calloc((size_t)mo + 1, sizeof(double));
+  d->best_msg2 = calloc((size_t)mo + 1, sizeof(double));
+  d->best_lambda = calloc(nr, sizeof(double));
+  d->best_bound = -HUGE_VAL;
   d->th = malloc(sizeof(double) * (size_t)d->maxk);
   d->mtmp = malloc(sizeof(double) * (size_t)d->maxk);
   d->mtmp2 = malloc(sizeof(double) * (size_t)d->maxk);
-  if (!d->unary || !d->msg || !d->th || !d->mtmp || !d->mtmp2) goto oom;
+  if (!d->unary || !d->msg || !d->msg2 || !d->best_msg2 || !d->best_lambda || !d->th ||
+      !d->mtmp || !d->mtmp2)
+    goto oom;
   for (int i = 0; i < p->n; i++) {
     int lo = 0, hi = 0;
     for (int a = p->adj_off[i]; a < p->adj_off[i + 1]; a++) {
@@ -120,7 +132,8 @@ void sp_sg_dual_free(sg_dual *d) {
   if (!d) return;
   free(d->uoff); free(d->aoff); free(d->boff); free(d->gamma); free(d->lambda);
   free(d->prefix); free(d->rlo); free(d->rhi); free(d->labels); free(d->best_labels);
-  free(d->load); free(d->unary); free(d->msg); free(d->th); free(d->mtmp); free(d->mtmp2);
+  free(d->load); free(d->unary); free(d->msg); free(d->msg2); free(d->best_msg2);
+  free(d->best_lambda); free(d->th); free(d->mtmp); free(d->mtmp2);
   free(d);
 }
 
@@ -149,12 +162,12 @@ static const int64_t *cost_row(const sg_prob *p, int e, int i, int x) {
 }
 
 /* th = unary of i plus every message into it. */
-static void node_belief(sg_dual *d, int i, double *th) {
+static void node_belief(sg_dual *d, double *msg, int i, double *th) {
   const sg_prob *p = d->p;
   const double *u = d->unary + d->uoff[i];
   for (int k = 0; k < p->k[i]; k++) th[k] = u[k];
   for (int a = p->adj_off[i]; a < p->adj_off[i + 1]; a++) {
-    const double *m = msg_to(d, p->adj_e[a], i);
+    const double *m = msg_to(d, msg, p->adj_e[a], i);
     for (int k = 0; k < p->k[i]; k++) th[k] += m[k];
   }
 }
@@ -165,7 +178,7 @@ static void trws_pass(sg_dual *d, bool forward) {
   for (int step = 0; step < p->n; step++) {
     int i = forward ? step : p->n - 1 - step, ki = p->k[i];
     double *th = d->th;
-    node_belief(d, i, th);
+    node_belief(d, d->msg, i, th);
     if (forward) { /* decode: earlier neighbours fixed, later ones through messages */
       double *lab = d->mtmp2;
       const double *u = d->unary + d->uoff[i];
@@ -176,7 +189,7 @@ static void trws_pass(sg_dual *d, bool forward) {
           const int64_t *row = cost_row(p, e, o, d->labels[o]);
           for (int k = 0; k < ki; k++) lab[k] += (double)row[k];
         } else {
-          const double *m = msg_to(d, e, i);
+          const double *m = msg_to(d, d->msg, e, i);
           for (int k = 0; k < ki; k++) lab[k] += m[k];
         }
       }
@@ -189,8 +202,8 @@ static void trws_pass(sg_dual *d, bool forward) {
       int e = p->adj_e[a], o = p->adj_o[a];
       if (forward ? o < i : o > i) continue;
       int ko = p->k[o];
-      const double *back = msg_to(d, e, i);
-      double *out = msg_to(d, e, o);
+      const double *back = msg_to(d, d->msg, e, i);
+      double *out = msg_to(d, d->msg, e, o);
       for (int y = 0; y < ko; y++) out[y] = BIG;
       for (int x = 0; x < ki; x++) {
         double base = g * th[x] - back[x];
@@ -216,9 +229,9 @@ static void mplp_sweep(sg_dual *d) {
   if (!Ma) return;
   for (int e = 0; e < p->m; e++) {
     int a = p->ea[e], b = p->eb[e], ka = p->k[a], kb = p->k[b];
-    double *ma = d->msg + d->aoff[e], *mb = d->msg + d->boff[e];
-    node_belief(d, a, A);
-    node_belief(d, b, B);
+    double *ma = d->msg2 + d->aoff[e], *mb = d->msg2 + d->boff[e];
+    node_belief(d, d->msg2, a, A);
+    node_belief(d, d->msg2, b, B);
     for (int x = 0; x < ka; x++) A[x] -= ma[x];
     for (int y = 0; y < kb; y++) B[y] -= mb[y];
     for (int x = 0; x < ka; x++) Mb[x] = BIG;
@@ -238,19 +251,19 @@ static void mplp_sweep(sg_dual *d) {
   free(Ma);
 }
 
-/* The bound of the current messages for the priced problem (without -sum lambda cap). */
+/* The bound of the MPLP messages for the priced problem (without -sum lambda cap). */
 static double messages_bound(sg_dual *d) {
   const sg_prob *p = d->p;
   double lb = 0;
   for (int i = 0; i < p->n; i++) {
-    node_belief(d, i, d->th);
+    node_belief(d, d->msg2, i, d->th);
     double mn = d->th[0];
     for (int k = 1; k < p->k[i]; k++) if (d->th[k] < mn) mn = d->th[k];
     lb += mn;
   }
   for (int e = 0; e < p->m; e++) {
     int ka = p->k[p->ea[e]], kb = p->k[p->eb[e]];
-    const double *ma = d->msg + d->aoff[e], *mb = d->msg + d->boff[e];
+    const double *ma = d->msg2 + d->aoff[e], *mb = d->msg2 + d->boff[e];
     double mn = BIG;
     for (int x = 0; x < ka; x++) {
       const int64_t *row = p->c[e] + (int64_t)x * kb;
@@ -303,12 +316,17 @@ double sp_sg_dual_run(sg_dual *d, int iters, int passes, double deadline,
       trws_pass(d, false);
     }
     int64_t ub = primal ? primal(ctx, d->labels) : INT64_MAX;
-    mplp_sweep(d);
+    for (int q = 0; q < passes; q++) mplp_sweep(d);
     double lcap = 0;
     for (int r = 0; r < nr; r++) lcap += d->lambda[r] * (double)d->rows->cap[r];
     double lb = messages_bound(d) - lcap;
     lb -= 1e-9 * fabs(lb) + 1e-6; /* rounding of double sums */
     if (lb > best) best = lb;
+    if (lb > d->best_bound) { /* remember this dual for pruning */
+      d->best_bound = lb;
+      memcpy(d->best_msg2, d->msg2, sizeof(double) * (size_t)d->nmsg);
+      memcpy(d->best_lambda, d->lambda, sizeof(double) * (size_t)nr);
+    }
     if (nr == 0) break; /* no prices to move: one round is the whole story */
     /* Subgradient of the priced problem at the decoded labelling. */
     row_loads(d, d->labels, g);
@@ -335,4 +353,66 @@ double sp_sg_dual_run(sg_dual *d, int iters, int passes, double deadline,
   }
   free(g);
   return best;
+}
+
+int sp_sg_dual_excess(sg_dual *d, sg_excess *ex) {
+  const sg_prob *p = d->p;
+  memset(ex, 0, sizeof *ex);
+  if (d->best_bound == -HUGE_VAL) return SP_ENOTFOUND;
+  ex->noff = malloc(sizeof(int64_t) * ((size_t)p->n + 1));
+  ex->poff = malloc(sizeof(int64_t) * ((size_t)p->m + 1));
+  if (!ex->noff || !ex->poff) goto oom;
+  ex->noff[0] = 0;
+  for (int i = 0; i < p->n; i++) ex->noff[i + 1] = ex->noff[i] + p->k[i];
+  ex->poff[0] = 0;
+  for (int e = 0; e < p->m; e++)
+    ex->poff[e + 1] = ex->poff[e] + (int64_t)p->k[p->ea[e]] * p->k[p->eb[e]];
+  ex->node = malloc(sizeof(double) * ((size_t)ex->noff[p->n] + 1));
+  ex->pair = malloc(sizeof(double) * ((size_t)ex->poff[p->m] + 1));
+  ex->nshare = calloc((size_t)p->n + 1, sizeof(double));
+  ex->eshare = calloc((size_t)p->m + 1, sizeof(double));
+  if (!ex->node || !ex->pair || !ex->nshare || !ex->eshare) goto oom;
+  /* Restore the best dual (prices and messages), then read the excesses. */
+  memcpy(d->lambda, d->best_lambda, sizeof(double) * (size_t)d->rows->n);
+  memcpy(d->msg2, d->best_msg2, sizeof(double) * (size_t)d->nmsg);
+  price_unaries(d);
+  for (int i = 0; i < p->n; i++) {
+    double *x = ex->node + ex->noff[i];
+    node_belief(d, d->msg2, i, x);
+    double mn = x[0];
+    for (int k = 1; k < p->k[i]; k++) if (x[k] < mn) mn = x[k];
+    for (int k = 0; k < p->k[i]; k++) x[k] -= mn;
+    ex->nshare[i] += mn;
+  }
+  for (int r = 0; r < d->rows->n; r++)
+    if (d->rows->off[r + 1] > d->rows->off[r])
+      ex->nshare[p->seg_node[d->rows->seg[d->rows->off[r]]]] -=
+          d->lambda[r] * (double)d->rows->cap[r];
+  for (int e = 0; e < p->m; e++) {
+    int ka = p->k[p->ea[e]], kb = p->k[p->eb[e]];
+    const double *ma = d->msg2 + d->aoff[e], *mb = d->msg2 + d->boff[e];
+    double *x = ex->pair + ex->poff[e], mn = BIG;
+    for (int a = 0; a < ka; a++)
+      for (int b = 0; b < kb; b++) {
+        x[(int64_t)a * kb + b] = (double)p->c[e][(int64_t)a * kb + b] - ma[a] - mb[b];
+        if (x[(int64_t)a * kb + b] < mn) mn = x[(int64_t)a * kb + b];
+      }
+    for (int64_t v = 0; v < (int64_t)ka * kb; v++) x[v] -= mn;
+    ex->eshare[e] = mn;
+  }
+  ex->bound = d->best_bound;
+  return SP_OK;
+oom:
+  sp_sg_excess_free(ex);
+  return SP_ENOMEM;
+}
+
+void sp_sg_excess_free(sg_excess *ex) {
+  free(ex->noff);
+  free(ex->poff);
+  free(ex->node);
+  free(ex->pair);
+  free(ex->nshare);
+  free(ex->eshare);
+  memset(ex, 0, sizeof *ex);
 }

@@ -39,6 +39,25 @@ void sp_sg_dual_free(sg_dual *d);
 double sp_sg_dual_run(sg_dual *d, int iters, int passes, double deadline,
                       sg_dual_primal_fn primal, void *ctx);
 
+/* Reduced costs of the best dual found: a plan using strategy k of node i costs at least
+ * bound + node[noff[i] + k], one using pair v of edge e at least bound + pair[poff[e] + v]
+ * (in both cases for plans within the usage limit). Within one component, the same holds
+ * with the component's share of the bound. */
+typedef struct sg_excess {
+  double bound;
+  int64_t *noff, *poff;  /* [n + 1], [m + 1] */
+  double *node, *pair;
+  /* The bound split by node and edge (each row's price term charged to the node of its
+   * first segment): the bound of a set of components is the sum over its nodes and
+   * edges. */
+  double *nshare, *eshare; /* [n], [m] */
+} sg_excess;
+
+/* Fills `ex` (malloc'd; sp_sg_excess_free) from the best dual of the runs so far; returns
+ * SP_ENOTFOUND when there is none. */
+int sp_sg_dual_excess(sg_dual *d, sg_excess *ex);
+void sp_sg_excess_free(sg_excess *ex);
+
 /* Work done so far (cost entries touched). */
 int64_t sp_sg_dual_work(const sg_dual *d);
 

@@ -30,6 +30,8 @@ struct sg_ilp {
   int *edges;          /* [ne] compact edges of this part */
   int **ycol;          /* [p->m] pair columns (NULL if the edge is not in the part) */
   int64_t slack;        /* variables dearer than their cheapest sibling by more are left out */
+  const sg_excess *ex;  /* reduced costs (or NULL) and the room they must fit in */
+  double room;
   sg_ilp_size size;
 };
 
@@ -68,33 +70,39 @@ static void trip_free(triplets *t) {
 
 /* ------------------------------------------------------------------ usage rows */
 
-/* Adds the usage rows (see sg_rows.h); returns their count in *nrows. */
-static int add_usage_rows(sg_ilp *q, bool plain, triplets *tr, int *nrows) {
+/* The usage rows of the part (see sg_rows.h). */
+static int part_rows(const sg_ilp *q, bool plain, sg_rows *rows) {
   const sg_prob *p = q->p;
-  *nrows = 0;
   uint8_t *in = calloc((size_t)p->n + 1, 1);
   if (!in) return SP_ENOMEM;
   for (int a = 0; a < q->nn; a++) in[q->nodes[a]] = 1;
-  sg_rows rows;
-  int rc = sp_sg_rows_build(p, in, plain, &rows);
+  int rc = sp_sg_rows_build(p, in, plain, rows);
   free(in);
-  if (rc != SP_OK) return rc;
-  for (int r = 0; r < rows.n; r++) {
+  return rc;
+}
+
+static int64_t rows_nonzeros(const sg_prob *p, const sg_rows *rows) {
+  int64_t nz = 0;
+  for (int a = 0; a < rows->off[rows->n]; a++) nz += p->k[p->seg_node[rows->seg[a]]];
+  return nz;
+}
+
+/* Adds the usage rows. */
+static void add_usage_rows(sg_ilp *q, const sg_rows *rows, triplets *tr) {
+  const sg_prob *p = q->p;
+  for (int r = 0; r < rows->n; r++) {
     int row = glp_add_rows(q->lp, 1);
     char name[48];
-    snprintf(name, sizeof name, "mem_t%d", rows.t[r]);
+    snprintf(name, sizeof name, "mem_t%d", rows->t[r]);
     glp_set_row_name(q->lp, row, name);
-    glp_set_row_bnds(q->lp, row, GLP_UP, 0.0, (double)rows.cap[r]);
-    for (int a = rows.off[r]; a < rows.off[r + 1]; a++) {
-      int g = rows.seg[a], i = p->seg_node[g];
+    glp_set_row_bnds(q->lp, row, GLP_UP, 0.0, (double)rows->cap[r]);
+    for (int a = rows->off[r]; a < rows->off[r + 1]; a++) {
+      int g = rows->seg[a], i = p->seg_node[g];
       for (int k = 0; k < p->k[i]; k++)
         if (p->seg[g].use[k] && q->xcol[i][k])
           trip_add(tr, row, q->xcol[i][k], (double)p->seg[g].use[k]);
     }
   }
-  *nrows = rows.n;
-  sp_sg_rows_free(&rows);
-  return SP_OK;
 }
 
 /* ------------------------------------------------------------------ building */
@@ -148,7 +156,11 @@ static int number_columns(sg_ilp *q) {
   for (int a = 0; a < q->nn; a++) {
     int i = q->nodes[a];
     int64_t mn = node_min(p, i);
-    for (int k = 0; k < p->k[i]; k++) q->xcol[i][k] = p->cost[i][k] - mn <= q->slack ? -1 : 0;
+    for (int k = 0; k < p->k[i]; k++) {
+      bool ok = p->cost[i][k] - mn <= q->slack;
+      if (q->ex && q->ex->node[q->ex->noff[i] + k] > q->room) ok = false;
+      q->xcol[i][k] = ok ? -1 : 0;
+    }
   }
   for (int b = 0; b < q->ne; b++) {
     int e = q->edges[b], kj = p->k[p->eb[e]];
@@ -156,8 +168,9 @@ static int number_columns(sg_ilp *q) {
     const int *xa = q->xcol[p->ea[e]], *xb = q->xcol[p->eb[e]];
     for (int64_t v = 0; v < n; v++) {
       int64_t c = p->c[e][v];
-      q->ycol[e][v] = c < SP_SG_FORBIDDEN && c - mn <= q->slack && xa[v / kj] && xb[v % kj]
-                          ? -1 : 0;
+      bool ok = c < SP_SG_FORBIDDEN && c - mn <= q->slack && xa[v / kj] && xb[v % kj];
+      if (ok && q->ex && q->ex->pair[q->ex->poff[e] + v] > q->room) ok = false;
+      q->ycol[e][v] = ok ? -1 : 0;
     }
   }
   int col = 1;
@@ -216,10 +229,13 @@ static void name_columns(sg_ilp *q) {
 }
 
 int sp_sg_ilp_build(const sg_prob *p, const int *nodes, int nn, bool plain,
-                    int64_t max_nonzeros, int64_t ub, sg_ilp **out, sp_err *err) {
+                    int64_t max_nonzeros, int64_t ub, const sg_excess *ex, sg_ilp **out,
+                    sp_err *err) {
   *out = NULL;
   sg_ilp *q = calloc(1, sizeof *q);
   triplets tr = {0};
+  sg_rows rows;
+  bool have_rows = false;
   int rc = SP_OK;
   if (!q) return sp_err_set(err, SP_ENOMEM, "out of memory building the ILP");
   q->p = p;
@@ -237,7 +253,9 @@ int sp_sg_ilp_build(const sg_prob *p, const int *nodes, int nn, bool plain,
   }
   for (int e = 0; e < p->m; e++)
     if (q->xcol[p->ea[e]] && q->xcol[p->eb[e]]) q->edges[q->ne++] = e;
-  if (max_nonzeros > 0 && estimate_nonzeros(p, q) > max_nonzeros) {
+  if ((rc = part_rows(q, plain, &rows)) != SP_OK) goto oom;
+  have_rows = true;
+  if (max_nonzeros > 0 && estimate_nonzeros(p, q) + rows_nonzeros(p, &rows) > max_nonzeros) {
     rc = sp_err_set(err, SP_ELIMIT, "the ILP would have more than %lld nonzeros",
                     (long long)max_nonzeros);
     goto fail;
@@ -248,6 +266,15 @@ int sp_sg_ilp_build(const sg_prob *p, const int *nodes, int nn, bool plain,
     if (!q->ycol[e]) goto oom;
   }
   q->slack = compute_slack(q, ub);
+  if (ex && ub != INT64_MAX) {
+    /* This part's share of the dual bound: plans of it cheaper than ub use no variable
+     * whose excess is above ub - share (a hair more, for rounding). */
+    double share = 0;
+    for (int a = 0; a < q->nn; a++) share += ex->nshare[q->nodes[a]];
+    for (int b = 0; b < q->ne; b++) share += ex->eshare[q->edges[b]];
+    q->ex = ex;
+    q->room = (double)ub - share + 1e-7 * fabs((double)ub) + 1e-6;
+  }
   q->lp = glp_create_prob();
   glp_set_obj_dir(q->lp, GLP_MIN);
   int ncols = number_columns(q);
@@ -299,8 +326,8 @@ int sp_sg_ilp_build(const sg_prob *p, const int *nodes, int nn, bool plain,
       }
   }
   free(rowbuf);
-  int nmem = 0;
-  if ((rc = add_usage_rows(q, plain, &tr, &nmem)) != SP_OK) goto oom;
+  add_usage_rows(q, &rows, &tr);
+  int nmem = rows.n;
   if (tr.oom) goto oom;
   if (tr.n > INT32_MAX - 1) {
     rc = sp_err_set(err, SP_ELIMIT, "the ILP has more than 2^31 nonzeros");
@@ -309,12 +336,14 @@ int sp_sg_ilp_build(const sg_prob *p, const int *nodes, int nn, bool plain,
   glp_load_matrix(q->lp, (int)tr.n, tr.ia, tr.ja, tr.ar);
   q->size = (sg_ilp_size){glp_get_num_cols(q->lp), glp_get_num_rows(q->lp), nmem, tr.n};
   trip_free(&tr);
+  sp_sg_rows_free(&rows);
   *out = q;
   return SP_OK;
 oom:
   rc = sp_err_set(err, SP_ENOMEM, "out of memory building the ILP");
 fail:
   trip_free(&tr);
+  if (have_rows) sp_sg_rows_free(&rows);
   sp_sg_ilp_free(q);
   return rc;
 }

@@ -24,6 +24,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "search/sg_dual.h"
 #include "search/sg_model.h"
 
 typedef struct sg_ilp sg_ilp;
@@ -34,10 +35,12 @@ typedef struct sg_ilp_size {
 
 /* Builds the program for the nodes `nodes[0..nn)` of `p` (all when nodes is NULL) and the
  * edges between them. With `ub` the cost of a known plan of these nodes (INT64_MAX: none),
- * variables that cannot be part of a cheaper plan are left out. Returns SP_ELIMIT (nothing
+ * variables that cannot be part of a plan as cheap are left out: by the trivial bound, and
+ * by the reduced costs `ex` of a Lagrangian dual when given. Returns SP_ELIMIT (nothing
  * built) when it would have more than `max_nonzeros` constraint entries (0: no limit). */
 int sp_sg_ilp_build(const sg_prob *p, const int *nodes, int nn, bool plain,
-                    int64_t max_nonzeros, int64_t ub, sg_ilp **out, sp_err *err);
+                    int64_t max_nonzeros, int64_t ub, const sg_excess *ex, sg_ilp **out,
+                    sp_err *err);
 void sp_sg_ilp_free(sg_ilp *q);
 sg_ilp_size sp_sg_ilp_size(const sg_ilp *q);
 

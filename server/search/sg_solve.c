@@ -60,6 +60,8 @@ typedef struct solver {
   sg_heur *h;
   int64_t best_reported;
   int64_t bound;         /* best proven lower bound (input cost units), INT64_MIN if none */
+  sg_excess excess;      /* reduced costs from the Lagrangian dual */
+  bool have_excess;
 } solver;
 
 static bool out_of_time(const solver *s) {
@@ -129,6 +131,7 @@ static int run_lagrange(solver *s, int64_t size, double end) {
   snprintf(note, sizeof note, "Lagrangian bound %.0f over %d usage rows", lb + (double)s->p->offset,
            rows.n);
   report(s, "lagrange", note);
+  s->have_excess = sp_sg_dual_excess(d, &s->excess) == SP_OK;
   sp_sg_dual_free(d);
   sp_sg_rows_free(&rows);
   return SP_OK;
@@ -207,7 +210,8 @@ static int run_ilp(solver *s, double share_end, bool *proved, bool *infeasible, 
     int64_t ub = start ? part_cost(p, comp, c, start) : INT64_MAX;
     sg_ilp *q = NULL;
     sp_err e2;
-    int brc = sp_sg_ilp_build(p, nodes, nn, s->o->no_reduce, max_nz, ub, &q, &e2);
+    int brc = sp_sg_ilp_build(p, nodes, nn, s->o->no_reduce, max_nz, ub,
+                              s->have_excess ? &s->excess : NULL, &q, &e2);
     if (brc == SP_ELIMIT) { all_proved = false; continue; }
     if (brc != SP_OK) { rc = sp_err_set(err, brc, "%s", e2.msg); break; }
     sg_ilp_size sz = sp_sg_ilp_size(q);
@@ -436,6 +440,7 @@ done:
   res->stats.seconds = sp_sg_now() - s.t_start;
   sp_sg_heur_free(s.h);
   sp_sg_model_free(s.m);
+  if (s.have_excess) sp_sg_excess_free(&s.excess);
   if (rc != SP_OK) sp_sg_result_free(res);
   return rc;
 }
@@ -452,7 +457,8 @@ int sp_sg_write_lp(const sp_sg *g, bool reduced, const char *path, sp_err *err) 
     goto done;
   }
   if ((rc = sp_sg_prob_build(m, &p, err)) != SP_OK) goto done;
-  if ((rc = sp_sg_ilp_build(p, NULL, 0, !reduced, 0, INT64_MAX, &q, err)) != SP_OK) goto done;
+  if ((rc = sp_sg_ilp_build(p, NULL, 0, !reduced, 0, INT64_MAX, NULL, &q, err)) != SP_OK)
+    goto done;
   rc = sp_sg_ilp_write_lp(q, p->offset, path, err);
 done:
   sp_sg_ilp_free(q);
