@@ -170,7 +170,7 @@ START_TEST(caller_direction_is_intersected_with_every_round) {
 }
 END_TEST
 
-START_TEST(rounds_sum_their_statistics) {
+START_TEST(rounds_sum_their_statistics_and_later_rounds_skip_settled_ops) {
   parse(element_wise_over_dot);
   sp_propagate_options o = {.strategy = SP_PROP_AGGRESSIVE};
   sp_propagate_stats one, all;
@@ -182,9 +182,13 @@ START_TEST(rounds_sum_their_statistics) {
   M = NULL;
   parse(element_wise_over_dot);
   ck_assert_int_eq(sp_op_priority_propagate(M, &o, &all, &err), SP_OK);
-  /* Five rounds each pop every op at least once. */
-  ck_assert_int_ge(all.visits, 5 * sp_module_num_ops(M));
+  /* The first round pops every op; the later ones start from the ops that may still move
+   * (no rule, no sharding or equal axes everywhere leave an op settled until a neighbour
+   * changes), so five rounds cost less than five full sweeps. */
+  ck_assert_int_ge(one.visits, sp_module_num_ops(M));
   ck_assert_int_gt(all.visits, one.visits);
+  ck_assert_int_lt(all.visits, 5 * sp_module_num_ops(M));
+  ck_assert_int_gt(all.updates, 0);
 }
 END_TEST
 
@@ -202,7 +206,7 @@ static Suite *op_priority_suite(void) {
   tcase_add_test(tc, rounds_let_the_element_wise_chain_decide_the_dot_result);
   tcase_add_test(tc, without_rounds_the_dot_takes_its_operand_sharding_first);
   tcase_add_test(tc, caller_direction_is_intersected_with_every_round);
-  tcase_add_test(tc, rounds_sum_their_statistics);
+  tcase_add_test(tc, rounds_sum_their_statistics_and_later_rounds_skip_settled_ops);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -105,6 +105,12 @@ struct sp_propagate_session {
   int *stack;
   int nstack;
   sp_op *current;             /* the op being visited: never pushed */
+  int current_idx;
+  /* Per op: its last visit found nothing any strategy or direction could move (no rule, no
+   * common mesh, or every factor's axes equal in all its tensors), and it has not been pushed
+   * since (a push is how every change around an op is announced). Runs after the first start
+   * with the ops that are not clean only; popping a clean op would do nothing. */
+  unsigned char *clean;
   const char *mesh_name;      /* last mesh looked up by name */
   const sp_mesh *mesh;
   /* Calls by callee: first_call[func number] -> call number, next_call[call number]. */
@@ -331,9 +337,10 @@ static int number_ops(driver *d, sp_err *err) {
   d->rules = calloc(n, sizeof *d->rules);
   d->pending = calloc(n, sizeof *d->pending);
   d->erased = calloc(n, sizeof *d->erased);
+  d->clean = calloc(n, sizeof *d->clean);
   d->stack = malloc(n * sizeof *d->stack);
   if (c.oom || ptrmap_init(&d->opmap, n) || !d->rule_state || !d->pointwise || !d->rules ||
-      !d->pending || !d->erased || !d->stack)
+      !d->pending || !d->erased || !d->clean || !d->stack)
     return sp_err_set(err, SP_ENOMEM, "out of memory numbering %d ops", d->nops);
   for (int i = 0; i < d->nops; i++) ptrmap_put(&d->opmap, d->ops[i], i);
   return d->has_calls ? index_calls(d, err) : SP_OK;
@@ -407,7 +414,9 @@ static int op_number(const driver *d, const sp_op *op) { return ptrmap_get(&d->o
 static void push_one(driver *d, sp_op *op) {
   if (!op || op == d->current) return;
   int i = op_number(d, op);
-  if (i < 0 || d->pending[i] || d->erased[i]) return;
+  if (i < 0) return;
+  d->clean[i] = false;
+  if (d->pending[i] || d->erased[i]) return;
   d->pending[i] = true;
   d->stack[d->nstack++] = i;
 }
@@ -704,6 +713,23 @@ static sp_prop_direction *alloc_dirs(sp_arena *a, const sp_rule *rule) {
                                sizeof(sp_prop_direction));
 }
 
+/* The op being visited has nothing to move until something around it changes. */
+static int mark_clean(driver *d) {
+  d->clean[d->current_idx] = true;
+  return SP_OK;
+}
+
+/* A visit that changed nothing with the aggressive strategy along every unblocked factor in
+ * both directions (`dirs` NULL: the directions every run uses), the most any run can do,
+ * settles the op: a later run (another op-priority round, basic or aggressive, any
+ * directions) could not change anything either until a neighbour changes. */
+static int settle_if_most_permissive(driver *d, const sp_rule *rule, const sp_prop_direction *dirs) {
+  if (d->o->strategy != SP_PROP_AGGRESSIVE) return SP_OK;
+  for (int f = 0; dirs && f < rule->nfactors; f++)
+    if (!rule->factors[f].blocked && dirs[f] != SP_DIR_BOTH) return SP_OK;
+  return mark_clean(d);
+}
+
 /* ------------------------------------------------------------------ manual computations */
 
 /* Whether `r` names one of the manual axes. */
@@ -782,7 +808,7 @@ typedef struct identity_job {
 static int propagate_identity(driver *d, const identity_job *j, sp_err *err) {
   sp_arena *s = d->scratch;
   sp_rule *rule = identity_rule(s, j->target->type, j->nsrc);
-  if (!rule || j->nsrc == 0) return SP_OK;
+  if (!rule || j->nsrc == 0) return mark_clean(d);
   int n = j->nsrc + 1;
   sp_sharding **in = sp_arena_alloc(s, (size_t)n * sizeof *in);
   sp_sharding **out = sp_arena_alloc(s, (size_t)n * sizeof *out);
@@ -799,10 +825,10 @@ static int propagate_identity(driver *d, const identity_job *j, sp_err *err) {
   const sp_sharding *ref;
   int rc = common_mesh(d, in, n, &mesh, &ref, err);
   if (rc) return op_error(d, j->op, rc, err);
-  if (!mesh) return SP_OK;
+  if (!mesh) return mark_clean(d);
   const sp_dim_sharding **seen = sp_arena_alloc(s, (size_t)(rule->nfactors + 1) * sizeof *seen);
   if (!seen) return sp_err_set(err, SP_ENOMEM, "out of memory");
-  if (converged(rule, in, seen)) return SP_OK;
+  if (converged(rule, in, seen)) return mark_clean(d);
   for (int f = 0; f < rule->nfactors; f++) dirs[f] = j->fixed_dir;
   if (j->use_callback && d->o->direction) d->o->direction(j->op, rule, dirs, d->o->direction_ctx);
   if (!moves_any_factor(rule, dirs)) return SP_OK;
@@ -818,17 +844,21 @@ static int propagate_identity(driver *d, const identity_job *j, sp_err *err) {
   if (rc) return op_error(d, j->op, rc, err);
   d->stats->rule_visits++;
 
+  bool changed = false;
   for (int i = 0; i < j->nsrc; i++) {
     if (!out[i] || sp_sharding_equal(j->src[i]->sharding, out[i])) continue;
+    changed = true;
     if ((rc = set_sharding(d, j->src[i], out[i]))) return rc;
   }
   sp_sharding *t = out[j->nsrc];
-  if (!t) return SP_OK;
-  if (j->view == VIEW_LOCAL_SEEN_GLOBAL) t = localize(d->m->arena, t, j->manual);
-  else if (j->view == VIEW_GLOBAL_SEEN_LOCAL) t = globalize(d->m->arena, t, j->outer, j->manual);
-  if (!t) return sp_err_set(err, SP_ENOMEM, "out of memory");
-  if (sp_sharding_equal(stored, t)) return SP_OK;
-  return set_sharding(d, j->target, t);
+  if (t) {
+    if (j->view == VIEW_LOCAL_SEEN_GLOBAL) t = localize(d->m->arena, t, j->manual);
+    else if (j->view == VIEW_GLOBAL_SEEN_LOCAL) t = globalize(d->m->arena, t, j->outer, j->manual);
+    if (!t) return sp_err_set(err, SP_ENOMEM, "out of memory");
+    if (!sp_sharding_equal(stored, t)) return set_sharding(d, j->target, t);
+  }
+  /* A barrier's directions are the same in every run: as permissive as it will ever be. */
+  return changed ? SP_OK : settle_if_most_permissive(d, rule, j->use_callback ? dirs : NULL);
 }
 
 /* ------------------------------------------------------------------ data-flow edges */
@@ -958,15 +988,8 @@ static int visit_rule_op(driver *d, int idx, sp_err *err) {
   sp_rule *rule = NULL;
   int rc;
   if ((rc = rule_of(d, idx, &rule, err))) return rc;
-  if (!rule || rule->noperands != op->noperands || rule->nresults != op->nresults) return SP_OK;
-  /* Directions first: a visit along no factor at all changes nothing (op-priority rounds). */
-  sp_prop_direction *dirs = NULL;
-  if (o->direction) {
-    if (!(dirs = alloc_dirs(s, rule))) return sp_err_set(err, SP_ENOMEM, "out of memory");
-    o->direction(op, rule, dirs, o->direction_ctx);
-  }
-  if (!moves_any_factor(rule, dirs)) return SP_OK;
-
+  if (!rule || rule->noperands != op->noperands || rule->nresults != op->nresults)
+    return mark_clean(d);
   int n = op->noperands + op->nresults;
   sp_value **slots = sp_arena_alloc(s, (size_t)(n ? n : 1) * sizeof *slots);
   sp_sharding **in = sp_arena_alloc(s, (size_t)(n ? n : 1) * sizeof *in);
@@ -976,15 +999,23 @@ static int visit_rule_op(driver *d, int idx, sp_err *err) {
   for (int j = 0; j < op->nresults; j++) slots[op->noperands + j] = &op->results[j];
   for (int i = 0; i < n; i++) in[i] = slots[i] ? slots[i]->sharding : NULL;
 
+  /* Settled ops first (whatever the direction, so later rounds can skip them), then the
+   * directions: a visit along no factor at all changes nothing (op-priority rounds). */
   const sp_mesh *mesh;
   const sp_sharding *ref;
   if ((rc = common_mesh(d, in, n, &mesh, &ref, err))) return op_error(d, op, rc, err);
-  if (!mesh) return SP_OK;
+  if (!mesh) return mark_clean(d);
   if (d->pointwise[idx]) {
     const sp_dim_sharding **seen = sp_arena_alloc(s, (size_t)(rule->nfactors + 1) * sizeof *seen);
     if (!seen) return sp_err_set(err, SP_ENOMEM, "out of memory");
-    if (converged(rule, in, seen)) return SP_OK;
+    if (converged(rule, in, seen)) return mark_clean(d);
   }
+  sp_prop_direction *dirs = NULL;
+  if (o->direction) {
+    if (!(dirs = alloc_dirs(s, rule))) return sp_err_set(err, SP_ENOMEM, "out of memory");
+    o->direction(op, rule, dirs, o->direction_ctx);
+  }
+  if (!moves_any_factor(rule, dirs)) return SP_OK;
 
   sp_prop_options po = {o->strategy, o->conservative, sp_rules_is_elementwise(op), dirs};
   if (d->log) {
@@ -999,13 +1030,15 @@ static int visit_rule_op(driver *d, int idx, sp_err *err) {
   d->stats->rule_visits++;
 
   /* Operands first, then results, each notified once its new sharding is in place. */
-  bool result_changed = false;
+  bool result_changed = false, changed = false;
   for (int i = 0; i < n; i++) {
     if (!out[i] || !slots[i]) continue;
     if (sp_sharding_equal(slots[i]->sharding, out[i])) continue; /* e.g. add %x, %x */
     result_changed = result_changed || i >= op->noperands;
+    changed = true;
     if ((rc = set_sharding(d, slots[i], out[i]))) return rc;
   }
+  if (!changed) return settle_if_most_permissive(d, rule, dirs);
   if (result_changed && op->nresults > 1) return fill_placeholders(d, op, ref, err);
   return SP_OK;
 }
@@ -1069,6 +1102,14 @@ static int visit(driver *d, int idx, sp_err *err) {
 
 /* ------------------------------------------------------------------ main function results */
 
+/* A sharding changed outside the worklist: its defining op and users may move again. */
+static void mark_dirty_around(driver *d, const sp_value *v) {
+  int i = op_number(d, v->def ? v->def : sp_block_parent_op(v->block));
+  if (i >= 0) d->clean[i] = false;
+  for (const sp_use *u = v->uses; u; u = u->next)
+    if ((i = op_number(d, u->owner)) >= 0) d->clean[i] = false;
+}
+
 /* Propagates between each value the main function returns and the function's result
  * sharding, as an identity op in both directions. */
 static int sync_func_results(driver *d, sp_op *fn, sp_err *err) {
@@ -1092,6 +1133,7 @@ static int sync_func_results(driver *d, sp_op *fn, sp_err *err) {
     if (out[0]) {
       v->sharding = out[0];
       d->stats->updates++;
+      mark_dirty_around(d, v);
     }
     if (out[1]) {
       fn->func->result_shardings[i] = out[1];
@@ -1111,6 +1153,7 @@ static void driver_free(driver *d) {
   free(d->rules);
   free(d->pending);
   free(d->erased);
+  free(d->clean);
   free(d->stack);
   free(d->first_call);
   free(d->next_call);
@@ -1203,7 +1246,7 @@ int sp_propagate_session_run(sp_propagate_session *d, const sp_propagate_options
   if (rc) return rc;
   /* Pre-order: the first op must be popped first. */
   for (int i = d->nops - 1; i >= 0; i--) {
-    if (d->erased[i]) continue;
+    if (d->erased[i] || d->clean[i]) continue;
     d->pending[i] = true;
     d->stack[d->nstack++] = i;
   }
@@ -1212,6 +1255,8 @@ int sp_propagate_session_run(sp_propagate_session *d, const sp_propagate_options
     d->pending[i] = false;
     if (d->erased[i]) continue;
     d->current = d->ops[i];
+    d->current_idx = i;
+    d->clean[i] = false;
     rc = visit(d, i, err);
     d->current = NULL;
     if (rc || (rc = recycle_scratch(d, err))) break;
@@ -1220,6 +1265,10 @@ int sp_propagate_session_run(sp_propagate_session *d, const sp_propagate_options
   d->nstack = 0;
   d->runs++;
   return rc ? rc : sync_func_results(d, d->main_fn, err);
+}
+
+void sp_propagate_session_invalidate(sp_propagate_session *d) {
+  memset(d->clean, 0, (size_t)(d->nops ? d->nops : 1));
 }
 
 sp_op *const *sp_propagate_session_ops(const sp_propagate_session *d, int *n) {

@@ -122,6 +122,9 @@ int sp_propagate_session_new(sp_module *m, bool prepare, sp_propagate_session **
 /* One fixed point (steps 1-3). `stats` (may be NULL) is added to. */
 int sp_propagate_session_run(sp_propagate_session *s, const sp_propagate_options *o,
                              sp_propagate_stats *stats, sp_err *err);
+/* Shardings were changed from outside the worklist (other than by a run): every op is looked
+ * at again by the next run. */
+void sp_propagate_session_invalidate(sp_propagate_session *s);
 /* The session's ops in pre-order (erased ones included). */
 sp_op *const *sp_propagate_session_ops(const sp_propagate_session *s, int *n);
 /* Frees the session; with `finish`, first drops non-custom rules unless o->keep_sharding_rules

@@ -193,6 +193,7 @@ int sp_user_priority_propagate(sp_module *m, const sp_propagate_options *o,
         rc = sp_err_set(err, SP_ENOMEM, "out of memory applying user priorities");
         goto done;
       }
+    sp_propagate_session_invalidate(s);
     if (log) log->user_priority = prios[k];
     if ((rc = sp_op_priority_run(s, m, o, stats, err))) goto done;
   }
