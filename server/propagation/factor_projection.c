@@ -51,7 +51,11 @@ sp_ft_axis sp_ft_axis_make(const sp_mesh *m, int axis, int64_t pre, int64_t size
 }
 
 int sp_ft_axis_from_ref(const sp_mesh *m, const sp_axis_ref *r, sp_ft_axis *out) {
-  int i = sp_mesh_axis_index(m, r->name);
+  /* Names are usually interned by the reader: try pointers before comparing strings. */
+  int i = -1;
+  for (int k = 0; k < m->naxes && i < 0; k++)
+    if (m->axes[k].name == r->name) i = k;
+  if (i < 0) i = sp_mesh_axis_index(m, r->name);
   if (i < 0) return SP_ENOTFOUND;
   int64_t n = m->axes[i].size;
   if (n < 1 || !sp_axis_is_valid(r, n)) return SP_EINVAL;

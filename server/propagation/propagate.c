@@ -1118,9 +1118,15 @@ static int sync_func_results(driver *d, sp_op *fn, sp_err *err) {
   int n = ret->noperands < fn->func->nresults ? ret->noperands : fn->func->nresults;
   for (int i = 0; i < n; i++) {
     sp_value *v = slot(ret->operands[i].value);
-    sp_rule *rule = v ? identity_rule(d->scratch, v->type, 1) : NULL;
-    if (!rule) continue;
+    if (!v || (!v->sharding && !fn->func->result_shardings[i])) continue;
     sp_sharding *in[2] = {v->sharding, fn->func->result_shardings[i]}, *out[2] = {NULL, NULL};
+    if (in[0] && in[1] && in[0]->rank == in[1]->rank) { /* settled: equal axes everywhere */
+      int dim = 0;
+      while (dim < in[0]->rank && same_axes(&in[0]->dims[dim], &in[1]->dims[dim])) dim++;
+      if (dim == in[0]->rank) continue;
+    }
+    sp_rule *rule = identity_rule(d->scratch, v->type, 1);
+    if (!rule) continue;
     const sp_mesh *mesh;
     const sp_sharding *ref;
     int rc = common_mesh(d, in, 2, &mesh, &ref, err);
