@@ -36,6 +36,12 @@
  * result the callee's returned value. Edges always propagate non-conservatively.
  * sdy.propagation_barrier propagates as an identity in its allowed direction only.
  *
+ * Shortcuts that never change the outcome: an op whose tensors' axes agree on every factor
+ * (for rules with one factor per dimension) is not projected onto a factor table; and within a
+ * session, an op left "settled" by its last visit (no rule, no common mesh, such agreement, or
+ * an aggressive visit along every factor that changed nothing) is left out of the next run's
+ * initial worklist until a push marks it again, since popping it would do nothing.
+ *
  * A pass (sp_propagate_module) is: sp_propagate_prepare (type check; sharding groups whose
  * members' shardings agree are synced, disagreeing groups get a fully open
  * sdy.sharding_constraint after every member and a warning), the fixed point, and
