@@ -68,9 +68,76 @@ EOF
   "$BUILD/bin/bench_propagation" --reps 3
 }
 
+# IOPDDL: our solver on B, G, V, P, then Debian's CBC on the same one-hot models (the reduced
+# model our solver hands to GLPK, and the unreduced one), one run at a time.
+SHARED=${SP_SHARED_DIR:-$HERE/../../shared}
+CBC_SECONDS=${CBC_SECONDS:-300}
+
+# One CBC run on an LP file: prints "cost | status | wall s".
+cbc_run() {
+  log=$(mktemp)
+  t0=$(date +%s.%N)
+  timeout $((CBC_SECONDS + 60)) cbc "$1" -sec "$CBC_SECONDS" -solve -quit > "$log" 2>&1 || true
+  t1=$(date +%s.%N)
+  result=$(sed -n 's/^Result - //p' "$log" | head -n 1)
+  obj=$(sed -n 's/^Objective value: *//p' "$log" | head -n 1)
+  if grep -q 'No feasible solution found' "$log"; then obj=""; fi
+  [ -n "$result" ] || result="no result (killed or failed)"
+  cost=$(printf '%s' "$obj" | awk '{ if ($1 == "") print "none"; else printf "%.0f", $1 }')
+  printf '%s | %s | %.1f' "${cost:-none}" "$result" "$(echo "$t1 - $t0" | bc)"
+  rm -f "$log"
+}
+
+# "columns / rows" of a CPLEX LP file written by GLPK (one bound line per column).
+lp_size() {
+  awk '/^Subject To/ { s = 1 } /^Bounds/ { s = 0; b = 1 } /^Generals/ { b = 0 }
+       s && /^ [^ ]+:/ { r++ } b && /<=|>=| = / { c++ }
+       END { printf "%d / %d", c, r }' "$1"
+}
+
+bench_iopddl() {
+  dir="$SHARED/benchmarks/iopddl"
+  cat <<'EOF'
+## IOPDDL contest problems (bench_iopddl)
+
+The strategy-graph solver (`server/search/sg_solve.h`) on the public problems of the ASPLOS
+2025 IOPDDL contest (`shared/benchmarks/iopddl/`): exact reductions, greedy plan and local
+search, Lagrangian relaxation of the usage rows (TRW-S labellings repaired by the heuristic,
+MPLP bound), iterated local search, and GLPK on the one-hot ILP where it fits. Every plan is
+checked on the input graph. One run per problem, one thread, one run at a time (the 2 cores
+are shared with other engineers' work, so times can be a little noisy).
+
+EOF
+  machine
+  echo
+  echo "Command: \`bench/run.sh $BUILD_ARG bench_iopddl\`, which runs \`$BUILD_ARG/bin/bench_iopddl --dir \$SHARED/benchmarks/iopddl\` (B, G: 120 s; V, P: 300 s), then CBC (\`cbc FILE -sec $CBC_SECONDS -solve\`) on LP files written by \`shardplan-solve PROBLEM 1 --write-lp R.lp --write-lp-unreduced U.lp\`."
+  echo
+  "$BUILD/bin/bench_iopddl" --dir "$dir"
+  echo
+  echo "CBC $(cbc -quit 2>/dev/null | sed -n 's/^Version: *//p' | head -n 1) on the same problems, one run at a time, capped at $CBC_SECONDS s. \"reduced\" is the model our solver gives GLPK, before any pruning by an incumbent; its constant cost is a column fixed at 1, so CBC's objective is the full cost. \"unreduced\" has every strategy and pair and a usage row at every interval start. Pairs and strategies with a forbidden cost (1e18) have no column in either."
+  echo
+  echo "| problem | model | columns / rows | CBC cost | CBC status | CBC wall s |"
+  echo "|---|---|---:|---:|---|---:|"
+  lpdir=$(mktemp -d)
+  for p in B G V; do
+    "$BUILD/bin/shardplan-solve" "$dir/asplos-2025-iopddl-$p.json.gz" 1 \
+      --write-lp "$lpdir/$p-reduced.lp" --write-lp-unreduced "$lpdir/$p-unreduced.lp" \
+      > /dev/null 2>&1 || true
+    for kind in reduced unreduced; do
+      f="$lpdir/$p-$kind.lp"
+      echo "| $p | $kind | $(lp_size "$f") | $(cbc_run "$f") |"
+    done
+    rm -f "$lpdir/$p-reduced.lp" "$lpdir/$p-unreduced.lp"
+  done
+  rmdir "$lpdir"
+  echo "| P | both | - | not run | - | - |"
+  echo
+  echo "P is not given to CBC: its reduced model alone has 33,260 usage rows with about 50 million entries (each row lists the hundreds of nodes live at that time)."
+}
+
 # ---------------------------------------------------------------- driver
 
-ALL="bench_propagation"
+ALL="bench_propagation bench_iopddl"
 [ $# -gt 0 ] && ALL="$*"
 for name in $ALL; do
   if [ ! -x "$BUILD/bin/$name" ]; then

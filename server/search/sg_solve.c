@@ -26,6 +26,7 @@
 
 #define DEFAULT_WORK_LIMIT ((int64_t)4000 * 1000 * 1000) /* heuristic work units */
 #define DEFAULT_ILP_MAX_NONZEROS ((int64_t)40 * 1000 * 1000)
+#define LAGRANGE_ROUNDS 60 /* price updates (each: 3 TRW-S and 3 MPLP passes, one repair) */
 
 const char *sp_sg_status_name(sp_sg_status s) {
   switch (s) {
@@ -121,7 +122,7 @@ static int run_lagrange(solver *s, int64_t size, double end) {
   }
   primal_ctx pc = {s, size * 50 + 10000, end};
   double t0 = sp_sg_now();
-  double lb = sp_sg_dual_run(d, 60, 3, end, lagrange_primal, &pc);
+  double lb = sp_sg_dual_run(d, LAGRANGE_ROUNDS, 3, end, lagrange_primal, &pc);
   s->res->stats.t_heuristic += sp_sg_now() - t0;
   if (lb > -HUGE_VAL) {
     int64_t b = (int64_t)ceil(lb) + s->p->offset;
