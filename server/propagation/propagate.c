@@ -21,6 +21,7 @@
 
 #include "ir/diag.h"
 #include "ir/op_attrs.h"
+#include "propagation/rule_cache.h"
 
 /* The scratch arena is replaced once it holds this much: one op's factor table and its
  * temporaries are a few KiB, so this recycles it every few thousand visits. */
@@ -111,9 +112,7 @@ struct sp_propagate_session {
    * since (a push is how every change around an op is announced). Runs after the first start
    * with the ops that are not clean only; popping a clean op would do nothing. */
   unsigned char *clean;
-  /* Rules attached by this session, interned (intern_rule). */
-  sp_rule **rule_table;
-  size_t rule_cap, nrules_interned;
+  sp_rule_cache *rule_cache;  /* rules attached by this session (rule_cache.h) */
   const char *mesh_name;      /* last mesh looked up by name */
   const sp_mesh *mesh;
   /* Calls by callee: first_call[func number] -> call number, next_call[call number]. */
@@ -675,112 +674,30 @@ static bool converged(const sp_rule *r, sp_sharding *const *v, const sp_dim_shar
   return true;
 }
 
-/* A copy of `r` in one allocation from `a`: the rule, its factors, tensors, dims and factor
- * indices side by side. */
-static sp_rule *compact_rule(sp_arena *a, const sp_rule *r) {
-  int ntensors = r->noperands + r->nresults, ndims = 0, nidx = 0;
-  for (int t = 0; t < ntensors; t++) {
-    const sp_rule_tensor *rt = t < r->noperands ? &r->operands[t] : &r->results[t - r->noperands];
-    ndims += rt->rank;
-    for (int k = 0; k < rt->rank; k++) nidx += rt->dims[k].nfactors;
-  }
-  size_t bytes = sizeof(sp_rule) + (size_t)r->nfactors * sizeof(sp_rule_factor) +
-                 (size_t)ntensors * sizeof(sp_rule_tensor) + (size_t)ndims * sizeof(sp_rule_dim) +
-                 (size_t)nidx * sizeof(int);
-  unsigned char *p = sp_arena_alloc(a, bytes);
-  if (!p) return NULL;
-  sp_rule *c = (sp_rule *)p;
-  p += sizeof *c;
-  *c = *r;
-  c->factors = (sp_rule_factor *)p;
-  p += (size_t)r->nfactors * sizeof(sp_rule_factor);
-  if (r->nfactors) memcpy(c->factors, r->factors, (size_t)r->nfactors * sizeof(sp_rule_factor));
-  sp_rule_tensor *tensors = (sp_rule_tensor *)p;
-  p += (size_t)ntensors * sizeof(sp_rule_tensor);
-  sp_rule_dim *dims = (sp_rule_dim *)p;
-  p += (size_t)ndims * sizeof(sp_rule_dim);
-  int *idx = (int *)p;
-  for (int t = 0; t < ntensors; t++) {
-    const sp_rule_tensor *rt = t < r->noperands ? &r->operands[t] : &r->results[t - r->noperands];
-    tensors[t] = (sp_rule_tensor){rt->rank, dims};
-    for (int k = 0; k < rt->rank; k++) {
-      int nf = rt->dims[k].nfactors;
-      dims[k] = (sp_rule_dim){nf, idx};
-      if (nf) memcpy(idx, rt->dims[k].factors, (size_t)nf * sizeof(int));
-      idx += nf;
-    }
-    dims += rt->rank;
-  }
-  c->operands = tensors;
-  c->results = tensors + r->noperands;
-  return c;
-}
-
-static uint64_t hash_rule(const sp_rule *r) {
-  uint64_t h = 1469598103934665603ULL;
-#define MIX(x) (h = (h ^ (uint64_t)(x)) * 1099511628211ULL)
-  MIX(r->nfactors);
-  MIX(r->noperands);
-  MIX(r->nresults);
-  MIX(r->custom);
-  for (int f = 0; f < r->nfactors; f++) {
-    MIX(r->factors[f].size);
-    MIX(r->factors[f].kind * 2 + r->factors[f].blocked);
-  }
-  for (int t = 0; t < r->noperands + r->nresults; t++) {
-    const sp_rule_tensor *rt = t < r->noperands ? &r->operands[t] : &r->results[t - r->noperands];
-    MIX(rt->rank);
-    for (int k = 0; k < rt->rank; k++) {
-      MIX(rt->dims[k].nfactors);
-      for (int i = 0; i < rt->dims[k].nfactors; i++) MIX(rt->dims[k].factors[i]);
-    }
-  }
-#undef MIX
-  return h;
-}
-
-/* The session's copy of a rule equal to `r` (built in scratch): rules are immutable once
- * attached, so ops with equal rules (the same layer repeated, element-wise chains) share one.
- * NULL on out-of-memory. */
-static sp_rule *intern_rule(driver *d, const sp_rule *r) {
-  if (2 * (d->nrules_interned + 1) > d->rule_cap) {
-    size_t cap = d->rule_cap ? 2 * d->rule_cap : 256;
-    sp_rule **v = calloc(cap, sizeof *v);
-    if (!v) return NULL;
-    for (size_t i = 0; i < d->rule_cap; i++) {
-      if (!d->rule_table[i]) continue;
-      size_t h = (size_t)hash_rule(d->rule_table[i]) & (cap - 1);
-      while (v[h]) h = (h + 1) & (cap - 1);
-      v[h] = d->rule_table[i];
-    }
-    free(d->rule_table);
-    d->rule_table = v;
-    d->rule_cap = cap;
-  }
-  size_t mask = d->rule_cap - 1, h = (size_t)hash_rule(r) & mask;
-  for (; d->rule_table[h]; h = (h + 1) & mask)
-    if (sp_rule_equal(d->rule_table[h], r)) return d->rule_table[h];
-  sp_rule *c = compact_rule(d->m->arena, r);
-  if (!c) return NULL;
-  d->rule_table[h] = c;
-  d->nrules_interned++;
-  return c;
-}
-
 /* The op's rule, from the registry on the first visit (then attached to the op). */
 static int rule_of(driver *d, int idx, sp_rule **out, sp_err *err) {
   *out = d->rules[idx];
   if (d->rule_state[idx] != RULE_UNKNOWN) return SP_OK;
   sp_op *op = d->ops[idx];
   sp_rules_options ro = {d->o->conservative};
-  sp_rule *r = NULL;
-  /* Built in scratch (the builder's temporaries die there), kept as one compact copy. */
-  int rc = sp_rules_for_op(d->scratch, op, &ro, &r, d->o->diag, err);
-  keep_warning(d);
-  if (rc) return rc;
-  if (r && r != sp_op_rule(op)) {
-    if (!(r = intern_rule(d, r)))
-      return sp_err_set(err, SP_ENOMEM, "out of memory attaching a sharding rule");
+  /* A keyable op carries no rule of its own (rule_cache.h). */
+  bool keyable = sp_rule_cache_keyable(op);
+  sp_rule *r = keyable ? sp_rule_cache_find(d->rule_cache, op, ro.conservative) : NULL;
+  bool attach = r != NULL; /* a rule of this session's, not one the op came with */
+  if (!r) {
+    /* Built in scratch (the builder's temporaries die there), kept as one compact copy. */
+    int rc = sp_rules_for_op(d->scratch, op, &ro, &r, d->o->diag, err);
+    bool warned = d->o->diag && d->o->diag->has_warning;
+    keep_warning(d);
+    if (rc) return rc;
+    if (r && (keyable || r != sp_op_rule(op))) {
+      if (!(r = sp_rule_cache_intern(d->rule_cache, d->m->arena, r)))
+        return sp_err_set(err, SP_ENOMEM, "out of memory attaching a sharding rule");
+      if (keyable && !warned) sp_rule_cache_remember(d->rule_cache, op, ro.conservative, r);
+      attach = true;
+    }
+  }
+  if (attach) {
     sp_attr at = {.name = SP_ATTR_SHARDING_RULE, .kind = SP_ATTR_RULE, .u.rule = r};
     if (sp_attrs_set(d->m->arena, &op->attrs, &at))
       return sp_err_set(err, SP_ENOMEM, "out of memory attaching a sharding rule");
@@ -1258,7 +1175,7 @@ static void driver_free(driver *d) {
   free(d->pending);
   free(d->erased);
   free(d->clean);
-  free(d->rule_table);
+  sp_rule_cache_free(d->rule_cache);
   free(d->stack);
   free(d->first_call);
   free(d->next_call);
@@ -1293,7 +1210,7 @@ int sp_propagate_session_new(sp_module *m, bool prepare, sp_propagate_session **
     rc = SP_EINVAL;
     goto fail;
   }
-  if (!(d->scratch = sp_arena_new(0))) {
+  if (!(d->scratch = sp_arena_new(0)) || !(d->rule_cache = sp_rule_cache_new())) {
     rc = sp_err_set(err, SP_ENOMEM, "out of memory");
     goto fail;
   }
