@@ -21,6 +21,7 @@
 
 #include "ir/diag.h"
 #include "ir/op_attrs.h"
+#include "propagation/prop_memo.h"
 #include "propagation/rule_cache.h"
 
 /* The scratch arena is replaced once it holds this much: one op's factor table and its
@@ -113,6 +114,7 @@ struct sp_propagate_session {
    * with the ops that are not clean only; popping a clean op would do nothing. */
   unsigned char *clean;
   sp_rule_cache *rule_cache;  /* rules attached by this session (rule_cache.h) */
+  sp_prop_memo *memo;         /* outcomes of visits with rules (prop_memo.h) */
   const char *mesh_name;      /* last mesh looked up by name */
   const sp_mesh *mesh;
   /* Calls by callee: first_call[func number] -> call number, next_call[call number]. */
@@ -1033,15 +1035,23 @@ static int visit_rule_op(driver *d, int idx, sp_err *err) {
   if (!moves_any_factor(rule, dirs)) return SP_OK;
 
   sp_prop_options po = {o->strategy, o->conservative, sp_rules_is_elementwise(op), dirs};
-  if (d->log) {
-    d->log->op = idx;
-    d->log->op_name = op->name;
-    d->log->line = op->loc.line;
-    d->log->col = op->loc.col;
+  /* The same rule and shardings met before give the same outcome (prop_memo.h); conflict
+   * records are not replayed, so a session that logs them always propagates. */
+  sp_prop_memo_key key = {rule, mesh, &po, n, in, 0};
+  bool memo = !d->log;
+  if (memo) sp_prop_memo_hash(&key);
+  if (!memo || !sp_prop_memo_find(d->memo, &key, out)) {
+    if (d->log) {
+      d->log->op = idx;
+      d->log->op_name = op->name;
+      d->log->line = op->loc.line;
+      d->log->col = op->loc.col;
+    }
+    rc = sp_factor_propagate_op(d->m->arena, s, rule, mesh, ref, in, in + op->noperands, &po,
+                                out, out + op->noperands, NULL, d->log, err);
+    if (rc) return op_error(d, op, rc, err);
+    if (memo) sp_prop_memo_add(d->memo, &key, out);
   }
-  rc = sp_factor_propagate_op(d->m->arena, s, rule, mesh, ref, in, in + op->noperands, &po, out,
-                              out + op->noperands, NULL, d->log, err);
-  if (rc) return op_error(d, op, rc, err);
   d->stats->rule_visits++;
 
   /* Operands first, then results, each notified once its new sharding is in place. */
@@ -1176,6 +1186,7 @@ static void driver_free(driver *d) {
   free(d->erased);
   free(d->clean);
   sp_rule_cache_free(d->rule_cache);
+  sp_prop_memo_free(d->memo);
   free(d->stack);
   free(d->first_call);
   free(d->next_call);
@@ -1210,7 +1221,8 @@ int sp_propagate_session_new(sp_module *m, bool prepare, sp_propagate_session **
     rc = SP_EINVAL;
     goto fail;
   }
-  if (!(d->scratch = sp_arena_new(0)) || !(d->rule_cache = sp_rule_cache_new())) {
+  if (!(d->scratch = sp_arena_new(0)) || !(d->rule_cache = sp_rule_cache_new()) ||
+      !(d->memo = sp_prop_memo_new())) {
     rc = sp_err_set(err, SP_ENOMEM, "out of memory");
     goto fail;
   }
