@@ -24,38 +24,56 @@ static bool has_multi_use_operand(const sp_op *op) {
   return false;
 }
 
-/* The schedule of one round alone (not yet the union). */
-static sp_prop_direction round_only(const sp_op *op, const sp_rule *rule, int f, int round,
+/* The schedule of one round alone (not yet the union), for a factor of kind `pass_through`
+ * (whether the rule's factor is pass-through) of an op of class `cls`. */
+typedef enum op_class { CLASS_PASS_THROUGH, CLASS_DYNAMIC_SLICE, CLASS_BROADCAST, CLASS_OTHER } op_class;
+
+static sp_prop_direction round_only(op_class cls, bool pass_through_factor, int round,
                                     bool multi_use) {
   switch (round) {
   case 0:
   case 1: {
     bool gated = round == 0 && multi_use;
-    if (sp_rules_is_pass_through_op(op)) return gated ? SP_DIR_NONE : SP_DIR_BOTH;
-    if (op->kind == SP_OP_DYNAMIC_SLICE || op->kind == SP_OP_DYNAMIC_UPDATE_SLICE)
-      return gated ? SP_DIR_NONE : SP_DIR_FORWARD;
+    if (cls == CLASS_PASS_THROUGH) return gated ? SP_DIR_NONE : SP_DIR_BOTH;
+    if (cls == CLASS_DYNAMIC_SLICE) return gated ? SP_DIR_NONE : SP_DIR_FORWARD;
     return SP_DIR_NONE;
   }
   case 2:
-    if (rule && f < rule->nfactors && rule->factors[f].kind != SP_FACTOR_PASS_THROUGH)
-      return SP_DIR_NONE;
-    return op->kind == SP_OP_BROADCAST_IN_DIM ? SP_DIR_BACKWARD : SP_DIR_BOTH;
+    if (!pass_through_factor) return SP_DIR_NONE;
+    return cls == CLASS_BROADCAST ? SP_DIR_BACKWARD : SP_DIR_BOTH;
   case 3:
-    return op->kind == SP_OP_BROADCAST_IN_DIM ? SP_DIR_BACKWARD : SP_DIR_BOTH;
+    return cls == CLASS_BROADCAST ? SP_DIR_BACKWARD : SP_DIR_BOTH;
   default:
     return SP_DIR_BOTH;
   }
 }
 
+static op_class class_of(const sp_op *op) {
+  if (sp_rules_is_pass_through_op(op)) return CLASS_PASS_THROUGH;
+  if (op->kind == SP_OP_DYNAMIC_SLICE || op->kind == SP_OP_DYNAMIC_UPDATE_SLICE)
+    return CLASS_DYNAMIC_SLICE;
+  return op->kind == SP_OP_BROADCAST_IN_DIM ? CLASS_BROADCAST : CLASS_OTHER;
+}
+
+/* The union over rounds 0..round for a factor that is (or is not) pass-through. */
+static sp_prop_direction union_upto(op_class cls, bool pass_through_factor, int round,
+                                    bool multi_use) {
+  unsigned d = SP_DIR_NONE;
+  for (int r = 0; r <= round && r < SP_OP_PRIORITY_ROUNDS; r++)
+    d |= round_only(cls, pass_through_factor, r, multi_use);
+  return (sp_prop_direction)d;
+}
+
 void sp_op_priority_directions(const sp_op *op, const sp_rule *rule, int round,
                                sp_prop_direction *out) {
+  if (rule->nfactors == 0) return;
   bool multi_use = round == 0 && has_multi_use_operand(op);
-  for (int f = 0; f < rule->nfactors; f++) {
-    unsigned d = SP_DIR_NONE;
-    for (int r = 0; r <= round && r < SP_OP_PRIORITY_ROUNDS; r++)
-      d |= round_only(op, rule, f, r, multi_use);
-    out[f] = (sp_prop_direction)d;
-  }
+  op_class cls = class_of(op);
+  /* Only round 2 looks at the factor's kind: two unions cover every factor. */
+  sp_prop_direction pt = union_upto(cls, true, round, multi_use);
+  sp_prop_direction other = union_upto(cls, false, round, multi_use);
+  for (int f = 0; f < rule->nfactors; f++)
+    out[f] = rule->factors[f].kind == SP_FACTOR_PASS_THROUGH ? pt : other;
 }
 
 typedef struct round_ctx {

@@ -32,11 +32,16 @@ enum { RULE_UNKNOWN = 0, RULE_PRESENT, RULE_NONE };
 
 /* ------------------------------------------------------------------ pointer maps */
 
-/* Open addressing, pointer keys, int values; capacity a power of two > 2 * entries. */
+/* Open addressing, pointer keys, int values; capacity a power of two > 2 * entries. A key and
+ * its value sit side by side, so a lookup touches one cache line. */
+typedef struct ptrmap_slot {
+  const void *key;
+  int val;
+} ptrmap_slot;
+
 typedef struct ptrmap {
   size_t cap;
-  const void **keys;
-  int *vals;
+  ptrmap_slot *v;
 } ptrmap;
 
 static size_t hash_ptr(const void *p) {
@@ -50,30 +55,28 @@ static size_t hash_ptr(const void *p) {
 static int ptrmap_init(ptrmap *pm, size_t n) {
   pm->cap = 16;
   while (pm->cap < 2 * n + 1) pm->cap *= 2;
-  pm->keys = calloc(pm->cap, sizeof *pm->keys);
-  pm->vals = malloc(pm->cap * sizeof *pm->vals);
-  return pm->keys && pm->vals ? SP_OK : SP_ENOMEM;
+  pm->v = calloc(pm->cap, sizeof *pm->v);
+  return pm->v ? SP_OK : SP_ENOMEM;
 }
 
 static void ptrmap_free(ptrmap *pm) {
-  free(pm->keys);
-  free(pm->vals);
+  free(pm->v);
   memset(pm, 0, sizeof *pm);
 }
 
 /* Inserts (or overwrites) key -> val. The map must have room (sized at init). */
 static void ptrmap_put(ptrmap *pm, const void *key, int val) {
   size_t mask = pm->cap - 1, h = hash_ptr(key) & mask;
-  while (pm->keys[h] && pm->keys[h] != key) h = (h + 1) & mask;
-  pm->keys[h] = key;
-  pm->vals[h] = val;
+  while (pm->v[h].key && pm->v[h].key != key) h = (h + 1) & mask;
+  pm->v[h].key = key;
+  pm->v[h].val = val;
 }
 
 static int ptrmap_get(const ptrmap *pm, const void *key) {
   if (!pm->cap) return -1;
   size_t mask = pm->cap - 1, h = hash_ptr(key) & mask;
-  while (pm->keys[h]) {
-    if (pm->keys[h] == key) return pm->vals[h];
+  while (pm->v[h].key) {
+    if (pm->v[h].key == key) return pm->v[h].val;
     h = (h + 1) & mask;
   }
   return -1;
@@ -85,6 +88,31 @@ typedef struct group {
   int n;
   sp_value **members;         /* slots of the member values, first-seen order */
 } group;
+
+/* What the session knows about one op; all of it in one place, so that looking at an op
+ * touches one cache line. */
+typedef struct op_state {
+  sp_rule *rule;              /* valid when rule_state == RULE_PRESENT */
+  unsigned char rule_state;   /* RULE_* */
+  bool pointwise;             /* with a rule: is_simple_rule() */
+  bool pending;               /* on the stack */
+  bool erased;
+  /* The op's last visit found nothing any strategy or direction could move (no rule, no
+   * common mesh, or every factor's axes equal in all its tensors), and it has not been pushed
+   * since (a push is how every change around an op is announced). Runs after the first start
+   * with the ops that are not clean only; popping a clean op would do nothing. */
+  bool clean;
+} op_state;
+
+/* Arrays one visit of an op with a rule works in, reused from visit to visit (a visit never
+ * starts another). */
+typedef struct visit_buffers {
+  int cap_tensors, cap_factors;
+  sp_value **slots;           /* [cap_tensors] */
+  sp_sharding **in, **out;    /* [cap_tensors] */
+  const sp_dim_sharding **seen;  /* [cap_factors] */
+  sp_prop_direction *dirs;    /* [cap_factors] */
+} visit_buffers;
 
 /* The driver is the session of one pass: numbering, rule cache, erased flags and indexes are
  * built once and reused by every fixed point of the pass; `o`, `log`, `stats` and the stack are
@@ -99,20 +127,12 @@ struct sp_propagate_session {
   int nops;
   sp_op **ops;                /* pre-order */
   ptrmap opmap;               /* op -> number */
-  unsigned char *rule_state;  /* RULE_* per op */
-  unsigned char *pointwise;   /* per op with a rule: is_simple_rule() */
-  sp_rule **rules;
-  bool *pending;
-  bool *erased;
+  op_state *st;               /* per op */
   int *stack;
   int nstack;
   sp_op *current;             /* the op being visited: never pushed */
   int current_idx;
-  /* Per op: its last visit found nothing any strategy or direction could move (no rule, no
-   * common mesh, or every factor's axes equal in all its tensors), and it has not been pushed
-   * since (a push is how every change around an op is announced). Runs after the first start
-   * with the ops that are not clean only; popping a clean op would do nothing. */
-  unsigned char *clean;
+  visit_buffers vb;
   sp_rule_cache *rule_cache;  /* rules attached by this session (rule_cache.h) */
   sp_prop_memo *memo;         /* outcomes of visits with rules (prop_memo.h) */
   const char *mesh_name;      /* last mesh looked up by name */
@@ -336,15 +356,9 @@ static int number_ops(driver *d, sp_err *err) {
   if (d->prologue_status) return d->prologue_status;
   d->nops = c.n;
   size_t n = (size_t)(d->nops ? d->nops : 1);
-  d->rule_state = calloc(n, sizeof *d->rule_state);
-  d->pointwise = calloc(n, sizeof *d->pointwise);
-  d->rules = calloc(n, sizeof *d->rules);
-  d->pending = calloc(n, sizeof *d->pending);
-  d->erased = calloc(n, sizeof *d->erased);
-  d->clean = calloc(n, sizeof *d->clean);
+  d->st = calloc(n, sizeof *d->st);
   d->stack = malloc(n * sizeof *d->stack);
-  if (c.oom || ptrmap_init(&d->opmap, n) || !d->rule_state || !d->pointwise || !d->rules ||
-      !d->pending || !d->erased || !d->clean || !d->stack)
+  if (c.oom || ptrmap_init(&d->opmap, n) || !d->st || !d->stack)
     return sp_err_set(err, SP_ENOMEM, "out of memory numbering %d ops", d->nops);
   for (int i = 0; i < d->nops; i++) ptrmap_put(&d->opmap, d->ops[i], i);
   return d->has_calls ? index_calls(d, err) : SP_OK;
@@ -419,9 +433,10 @@ static void push_one(driver *d, sp_op *op) {
   if (!op || op == d->current) return;
   int i = op_number(d, op);
   if (i < 0) return;
-  d->clean[i] = false;
-  if (d->pending[i] || d->erased[i]) return;
-  d->pending[i] = true;
+  op_state *st = &d->st[i];
+  st->clean = false;
+  if (st->pending || st->erased) return;
+  st->pending = true;
   d->stack[d->nstack++] = i;
 }
 
@@ -678,8 +693,9 @@ static bool converged(const sp_rule *r, sp_sharding *const *v, const sp_dim_shar
 
 /* The op's rule, from the registry on the first visit (then attached to the op). */
 static int rule_of(driver *d, int idx, sp_rule **out, sp_err *err) {
-  *out = d->rules[idx];
-  if (d->rule_state[idx] != RULE_UNKNOWN) return SP_OK;
+  op_state *st = &d->st[idx];
+  *out = st->rule;
+  if (st->rule_state != RULE_UNKNOWN) return SP_OK;
   sp_op *op = d->ops[idx];
   sp_rules_options ro = {d->o->conservative};
   /* A keyable op carries no rule of its own (rule_cache.h). */
@@ -704,9 +720,9 @@ static int rule_of(driver *d, int idx, sp_rule **out, sp_err *err) {
     if (sp_attrs_set(d->m->arena, &op->attrs, &at))
       return sp_err_set(err, SP_ENOMEM, "out of memory attaching a sharding rule");
   }
-  d->rules[idx] = *out = r;
-  d->rule_state[idx] = r ? RULE_PRESENT : RULE_NONE;
-  d->pointwise[idx] = r && is_simple_rule(r, op);
+  st->rule = *out = r;
+  st->rule_state = r ? RULE_PRESENT : RULE_NONE;
+  st->pointwise = r && is_simple_rule(r, op);
   return SP_OK;
 }
 
@@ -732,7 +748,7 @@ static sp_prop_direction *alloc_dirs(sp_arena *a, const sp_rule *rule) {
 
 /* The op being visited has nothing to move until something around it changes. */
 static int mark_clean(driver *d) {
-  d->clean[d->current_idx] = true;
+  d->st[d->current_idx].clean = true;
   return SP_OK;
 }
 
@@ -998,6 +1014,31 @@ static int fill_placeholders(driver *d, sp_op *op, const sp_sharding *ref, sp_er
   return SP_OK;
 }
 
+/* Makes the visit buffers hold `ntensors` tensors and `nfactors` factors. */
+static int reserve_visit_buffers(visit_buffers *vb, int ntensors, int nfactors) {
+  if (ntensors > vb->cap_tensors) {
+    int cap = ntensors < 8 ? 8 : ntensors;
+    sp_value **slots = realloc(vb->slots, (size_t)cap * sizeof *slots);
+    if (slots) vb->slots = slots;
+    sp_sharding **in = realloc(vb->in, (size_t)cap * sizeof *in);
+    if (in) vb->in = in;
+    sp_sharding **out = realloc(vb->out, (size_t)cap * sizeof *out);
+    if (out) vb->out = out;
+    if (!slots || !in || !out) return SP_ENOMEM;
+    vb->cap_tensors = cap;
+  }
+  if (nfactors > vb->cap_factors) {
+    int cap = nfactors < 16 ? 16 : nfactors;
+    const sp_dim_sharding **seen = realloc(vb->seen, (size_t)cap * sizeof *seen);
+    if (seen) vb->seen = seen;
+    sp_prop_direction *dirs = realloc(vb->dirs, (size_t)cap * sizeof *dirs);
+    if (dirs) vb->dirs = dirs;
+    if (!seen || !dirs) return SP_ENOMEM;
+    vb->cap_factors = cap;
+  }
+  return SP_OK;
+}
+
 static int visit_rule_op(driver *d, int idx, sp_err *err) {
   sp_op *op = d->ops[idx];
   const sp_propagate_options *o = d->o;
@@ -1008,10 +1049,10 @@ static int visit_rule_op(driver *d, int idx, sp_err *err) {
   if (!rule || rule->noperands != op->noperands || rule->nresults != op->nresults)
     return mark_clean(d);
   int n = op->noperands + op->nresults;
-  sp_value **slots = sp_arena_alloc(s, (size_t)(n ? n : 1) * sizeof *slots);
-  sp_sharding **in = sp_arena_alloc(s, (size_t)(n ? n : 1) * sizeof *in);
-  sp_sharding **out = sp_arena_alloc(s, (size_t)(n ? n : 1) * sizeof *out);
-  if (!slots || !in || !out) return sp_err_set(err, SP_ENOMEM, "out of memory");
+  if (reserve_visit_buffers(&d->vb, n, rule->nfactors))
+    return sp_err_set(err, SP_ENOMEM, "out of memory");
+  sp_value **slots = d->vb.slots;
+  sp_sharding **in = d->vb.in, **out = d->vb.out;
   for (int i = 0; i < op->noperands; i++) slots[i] = slot(op->operands[i].value);
   for (int j = 0; j < op->nresults; j++) slots[op->noperands + j] = &op->results[j];
   for (int i = 0; i < n; i++) in[i] = slots[i] ? slots[i]->sharding : NULL;
@@ -1022,14 +1063,10 @@ static int visit_rule_op(driver *d, int idx, sp_err *err) {
   const sp_sharding *ref;
   if ((rc = common_mesh(d, in, n, &mesh, &ref, err))) return op_error(d, op, rc, err);
   if (!mesh) return mark_clean(d);
-  if (d->pointwise[idx]) {
-    const sp_dim_sharding **seen = sp_arena_alloc(s, (size_t)(rule->nfactors + 1) * sizeof *seen);
-    if (!seen) return sp_err_set(err, SP_ENOMEM, "out of memory");
-    if (converged(rule, in, seen)) return mark_clean(d);
-  }
+  if (d->st[idx].pointwise && converged(rule, in, d->vb.seen)) return mark_clean(d);
   sp_prop_direction *dirs = NULL;
   if (o->direction) {
-    if (!(dirs = alloc_dirs(s, rule))) return sp_err_set(err, SP_ENOMEM, "out of memory");
+    dirs = d->vb.dirs;
     o->direction(op, rule, dirs, o->direction_ctx);
   }
   if (!moves_any_factor(rule, dirs)) return SP_OK;
@@ -1073,7 +1110,7 @@ static int visit_rule_op(driver *d, int idx, sp_err *err) {
 static bool mark_erased(sp_op *op, void *ctx) {
   driver *d = ctx;
   int i = op_number(d, op);
-  if (i >= 0) d->erased[i] = true;
+  if (i >= 0) d->st[i].erased = true;
   return true;
 }
 
@@ -1130,9 +1167,9 @@ static int visit(driver *d, int idx, sp_err *err) {
 /* A sharding changed outside the worklist: its defining op and users may move again. */
 static void mark_dirty_around(driver *d, const sp_value *v) {
   int i = op_number(d, v->def ? v->def : sp_block_parent_op(v->block));
-  if (i >= 0) d->clean[i] = false;
+  if (i >= 0) d->st[i].clean = false;
   for (const sp_use *u = v->uses; u; u = u->next)
-    if ((i = op_number(d, u->owner)) >= 0) d->clean[i] = false;
+    if ((i = op_number(d, u->owner)) >= 0) d->st[i].clean = false;
 }
 
 /* Propagates between each value the main function returns and the function's result
@@ -1150,13 +1187,17 @@ static int sync_func_results(driver *d, sp_op *fn, sp_err *err) {
       while (dim < in[0]->rank && same_axes(&in[0]->dims[dim], &in[1]->dims[dim])) dim++;
       if (dim == in[0]->rank) continue;
     }
-    sp_rule *rule = identity_rule(d->scratch, v->type, 1);
-    if (!rule) continue;
+    if (!v->type || v->type->kind != SP_TYPE_TENSOR || !sp_type_is_static_tensor(v->type))
+      continue; /* no identity rule */
     const sp_mesh *mesh;
     const sp_sharding *ref;
     int rc = common_mesh(d, in, 2, &mesh, &ref, err);
     if (rc) return op_error(d, fn, rc, err);
     if (!mesh) continue;
+    /* No axis on either side: nothing to propagate. */
+    if (sp_sharding_is_unsharded(in[0]) && sp_sharding_is_unsharded(in[1])) continue;
+    sp_rule *rule = identity_rule(d->scratch, v->type, 1);
+    if (!rule) return sp_err_set(err, SP_ENOMEM, "out of memory");
     sp_prop_options po = {d->o->strategy, false, false, NULL};
     rc = sp_factor_propagate_op(d->m->arena, d->scratch, rule, mesh, ref, in, in + 1, &po, out,
                                 out + 1, NULL, NULL, err);
@@ -1179,12 +1220,12 @@ static int sync_func_results(driver *d, sp_op *fn, sp_err *err) {
 static void driver_free(driver *d) {
   free(d->ops);
   ptrmap_free(&d->opmap);
-  free(d->rule_state);
-  free(d->pointwise);
-  free(d->rules);
-  free(d->pending);
-  free(d->erased);
-  free(d->clean);
+  free(d->st);
+  free(d->vb.slots);
+  free(d->vb.in);
+  free(d->vb.out);
+  free(d->vb.seen);
+  free(d->vb.dirs);
   sp_rule_cache_free(d->rule_cache);
   sp_prop_memo_free(d->memo);
   free(d->stack);
@@ -1250,10 +1291,19 @@ fail:
  * hold one; ops the worklist looked at already know whether they have one). */
 static void drop_session_rules(driver *d) {
   for (int i = 0; i < d->nops; i++) {
-    sp_op *op = d->ops[i];
-    if (d->rule_state[i] == RULE_NONE) continue;
-    const sp_rule *r = d->rule_state[i] == RULE_PRESENT ? d->rules[i] : sp_op_rule(op);
-    if (r && !r->custom) sp_attrs_remove(&op->attrs, SP_ATTR_SHARDING_RULE);
+    if (d->st[i].rule_state == RULE_NONE) continue;
+    /* Attribute names are unique, so the rule attribute is the one of kind RULE with that name
+     * (looking at the kind first spares the string comparisons). */
+    sp_attrs *attrs = &d->ops[i]->attrs;
+    for (int k = 0; k < attrs->n; k++) {
+      const sp_attr *at = &attrs->v[k];
+      if (at->kind != SP_ATTR_RULE || strcmp(at->name, SP_ATTR_SHARDING_RULE) != 0) continue;
+      if (at->u.rule && !at->u.rule->custom) {
+        memmove(&attrs->v[k], &attrs->v[k + 1], (size_t)(attrs->n - k - 1) * sizeof *attrs->v);
+        attrs->n--;
+      }
+      break;
+    }
   }
 }
 
@@ -1280,29 +1330,29 @@ int sp_propagate_session_run(sp_propagate_session *d, const sp_propagate_options
   if (rc) return rc;
   /* Pre-order: the first op must be popped first. */
   for (int i = d->nops - 1; i >= 0; i--) {
-    if (d->erased[i] || d->clean[i]) continue;
-    d->pending[i] = true;
+    if (d->st[i].erased || d->st[i].clean) continue;
+    d->st[i].pending = true;
     d->stack[d->nstack++] = i;
   }
   while (d->nstack) {
     int i = d->stack[--d->nstack];
-    d->pending[i] = false;
-    if (d->erased[i]) continue;
+    d->st[i].pending = false;
+    if (d->st[i].erased) continue;
     d->current = d->ops[i];
     d->current_idx = i;
-    d->clean[i] = false;
+    d->st[i].clean = false;
     rc = visit(d, i, err);
     d->current = NULL;
     if (rc || (rc = recycle_scratch(d, err))) break;
   }
-  for (int i = 0; i < d->nstack; i++) d->pending[d->stack[i]] = false;
+  for (int i = 0; i < d->nstack; i++) d->st[d->stack[i]].pending = false;
   d->nstack = 0;
   d->runs++;
   return rc ? rc : sync_func_results(d, d->main_fn, err);
 }
 
 void sp_propagate_session_invalidate(sp_propagate_session *d) {
-  memset(d->clean, 0, (size_t)(d->nops ? d->nops : 1));
+  for (int i = 0; i < d->nops; i++) d->st[i].clean = false;
 }
 
 sp_op *const *sp_propagate_session_ops(const sp_propagate_session *d, int *n) {
