@@ -62,8 +62,11 @@ static bool scan_op(sp_op *op, prio_scan *ps) {
     for (int i = 0; i < op->func->nresults && !ps->status; i++)
       ps->status = record(ps, &op->func->result_shardings[i]);
   }
-  for (int r = 0; r < op->nresults && !ps->status; r++)
-    if (!has_edge(&op->results[r])) ps->status = record(ps, &op->results[r].sharding);
+  for (int r = 0; r < op->nresults && !ps->status; r++) {
+    sp_value *v = &op->results[r];
+    /* (record() skips shardings without priorities: look at the uses only for those) */
+    if (has_priority(v->sharding) && !has_edge(v)) ps->status = record(ps, &v->sharding);
+  }
   return ps->status == SP_OK;
 }
 
