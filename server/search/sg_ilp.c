@@ -544,10 +544,22 @@ static int solve(sg_ilp *q, sg_ilp_run *r, int *plan, sp_err *err) {
   r->t_lp = sp_sg_now() - t0;
   int st = glp_get_status(q->lp);
   if (ret == GLP_EOBJUL) {
-    /* The LP bound passed the incumbent's cost: nothing better exists. */
-    r->bound = start_cost;
-    r->optimal = true;
-    goto done;
+    /* The dual objective passed the incumbent's cost. Check it with the safe bound of the
+     * current duals: if it holds, nothing better exists; if rounding fooled GLPK, finish
+     * the LP normally. */
+    double *dj = malloc(sizeof(double) * ((size_t)ncols + 1));
+    double sb = dj ? safe_bound(q->lp, dj) : -HUGE_VAL;
+    free(dj);
+    if (sb > start_cost - 1) {
+      r->bound = start_cost;
+      r->optimal = true;
+      goto done;
+    }
+    sm.obj_ul = DBL_MAX;
+    sm.tm_lim = ms_until(r->lp_deadline);
+    ret = glp_simplex(q->lp, &sm);
+    r->t_lp = sp_sg_now() - t0;
+    st = glp_get_status(q->lp);
   }
   if (ret == 0 && st == GLP_NOFEAS) {
     r->infeasible = true;

@@ -3,8 +3,9 @@
  *
  * Order of work, all against one deadline:
  *   1. build the model and reduce it (exact; may prove infeasibility);
- *   2. greedy plan, local search to a local optimum, a first round of perturbation
- *      (bounded by work, so the same input gives the same incumbent);
+ *   2. greedy plan, local search to a local optimum, a fixed number of Lagrangian rounds
+ *      (each labelling repaired and improved by the heuristic), a first round of
+ *      perturbation (bounded by work, so the same input gives the same incumbent);
  *   3. per independent component: the root LP with dual simplex, then branch and bound
  *      seeded with the incumbent; proofs and bounds are collected per component;
  *   4. if not proven, perturbation again until the deadline or the work limit;
@@ -243,7 +244,8 @@ static int run_ilp(solver *s, double share_end, bool *proved, bool *infeasible, 
     all_proved &= r.optimal;
     snprintf(note, sizeof note, "component %d/%d: %s; LP %s in %.2f s, B&B %.2f s", c + 1,
              ncomp, r.optimal ? "proved" : r.timed_out ? "time limit" : "stopped",
-             r.lp_solved ? "solved" : "not solved", r.t_lp, r.t_ilp);
+             r.lp_solved ? "solved" : r.optimal ? "bound reached the incumbent" : "not solved",
+             r.t_lp, r.t_ilp);
     double b = (double)p->offset;
     for (int j = 0; j <= c; j++) b += cbound[j];
     for (int j = c + 1; j < ncomp; j++) b += trivial_bound(p, comp, j);

@@ -4,9 +4,12 @@
  * Two engines work together on a reduced model (sg_reduce.h):
  *   - a combinatorial heuristic (sg_heuristic.h): a greedy plan that respects the usage
  *     limit, improved by local search moving one node, two adjacent nodes or a chain, then
- *     perturbed and improved again while the budget lasts;
+ *     perturbed and improved again while the budget lasts; it is steered by a Lagrangian
+ *     relaxation of the usage rows (sg_dual.h), whose message-passing labellings it
+ *     repairs, and which gives a lower bound and reduced costs;
  *   - the one-hot integer program solved with GLPK (sg_ilp.h), seeded with the heuristic's
- *     plan, which improves it or proves it optimal.
+ *     plan and pruned with the reduced costs, which improves the plan or proves it optimal
+ *     when the model is small enough.
  * The plan is mapped back to the input graph and evaluated there, so a returned plan is
  * always checked against the original problem.
  *
