@@ -197,6 +197,8 @@ typedef struct sp_func_info {
 
 struct sp_op {
   sp_op_kind kind;
+  int pass_index;               /* free for the running pass (0 when created): propagation
+                                   sessions keep each op's number here */
   const char *name;             /* full name, always set ("stablehlo.add", "mhlo.foo") */
   int noperands;
   sp_use *operands;             /* array of noperands uses */

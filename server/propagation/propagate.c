@@ -95,6 +95,7 @@ typedef struct op_state {
   sp_rule *rule;              /* valid when rule_state == RULE_PRESENT */
   unsigned char rule_state;   /* RULE_* */
   bool pointwise;             /* with a rule: is_simple_rule() */
+  bool session_rule;          /* the rule is this session's, to attach when it ends */
   bool pending;               /* on the stack */
   bool erased;
   /* The op's last visit found nothing any strategy or direction could move (no rule, no
@@ -126,7 +127,6 @@ struct sp_propagate_session {
   sp_arena *scratch;
   int nops;
   sp_op **ops;                /* pre-order */
-  ptrmap opmap;               /* op -> number */
   op_state *st;               /* per op */
   int *stack;
   int nstack;
@@ -329,6 +329,15 @@ static bool record_op(sp_op *op, void *ctx) {
   return !d->prepare || prologue_op(d, op);
 }
 
+/* The session's number of `op`, or -1 for an op it did not number (the module op, an op of
+ * another module). Numbers live in op->pass_index; the check against d->ops makes a stale
+ * one harmless. */
+static int op_number(const driver *d, const sp_op *op) {
+  if (!op) return -1;
+  int i = op->pass_index;
+  return i >= 0 && i < d->nops && d->ops[i] == op ? i : -1;
+}
+
 static int index_calls(driver *d, sp_err *err) {
   size_t n = (size_t)(d->nops ? d->nops : 1);
   d->first_call = malloc(n * sizeof *d->first_call);
@@ -340,7 +349,7 @@ static int index_calls(driver *d, sp_err *err) {
   for (int i = d->nops - 1; i >= 0; i--) {
     if (d->ops[i]->kind != SP_OP_FUNC_CALL) continue;
     sp_op *g = callee_of(d->m, d->ops[i]);
-    int gi = g ? ptrmap_get(&d->opmap, g) : -1;
+    int gi = g ? op_number(d, g) : -1;
     if (gi < 0) continue;
     d->next_call[i] = d->first_call[gi];
     d->first_call[gi] = i;
@@ -358,9 +367,9 @@ static int number_ops(driver *d, sp_err *err) {
   size_t n = (size_t)(d->nops ? d->nops : 1);
   d->st = calloc(n, sizeof *d->st);
   d->stack = malloc(n * sizeof *d->stack);
-  if (c.oom || ptrmap_init(&d->opmap, n) || !d->st || !d->stack)
+  if (c.oom || !d->st || !d->stack)
     return sp_err_set(err, SP_ENOMEM, "out of memory numbering %d ops", d->nops);
-  for (int i = 0; i < d->nops; i++) ptrmap_put(&d->opmap, d->ops[i], i);
+  for (int i = 0; i < d->nops; i++) d->ops[i]->pass_index = i;
   return d->has_calls ? index_calls(d, err) : SP_OK;
 }
 
@@ -427,7 +436,6 @@ out:
 
 /* ------------------------------------------------------------------ worklist */
 
-static int op_number(const driver *d, const sp_op *op) { return ptrmap_get(&d->opmap, op); }
 
 static void push_one(driver *d, sp_op *op) {
   if (!op || op == d->current) return;
@@ -715,11 +723,7 @@ static int rule_of(driver *d, int idx, sp_rule **out, sp_err *err) {
       attach = true;
     }
   }
-  if (attach) {
-    sp_attr at = {.name = SP_ATTR_SHARDING_RULE, .kind = SP_ATTR_RULE, .u.rule = r};
-    if (sp_attrs_set(d->m->arena, &op->attrs, &at))
-      return sp_err_set(err, SP_ENOMEM, "out of memory attaching a sharding rule");
-  }
+  st->session_rule = attach;
   st->rule = *out = r;
   st->rule_state = r ? RULE_PRESENT : RULE_NONE;
   st->pointwise = r && is_simple_rule(r, op);
@@ -1219,7 +1223,6 @@ static int sync_func_results(driver *d, sp_op *fn, sp_err *err) {
 
 static void driver_free(driver *d) {
   free(d->ops);
-  ptrmap_free(&d->opmap);
   free(d->st);
   free(d->vb.slots);
   free(d->vb.in);
@@ -1287,11 +1290,24 @@ fail:
   return rc;
 }
 
-/* Removes the non-custom rules of the session's ops (its numbering covers every op that can
- * hold one; ops the worklist looked at already know whether they have one). */
-static void drop_session_rules(driver *d) {
+/* Rules the session built are attached to their ops (as `sdy.sharding_rule`) only when the
+ * session ends, and only if they are to stay: nothing reads them from the ops meanwhile
+ * (the session keeps them per op), and a pass that drops them at its end then never touches
+ * the ops for them. The state left is the same as attaching each on the op's first visit. */
+static void attach_session_rules(driver *d) {
   for (int i = 0; i < d->nops; i++) {
-    if (d->st[i].rule_state == RULE_NONE) continue;
+    if (!d->st[i].session_rule) continue;
+    sp_attr at = {.name = SP_ATTR_SHARDING_RULE, .kind = SP_ATTR_RULE, .u.rule = d->st[i].rule};
+    sp_attrs_set(d->m->arena, &d->ops[i]->attrs, &at); /* (out of memory: left unattached) */
+  }
+}
+
+/* Removes the non-custom rules the session's ops came with (rules of the session's own were
+ * never attached). Its numbering covers every op that can hold one; ops whose rule it looked
+ * up already tell whether they have one of their own. */
+static void drop_own_rules(driver *d) {
+  for (int i = 0; i < d->nops; i++) {
+    if (d->st[i].rule_state == RULE_NONE || d->st[i].session_rule) continue;
     /* Attribute names are unique, so the rule attribute is the one of kind RULE with that name
      * (looking at the kind first spares the string comparisons). */
     sp_attrs *attrs = &d->ops[i]->attrs;
@@ -1310,7 +1326,8 @@ static void drop_session_rules(driver *d) {
 void sp_propagate_session_free(sp_propagate_session *d, bool finish,
                                const sp_propagate_options *o) {
   if (!d) return;
-  if (finish && !(o && o->keep_sharding_rules)) drop_session_rules(d);
+  if (finish && !(o && o->keep_sharding_rules)) drop_own_rules(d);
+  else attach_session_rules(d);
   driver_free(d);
   free(d);
 }
