@@ -384,10 +384,8 @@ int sp_sg_dual_excess(sg_dual *d, sg_excess *ex) {
     for (int k = 0; k < p->k[i]; k++) x[k] -= mn;
     ex->nshare[i] += mn;
   }
-  for (int r = 0; r < d->rows->n; r++)
-    if (d->rows->off[r + 1] > d->rows->off[r])
-      ex->nshare[p->seg_node[d->rows->seg[d->rows->off[r]]]] -=
-          d->lambda[r] * (double)d->rows->cap[r];
+  for (int r = 0; r < d->rows->n; r++) /* any live segment's node is in the row's part */
+    ex->nshare[p->seg_node[d->rows->some[r]]] -= d->lambda[r] * (double)d->rows->cap[r];
   for (int e = 0; e < p->m; e++) {
     int ka = p->k[p->ea[e]], kb = p->k[p->eb[e]];
     const double *ma = d->msg2 + d->aoff[e], *mb = d->msg2 + d->boff[e];

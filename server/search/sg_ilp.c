@@ -70,21 +70,15 @@ static void trip_free(triplets *t) {
 
 /* ------------------------------------------------------------------ usage rows */
 
-/* The usage rows of the part (see sg_rows.h). */
-static int part_rows(const sg_ilp *q, bool plain, sg_rows *rows) {
+/* The usage rows of the part (see sg_rows.h), with or without their lists. */
+static int part_rows(const sg_ilp *q, bool plain, bool lists, sg_rows *rows) {
   const sg_prob *p = q->p;
   uint8_t *in = calloc((size_t)p->n + 1, 1);
   if (!in) return SP_ENOMEM;
   for (int a = 0; a < q->nn; a++) in[q->nodes[a]] = 1;
-  int rc = sp_sg_rows_build(p, in, plain, rows);
+  int rc = sp_sg_rows_build(p, in, plain, lists, rows);
   free(in);
   return rc;
-}
-
-static int64_t rows_nonzeros(const sg_prob *p, const sg_rows *rows) {
-  int64_t nz = 0;
-  for (int a = 0; a < rows->off[rows->n]; a++) nz += p->k[p->seg_node[rows->seg[a]]];
-  return nz;
 }
 
 /* Adds the usage rows. */
@@ -253,13 +247,18 @@ int sp_sg_ilp_build(const sg_prob *p, const int *nodes, int nn, bool plain,
   }
   for (int e = 0; e < p->m; e++)
     if (q->xcol[p->ea[e]] && q->xcol[p->eb[e]]) q->edges[q->ne++] = e;
-  if ((rc = part_rows(q, plain, &rows)) != SP_OK) goto oom;
-  have_rows = true;
-  if (max_nonzeros > 0 && estimate_nonzeros(p, q) + rows_nonzeros(p, &rows) > max_nonzeros) {
-    rc = sp_err_set(err, SP_ELIMIT, "the ILP would have more than %lld nonzeros",
-                    (long long)max_nonzeros);
-    goto fail;
+  if (max_nonzeros > 0) { /* count first: the rows' lists alone can be huge */
+    if ((rc = part_rows(q, plain, false, &rows)) != SP_OK) goto oom;
+    int64_t nz = estimate_nonzeros(p, q) + rows.entries;
+    sp_sg_rows_free(&rows);
+    if (nz > max_nonzeros) {
+      rc = sp_err_set(err, SP_ELIMIT, "the ILP would have %lld nonzeros, more than %lld",
+                      (long long)nz, (long long)max_nonzeros);
+      goto fail;
+    }
   }
+  if ((rc = part_rows(q, plain, true, &rows)) != SP_OK) goto oom;
+  have_rows = true;
   for (int b = 0; b < q->ne; b++) {
     int e = q->edges[b];
     q->ycol[e] = calloc((size_t)p->k[p->ea[e]] * (size_t)p->k[p->eb[e]], sizeof(int));
@@ -536,10 +535,15 @@ static int solve(sg_ilp *q, sg_ilp_run *r, int *plan, sp_err *err) {
   sm.msg_lev = GLP_MSG_OFF;
   sm.meth = GLP_DUALP;
   sm.presolve = GLP_OFF;
-  sm.tm_lim = ms_until(r->lp_deadline);
   if (r->start) sm.obj_ul = start_cost - 0.5;
   glp_scale_prob(q->lp, GLP_SF_AUTO);
   glp_adv_basis(q->lp, 0);
+  sm.tm_lim = ms_until(r->lp_deadline); /* what is left after scaling and the basis */
+  if (r->lp_deadline > 0 && sp_sg_now() >= r->lp_deadline) {
+    r->t_lp = sp_sg_now() - t0;
+    r->timed_out = true;
+    goto done;
+  }
   int ret = glp_simplex(q->lp, &sm);
   r->t_lp = sp_sg_now() - t0;
   int st = glp_get_status(q->lp);

@@ -144,7 +144,43 @@ static int add_row(builder *b, int t, int64_t cap, const int *segs, int n, bool 
   return SP_OK;
 }
 
-int sp_sg_rows_build(const sg_prob *p, const uint8_t *in_part, bool plain, sg_rows *out) {
+/* Times, capacities, a live segment and the entry count of each row, in one sweep. */
+static int rows_without_lists(const sg_prob *p, const seg_ref *s, int ns, const uint8_t *sel,
+                              sg_rows *out) {
+  int T = p->T, n = 0;
+  for (int t = 0; t < T; t++) n += sel[t];
+  out->t = malloc(sizeof(int) * ((size_t)n + 1));
+  out->cap = malloc(sizeof(int64_t) * ((size_t)n + 1));
+  out->some = malloc(sizeof(int) * ((size_t)n + 1));
+  int64_t *kdiff = calloc((size_t)T + 2, sizeof(int64_t));
+  if (!out->t || !out->cap || !out->some || !kdiff) { free(kdiff); return SP_ENOMEM; }
+  for (int k = 0; k < ns; k++) {
+    int kk = p->k[p->seg_node[s[k].seg]];
+    kdiff[s[k].t0] += kk;
+    kdiff[s[k].t1] -= kk;
+  }
+  /* The started segment that ends last is live at t whenever any segment is. */
+  int next = 0, far = -1;
+  int64_t run = 0;
+  for (int t = 0; t < T; t++) {
+    run += kdiff[t];
+    while (next < ns && s[next].t0 <= t) {
+      if (far < 0 || s[next].t1 > s[far].t1) far = next;
+      next++;
+    }
+    if (!sel[t] || far < 0 || s[far].t1 <= t) continue;
+    out->t[out->n] = t;
+    out->cap[out->n] = p->cap[t];
+    out->some[out->n] = s[far].seg;
+    out->entries += run;
+    out->n++;
+  }
+  free(kdiff);
+  return SP_OK;
+}
+
+int sp_sg_rows_build(const sg_prob *p, const uint8_t *in_part, bool plain, bool lists,
+                     sg_rows *out) {
   memset(out, 0, sizeof *out);
   builder b = {.r = out};
   int total = p->seg_off[p->n], ns = 0, rc = SP_OK;
@@ -163,6 +199,10 @@ int sp_sg_rows_build(const sg_prob *p, const uint8_t *in_part, bool plain, sg_ro
   if (!p->has_limit || ns == 0) goto out;
   qsort(s, (size_t)ns, sizeof *s, cmp_seg_t0);
   if ((rc = select_times(p, s, ns, plain, sel)) != SP_OK) goto out;
+  if (!lists) {
+    rc = rows_without_lists(p, s, ns, sel, out);
+    goto out;
+  }
   int na = 0, next = 0;
   for (int t = 0; t < p->T && rc == SP_OK; t++) {
     if (!sel[t]) continue;
@@ -174,6 +214,15 @@ int sp_sg_rows_build(const sg_prob *p, const uint8_t *in_part, bool plain, sg_ro
     for (int a = 0; a < na; a++) sorted[a] = s[active[a]].seg;
     qsort(sorted, (size_t)na, sizeof(int), cmp_int);
     rc = add_row(&b, t, p->cap[t], sorted, na, !plain);
+  }
+  if (rc == SP_OK && out->n > 0) {
+    out->some = malloc(sizeof(int) * (size_t)out->n);
+    if (!out->some) rc = SP_ENOMEM;
+    for (int r = 0; r < out->n && rc == SP_OK; r++) {
+      out->some[r] = out->seg[out->off[r]];
+      for (int a = out->off[r]; a < out->off[r + 1]; a++)
+        out->entries += p->k[p->seg_node[out->seg[a]]];
+    }
   }
 out:
   free(s);
@@ -191,5 +240,6 @@ void sp_sg_rows_free(sg_rows *r) {
   free(r->cap);
   free(r->off);
   free(r->seg);
+  free(r->some);
   memset(r, 0, sizeof *r);
 }

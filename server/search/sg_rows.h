@@ -20,15 +20,21 @@
 #include "search/sg_model.h"
 
 typedef struct sg_rows {
-  int n;          /* rows, by increasing time */
-  int *t;         /* [n] compressed time */
-  int64_t *cap;   /* [n] */
-  int *off;       /* [n + 1] CSR into seg */
-  int *seg;       /* indices into p->seg, sorted within a row */
+  int n;           /* rows, by increasing time */
+  int *t;          /* [n] compressed time */
+  int64_t *cap;    /* [n] */
+  int *off;        /* [n + 1] CSR into seg (lists only) */
+  int *seg;        /* indices into p->seg, sorted within a row (lists only) */
+  int *some;       /* [n] one segment live in the row */
+  int64_t entries; /* sum over rows of the strategies of their segments (matrix entries) */
 } sg_rows;
 
-/* Rows over the segments of the nodes with in_part[i] (all nodes when NULL). */
-int sp_sg_rows_build(const sg_prob *p, const uint8_t *in_part, bool plain, sg_rows *out);
+/* Rows over the segments of the nodes with in_part[i] (all nodes when NULL). Without
+ * `lists`, only the times, capacities, one live segment per row and the entry count are
+ * computed (in O(S log S + T), without the rows' segment lists, which can be very long),
+ * and duplicates are kept. */
+int sp_sg_rows_build(const sg_prob *p, const uint8_t *in_part, bool plain, bool lists,
+                     sg_rows *out);
 void sp_sg_rows_free(sg_rows *r);
 
 #endif /* SP_SEARCH_SG_ROWS_H */

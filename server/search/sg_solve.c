@@ -115,7 +115,7 @@ static int64_t lagrange_primal(void *ctx, const int *labels) {
  * gives a lower bound. */
 static int run_lagrange(solver *s, int64_t size, double end) {
   sg_rows rows;
-  if (sp_sg_rows_build(s->p, NULL, false, &rows) != SP_OK) return SP_ENOMEM;
+  if (sp_sg_rows_build(s->p, NULL, false, false, &rows) != SP_OK) return SP_ENOMEM;
   sg_dual *d = NULL;
   if (sp_sg_dual_new(s->p, &rows, &d) != SP_OK) {
     sp_sg_rows_free(&rows);
@@ -397,7 +397,7 @@ int sp_sg_solve(const sp_sg *g, const sp_sg_opts *opts, sp_sg_result *res, sp_er
   sp_sg_heur_set_callback(s.h, on_incumbent, &s);
   /* 2. incumbent */
   double t_h = sp_sg_now();
-  double h_deadline = s.deadline > 0 ? s.t_start + opts->time_limit * 0.5 : 0;
+  double h_deadline = s.deadline > 0 ? s.t_start + opts->time_limit * 0.15 : 0;
   sp_sg_heur_greedy(s.h, h_deadline);
   if (opts->incumbent) {
     int *mplan = malloc(sizeof(int) * ((size_t)g->nnodes + 1));
@@ -412,7 +412,7 @@ int sp_sg_solve(const sp_sg *g, const sp_sg_opts *opts, sp_sg_result *res, sp_er
   }
   if (!opts->no_heuristic) {
     sp_sg_heur_descend(s.h, work_limit / 4, h_deadline);
-    double lg_end = s.deadline > 0 ? sp_sg_now() + (s.deadline - sp_sg_now()) * 0.3 : 0;
+    double lg_end = s.deadline > 0 ? sp_sg_now() + (s.deadline - sp_sg_now()) * 0.4 : 0;
     if (s.p->n > 0 && (rc = run_lagrange(&s, size, lg_end)) != SP_OK) {
       sp_err_set(err, rc, "out of memory in the Lagrangian relaxation");
       goto done;

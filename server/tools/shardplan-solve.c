@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "search/iopddl.h"
+#include "search/sg_heuristic.h"
 #include "search/sg_solve.h"
 
 static void usage(FILE *f) {
@@ -99,7 +100,7 @@ int main(int argc, char **argv) {
             argv[optind + 1]);
     return 2;
   }
-  opts.time_limit = seconds;
+  double t_start = sp_sg_now();
   opts.progress = on_progress;
   opts.progress_ctx = &pc;
   sp_err err;
@@ -118,6 +119,10 @@ int main(int argc, char **argv) {
     fprintf(stderr, "shardplan-solve: %s\n", err.msg);
     status = 2;
   }
+  /* SECONDS covers the whole run: reading and writing files count, and 2% is kept for
+   * printing the plan and exiting. */
+  double left = seconds * 0.98 - (sp_sg_now() - t_start);
+  opts.time_limit = left > seconds * 0.02 ? left : seconds * 0.02;
   sp_sg_result res;
   if (status == 0 && sp_sg_solve(g, &opts, &res, &err) != SP_OK) {
     fprintf(stderr, "shardplan-solve: %s: %s\n", path, err.msg);
