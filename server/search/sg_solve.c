@@ -28,6 +28,7 @@
 #define DEFAULT_WORK_LIMIT ((int64_t)4000 * 1000 * 1000) /* heuristic work units */
 #define DEFAULT_ILP_MAX_NONZEROS ((int64_t)40 * 1000 * 1000)
 #define LAGRANGE_ROUNDS 60 /* price updates (each: 3 TRW-S and 3 MPLP passes, one repair) */
+#define LAGRANGE_MORE_ROUNDS 540 /* after an unfinished ILP, when there is a deadline */
 
 const char *sp_sg_status_name(sp_sg_status s) {
   switch (s) {
@@ -64,6 +65,9 @@ typedef struct solver {
   int64_t bound;         /* best proven lower bound (input cost units), INT64_MIN if none */
   sg_excess excess;      /* reduced costs from the Lagrangian dual */
   bool have_excess;
+  sg_rows rows;          /* usage rows (times and capacities) priced by the dual */
+  bool have_rows;
+  sg_dual *dual;
 } solver;
 
 static bool out_of_time(const solver *s) {
@@ -113,17 +117,15 @@ static int64_t lagrange_primal(void *ctx, const int *labels) {
 
 /* Lagrangian relaxation of the usage rows: prices steer the heuristic, and the relaxation
  * gives a lower bound. */
-static int run_lagrange(solver *s, int64_t size, double end) {
-  sg_rows rows;
-  if (sp_sg_rows_build(s->p, NULL, false, false, &rows) != SP_OK) return SP_ENOMEM;
-  sg_dual *d = NULL;
-  if (sp_sg_dual_new(s->p, &rows, &d) != SP_OK) {
-    sp_sg_rows_free(&rows);
-    return SP_ENOMEM;
+static int run_lagrange(solver *s, int64_t size, int rounds, double end) {
+  if (!s->dual) {
+    if (sp_sg_rows_build(s->p, NULL, false, false, &s->rows) != SP_OK) return SP_ENOMEM;
+    s->have_rows = true;
+    if (sp_sg_dual_new(s->p, &s->rows, &s->dual) != SP_OK) return SP_ENOMEM;
   }
   primal_ctx pc = {s, size * 50 + 10000, end};
   double t0 = sp_sg_now();
-  double lb = sp_sg_dual_run(d, LAGRANGE_ROUNDS, 3, end, lagrange_primal, &pc);
+  double lb = sp_sg_dual_run(s->dual, rounds, 3, end, lagrange_primal, &pc);
   s->res->stats.t_heuristic += sp_sg_now() - t0;
   if (lb > -HUGE_VAL) {
     int64_t b = (int64_t)ceil(lb) + s->p->offset;
@@ -131,11 +133,10 @@ static int run_lagrange(solver *s, int64_t size, double end) {
   }
   char note[128];
   snprintf(note, sizeof note, "Lagrangian bound %.0f over %d usage rows", lb + (double)s->p->offset,
-           rows.n);
+           s->rows.n);
   report(s, "lagrange", note);
-  s->have_excess = sp_sg_dual_excess(d, &s->excess) == SP_OK;
-  sp_sg_dual_free(d);
-  sp_sg_rows_free(&rows);
+  if (s->have_excess) sp_sg_excess_free(&s->excess);
+  s->have_excess = sp_sg_dual_excess(s->dual, &s->excess) == SP_OK;
   return SP_OK;
 }
 
@@ -413,7 +414,7 @@ int sp_sg_solve(const sp_sg *g, const sp_sg_opts *opts, sp_sg_result *res, sp_er
   if (!opts->no_heuristic) {
     sp_sg_heur_descend(s.h, work_limit / 4, h_deadline);
     double lg_end = s.deadline > 0 ? sp_sg_now() + (s.deadline - sp_sg_now()) * 0.4 : 0;
-    if (s.p->n > 0 && (rc = run_lagrange(&s, size, lg_end)) != SP_OK) {
+    if (s.p->n > 0 && (rc = run_lagrange(&s, size, LAGRANGE_ROUNDS, lg_end)) != SP_OK) {
       sp_err_set(err, rc, "out of memory in the Lagrangian relaxation");
       goto done;
     }
@@ -432,6 +433,14 @@ int sp_sg_solve(const sp_sg *g, const sp_sg_opts *opts, sp_sg_result *res, sp_er
   int64_t hc;
   if (!proved && !infeasible && !opts->no_heuristic && sp_sg_heur_best(s.h, &hc) &&
       hc + s.p->offset > s.bound && !out_of_time(&s)) {
+    /* With a deadline, more Lagrangian rounds first: a better bound, and new starts. */
+    if (s.deadline > 0 && s.dual) {
+      double lg_end = sp_sg_now() + (s.deadline - sp_sg_now()) * 0.3;
+      if ((rc = run_lagrange(&s, size, LAGRANGE_MORE_ROUNDS, lg_end)) != SP_OK) {
+        sp_err_set(err, rc, "out of memory in the Lagrangian relaxation");
+        goto done;
+      }
+    }
     double t2 = sp_sg_now();
     int64_t left = work_limit - sp_sg_heur_work(s.h);
     if (left > 0) sp_sg_heur_improve(s.h, left, s.deadline);
@@ -444,6 +453,8 @@ done:
   sp_sg_heur_free(s.h);
   sp_sg_model_free(s.m);
   if (s.have_excess) sp_sg_excess_free(&s.excess);
+  sp_sg_dual_free(s.dual);
+  if (s.have_rows) sp_sg_rows_free(&s.rows);
   if (rc != SP_OK) sp_sg_result_free(res);
   return rc;
 }
