@@ -28,14 +28,23 @@ typedef struct entry {
   sp_sharding **out;             /* [n] */
 } entry;
 
+/* Hashes of shardings by address, direct-mapped (a collision only costs a recomputation). */
+#define HASH_CACHE 4096
+
+typedef struct hash_slot {
+  const sp_sharding *s;
+  uint64_t hash;
+} hash_slot;
+
 struct sp_prop_memo {
   sp_arena *arena;
   entry *v;
   size_t cap, n;
+  hash_slot hashes[HASH_CACHE];
 };
 
 sp_prop_memo *sp_prop_memo_new(void) {
-  sp_prop_memo *m = calloc(1, sizeof *m);
+  sp_prop_memo *m = calloc(1, sizeof *m); /* (hash cache slots start empty) */
   if (!m) return NULL;
   if (!(m->arena = sp_arena_new(0))) {
     free(m);
@@ -62,29 +71,37 @@ static void mix_axes(uint64_t *h, const sp_axis_ref *v, int n) {
   }
 }
 
-void sp_prop_memo_hash(sp_prop_memo_key *k) {
+static uint64_t sharding_hash(const sp_sharding *s) {
+  uint64_t h = 1469598103934665603ULL;
+  MIX(h, (uintptr_t)s->mesh_name);
+  MIX(h, (uintptr_t)s->inline_mesh);
+  MIX(h, s->rank);
+  for (int d = 0; d < s->rank; d++) {
+    MIX(h, s->dims[d].closed * 2 + 1);
+    MIX(h, s->dims[d].priority);
+    mix_axes(&h, s->dims[d].axes, s->dims[d].naxes);
+  }
+  mix_axes(&h, s->replicated, s->nreplicated);
+  mix_axes(&h, s->unreduced, s->nunreduced);
+  return h;
+}
+
+static uint64_t cached_hash(sp_prop_memo *m, const sp_sharding *s) {
+  hash_slot *slot = &m->hashes[((uintptr_t)s >> 4) & (HASH_CACHE - 1)];
+  if (slot->s != s) {
+    slot->s = s;
+    slot->hash = sharding_hash(s);
+  }
+  return slot->hash;
+}
+
+void sp_prop_memo_hash(sp_prop_memo *m, sp_prop_memo_key *k) {
   uint64_t h = 1469598103934665603ULL;
   MIX(h, (uintptr_t)k->rule);
   MIX(h, (uintptr_t)k->mesh);
   MIX(h, k->po->strategy * 4 + k->po->conservative * 2 + k->po->elementwise);
   for (int f = 0; k->po->directions && f < k->rule->nfactors; f++) MIX(h, k->po->directions[f]);
-  for (int i = 0; i < k->n; i++) {
-    const sp_sharding *s = k->in[i];
-    if (!s) {
-      MIX(h, 0x5eed);
-      continue;
-    }
-    MIX(h, (uintptr_t)s->mesh_name);
-    MIX(h, (uintptr_t)s->inline_mesh);
-    MIX(h, s->rank);
-    for (int d = 0; d < s->rank; d++) {
-      MIX(h, s->dims[d].closed * 2 + 1);
-      MIX(h, s->dims[d].priority);
-      mix_axes(&h, s->dims[d].axes, s->dims[d].naxes);
-    }
-    mix_axes(&h, s->replicated, s->nreplicated);
-    mix_axes(&h, s->unreduced, s->nunreduced);
-  }
+  for (int i = 0; i < k->n; i++) MIX(h, k->in[i] ? cached_hash(m, k->in[i]) : 0x5eed);
   k->hash = h;
 }
 

@@ -46,8 +46,9 @@ sp_prop_memo *sp_prop_memo_new(void);
 /* NULL is a no-op. */
 void sp_prop_memo_free(sp_prop_memo *m);
 
-/* Fills k->hash; call once the other fields are set. */
-void sp_prop_memo_hash(sp_prop_memo_key *k);
+/* Fills k->hash; call once the other fields are set. (The memo remembers the hashes of the
+ * shardings it has seen, by address: shardings never change.) */
+void sp_prop_memo_hash(sp_prop_memo *m, sp_prop_memo_key *k);
 /* On a hit, out[0..k->n-1] get the outcome (a new sharding or NULL per tensor) and true is
  * returned. */
 bool sp_prop_memo_find(const sp_prop_memo *m, const sp_prop_memo_key *k, sp_sharding **out);

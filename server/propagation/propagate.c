@@ -671,6 +671,7 @@ static bool is_simple_rule(const sp_rule *r, const sp_op *op) {
 
 static bool same_axes(const sp_dim_sharding *x, const sp_dim_sharding *y) {
   if (x->naxes != y->naxes) return false;
+  if (x->axes == y->axes) return true; /* shared arrays, or none */
   for (int i = 0; i < x->naxes; i++) {
     const sp_axis_ref *a = &x->axes[i], *b = &y->axes[i];
     if (a->pre != b->pre || a->size != b->size) return false;
@@ -1080,7 +1081,7 @@ static int visit_rule_op(driver *d, int idx, sp_err *err) {
    * records are not replayed, so a session that logs them always propagates. */
   sp_prop_memo_key key = {rule, mesh, &po, n, in, 0};
   bool memo = !d->log;
-  if (memo) sp_prop_memo_hash(&key);
+  if (memo) sp_prop_memo_hash(d->memo, &key);
   if (!memo || !sp_prop_memo_find(d->memo, &key, out)) {
     if (d->log) {
       d->log->op = idx;
@@ -1200,12 +1201,19 @@ static int sync_func_results(driver *d, sp_op *fn, sp_err *err) {
     if (!mesh) continue;
     /* No axis on either side: nothing to propagate. */
     if (sp_sharding_is_unsharded(in[0]) && sp_sharding_is_unsharded(in[1])) continue;
+    /* Interned, so that results of one shape and sharding share a remembered outcome. */
     sp_rule *rule = identity_rule(d->scratch, v->type, 1);
-    if (!rule) return sp_err_set(err, SP_ENOMEM, "out of memory");
+    if (!rule || !(rule = sp_rule_cache_intern(d->rule_cache, d->m->arena, rule)))
+      return sp_err_set(err, SP_ENOMEM, "out of memory");
     sp_prop_options po = {d->o->strategy, false, false, NULL};
-    rc = sp_factor_propagate_op(d->m->arena, d->scratch, rule, mesh, ref, in, in + 1, &po, out,
-                                out + 1, NULL, NULL, err);
-    if (rc) return op_error(d, fn, rc, err);
+    sp_prop_memo_key key = {rule, mesh, &po, 2, in, 0};
+    sp_prop_memo_hash(d->memo, &key);
+    if (!sp_prop_memo_find(d->memo, &key, out)) {
+      rc = sp_factor_propagate_op(d->m->arena, d->scratch, rule, mesh, ref, in, in + 1, &po, out,
+                                  out + 1, NULL, NULL, err);
+      if (rc) return op_error(d, fn, rc, err);
+      sp_prop_memo_add(d->memo, &key, out);
+    }
     if (out[0]) {
       v->sharding = out[0];
       d->stats->updates++;
