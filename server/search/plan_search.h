@@ -41,8 +41,13 @@
  * inside an op (e.g. whether a contracting dimension is split), and changes nothing. It is
  * how a hand plan (Megatron) is compared with a searched one under the same model.
  *
- * Not modelled: partial (unreduced) values flowing into later ops, repeated layers sharing
- * variables, memory-bandwidth time of element-wise ops, the nested regions of control flow.
+ * Layer sharing (unless no_share_layers; never when evaluating): nodes whose ops are
+ * structurally identical - equal Weisfeiler-Lehman hashes over the def-use graph, see
+ * plan_search.c - and whose strategy lists are identical form a tie group; the members are
+ * chained with edges that forbid different strategy indices, so repeated layers get one
+ * choice (fewer free variables for the solver; the plan may cost more than an untied one).
+ *
+ * Not modelled: partial (unreduced) values flowing into later ops, memory-bandwidth time of element-wise ops, the nested regions of control flow.
  *
  * Determinism: the graph is built in program order with deterministic strategy orders; the
  * solver is deterministic unless its wall-clock time limit cuts it short.
@@ -86,6 +91,8 @@ typedef struct sp_plan_search_opts {
   double memory_limit;        /* bytes per device; 0: the device's memory */
   bool no_coarsen;            /* one node per op: no element-wise followers */
   bool no_reduce_scatter;     /* reductions only all-reduce */
+  bool no_share_layers;       /* no ties between structurally identical nodes (the pass's
+                                 share-layers=false); ties are on by default */
   /* State pairs, in addition to those the module declares with `tf.aliasing_output = R` on
    * an argument. */
   int nstate;
@@ -93,6 +100,13 @@ typedef struct sp_plan_search_opts {
 } sp_plan_search_opts;
 
 void sp_plan_search_opts_init(sp_plan_search_opts *o);
+
+/* A tie group: nodes the search forced to one strategy index (identical repeated layers).
+ * values[k] is the first value of member k (an op's result or an argument). */
+typedef struct sp_plan_tie_group {
+  int n;
+  sp_value **values;
+} sp_plan_tie_group;
 
 /* One collective of the plan: an op's own reduction, or a resharding on an edge. */
 typedef struct sp_plan_collective {
@@ -123,6 +137,9 @@ typedef struct sp_plan_summary {
   int64_t strategies;         /* node variables */
   int64_t pairs;              /* edge variables */
   int64_t ilp_cols, ilp_rows; /* of the last ILP the solver built (0 if none) */
+  int ntie_groups, tied_nodes;  /* layer sharing: groups and the nodes in them; `edges`
+                                   includes the tie_edges (tied_nodes - ntie_groups) */
+  sp_plan_tie_group *ties;      /* [ntie_groups] (module arena) */
   double build_s, solve_s;    /* wall seconds (reporting only) */
   /* The placement. */
   const char *mesh_name;
@@ -153,7 +170,8 @@ int sp_plan_evaluate_module(sp_module *m, const sp_plan_search_opts *o, sp_plan_
  * searches. Options (space or comma separated): cluster=FILE (required), mesh=NAME,
  * time-limit=SECONDS, gap=FRACTION, work-limit=N, seed=N, devices=ID,ID,... (mesh coordinate
  * order), state=ARG:RESULT,ARG:RESULT,..., max-strategies=N, mem-weight=UNITS,
- * memory-limit=BYTES, coarsen=true|false, reduce-scatter=true|false, report=FILE (returned in
+ * memory-limit=BYTES, coarsen=true|false, reduce-scatter=true|false,
+ * share-layers=true|false, report=FILE (returned in
  * out->report_path; nothing is written here). */
 int sp_plan_search_pass(sp_module *m, const char *options, sp_plan_summary *out, sp_err *err);
 
