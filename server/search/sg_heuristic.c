@@ -39,6 +39,7 @@ struct sg_heur {
   int64_t work, next_clock;
   double deadline;
   bool out_of_time;
+  bool owe_plan;        /* the greedy has not produced a valid plan yet: the clock waits */
   sg_heur_cb cb;
   void *cb_ctx;
   const char *phase;
@@ -76,7 +77,10 @@ static bool spend(sg_heur *h, int64_t units, int64_t limit) {
   h->work += units;
   if (h->work >= h->next_clock) {
     h->next_clock = h->work + CHECK_CLOCK_EVERY;
-    if (h->deadline > 0 && sp_sg_now() >= h->deadline) h->out_of_time = true;
+    /* A time-out must still return a plan, so the deadline does not cut the construction of
+     * the first one (ASan builds or a loaded machine can spend the whole budget reading). */
+    bool waiting = h->owe_plan && !h->has_best;
+    if (h->deadline > 0 && !waiting && sp_sg_now() >= h->deadline) h->out_of_time = true;
   }
   return h->out_of_time || h->work >= limit;
 }
@@ -651,6 +655,7 @@ static bool settle(sg_heur *h, int64_t limit) {
         wl_push_nbrs(h, p->eb[e]);
         descend_single(h, limit);
       }
+    note_best(h); /* from the first valid plan on, the deadline applies again */
   }
   h->wlen = 0;
   memset(h->inwl, 0, (size_t)h->n);
@@ -667,7 +672,9 @@ int sp_sg_heur_greedy(sg_heur *h, double deadline) {
   load_plan(h, h->order);
   /* The least-usage plan fits (unless segments disagree on their least strategy) but may
    * use forbidden pairs and is dear: moves that never break the limit fix both. */
+  h->owe_plan = true;
   settle(h, INT64_MAX);
+  h->owe_plan = false;
   return h->has_best ? SP_OK : SP_ENOTFOUND;
 }
 
