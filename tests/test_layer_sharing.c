@@ -156,6 +156,14 @@ START_TEST(gpt_4_layers_ties_repeated_layers_and_every_group_ends_with_one_shard
     ck_assert_int_eq(s.ties[g].n, 3);
   }
   ck_assert_int_ge(check_groups_share_shardings(&s), 3);
+  /* The summary reports the groups. */
+  sp_strbuf sb = SP_STRBUF_INIT;
+  sp_plan_summary_print(&sb, &s);
+  char want[96];
+  snprintf(want, sizeof want, "layer sharing: %d tie groups, %d tied nodes", s.ntie_groups,
+           s.tied_nodes);
+  ck_assert_msg(strstr(sp_strbuf_str(&sb), want) != NULL, "%s", sp_strbuf_str(&sb));
+  sp_strbuf_free(&sb);
   sp_module_free(m);
 }
 END_TEST

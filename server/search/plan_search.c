@@ -15,6 +15,34 @@
  * Invariants: a member's layout under strategy s is set.v[s].results[member.result]; a
  * follower's member uses the result index of the value it follows, so chains of followers all
  * read the same layout.
+ *
+ * Layer sharing (after the graph is built; searches only, never evaluations). Every top-level
+ * op gets a Weisfeiler-Lehman hash over the def-use graph of the main body:
+ *   label(op)   = op name, structured attributes (not shardings, rules or meshes), operand
+ *                 and result types, and the ops of its regions in order (what a reduce
+ *                 applies);
+ *   round t+1   = label, then per operand in order: (producer's round-t hash, producer's
+ *                 result index, operand index), then per result: the order-free sum of its
+ *                 consumers' (round-t hash, operand index the value flows into);
+ * for TIE_ROUNDS = 4 rounds, each linear in ops + uses. Function arguments are labelled by
+ * their type only (layer l's weights look like layer l+1's) plus their consumers; uses by
+ * func.return count without their position (output order is not structure). So two ops get
+ * equal hashes when their 4-hop neighbourhoods are the same up to argument numbering.
+ * Consequences, chosen deliberately:
+ *   - q, k and v projections of one layer are not tied: they are identical for three hops
+ *     (dot, reshape, transpose), then q flows into operand 0 of the scores matmul, k into
+ *     operand 1 and v into the context matmul; the fourth round keeps a margin. The two MLP
+ *     matmuls differ in their types; forward and backward ops in their neighbourhoods.
+ *   - ops within 4 hops of the model's ends (the input, the returned values) are not tied
+ *     with their copies in other layers. On a residual stream layers are two hops apart, so
+ *     the ops next to it (output projection, second MLP matmul) tie only in layers at least
+ *     two away from either end.
+ *   - a hash collision cannot tie unrelated ops into an invalid plan, only a worse one:
+ *     members must also have identical strategy lists (same count, same axis assignment,
+ *     reduction form and result layouts at every index), compared, never assumed.
+ * Nodes are keyed by their op's hash (a source node by its argument's or constant's); fixed
+ * and single-strategy nodes are never tied. Equal keys with equal strategy lists form a group,
+ * chained by edges costing 0 for the same strategy index and SP_SG_FORBIDDEN otherwise.
  */
 #include "search/plan_search.h"
 
@@ -859,6 +887,12 @@ static uint64_t value_hash(search *S, const sp_value *v, const uint64_t *oph,
 static uint64_t users_hash(search *S, const sp_value *v, const uint64_t *oph) {
   uint64_t sum = 0;
   for (const sp_use *u = v->uses; u; u = u->next) {
+    /* The return's operand order is the output order, not structure: a gradient returned
+     * as result 3 or 5 is the same use. */
+    if (u->owner->kind == SP_OP_FUNC_RETURN) {
+      sum += 0x600;
+      continue;
+    }
     int i = ptrmap_get(&S->opmap, u->owner);
     uint64_t c = i >= 0 ? oph[i] : mix_str(10, u->owner->name);
     sum += mix64(c, 0x200 + (uint64_t)u->index);
