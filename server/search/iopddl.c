@@ -363,7 +363,7 @@ int sp_iopddl_parse(const char *text, size_t len, sp_sg **out, sp_err *err) {
   const cJSON *pb = cJSON_GetObjectItemCaseSensitive(root, "problem");
   const cJSON *lim = cJSON_GetObjectItemCaseSensitive(pb, "usage_limit");
   if (lim && !cJSON_IsNull(lim)) {
-    int64_t v;
+    int64_t v = 0;
     if ((rc = get_count(lim, "problem.usage_limit", false, &v, err)) != SP_OK) goto fail;
     if ((rc = sp_sg_set_usage_limit(g, v, err)) != SP_OK) goto fail;
   }
