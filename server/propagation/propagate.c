@@ -1,13 +1,21 @@
 /*
  * propagate.c - the worklist fixed point over a module (see propagate.h).
  *
- * Ops are numbered in pre-order once, at the start of a fixed point; a pointer-keyed hash table
- * maps an op back to its number, and per-number arrays hold the cached rule, the "pending" and
- * "erased" flags and the stack. The stack holds every op at most once, so it never needs more
- * than one slot per op. Calls are indexed by callee (for func data-flow edges) and sharding
- * group members by value, both only when the module has any. All of this is malloc'd by the
- * driver and freed before returning; the module only gains shardings and rule attributes (in
- * its own arena) and loses dead pure ops.
+ * Ops are numbered in pre-order once per session; an op's number is kept in op->pass_index
+ * (checked against the numbering, so a stale one is harmless), and one op_state per number
+ * holds the cached rule and the "pending", "erased" and "clean" flags; the stack holds every
+ * op at most once, so it never needs more than one slot per op. Calls are indexed by callee
+ * (for func data-flow edges) and sharding group members by value, both only when the module
+ * has any. Rules come from the session's rule cache (rule_cache.h: found again by op
+ * signature, interned) and are attached to the ops when the session ends, if they are kept;
+ * visits of ops with rules take their outcome from the session's memo (prop_memo.h) when the
+ * same rule and shardings were met before and no conflict log is being kept. All of this is
+ * malloc'd by the driver and freed with the session; the module only gains shardings and rule
+ * attributes (in its own arena) and loses dead pure ops.
+ *
+ * Speed: on a large module nearly every op and value a visit touches is a cache miss, so the
+ * per-op state is one small struct, per-visit arrays are reused, and nothing is looked up in
+ * a hash table per push.
  *
  * Where a sharding lives: every value holds its own (value->sharding), except the arguments of
  * a while's body and condition, whose sharding is the one of the data-flow edge on the

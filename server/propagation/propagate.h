@@ -23,8 +23,8 @@
  *      never pushed. Then every other member of the value's sharding group gets the same
  *      sharding and is notified the same way;
  *   3. the returned values' shardings are pushed back onto the main function's results.
- * Each visited op with a registry rule gets it attached as `sdy.sharding_rule` (so later
- * rounds reuse it).
+ * Each visited op with a registry rule gets it as `sdy.sharding_rule` (the session keeps it
+ * for later rounds and attaches it when it ends, see below).
  *
  * Data-flow edges (shared/notes/shardy_semantics.md 6.1) propagate as identity rules between
  * their sources and the edge op, which holds the sharding of all its targets: a while body
@@ -37,10 +37,17 @@
  * sdy.propagation_barrier propagates as an identity in its allowed direction only.
  *
  * Shortcuts that never change the outcome: an op whose tensors' axes agree on every factor
- * (for rules with one factor per dimension) is not projected onto a factor table; and within a
+ * (for rules with one factor per dimension) is not projected onto a factor table; within a
  * session, an op left "settled" by its last visit (no rule, no common mesh, such agreement, or
  * an aggressive visit along every factor that changed nothing) is left out of the next run's
- * initial worklist until a push marks it again, since popping it would do nothing.
+ * initial worklist until a push marks it again, since popping it would do nothing; an op whose
+ * signature (kind, types, attributes) equals an earlier op's gets that op's rule without
+ * asking the registry again (rule_cache.h); and a visit whose rule, mesh, options, directions
+ * and sharding contents equal an earlier visit's takes that visit's outcome, sharing its new
+ * shardings, instead of building a factor table (prop_memo.h; not while conflicts are being
+ * recorded, since the memo does not replay them). Rules built by a session are attached to
+ * the ops when it ends, and only if they stay (a session freed without `finish`, or
+ * `keep_sharding_rules`).
  *
  * A pass (sp_propagate_module) is: sp_propagate_prepare (type check; sharding groups whose
  * members' shardings agree are synced, disagreeing groups get a fully open
@@ -50,8 +57,9 @@
  * one finish.
  *
  * Memory: new shardings, rules and inserted ops live in the module's arena; per-op factor
- * tables in a scratch arena that is recycled as it grows; the worklist and maps are malloc'd
- * and freed before returning. Conflict records go to `conflicts` (or m->conflicts).
+ * tables in a scratch arena that is recycled as it grows; the worklist, maps, rule cache and
+ * memo are malloc'd and freed with the session. A session writes its op numbers into
+ * op->pass_index. Conflict records go to `conflicts` (or m->conflicts).
  */
 #ifndef SP_PROPAGATE_H
 #define SP_PROPAGATE_H
@@ -118,7 +126,8 @@ void sp_propagate_finish(sp_module *m, const sp_propagate_options *o);
 sp_sharding *sp_propagate_live_sharding(sp_value *v);
 
 /* A session is one pass's state shared by its fixed points: the op numbering (one walk over
- * the module per pass), the rule cache, the dead-op flags, the call and sharding-group indexes.
+ * the module per pass), the rule cache, the memo of visit outcomes, the dead-op flags, the call
+ * and sharding-group indexes.
  * Ops must not be added or moved between its runs (propagation itself only erases dead ones).
  * `prepare` runs sp_propagate_prepare's checks and group sync in the same walk. */
 typedef struct sp_propagate_session sp_propagate_session;
@@ -134,7 +143,8 @@ void sp_propagate_session_invalidate(sp_propagate_session *s);
 /* The session's ops in pre-order (erased ones included). */
 sp_op *const *sp_propagate_session_ops(const sp_propagate_session *s, int *n);
 /* Frees the session; with `finish`, first drops non-custom rules unless o->keep_sharding_rules
- * (as sp_propagate_finish, without walking the module again). NULL is a no-op. */
+ * (as sp_propagate_finish, without walking the module again). The rules the session built are
+ * attached to their ops now unless they would be dropped. NULL is a no-op. */
 void sp_propagate_session_free(sp_propagate_session *s, bool finish,
                                const sp_propagate_options *o);
 
