@@ -1114,7 +1114,13 @@ static int visit_rule_op(driver *d, int idx, sp_err *err) {
     if ((rc = set_sharding(d, slots[i], out[i]))) return rc;
   }
   if (!changed) return settle_if_most_permissive(d, rule, dirs);
-  if (result_changed && op->nresults > 1) return fill_placeholders(d, op, ref, err);
+  if (result_changed && op->nresults > 1 && (rc = fill_placeholders(d, op, ref, err))) return rc;
+  /* Agreeing now along every factor, the op would only find that out on its next visit
+   * (nothing changes its tensors without pushing it, which marks it again). */
+  if (d->st[idx].pointwise) {
+    for (int i = 0; i < n; i++) in[i] = slots[i] ? slots[i]->sharding : NULL;
+    if (converged(rule, in, d->vb.seen)) return mark_clean(d);
+  }
   return SP_OK;
 }
 
