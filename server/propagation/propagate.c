@@ -155,12 +155,12 @@ struct sp_propagate_session {
   ptrmap groupmap;
   bool syncing_group;         /* while copying a sharding to a group's members */
   int runs;                   /* fixed points completed */
+  int ngroup_ops, capgroup_ops;
+  sp_op **group_ops;          /* sdy.sharding_group ops with an operand, pre-order */
   /* Pass prologue (sessions created with `prepare`): */
   bool prepare;
   int prologue_status;
   sp_err *err;
-  int ngroup_ops, capgroup_ops;
-  sp_op **group_ops;          /* sdy.sharding_group ops, pre-order */
 };
 
 typedef struct sp_propagate_session driver;
@@ -300,24 +300,25 @@ static bool prologue_op(driver *d, const sp_op *op) {
                                       d->m->filename, op->loc.line, op->loc.col, r, op->name);
       return false;
     }
-  if (op->kind != SP_OP_SDY_SHARDING_GROUP || op->noperands != 1 || !op->operands[0].value)
-    return true;
-  if (d->ngroup_ops == d->capgroup_ops) {
-    int cap = d->capgroup_ops ? 2 * d->capgroup_ops : 16;
-    sp_op **v = realloc(d->group_ops, (size_t)cap * sizeof *v);
-    if (!v) {
-      d->prologue_status = sp_err_set(d->err, SP_ENOMEM, "out of memory syncing sharding groups");
-      return false;
-    }
-    d->group_ops = v;
-    d->capgroup_ops = cap;
-  }
-  d->group_ops[d->ngroup_ops++] = (sp_op *)op;
   return true;
 }
 
-/* Appends every op but the module, in pre-order, to d->ops (grown by doubling); with a
- * prologue, checks it on the way (one walk over the module per pass). */
+/* Appends a sdy.sharding_group op (with its one operand) to d->group_ops. */
+static bool record_group_op(driver *d, sp_op *op) {
+  if (d->ngroup_ops == d->capgroup_ops) {
+    int cap = d->capgroup_ops ? 2 * d->capgroup_ops : 16;
+    sp_op **v = realloc(d->group_ops, (size_t)cap * sizeof *v);
+    if (!v) return false;
+    d->group_ops = v;
+    d->capgroup_ops = cap;
+  }
+  d->group_ops[d->ngroup_ops++] = op;
+  return true;
+}
+
+/* Appends every op but the module, in pre-order, to d->ops (grown by doubling), numbers it
+ * and notes the sharding_group ops; with a prologue, checks it on the way (one walk over the
+ * module per pass: on a large module each op touched is a cache miss). */
 static bool record_op(sp_op *op, void *ctx) {
   collect *c = ctx;
   driver *d = c->d;
@@ -332,8 +333,14 @@ static bool record_op(sp_op *op, void *ctx) {
     d->ops = v;
     c->cap = cap;
   }
+  op->pass_index = c->n;
   d->ops[c->n++] = op;
   if (op->kind == SP_OP_FUNC_CALL) d->has_calls = true;
+  if (op->kind == SP_OP_SDY_SHARDING_GROUP && op->noperands == 1 && op->operands[0].value &&
+      !record_group_op(d, op)) {
+    c->oom = true;
+    return false;
+  }
   return !d->prepare || prologue_op(d, op);
 }
 
@@ -377,7 +384,6 @@ static int number_ops(driver *d, sp_err *err) {
   d->stack = malloc(n * sizeof *d->stack);
   if (c.oom || !d->st || !d->stack)
     return sp_err_set(err, SP_ENOMEM, "out of memory numbering %d ops", d->nops);
-  for (int i = 0; i < d->nops; i++) d->ops[i]->pass_index = i;
   return d->has_calls ? index_calls(d, err) : SP_OK;
 }
 
@@ -393,11 +399,7 @@ static int group_number(int64_t *ids, int *nids, int64_t id) {
 
 /* Indexes the module's sharding groups: member slot values per group, and slot -> group. */
 static int index_groups(driver *d, sp_err *err) {
-  int n = 0;
-  for (int i = 0; i < d->nops; i++)
-    if (d->ops[i]->kind == SP_OP_SDY_SHARDING_GROUP && d->ops[i]->noperands == 1 &&
-        d->ops[i]->operands[0].value)
-      n++;
+  int n = d->ngroup_ops;
   if (!n) return SP_OK;
   int64_t *ids = malloc((size_t)n * sizeof *ids);
   int *gnum = malloc((size_t)n * sizeof *gnum);
@@ -410,10 +412,8 @@ static int index_groups(driver *d, sp_err *err) {
     rc = sp_err_set(err, SP_ENOMEM, "out of memory indexing sharding groups");
     goto out;
   }
-  for (int i = 0; i < d->nops; i++) {
-    const sp_op *op = d->ops[i];
-    if (op->kind != SP_OP_SDY_SHARDING_GROUP || op->noperands != 1 || !op->operands[0].value)
-      continue;
+  for (int i = 0; i < n; i++) {
+    const sp_op *op = d->group_ops[i];
     int64_t id = 0;
     sp_op_get_int(op, "group_id", &id);
     gnum[k] = group_number(ids, &nids, id);
@@ -425,10 +425,8 @@ static int index_groups(driver *d, sp_err *err) {
   }
   d->ngroups = nids;
   k = 0;
-  for (int i = 0; i < d->nops; i++) {
-    const sp_op *op = d->ops[i];
-    if (op->kind != SP_OP_SDY_SHARDING_GROUP || op->noperands != 1 || !op->operands[0].value)
-      continue;
+  for (int i = 0; i < n; i++) {
+    const sp_op *op = d->group_ops[i];
     group *gr = &d->groups[gnum[k++]];
     sp_value *v = slot(op->operands[0].value);
     if (ptrmap_get(&d->groupmap, v) >= 0) continue; /* a value belongs to one group */
