@@ -442,7 +442,6 @@ out:
 
 /* ------------------------------------------------------------------ worklist */
 
-
 static void push_one(driver *d, sp_op *op) {
   if (!op || op == d->current) return;
   int i = op_number(d, op);
@@ -706,7 +705,8 @@ static bool converged(const sp_rule *r, sp_sharding *const *v, const sp_dim_shar
   return true;
 }
 
-/* The op's rule, from the registry on the first visit (then attached to the op). */
+/* The op's rule: on the first visit, the one an op of equal signature got, else the
+ * registry's; kept in the op's state (and attached to the op when the session ends). */
 static int rule_of(driver *d, int idx, sp_rule **out, sp_err *err) {
   op_state *st = &d->st[idx];
   *out = st->rule;
