@@ -6,6 +6,7 @@
 
 #include <string.h>
 
+#include "ir/pass_options.h"
 #include "propagation/constants.h"
 #include "propagation/data_flow_edges.h"
 #include "propagation/export_shardings.h"
@@ -22,30 +23,10 @@ typedef int (*option_fn)(const char *k, size_t kn, const char *v, size_t vn, voi
                          sp_err *err);
 
 static int for_each_option(const char *text, option_fn item, void *ctx, sp_err *err) {
-  const char *p = text ? text : "";
-  if (*p == '{') p++;
-  while (*p) {
-    while (*p == ' ' || *p == ',' || *p == '\t') p++;
-    if (!*p || *p == '}') break;
-    const char *k = p;
-    while (*p && *p != '=' && *p != ' ' && *p != ',' && *p != '}') p++;
-    size_t kn = (size_t)(p - k);
-    const char *v = p;
-    size_t vn = 0;
-    if (*p == '=') {
-      v = ++p;
-      char quote = (*p == '"' || *p == '\'') ? *p : 0;
-      if (quote) {
-        v = ++p;
-        while (*p && *p != quote) p++;
-        vn = (size_t)(p - v);
-        if (*p) p++;
-      } else {
-        while (*p && *p != ' ' && *p != ',' && *p != '}') p++;
-        vn = (size_t)(p - v);
-      }
-    }
-    int rc = item(k, kn, v, vn, ctx, err);
+  const char *p = sp_options_begin(text);
+  sp_option_item it;
+  while (sp_options_next(&p, &it)) {
+    int rc = item(it.key, it.key_len, it.value, it.value_len, ctx, err);
     if (rc) return rc;
   }
   return SP_OK;

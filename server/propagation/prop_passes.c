@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "ir/diag.h"
+#include "ir/pass_options.h"
 #include "propagation/op_priority.h"
 #include "propagation/user_priority.h"
 #include "rules/populate.h"
@@ -95,30 +96,10 @@ int sp_prop_pass_parse_options(sp_prop_pass_kind kind, const char *text,
                                sp_propagate_options *out, sp_err *err) {
   memset(out, 0, sizeof *out);
   out->strategy = kind == SP_PASS_BASIC ? SP_PROP_BASIC : SP_PROP_AGGRESSIVE;
-  const char *p = text ? text : "";
-  if (*p == '{') p++; /* MLIR's `{a=1 b=2}` pipeline form */
-  while (*p) {
-    while (*p == ' ' || *p == ',' || *p == '\t') p++;
-    if (!*p || *p == '}') break;
-    const char *k = p;
-    while (*p && *p != '=' && *p != ' ' && *p != ',' && *p != '}') p++;
-    size_t kn = (size_t)(p - k);
-    const char *v = p;
-    size_t vn = 0;
-    if (*p == '=') {
-      v = ++p;
-      char quote = (*p == '"' || *p == '\'') ? *p : 0;
-      if (quote) {
-        v = ++p;
-        while (*p && *p != quote) p++;
-        vn = (size_t)(p - v);
-        if (*p) p++;
-      } else {
-        while (*p && *p != ' ' && *p != ',' && *p != '}') p++;
-        vn = (size_t)(p - v);
-      }
-    }
-    int rc = parse_item(kind, k, kn, v, vn, out, err);
+  const char *p = sp_options_begin(text);
+  sp_option_item it;
+  while (sp_options_next(&p, &it)) {
+    int rc = parse_item(kind, it.key, it.key_len, it.value, it.value_len, out, err);
     if (rc) return rc;
   }
   return SP_OK;

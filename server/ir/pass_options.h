@@ -1,0 +1,29 @@
+/*
+ * pass_options.h - the tokenizer of pass option strings.
+ *
+ * A pass flag may carry options after '=': `-sdy-basic-propagate="conservative-propagation=true
+ * keep-sharding-rules=true"`, or MLIR's pipeline form `{a=1,b=2}`. Items are `key` or
+ * `key=value`, separated by spaces, tabs or commas; a value may be quoted with ' or ". This
+ * module only splits the text; each pass decides what its keys mean.
+ *
+ * Pure, no allocation: items point into the caller's text.
+ */
+#ifndef SP_PASS_OPTIONS_H
+#define SP_PASS_OPTIONS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef struct sp_option_item {
+  const char *key;
+  size_t key_len;
+  const char *value;   /* points into the text; value_len 0 when the item has no '=' */
+  size_t value_len;
+} sp_option_item;
+
+/* The cursor to start from: `text` (NULL means no options) past an opening '{'. */
+const char *sp_options_begin(const char *text);
+/* Reads the next item at *cursor and advances it; false at the end of the options. */
+bool sp_options_next(const char **cursor, sp_option_item *out);
+
+#endif /* SP_PASS_OPTIONS_H */
