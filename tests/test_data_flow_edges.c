@@ -8,78 +8,48 @@
 #include "propagation/data_flow_edges.h"
 #include "test_support.h"
 
+/* A while loop with a token operand, before and after -sdy-add-data-flow-edges. */
+static const char *const WHILE_MODULE =
+    "sdy.mesh @mesh = <[\"a\"=2, \"b\"=2]>\n"
+    "func.func @main(%arg0: tensor<8xf32>, %arg1: tensor<i32>, %arg2: !stablehlo.token) -> (tensor<8xf32>, !stablehlo.token) {\n"
+    "  %0:3 = stablehlo.while(%iterArg = %arg0, %iterArg_0 = %arg1, %iterArg_1 = %arg2) : tensor<8xf32>, tensor<i32>, !stablehlo.token attributes {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{\"a\", ?}]>, <@mesh, []>, <@mesh, []>]>}\n"
+    "    cond {\n"
+    "    %2 = stablehlo.compare LT, %iterArg_0, %iterArg_0 : (tensor<i32>, tensor<i32>) -> tensor<i1>\n"
+    "    stablehlo.return %2 : tensor<i1>\n"
+    "  } do {\n"
+    "    %2 = stablehlo.negate %iterArg : tensor<8xf32>\n"
+    "    stablehlo.return %2, %iterArg_0, %iterArg_1 : tensor<8xf32>, tensor<i32>, !stablehlo.token\n"
+    "  }\n"
+    "  %1 = stablehlo.negate %0#0 : tensor<8xf32>\n"
+    "  return %1, %0#2 : tensor<8xf32>, !stablehlo.token\n"
+    "}\n";
+static const char *const WHILE_MODULE_WITH_EDGES =
+    "module {\n"
+    "  sdy.mesh @mesh = <[\"a\"=2, \"b\"=2]>\n"
+    "  func.func @main(%arg0: tensor<8xf32>, %arg1: tensor<i32>, %arg2: !stablehlo.token) -> (tensor<8xf32>, !stablehlo.token) {\n"
+    "    %0:3 = stablehlo.while(%iterArg = %arg0, %iterArg_0 = %arg1, %iterArg_1 = %arg2) : tensor<8xf32>, tensor<i32>, !stablehlo.token attributes {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{\"a\", ?}]>, <@mesh, []>, <@mesh, []>]>}\n"
+    "     cond {\n"
+    "      %4 = stablehlo.compare  LT, %iterArg_0, %iterArg_0 : (tensor<i32>, tensor<i32>) -> tensor<i1>\n"
+    "      stablehlo.return %4 : tensor<i1>\n"
+    "    } do {\n"
+    "      %4 = stablehlo.negate %iterArg : tensor<8xf32>\n"
+    "      stablehlo.return %4, %iterArg_0, %iterArg_1 : tensor<8xf32>, tensor<i32>, !stablehlo.token\n"
+    "    }\n"
+    "    %1 = sdy.data_flow_edge %0#0 sharding=<@mesh, [{\"a\", ?}]> : tensor<8xf32>\n"
+    "    %2 = sdy.data_flow_edge %0#1 sharding=<@mesh, []> : tensor<i32>\n"
+    "    %3 = stablehlo.negate %1 : tensor<8xf32>\n"
+    "    return %3, %0#2 : tensor<8xf32>, !stablehlo.token\n"
+    "  }\n"
+    "}\n";
+
 START_TEST(while_results_get_edges_that_take_over_their_uses_tokens_skipped) {
-  const char *in =
-      "sdy.mesh @mesh = <[\"a\"=2, \"b\"=2]>\n"
-      "func.func @main(%arg0: tensor<8xf32>, %arg1: tensor<i32>, %arg2: !stablehlo.token) -> (tensor<8xf32>, !stablehlo.token) {\n"
-      "  %0:3 = stablehlo.while(%iterArg = %arg0, %iterArg_0 = %arg1, %iterArg_1 = %arg2) : tensor<8xf32>, tensor<i32>, !stablehlo.token attributes {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{\"a\", ?}]>, <@mesh, []>, <@mesh, []>]>}\n"
-      "    cond {\n"
-      "    %2 = stablehlo.compare LT, %iterArg_0, %iterArg_0 : (tensor<i32>, tensor<i32>) -> tensor<i1>\n"
-      "    stablehlo.return %2 : tensor<i1>\n"
-      "  } do {\n"
-      "    %2 = stablehlo.negate %iterArg : tensor<8xf32>\n"
-      "    stablehlo.return %2, %iterArg_0, %iterArg_1 : tensor<8xf32>, tensor<i32>, !stablehlo.token\n"
-      "  }\n"
-      "  %1 = stablehlo.negate %0#0 : tensor<8xf32>\n"
-      "  return %1, %0#2 : tensor<8xf32>, !stablehlo.token\n"
-      "}\n";
-  const char *want =
-      "module {\n"
-      "  sdy.mesh @mesh = <[\"a\"=2, \"b\"=2]>\n"
-      "  func.func @main(%arg0: tensor<8xf32>, %arg1: tensor<i32>, %arg2: !stablehlo.token) -> (tensor<8xf32>, !stablehlo.token) {\n"
-      "    %0:3 = stablehlo.while(%iterArg = %arg0, %iterArg_0 = %arg1, %iterArg_1 = %arg2) : tensor<8xf32>, tensor<i32>, !stablehlo.token attributes {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{\"a\", ?}]>, <@mesh, []>, <@mesh, []>]>}\n"
-      "     cond {\n"
-      "      %4 = stablehlo.compare  LT, %iterArg_0, %iterArg_0 : (tensor<i32>, tensor<i32>) -> tensor<i1>\n"
-      "      stablehlo.return %4 : tensor<i1>\n"
-      "    } do {\n"
-      "      %4 = stablehlo.negate %iterArg : tensor<8xf32>\n"
-      "      stablehlo.return %4, %iterArg_0, %iterArg_1 : tensor<8xf32>, tensor<i32>, !stablehlo.token\n"
-      "    }\n"
-      "    %1 = sdy.data_flow_edge %0#0 sharding=<@mesh, [{\"a\", ?}]> : tensor<8xf32>\n"
-      "    %2 = sdy.data_flow_edge %0#1 sharding=<@mesh, []> : tensor<i32>\n"
-      "    %3 = stablehlo.negate %1 : tensor<8xf32>\n"
-      "    return %3, %0#2 : tensor<8xf32>, !stablehlo.token\n"
-      "  }\n"
-      "}\n";
-  pt_expect1(in, sp_data_flow_edges_add, want);
+  pt_expect1(WHILE_MODULE, sp_data_flow_edges_add, WHILE_MODULE_WITH_EDGES);
 }
 END_TEST
 
 START_TEST(adding_edges_twice_adds_each_edge_once) {
-  const char *in =
-      "sdy.mesh @mesh = <[\"a\"=2, \"b\"=2]>\n"
-      "func.func @main(%arg0: tensor<8xf32>, %arg1: tensor<i32>, %arg2: !stablehlo.token) -> (tensor<8xf32>, !stablehlo.token) {\n"
-      "  %0:3 = stablehlo.while(%iterArg = %arg0, %iterArg_0 = %arg1, %iterArg_1 = %arg2) : tensor<8xf32>, tensor<i32>, !stablehlo.token attributes {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{\"a\", ?}]>, <@mesh, []>, <@mesh, []>]>}\n"
-      "    cond {\n"
-      "    %2 = stablehlo.compare LT, %iterArg_0, %iterArg_0 : (tensor<i32>, tensor<i32>) -> tensor<i1>\n"
-      "    stablehlo.return %2 : tensor<i1>\n"
-      "  } do {\n"
-      "    %2 = stablehlo.negate %iterArg : tensor<8xf32>\n"
-      "    stablehlo.return %2, %iterArg_0, %iterArg_1 : tensor<8xf32>, tensor<i32>, !stablehlo.token\n"
-      "  }\n"
-      "  %1 = stablehlo.negate %0#0 : tensor<8xf32>\n"
-      "  return %1, %0#2 : tensor<8xf32>, !stablehlo.token\n"
-      "}\n";
-  const char *want =
-      "module {\n"
-      "  sdy.mesh @mesh = <[\"a\"=2, \"b\"=2]>\n"
-      "  func.func @main(%arg0: tensor<8xf32>, %arg1: tensor<i32>, %arg2: !stablehlo.token) -> (tensor<8xf32>, !stablehlo.token) {\n"
-      "    %0:3 = stablehlo.while(%iterArg = %arg0, %iterArg_0 = %arg1, %iterArg_1 = %arg2) : tensor<8xf32>, tensor<i32>, !stablehlo.token attributes {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{\"a\", ?}]>, <@mesh, []>, <@mesh, []>]>}\n"
-      "     cond {\n"
-      "      %4 = stablehlo.compare  LT, %iterArg_0, %iterArg_0 : (tensor<i32>, tensor<i32>) -> tensor<i1>\n"
-      "      stablehlo.return %4 : tensor<i1>\n"
-      "    } do {\n"
-      "      %4 = stablehlo.negate %iterArg : tensor<8xf32>\n"
-      "      stablehlo.return %4, %iterArg_0, %iterArg_1 : tensor<8xf32>, tensor<i32>, !stablehlo.token\n"
-      "    }\n"
-      "    %1 = sdy.data_flow_edge %0#0 sharding=<@mesh, [{\"a\", ?}]> : tensor<8xf32>\n"
-      "    %2 = sdy.data_flow_edge %0#1 sharding=<@mesh, []> : tensor<i32>\n"
-      "    %3 = stablehlo.negate %1 : tensor<8xf32>\n"
-      "    return %3, %0#2 : tensor<8xf32>, !stablehlo.token\n"
-      "  }\n"
-      "}\n";
   const pt_pass_fn passes[] = {sp_data_flow_edges_add, sp_data_flow_edges_add, NULL};
-  pt_expect(in, passes, want);
+  pt_expect(WHILE_MODULE, passes, WHILE_MODULE_WITH_EDGES);
 }
 END_TEST
 
