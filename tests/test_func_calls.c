@@ -12,22 +12,24 @@
 #include "propagation/mesh_import.h"
 #include "test_support.h"
 
+/* foo calls bar; main calls foo, then bar with its own result sharding. */
+static const char *const CALL_GRAPH_MODULE =
+    "sdy.mesh @mesh = <[\"a\"=2, \"b\"=2]>\n"
+    "func.func private @foo(%arg0: tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"a\"}]>}) -> tensor<8xf32> {\n"
+    "  %0 = stablehlo.negate %arg0 : tensor<8xf32>\n"
+    "  %1 = call @bar(%0) : (tensor<8xf32>) -> tensor<8xf32>\n"
+    "  return %1 : tensor<8xf32>\n"
+    "}\n"
+    "func.func private @bar(%arg0: tensor<8xf32>) -> (tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"b\"}]>}) {\n"
+    "  return %arg0 : tensor<8xf32>\n"
+    "}\n"
+    "func.func @main(%arg0: tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>) {\n"
+    "  %0 = call @foo(%arg0) : (tensor<8xf32>) -> tensor<8xf32>\n"
+    "  %1 = call @bar(%0) {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{?}]>]>} : (tensor<8xf32>) -> tensor<8xf32>\n"
+    "  return %0, %1 : tensor<8xf32>, tensor<8xf32>\n"
+    "}\n";
+
 START_TEST(calls_without_shardings_take_the_callee_result_shardings) {
-  const char *in =
-      "sdy.mesh @mesh = <[\"a\"=2, \"b\"=2]>\n"
-      "func.func private @foo(%arg0: tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"a\"}]>}) -> tensor<8xf32> {\n"
-      "  %0 = stablehlo.negate %arg0 : tensor<8xf32>\n"
-      "  %1 = call @bar(%0) : (tensor<8xf32>) -> tensor<8xf32>\n"
-      "  return %1 : tensor<8xf32>\n"
-      "}\n"
-      "func.func private @bar(%arg0: tensor<8xf32>) -> (tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"b\"}]>}) {\n"
-      "  return %arg0 : tensor<8xf32>\n"
-      "}\n"
-      "func.func @main(%arg0: tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>) {\n"
-      "  %0 = call @foo(%arg0) : (tensor<8xf32>) -> tensor<8xf32>\n"
-      "  %1 = call @bar(%0) {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{?}]>]>} : (tensor<8xf32>) -> tensor<8xf32>\n"
-      "  return %0, %1 : tensor<8xf32>, tensor<8xf32>\n"
-      "}\n";
   const char *want =
       "module {\n"
       "  sdy.mesh @mesh = <[\"a\"=2, \"b\"=2]>\n"
@@ -45,26 +47,11 @@ START_TEST(calls_without_shardings_take_the_callee_result_shardings) {
       "    return %0, %1 : tensor<8xf32>, tensor<8xf32>\n"
       "  }\n"
       "}\n";
-  pt_expect1(in, sp_func_calls_shardings_to_calls, want);
+  pt_expect1(CALL_GRAPH_MODULE, sp_func_calls_shardings_to_calls, want);
 }
 END_TEST
 
 START_TEST(each_call_becomes_a_named_computation_with_its_own_body_copy_and_edges) {
-  const char *in =
-      "sdy.mesh @mesh = <[\"a\"=2, \"b\"=2]>\n"
-      "func.func private @foo(%arg0: tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"a\"}]>}) -> tensor<8xf32> {\n"
-      "  %0 = stablehlo.negate %arg0 : tensor<8xf32>\n"
-      "  %1 = call @bar(%0) : (tensor<8xf32>) -> tensor<8xf32>\n"
-      "  return %1 : tensor<8xf32>\n"
-      "}\n"
-      "func.func private @bar(%arg0: tensor<8xf32>) -> (tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"b\"}]>}) {\n"
-      "  return %arg0 : tensor<8xf32>\n"
-      "}\n"
-      "func.func @main(%arg0: tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>) {\n"
-      "  %0 = call @foo(%arg0) : (tensor<8xf32>) -> tensor<8xf32>\n"
-      "  %1 = call @bar(%0) {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{?}]>]>} : (tensor<8xf32>) -> tensor<8xf32>\n"
-      "  return %0, %1 : tensor<8xf32>, tensor<8xf32>\n"
-      "}\n";
   const char *want =
       "module {\n"
       "  sdy.mesh @mesh = <[\"a\"=2, \"b\"=2]>\n"
@@ -89,26 +76,11 @@ START_TEST(each_call_becomes_a_named_computation_with_its_own_body_copy_and_edge
       "  }\n"
       "}\n";
   const pt_pass_fn passes[] = {sp_func_calls_import, sp_symbol_dce, NULL};
-  pt_expect(in, passes, want);
+  pt_expect(CALL_GRAPH_MODULE, passes, want);
 }
 END_TEST
 
 START_TEST(import_then_export_gives_one_function_per_distinct_call) {
-  const char *in =
-      "sdy.mesh @mesh = <[\"a\"=2, \"b\"=2]>\n"
-      "func.func private @foo(%arg0: tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"a\"}]>}) -> tensor<8xf32> {\n"
-      "  %0 = stablehlo.negate %arg0 : tensor<8xf32>\n"
-      "  %1 = call @bar(%0) : (tensor<8xf32>) -> tensor<8xf32>\n"
-      "  return %1 : tensor<8xf32>\n"
-      "}\n"
-      "func.func private @bar(%arg0: tensor<8xf32>) -> (tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"b\"}]>}) {\n"
-      "  return %arg0 : tensor<8xf32>\n"
-      "}\n"
-      "func.func @main(%arg0: tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>) {\n"
-      "  %0 = call @foo(%arg0) : (tensor<8xf32>) -> tensor<8xf32>\n"
-      "  %1 = call @bar(%0) {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{?}]>]>} : (tensor<8xf32>) -> tensor<8xf32>\n"
-      "  return %0, %1 : tensor<8xf32>, tensor<8xf32>\n"
-      "}\n";
   const char *want =
       "module {\n"
       "  sdy.mesh @mesh = <[\"a\"=2, \"b\"=2]>\n"
@@ -130,7 +102,7 @@ START_TEST(import_then_export_gives_one_function_per_distinct_call) {
       "  }\n"
       "}\n";
   const pt_pass_fn passes[] = {sp_func_calls_import, sp_symbol_dce, sp_data_flow_edges_sink, sp_func_calls_export, NULL};
-  pt_expect(in, passes, want);
+  pt_expect(CALL_GRAPH_MODULE, passes, want);
 }
 END_TEST
 
