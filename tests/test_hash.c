@@ -16,6 +16,9 @@
 #include "mlir/mlir.h"
 #include "test_support.h"
 
+/* The conformance part of this suite runs only when this shared file exists. */
+#define SHARED_PART "conformance/shardy/basic_propagation.mlir"
+
 /* ------------------------------------------------------------------ a module built in code */
 
 typedef struct variant {
@@ -426,12 +429,6 @@ static const char *const CONFORMANCE[] = {
     "propagation_pipeline.mlir", "propagation_pipeline_data_flow_edges.mlir",
     "sharding_origins.mlir"};
 
-static bool have_shared(void) {
-  FILE *f = fopen(sp_test_shared_path("conformance/shardy/basic_propagation.mlir"), "rb");
-  if (f) fclose(f);
-  return f != NULL;
-}
-
 /* The chunk without comments and blanks (outside string literals): what a reader sees. */
 static char *strip_text(const char *s, size_t n) {
   char *out = malloc(n + 1), *w = out;
@@ -542,7 +539,7 @@ static Suite *hash_suite(void) {
   tcase_add_test(tt, text_hash_ignores_device_ids_in_default_order);
   tcase_add_test(tt, text_hash_changes_with_each_semantic_edit);
   suite_add_tcase(s, tt);
-  if (have_shared()) {
+  if (sp_test_have_shared(SHARED_PART)) {
     TCase *tc2 = tcase_create("conformance");
     tcase_set_timeout(tc2, 120);
     tcase_add_test(tc2, conformance_chunks_hash_without_error_and_mostly_apart);
@@ -551,12 +548,4 @@ static Suite *hash_suite(void) {
   return s;
 }
 
-int main(void) {
-  int rc = sp_test_run(hash_suite());
-  if (rc == 0 && !have_shared()) {
-    printf("SKIP: %s is absent; the conformance part did not run\n",
-           sp_test_shared_path("conformance/shardy"));
-    return 77;
-  }
-  return rc;
-}
+int main(void) { return sp_test_run_partial(hash_suite(), SHARED_PART); }

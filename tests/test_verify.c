@@ -16,6 +16,9 @@
 #include "mlir/mlir.h"
 #include "test_support.h"
 
+/* The conformance part of this suite runs only when this shared file exists. */
+#define SHARED_PART "conformance/shardy/basic_propagation.mlir"
+
 /* ------------------------------------------------------------------ building blocks */
 
 static void set_attr(sp_module *m, sp_op *op, sp_attr at) {
@@ -852,12 +855,6 @@ static const char *const CONFORMANCE[] = {
     "propagation_pipeline.mlir", "propagation_pipeline_data_flow_edges.mlir",
     "sharding_origins.mlir"};
 
-static bool have_shared(void) {
-  FILE *f = fopen(sp_test_shared_path("conformance/shardy/basic_propagation.mlir"), "rb");
-  if (f) fclose(f);
-  return f != NULL;
-}
-
 START_TEST(every_conformance_chunk_the_reader_accepts_passes_verification) {
   int parsed = 0, total = 0;
   for (size_t i = 0; i < sizeof CONFORMANCE / sizeof *CONFORMANCE; i++) {
@@ -959,7 +956,7 @@ static Suite *verify_suite(void) {
   tcase_add_test(tt, op_without_results_with_two_shardings_is_rejected);
   tcase_add_test(tt, manual_computation_written_as_text_verifies);
   suite_add_tcase(s, tt);
-  if (have_shared()) {
+  if (sp_test_have_shared(SHARED_PART)) {
     TCase *tc = tcase_create("conformance");
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, every_conformance_chunk_the_reader_accepts_passes_verification);
@@ -968,12 +965,4 @@ static Suite *verify_suite(void) {
   return s;
 }
 
-int main(void) {
-  int rc = sp_test_run(verify_suite());
-  if (rc == 0 && !have_shared()) {
-    printf("SKIP: %s is absent; the conformance part did not run\n",
-           sp_test_shared_path("conformance/shardy"));
-    return 77;
-  }
-  return rc;
-}
+int main(void) { return sp_test_run_partial(verify_suite(), SHARED_PART); }

@@ -9,12 +9,18 @@
 #define SP_TEST_SUPPORT_H
 
 #include <check.h>
+#include <stdbool.h>
 
 int sp_test_run(Suite *s);
 /* Returns a static buffer: SP_SHARED_DIR "/" rel. */
 const char *sp_test_shared_path(const char *rel);
 /* Exits 77 with "SKIP: ..." when ../shared/<rel> does not exist. */
 void sp_test_require_shared(const char *rel);
+/* Whether ../shared/<rel> exists (for suites that add a part only when it does). */
+bool sp_test_have_shared(const char *rel);
+/* Runs a suite whose ../shared part was left out when `rel` is absent: after the other tests
+ * pass, reports that part as skipped (exit 77, with a message). */
+int sp_test_run_partial(Suite *s, const char *rel);
 /* Reads a whole file into a malloc'd NUL-terminated buffer (NULL on error). */
 char *sp_test_read_file(const char *path, size_t *len);
 
