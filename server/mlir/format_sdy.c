@@ -283,19 +283,12 @@ static int parse_shardings_attr(sp__mlir_parser *p, const char *name, sp_attrs *
 static int parse_computation_tail(sp__mlir_parser *p, const sp__mlir_op_header *h,
                                   const sp__mlir_values *vals, sp_attrs *attrs, sp_op **out) {
   sp__mlir_args args = {0};
-  sp__mlir_types ins = {0}, outs = {0};
   sp_region *body;
   int rc;
   if ((rc = sp__mlir_parse_arg_list(p, &args)) ||
-      (rc = sp__mlir_parse_region(p, &args, &body)) ||
-      (rc = sp__mlir_parse_attr_dict(p, h->kind, attrs)) ||
-      (rc = sp__mlir_expect(p, SP_TOK_COLON, h->name)) ||
-      (rc = sp__mlir_parse_function_type(p, &ins, &outs)))
+      (rc = sp__mlir_parse_region(p, &args, &body)))
     return rc;
-  if (ins.n != vals->n)
-    return sp__mlir_error(p, &h->name_tok, "'%s' has %d operands but its type lists %d", h->name,
-                          vals->n, ins.n);
-  return sp__mlir_build_op(p, h, vals->n, vals->v, outs.n, outs.v, 1, &body, attrs, out);
+  return sp__mlir_finish_op(p, h, vals, 1, &body, attrs, out);
 }
 
 static int parse_manual(sp__mlir_parser *p, const sp__mlir_op_header *h, sp_op **out) {

@@ -709,7 +709,6 @@ static int parse_dims_pair(sp__mlir_parser *p, const char *a, const char *b, sp_
 
 static int parse_dot_general(sp__mlir_parser *p, const sp__mlir_op_header *h, sp_op **out) {
   sp__mlir_values vals = {0};
-  sp__mlir_types ins = {0}, outs = {0};
   sp_attrs attrs = {0};
   sp_ints none = {0, NULL};
   int rc;
@@ -739,14 +738,7 @@ static int parse_dot_general(sp__mlir_parser *p, const sp__mlir_op_header *h, sp
     if (!s) return sp__mlir_oom(p);
     if ((rc = set_text(p, &attrs, "algorithm", s))) return rc;
   }
-  if ((rc = sp__mlir_parse_attr_dict(p, h->kind, &attrs)) ||
-      (rc = sp__mlir_expect(p, SP_TOK_COLON, h->name)) ||
-      (rc = sp__mlir_parse_function_type(p, &ins, &outs)))
-    return rc;
-  if (ins.n != vals.n)
-    return sp__mlir_error(p, &h->name_tok, "'%s' has %d operands but its type lists %d", h->name,
-                          vals.n, ins.n);
-  return sp__mlir_build_op(p, h, vals.n, vals.v, outs.n, outs.v, 0, NULL, &attrs, out);
+  return sp__mlir_finish_op(p, h, &vals, 0, NULL, &attrs, out);
 }
 
 static bool print_dot_general(sp__mlir_writer *w, const sp_op *op) {
@@ -846,7 +838,6 @@ static int parse_reversal(sp__mlir_parser *p, sp_attrs *attrs) {
 
 static int parse_convolution(sp__mlir_parser *p, const sp__mlir_op_header *h, sp_op **out) {
   sp__mlir_values vals = {0};
-  sp__mlir_types ins = {0}, outs = {0};
   sp_attrs attrs = {0};
   int rc;
   if ((rc = sp__mlir_expect(p, SP_TOK_LPAREN, h->name)) ||
@@ -886,15 +877,9 @@ static int parse_convolution(sp__mlir_parser *p, const sp__mlir_op_header *h, sp
       if (!sp__mlir_accept(p, SP_TOK_COMMA)) break;
     }
   }
-  if ((rc = sp__mlir_expect(p, SP_TOK_RBRACE, "window")) ||
-      (rc = sp__mlir_parse_attr_dict(p, h->kind, &attrs)) ||
-      (rc = sp__mlir_expect(p, SP_TOK_COLON, h->name)) ||
-      (rc = sp__mlir_parse_function_type(p, &ins, &outs)))
+  if ((rc = sp__mlir_expect(p, SP_TOK_RBRACE, "window")))
     return rc;
-  if (ins.n != vals.n)
-    return sp__mlir_error(p, &h->name_tok, "'%s' has %d operands but its type lists %d", h->name,
-                          vals.n, ins.n);
-  return sp__mlir_build_op(p, h, vals.n, vals.v, outs.n, outs.v, 0, NULL, &attrs, out);
+  return sp__mlir_finish_op(p, h, &vals, 0, NULL, &attrs, out);
 }
 
 static bool print_convolution(sp__mlir_writer *w, const sp_op *op) {
@@ -954,7 +939,6 @@ static bool print_convolution(sp__mlir_writer *w, const sp_op *op) {
 
 static int parse_custom_call(sp__mlir_parser *p, const sp__mlir_op_header *h, sp_op **out) {
   sp__mlir_values vals = {0};
-  sp__mlir_types ins = {0}, outs = {0};
   sp_attrs attrs = {0};
   int rc;
   sp_attr target = {.name = "call_target_name", .kind = SP_ATTR_STR};
@@ -964,15 +948,9 @@ static int parse_custom_call(sp__mlir_parser *p, const sp__mlir_op_header *h, sp
       (rc = sp__mlir_set_attr(p, &attrs, &target)) ||
       (rc = sp__mlir_expect(p, SP_TOK_LPAREN, h->name)) ||
       (rc = sp__mlir_parse_operand_list(p, &vals)) ||
-      (rc = sp__mlir_expect(p, SP_TOK_RPAREN, h->name)) ||
-      (rc = sp__mlir_parse_attr_dict(p, h->kind, &attrs)) ||
-      (rc = sp__mlir_expect(p, SP_TOK_COLON, h->name)) ||
-      (rc = sp__mlir_parse_function_type(p, &ins, &outs)))
+      (rc = sp__mlir_expect(p, SP_TOK_RPAREN, h->name)))
     return rc;
-  if (ins.n != vals.n)
-    return sp__mlir_error(p, &h->name_tok, "'%s' has %d operands but its type lists %d", h->name,
-                          vals.n, ins.n);
-  return sp__mlir_build_op(p, h, vals.n, vals.v, outs.n, outs.v, 0, NULL, &attrs, out);
+  return sp__mlir_finish_op(p, h, &vals, 0, NULL, &attrs, out);
 }
 
 static bool print_custom_call(sp__mlir_writer *w, const sp_op *op) {

@@ -717,6 +717,21 @@ int sp__mlir_build_op(sp__mlir_parser *p, const sp__mlir_op_header *h, int noper
   return SP_OK;
 }
 
+int sp__mlir_finish_op(sp__mlir_parser *p, const sp__mlir_op_header *h,
+                       const sp__mlir_values *vals, int nregions, sp_region *const *regions,
+                       sp_attrs *attrs, sp_op **out) {
+  sp__mlir_types ins = {0}, outs = {0};
+  int rc;
+  if ((rc = sp__mlir_parse_attr_dict(p, h->kind, attrs)) ||
+      (rc = sp__mlir_expect(p, SP_TOK_COLON, h->name)) ||
+      (rc = sp__mlir_parse_function_type(p, &ins, &outs)))
+    return rc;
+  if (ins.n != vals->n)
+    return sp__mlir_error(p, &h->name_tok, "'%s' has %d operands but its type lists %d", h->name,
+                          vals->n, ins.n);
+  return sp__mlir_build_op(p, h, vals->n, vals->v, outs.n, outs.v, nregions, regions, attrs, out);
+}
+
 static int check_operand_types(sp__mlir_parser *p, const sp__mlir_op_header *h,
                                const sp__mlir_values *vals, const sp__mlir_types *types) {
   if (vals->n != types->n)

@@ -177,6 +177,13 @@ int sp__mlir_build_op(sp__mlir_parser *p, const sp__mlir_op_header *h, int noper
                       int nregions, sp_region *const *regions, const sp_attrs *attrs,
                       sp_op **out);
 
+/* The common end of a custom op form, ` {attrs}? : (operand types) -> result types`: checks
+ * that the type lists one type per operand in `vals`, then builds the op as
+ * sp__mlir_build_op does. */
+int sp__mlir_finish_op(sp__mlir_parser *p, const sp__mlir_op_header *h,
+                       const sp__mlir_values *vals, int nregions, sp_region *const *regions,
+                       sp_attrs *attrs, sp_op **out);
+
 /* The generic form, with the op-name string already consumed:
  *   ( operands ) <{props}>? ( regions )? {attrs}? : (types) -> types */
 int sp__mlir_parse_generic_op(sp__mlir_parser *p, const sp__mlir_op_header *h, sp_op **out);
