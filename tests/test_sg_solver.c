@@ -1,7 +1,9 @@
 /*
  * test_sg_solver.c - the strategy-graph solver against the exhaustive reference on random
  * graphs (seeded), with and without usage limits and forbidden costs; reductions keep the
- * optimum; infeasibility is reported; the LP files describe the same problem.
+ * optimum; infeasibility is reported; the LP files describe the same problem. Graphs whose
+ * nodes are chained by bijective edges (the planner's ties between repeated layers, and
+ * permutations) check that merging those nodes is exact and really shrinks the model.
  */
 #include <check.h>
 #include <glpk.h>
@@ -83,9 +85,11 @@ static sp_sg *random_graph(const gen_opts *o) {
   return g;
 }
 
-/* Solves and checks the result against the exhaustive optimum; returns the cost. */
-static int64_t check_against_exhaustive(const sp_sg *g, const sp_sg_opts *o, int round) {
-  int plan[16];
+/* Solves and checks the result against the exhaustive optimum; returns the cost (-1 when
+ * infeasible). The result is handed to `keep` when given (the caller frees it). */
+static int64_t check_and_keep(const sp_sg *g, const sp_sg_opts *o, int round,
+                              sp_sg_result *keep) {
+  int plan[32];
   int64_t want = -1;
   int erc = sp_sg_solve_exhaustive(g, (int64_t)1 << 26, plan, &want, NULL);
   ck_assert(erc == SP_OK || erc == SP_ENOTFOUND);
@@ -96,7 +100,8 @@ static int64_t check_against_exhaustive(const sp_sg *g, const sp_sg_opts *o, int
     ck_assert_msg(res.status == SP_SG_INFEASIBLE, "round %d: status %s, expected infeasible",
                   round, sp_sg_status_name(res.status));
     ck_assert(!res.has_plan);
-    sp_sg_result_free(&res);
+    if (keep) *keep = res;
+    else sp_sg_result_free(&res);
     return -1;
   }
   ck_assert_msg(res.status == SP_SG_OPTIMAL, "round %d: status %s (cost %lld, optimum %lld)",
@@ -110,8 +115,13 @@ static int64_t check_against_exhaustive(const sp_sg *g, const sp_sg_opts *o, int
   ck_assert_int_eq(sp_sg_evaluate(g, res.choice, &ev, NULL), SP_OK);
   ck_assert(ev.valid);
   ck_assert_int_eq(ev.cost, want);
-  sp_sg_result_free(&res);
+  if (keep) *keep = res;
+  else sp_sg_result_free(&res);
   return want;
+}
+
+static int64_t check_against_exhaustive(const sp_sg *g, const sp_sg_opts *o, int round) {
+  return check_and_keep(g, o, round, NULL);
 }
 
 static void opts_default(sp_sg_opts *o) {
@@ -405,6 +415,253 @@ START_TEST(larger_graphs_solve_the_same_with_and_without_reductions) {
 }
 END_TEST
 
+/* ------------------------------------------------------------------ bijective edges */
+
+/* A chain of nodes with equal strategy counts whose link j pairs strategy s of member j with
+ * strategy perm[j][s] of member j + 1 and forbids every other pair. */
+typedef struct tie_chain {
+  int n;
+  int member[4];
+  bool identity;  /* the planner's tie: perm is the identity and the pairs cost 0 */
+  int perm[3][4];
+} tie_chain;
+
+typedef struct tied_graph {
+  sp_sg *g;
+  tie_chain chain[2];
+  int links;      /* edges added by the chains */
+} tied_graph;
+
+static void random_matrix(int64_t *m, int ka, int kb) {
+  for (int j = 0; j < ka * kb; j++) m[j] = rnd(60);
+}
+
+static void add_chain_links(tied_graph *t, tie_chain *ch) {
+  int k = t->g->nodes[ch->member[0]].nstrat;
+  for (int j = 0; j + 1 < ch->n; j++) {
+    int64_t m[16];
+    for (int s = 0; s < k; s++) ch->perm[j][s] = s;
+    if (!ch->identity)
+      for (int s = k - 1; s > 0; s--) { /* Fisher-Yates */
+        int r = rnd(s + 1), x = ch->perm[j][s];
+        ch->perm[j][s] = ch->perm[j][r];
+        ch->perm[j][r] = x;
+      }
+    for (int q = 0; q < k * k; q++) m[q] = SP_SG_FORBIDDEN;
+    for (int s = 0; s < k; s++) m[s * k + ch->perm[j][s]] = ch->identity ? 0 : rnd(30);
+    ck_assert_int_ge(sp_sg_add_edge(t->g, ch->member[j], ch->member[j + 1], m, NULL), 0);
+    t->links++;
+  }
+}
+
+/* 8 to 12 nodes of up to 4 strategies: an identity chain of 2 to 4 members, a permutation
+ * chain of 2 or 3, a random forest and 3 more ordinary edges, plus an ordinary edge between
+ * the ends of the identity chain and a node outside it adjacent to its first two members. */
+static tied_graph tied_random_graph(bool limit) {
+  tied_graph t;
+  memset(&t, 0, sizeof t);
+  t.g = sp_sg_new("tied");
+  int n = 8 + rnd(5), order[12], k[12];
+  for (int i = 0; i < n; i++) {
+    order[i] = i;
+    k[i] = 1 + rnd(4);
+  }
+  for (int i = n - 1; i > 0; i--) {
+    int r = rnd(i + 1), x = order[i];
+    order[i] = order[r];
+    order[r] = x;
+  }
+  t.chain[0] = (tie_chain){.n = 2 + rnd(3), .identity = true};
+  t.chain[1] = (tie_chain){.n = 2 + rnd(2), .identity = false};
+  int used = 0;
+  for (int c = 0; c < 2; c++) {
+    tie_chain *ch = &t.chain[c];
+    for (int j = 0; j < ch->n; j++) ch->member[j] = order[used++];
+    int kc = c == 0 ? k[ch->member[0]] : 2 + rnd(3);
+    for (int j = 0; j < ch->n; j++) k[ch->member[j]] = kc;
+  }
+  int outsider = order[used]; /* used <= 7 < n */
+  for (int i = 0; i < n; i++) {
+    int64_t c[4], u[4];
+    for (int j = 0; j < k[i]; j++) {
+      c[j] = rnd(100);
+      u[j] = rnd(4) == 0 ? 0 : rnd(30);
+    }
+    int s = rnd(40);
+    ck_assert_int_eq(sp_sg_add_node(t.g, k[i], c, u, (sp_sg_interval){s, s + rnd(20)}, NULL), i);
+  }
+  for (int c = 0; c < 2; c++) add_chain_links(&t, &t.chain[c]);
+  int64_t m[16];
+  for (int i = 1; i < n; i++) {
+    if (rnd(5) == 0) continue;
+    int a = rnd(i);
+    random_matrix(m, k[a], k[i]);
+    ck_assert_int_ge(sp_sg_add_edge(t.g, a, i, m, NULL), 0);
+  }
+  for (int x = 0; x < 3; x++) {
+    int a = rnd(n), b = rnd(n);
+    if (a == b) continue;
+    random_matrix(m, k[a], k[b]);
+    ck_assert_int_ge(sp_sg_add_edge(t.g, a, b, m, NULL), 0);
+  }
+  const tie_chain *id = &t.chain[0];
+  int first = id->member[0], second = id->member[1], last = id->member[id->n - 1];
+  random_matrix(m, k[first], k[last]); /* parallel to the tie when the chain has 2 members */
+  ck_assert_int_ge(sp_sg_add_edge(t.g, first, last, m, NULL), 0);
+  random_matrix(m, k[outsider], k[first]);
+  ck_assert_int_ge(sp_sg_add_edge(t.g, outsider, first, m, NULL), 0);
+  random_matrix(m, k[second], k[outsider]);
+  ck_assert_int_ge(sp_sg_add_edge(t.g, second, outsider, m, NULL), 0);
+  if (limit) {
+    int64_t lo = profile_peak(t.g, false), hi = profile_peak(t.g, true);
+    sp_sg_set_usage_limit(t.g, lo + (hi > lo ? rnd((int)(hi - lo) + 1) : 0), NULL);
+  }
+  return t;
+}
+
+/* The plan follows every chain: equal indices along an identity chain, the permutation
+ * along the others. */
+static void assert_plan_follows_chains(const tied_graph *t, const int *choice, int round) {
+  for (int c = 0; c < 2; c++) {
+    const tie_chain *ch = &t->chain[c];
+    for (int j = 0; j + 1 < ch->n; j++) {
+      int here = choice[ch->member[j]], next = choice[ch->member[j + 1]];
+      if (ch->identity)
+        ck_assert_msg(next == here, "round %d: tied nodes %d and %d chose %d and %d", round,
+                      ch->member[j], ch->member[j + 1], here, next);
+      else
+        ck_assert_msg(next == ch->perm[j][here], "round %d: link %d-%d: %d is not paired with %d",
+                      round, ch->member[j], ch->member[j + 1], here, next);
+    }
+  }
+}
+
+START_TEST(bijective_edges_merge_exactly_without_limit) {
+  rng_state = 10;
+  sp_sg_opts o;
+  opts_default(&o);
+  for (int round = 0; round < 24; round++) {
+    tied_graph t = tied_random_graph(false);
+    sp_sg_result res;
+    int64_t want = check_and_keep(t.g, &o, round, &res);
+    ck_assert_int_ge(want, 0); /* nothing is forbidden but the chains' off pairs */
+    assert_plan_follows_chains(&t, res.choice, round);
+    /* Without forbidden costs and memory every link is square from the start: each one
+     * merges (ordinary edges between single-strategy nodes may merge too). */
+    ck_assert_msg(res.stats.merged >= t.links, "round %d: %d merged, %d links", round,
+                  res.stats.merged, t.links);
+    sp_sg_result_free(&res);
+    sp_sg_free(t.g);
+  }
+}
+END_TEST
+
+START_TEST(bijective_edges_merge_exactly_under_a_memory_limit) {
+  rng_state = 11;
+  sp_sg_opts o;
+  opts_default(&o);
+  int merged = 0, feasible = 0;
+  for (int round = 0; round < 24; round++) {
+    tied_graph t = tied_random_graph(true);
+    sp_sg_result res;
+    int64_t want = check_and_keep(t.g, &o, round, &res);
+    if (want >= 0) {
+      feasible++;
+      merged += res.stats.merged;
+      assert_plan_follows_chains(&t, res.choice, round);
+    }
+    sp_sg_result_free(&res);
+    sp_sg_free(t.g);
+  }
+  ck_assert_int_ge(feasible, 12); /* the limit lies between the least and largest peak */
+  ck_assert_int_gt(merged, 0);
+}
+END_TEST
+
+/* N copies of a 4-node clique (2 strategies each, edges cost 20 when their ends disagree),
+ * copy j's node 3 linked to copy j + 1's node 0, node p of every copy tied to node p of the
+ * next with the planner's identity edge; two untied nodes E (on nodes 0, 1, 2 of the first
+ * copy) and H (on nodes 1, 2, 3 of the last) joined to each other. */
+static sp_sg *tied_copies(int copies) {
+  sp_sg *g = sp_sg_new("copies");
+  int64_t cost[2] = {0, 10}, flip[2] = {10, 0};
+  int64_t agree[4] = {0, 20, 20, 0}, tie[4] = {0, SP_SG_FORBIDDEN, SP_SG_FORBIDDEN, 0};
+  for (int j = 0; j < copies; j++)
+    for (int p = 0; p < 4; p++) sp_sg_add_node(g, 2, cost, NULL, (sp_sg_interval){0, 0}, NULL);
+  int e = sp_sg_add_node(g, 2, flip, NULL, (sp_sg_interval){0, 0}, NULL);
+  int h = sp_sg_add_node(g, 2, flip, NULL, (sp_sg_interval){0, 0}, NULL);
+  for (int j = 0; j < copies; j++) {
+    for (int p = 0; p < 4; p++)
+      for (int q = p + 1; q < 4; q++) sp_sg_add_edge(g, 4 * j + p, 4 * j + q, agree, NULL);
+    if (j + 1 < copies) sp_sg_add_edge(g, 4 * j + 3, 4 * (j + 1), agree, NULL);
+  }
+  for (int j = 0; j + 1 < copies; j++)
+    for (int p = 0; p < 4; p++) sp_sg_add_edge(g, 4 * j + p, 4 * (j + 1) + p, tie, NULL);
+  for (int p = 0; p < 3; p++) {
+    sp_sg_add_edge(g, e, p, agree, NULL);
+    sp_sg_add_edge(g, h, 4 * (copies - 1) + 1 + p, agree, NULL);
+  }
+  sp_sg_add_edge(g, e, h, agree, NULL);
+  return g;
+}
+
+START_TEST(identical_tied_copies_reduce_to_one_copy_plus_untied_nodes) {
+  enum { COPIES = 4 };
+  sp_sg *g = tied_copies(COPIES);
+  ck_assert_int_eq(g->nnodes, 4 * COPIES + 2);
+  sp_sg_opts o;
+  opts_default(&o);
+  sp_sg_result res;
+  ck_assert_int_ge(check_and_keep(g, &o, 0, &res), 0);
+  /* Every copy folds into the first: one clique plus E and H, each node of degree >= 3 and
+   * no strategy dominated, so nothing else reduces. */
+  ck_assert_int_eq(res.stats.merged, 4 * (COPIES - 1));
+  ck_assert_int_eq(res.stats.red_nodes, 4 + 2);
+  ck_assert_int_eq(res.stats.red_strategies, 2 * (4 + 2));
+  ck_assert_int_eq(res.stats.red_edges, 6 + 3 + 3 + 1);
+  ck_assert_int_eq(res.stats.red_pairs, 4 * (6 + 3 + 3 + 1));
+  ck_assert_int_eq(res.stats.dominated, 0);
+  for (int j = 1; j < COPIES; j++)
+    for (int p = 0; p < 4; p++) ck_assert_int_eq(res.choice[4 * j + p], res.choice[p]);
+  sp_sg_result_free(&res);
+  sp_sg_free(g);
+}
+END_TEST
+
+START_TEST(lp_files_of_tied_graphs_have_the_same_optimum) {
+  rng_state = 12;
+  char path[64];
+  snprintf(path, sizeof path, "/tmp/sp_sg_lp_XXXXXX");
+  int fd = mkstemp(path);
+  ck_assert_int_ge(fd, 0);
+  close(fd);
+  int checked = 0;
+  for (int round = 0; round < 11; round++) {
+    /* Ten random tied graphs, half with a limit, then the clique copies. */
+    tied_graph t = {0};
+    if (round < 10) t = tied_random_graph(round % 2 == 0);
+    else t.g = tied_copies(3);
+    int plan[32];
+    int64_t want;
+    if (sp_sg_solve_exhaustive(t.g, (int64_t)1 << 26, plan, &want, NULL) != SP_OK) {
+      sp_sg_free(t.g);
+      continue;
+    }
+    for (int reduced = 0; reduced < 2; reduced++) {
+      sp_err err;
+      ck_assert_int_eq(sp_sg_write_lp(t.g, reduced, path, &err), SP_OK);
+      double v = solve_lp_file(path);
+      ck_assert_msg(v == (double)want, "round %d %s: LP optimum %.9f, graph optimum %lld",
+                    round, reduced ? "reduced" : "unreduced", v, (long long)want);
+      checked++;
+    }
+    sp_sg_free(t.g);
+  }
+  unlink(path);
+  ck_assert_int_ge(checked, 14);
+}
+END_TEST
+
 static Suite *sg_solver_suite(void) {
   Suite *s = suite_create("sg_solver");
   TCase *tc = tcase_create("oracle");
@@ -416,6 +673,8 @@ static Suite *sg_solver_suite(void) {
   tcase_add_test(tc, ilp_alone_and_heuristic_alone_agree_with_the_oracle);
   tcase_add_test(tc, tree_without_limit_reduces_to_nothing_and_is_optimal);
   tcase_add_test(tc, larger_graphs_solve_the_same_with_and_without_reductions);
+  tcase_add_test(tc, bijective_edges_merge_exactly_without_limit);
+  tcase_add_test(tc, bijective_edges_merge_exactly_under_a_memory_limit);
   suite_add_tcase(s, tc);
   TCase *tb = tcase_create("behaviour");
   tcase_set_timeout(tb, 120);
@@ -424,6 +683,8 @@ static Suite *sg_solver_suite(void) {
   tcase_add_test(tb, seed_plan_is_used_and_progress_is_reported);
   tcase_add_test(tb, bad_options_are_rejected);
   tcase_add_test(tb, lp_files_have_the_same_optimum_as_the_graph);
+  tcase_add_test(tb, identical_tied_copies_reduce_to_one_copy_plus_untied_nodes);
+  tcase_add_test(tb, lp_files_of_tied_graphs_have_the_same_optimum);
   suite_add_tcase(s, tb);
   return s;
 }

@@ -328,7 +328,7 @@ void sp_sg_model_expand(const sg_model *m, const int *plan, int *out) {
   for (int r = m->nelim - 1; r >= 0; r--) {
     const sg_elim *x = &m->elim[r];
     int v = x->fixed;
-    if (x->kind == SG_ELIM_LEAF) v = x->resp[out[x->p]];
+    if (x->kind == SG_ELIM_LEAF || x->kind == SG_ELIM_MERGED) v = x->resp[out[x->p]];
     else if (x->kind == SG_ELIM_SERIES) v = x->resp[(int64_t)out[x->p] * x->nq + out[x->q]];
     out[x->node] = v >= 0 ? v : 0;
   }

@@ -14,8 +14,9 @@
  *     orientations.
  *
  * Eliminated nodes are recorded on a stack (fixed strategy, best response to one neighbour,
- * best response to two neighbours); sp_sg_model_expand() replays it backwards to turn a plan
- * of the remaining nodes into a plan of the input graph.
+ * best response to two neighbours, the strategy a bijective edge forces given the node it was
+ * merged into); sp_sg_model_expand() replays it backwards to turn a plan of the remaining
+ * nodes into a plan of the input graph.
  *
  * Costs inside the model saturate at SP_SG_FORBIDDEN: an entry at or above it may not be
  * chosen. Memory: everything lives in the model's arena; sp_sg_model_free() releases it.
@@ -52,16 +53,21 @@ typedef struct sg_medge {
   int64_t *c;        /* [k(a) * k(b)], row-major by a's strategy */
 } sg_medge;
 
-/* How to recover an eliminated node's strategy (input indices throughout). */
-typedef enum sg_elim_kind { SG_ELIM_FIXED, SG_ELIM_LEAF, SG_ELIM_SERIES } sg_elim_kind;
+/* How to recover an eliminated node's strategy (input indices throughout). LEAF and MERGED
+ * read alike (resp[strategy of p]); MERGED says the node did not answer p but was merged into
+ * it through an edge that allows exactly one pair per strategy. */
+typedef enum sg_elim_kind {
+  SG_ELIM_FIXED, SG_ELIM_LEAF, SG_ELIM_SERIES, SG_ELIM_MERGED
+} sg_elim_kind;
 
 typedef struct sg_elim {
   sg_elim_kind kind;
   int node;          /* the eliminated node */
-  int p, q;          /* the neighbours it answers to (q: SERIES only) */
+  int p, q;          /* the neighbours it answers to (q: SERIES only); MERGED: the survivor */
   int fixed;         /* FIXED: its strategy */
   int nq;            /* SERIES: input strategy count of q */
-  int *resp;         /* LEAF: [input k(p)]; SERIES: [input k(p) * input k(q)]; -1 = none */
+  int *resp;         /* LEAF, MERGED: [input k(p)]; SERIES: [input k(p) * input k(q)];
+                      * -1 = none */
 } sg_elim;
 
 typedef struct sg_model {

@@ -4,6 +4,8 @@
  * The memory rules sweep the compressed time axis with difference arrays; the strategy
  * rules (forbidden, arc consistency, dominance) run on "dirty" nodes only, i.e. nodes
  * whose costs, segments or incident matrices changed since they were last checked; the
+ * bijective-edge merge looks at edges with a dirty end, between arc consistency (which makes
+ * a "same strategy" edge square) and dominance (which sees more in the merged node); the
  * structural rules (fix, fold a leaf, replace a series node) drain a work queue, so a long
  * chain of leaves collapses in one pass. Every rule reports whether it changed the model
  * and the driver repeats them until none does.
@@ -26,7 +28,8 @@ typedef struct rctx {
   int qhead, qlen;
   int64_t *diff;      /* [T + 1] scratch */
   bool *keep;         /* [max k] scratch */
-  int maxk;
+  int *perm;          /* [max k] scratch */
+  int maxk;           /* strategy counts only shrink: bounds every k */
 } rctx;
 
 static void enqueue(rctx *c, int i) {
@@ -263,20 +266,38 @@ static bool dominates(const sg_model *m, int i, int s2, int s) {
   return strict || s2 < s;
 }
 
+/* Fills c->keep with the allowed strategies of node i; returns whether any is not. */
+static bool mark_allowed(rctx *c, int i) {
+  bool any = false;
+  for (int k = 0; k < c->m->node[i].k; k++) {
+    c->keep[k] = strategy_allowed(c->m, i, k);
+    if (!c->keep[k]) {
+      any = true;
+      c->st->forbidden_pruned++;
+    }
+  }
+  return any;
+}
+
+/* Arc consistency alone, ahead of the merge: the nodes stay dirty for dominance. */
+static int prune_forbidden(rctx *c, bool *changed) {
+  sg_model *m = c->m;
+  for (int i = 0; i < m->n && !m->infeasible; i++) {
+    if (!m->node[i].alive || !c->dirty[i] || !mark_allowed(c, i)) continue;
+    int rc = keep_strategies(c, i, c->keep);
+    if (rc != SP_OK) return rc;
+    *changed = true;
+  }
+  return SP_OK;
+}
+
 static int prune_strategies(rctx *c, bool *changed) {
   sg_model *m = c->m;
   for (int i = 0; i < m->n; i++) {
     sg_mnode *x = &m->node[i];
     if (!x->alive || !c->dirty[i]) continue;
     c->dirty[i] = 0;
-    bool any = false;
-    for (int k = 0; k < x->k; k++) {
-      c->keep[k] = strategy_allowed(m, i, k);
-      if (!c->keep[k]) {
-        any = true;
-        c->st->forbidden_pruned++;
-      }
-    }
+    bool any = mark_allowed(c, i);
     for (int k = 0; k < x->k; k++) {
       if (!c->keep[k]) continue;
       for (int k2 = 0; k2 < x->k; k2++)
@@ -329,6 +350,114 @@ static bool drop_separable(rctx *c) {
     changed = true;
   }
   return changed;
+}
+
+/* ------------------------------------------------------------------ bijective edges */
+
+/* Whether edge e allows exactly one pair per strategy of either end (both ends then have
+ * the same count); fills perm[ka] with the strategy of e->b paired with ka. */
+static bool bijective(const sg_model *m, const sg_medge *e, int *perm, bool *taken) {
+  int k = m->node[e->a].k;
+  if (m->node[e->b].k != k) return false;
+  for (int j = 0; j < k; j++) taken[j] = false;
+  for (int i = 0; i < k; i++) {
+    perm[i] = -1;
+    const int64_t *row = e->c + (int64_t)i * k;
+    for (int j = 0; j < k; j++) {
+      if (row[j] >= SP_SG_FORBIDDEN) continue;
+      if (perm[i] >= 0 || taken[j]) return false;
+      perm[i] = j;
+      taken[j] = true;
+    }
+    if (perm[i] < 0) return false;
+  }
+  return true;
+}
+
+/* Row ka of the matrix of node a's new edge to o: the row of b's strategy perm[ka] in f,
+ * f being b's edge to o. */
+static void permuted_rows(const sg_model *m, const sg_medge *f, int b, const int *perm, int k,
+                          int ko, int64_t *out) {
+  for (int i = 0; i < k; i++)
+    for (int q = 0; q < ko; q++)
+      out[(int64_t)i * ko + q] = f->a == b ? f->c[(int64_t)perm[i] * ko + q]
+                                           : f->c[(int64_t)q * k + perm[i]];
+}
+
+/* Merges node b into node a through edge e, which pairs strategy i of a with perm[i] of b
+ * and forbids everything else: b's strategy follows from a's, so its cost, the pair's cost
+ * and its usage join a's under the permutation, and its other edges move to a with their
+ * rows permuted (summed into an edge a already has to the same node). */
+static int merge_edge(rctx *c, int e, const int *perm) {
+  sg_model *m = c->m;
+  int a = m->edge[e].a, b = m->edge[e].b;
+  sg_mnode *x = &m->node[a], *y = &m->node[b];
+  int k = x->k;
+  const int64_t *pair = m->edge[e].c;
+  for (int i = 0; i < k; i++)
+    x->cost[i] = sg_add(x->cost[i], sg_add(y->cost[perm[i]], pair[(int64_t)i * k + perm[i]]));
+  int nin = m->g->nodes[a].nstrat;
+  int *resp = sp_arena_alloc(m->arena, sizeof(int) * (size_t)nin);
+  int64_t *use = malloc(sizeof(int64_t) * (size_t)k);
+  int *edges = malloc(sizeof(int) * ((size_t)y->deg + 1));
+  int64_t *mat = malloc(sizeof(int64_t) * (size_t)k * (size_t)c->maxk);
+  int rc = SP_OK;
+  if (!resp || !use || !edges || !mat) { rc = SP_ENOMEM; goto out; }
+  for (int q = 0; q < nin; q++) resp[q] = -1;
+  for (int i = 0; i < k; i++) resp[x->orig[i]] = y->orig[perm[i]];
+  for (int s = 0; s < y->nseg && rc == SP_OK; s++) {
+    for (int i = 0; i < k; i++) use[i] = y->seg[s].use[perm[i]];
+    rc = sp_sg_model_add_usage(m, a, y->seg[s].t0, y->seg[s].t1, use);
+  }
+  if (rc != SP_OK) goto out;
+  sp_sg_model_kill_edge(m, e);
+  /* Killing and adding edges edits b's adjacency and may move the edge array: work from a
+   * copy of the list and re-read each edge by index. */
+  int deg = y->deg;
+  memcpy(edges, y->adj, sizeof(int) * (size_t)deg);
+  for (int j = 0; j < deg && rc == SP_OK; j++) {
+    const sg_medge *f = &m->edge[edges[j]];
+    int o = sg_other(f, b), ko = m->node[o].k;
+    if (o == a) {
+      /* A second edge between a and b (the model sums parallel edges, so this is defensive):
+       * only its pairs on the permutation can be chosen, a cost of a alone. */
+      for (int i = 0; i < k; i++)
+        x->cost[i] = sg_add(x->cost[i], f->a == a ? f->c[(int64_t)i * k + perm[i]]
+                                                  : f->c[(int64_t)perm[i] * k + i]);
+      sp_sg_model_kill_edge(m, edges[j]);
+      continue;
+    }
+    permuted_rows(m, f, b, perm, k, ko, mat);
+    sp_sg_model_kill_edge(m, edges[j]);
+    rc = sp_sg_model_add_edge(m, a, o, mat);
+  }
+  if (rc != SP_OK) goto out;
+  sg_elim rec = {.kind = SG_ELIM_MERGED, .node = b, .p = a, .q = -1, .resp = resp};
+  rc = sp_sg_model_push_elim(m, rec);
+  sp_sg_model_kill_node(m, b);
+  touch(c, a);
+  c->st->merged++;
+out:
+  free(use);
+  free(edges);
+  free(mat);
+  return rc;
+}
+
+/* Merges the ends of every bijective edge. Only edges with a dirty end can have become
+ * bijective since the last look: every change of a strategy list or a matrix touches the
+ * nodes it concerns. Edges appended by a merge are seen in the same sweep. */
+static int merge_bijective(rctx *c, bool *changed) {
+  sg_model *m = c->m;
+  for (int e = 0; e < m->m && !m->infeasible; e++) {
+    const sg_medge *x = &m->edge[e];
+    if (!x->alive || (!c->dirty[x->a] && !c->dirty[x->b])) continue;
+    if (!bijective(m, x, c->perm, c->keep)) continue;
+    int rc = merge_edge(c, e, c->perm);
+    if (rc != SP_OK) return rc;
+    *changed = true;
+  }
+  return SP_OK;
 }
 
 /* ------------------------------------------------------------------ structural rules */
@@ -557,8 +686,13 @@ int sp_sg_reduce(sg_model *m, sg_reduce_stats *st, sp_err *err) {
   c.queued = calloc((size_t)m->n, 1);
   c.diff = malloc(sizeof(int64_t) * ((size_t)m->T + 1));
   c.keep = malloc(sizeof(bool) * (size_t)maxk);
+  c.perm = malloc(sizeof(int) * (size_t)maxk);
+  c.maxk = maxk;
   int rc = SP_OK;
-  if (!c.dirty || !c.queue || !c.queued || !c.diff || !c.keep) { rc = SP_ENOMEM; goto done; }
+  if (!c.dirty || !c.queue || !c.queued || !c.diff || !c.keep || !c.perm) {
+    rc = SP_ENOMEM;
+    goto done;
+  }
   memset(c.dirty, 1, (size_t)m->n);
   for (int i = 0; i < m->n; i++) if (m->node[i].alive) enqueue(&c, i);
   if (!m->has_limit)
@@ -571,6 +705,8 @@ int sp_sg_reduce(sg_model *m, sg_reduce_stats *st, sp_err *err) {
     if (m->infeasible) break;
     if ((rc = drop_nonbinding(&c, &changed)) != SP_OK) break;
     if ((rc = prune_memory_infeasible(&c, &changed)) != SP_OK || m->infeasible) break;
+    if ((rc = prune_forbidden(&c, &changed)) != SP_OK || m->infeasible) break;
+    if ((rc = merge_bijective(&c, &changed)) != SP_OK || m->infeasible) break;
     if ((rc = prune_strategies(&c, &changed)) != SP_OK || m->infeasible) break;
     changed |= drop_separable(&c);
     if ((rc = structural(&c, &changed)) != SP_OK) break;
@@ -582,6 +718,7 @@ done:
   free(c.queued);
   free(c.diff);
   free(c.keep);
+  free(c.perm);
   if (rc != SP_OK) return sp_err_set(err, rc, "out of memory reducing the model");
   return SP_OK;
 }

@@ -10,6 +10,13 @@
  *     such times are dropped;
  *   - strategies that cannot fit alone at some time, forbidden strategies, and strategies
  *     whose every pair on some edge is forbidden are removed;
+ *   - an edge (a, b) that allows exactly one pair for every strategy of a and of b (a
+ *     bijection, e.g. the planner's "same strategy index" ties between repeated layers)
+ *     merges b into a: b's cost, the pair's cost and b's usage join a's under the
+ *     permutation, and b's other edges move to a with their rows permuted (summed with
+ *     edges a already has); b's strategy is read back from a's. It runs after the
+ *     forbidden-pair pruning, which makes such edges square, and before dominance, which
+ *     finds more in the merged node;
  *   - dominated strategies (cost, usage in every segment and every row of every incident
  *     edge no better than another strategy's) are removed;
  *   - separable edges (cost(a, b) = x(a) + y(b)) move into node costs;
@@ -29,6 +36,7 @@
 typedef struct sg_reduce_stats {
   int passes;
   int fixed, leaves, series, separable;
+  int merged;                  /* nodes merged into another through a bijective edge */
   int64_t dominated, memory_pruned, forbidden_pruned;
   int64_t segments_dropped;
 } sg_reduce_stats;

@@ -351,7 +351,10 @@ int sp_sg_solve(const sp_sg *g, const sp_sg_opts *opts, sp_sg_result *res, sp_er
   int rc = sp_sg_model_build(g, &s.m, err);
   if (rc != SP_OK) return rc;
   sg_reduce_stats rs;
+  memset(&rs, 0, sizeof rs);
   if (!opts->no_reduce && (rc = sp_sg_reduce(s.m, &rs, err)) != SP_OK) goto done;
+  res->stats.merged = rs.merged;
+  res->stats.dominated = rs.dominated;
   if (s.m->infeasible) {
     infeasible = true;
     res->stats.t_reduce = sp_sg_now() - s.t_start;
@@ -387,8 +390,9 @@ int sp_sg_solve(const sp_sg *g, const sp_sg_opts *opts, sp_sg_result *res, sp_er
   if (first_round > work_limit / 8) first_round = work_limit / 8;
   {
     char note[160];
-    snprintf(note, sizeof note, "%d nodes, %d edges left of %d, %d (offset %lld)", s.p->n,
-             s.p->m, g->nnodes, g->nedges, (long long)s.p->offset);
+    snprintf(note, sizeof note, "%d nodes, %d edges left of %d, %d (offset %lld; %d merged, "
+             "%lld dominated strategies)", s.p->n, s.p->m, g->nnodes, g->nedges,
+             (long long)s.p->offset, rs.merged, (long long)rs.dominated);
     report(&s, "reduce", note);
   }
   if (sp_sg_heur_new(s.p, opts->seed, &s.h) != SP_OK) {

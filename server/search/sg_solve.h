@@ -72,6 +72,8 @@ typedef struct sp_sg_stats {
   int64_t red_strategies;        /* node variables after reduction */
   int64_t red_pairs;             /* edge variables after reduction */
   int components;                /* independent parts of the reduced model */
+  int merged;                    /* reduction: nodes merged through bijective edges */
+  int64_t dominated;             /* reduction: dominated strategies removed */
   int64_t ilp_cols, ilp_rows, ilp_mem_rows, ilp_nonzeros; /* last ILP built (0 if none) */
   int incumbents;                /* improvements reported */
   int64_t heuristic_work;        /* work units spent by the heuristic */
