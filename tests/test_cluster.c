@@ -74,16 +74,29 @@ END_TEST
 
 START_TEST(mesh_shapes_enumerate_ordered_factorisations) {
   int64_t shapes[16 * 3];
-  ck_assert_int_eq(sp_cluster_mesh_shapes(8, 1, shapes, 16), 1);
+  ck_assert_int_eq(sp_cluster_mesh_shapes(8, 1, false, shapes, 16), 1);
   ck_assert_int_eq(shapes[0], 8);
-  ck_assert_int_eq(sp_cluster_mesh_shapes(8, 2, shapes, 16), 2);
+  ck_assert_int_eq(sp_cluster_mesh_shapes(8, 2, false, shapes, 16), 2);
   ck_assert_int_eq(shapes[0], 2);
   ck_assert_int_eq(shapes[1], 4);
   ck_assert_int_eq(shapes[2], 4);
   ck_assert_int_eq(shapes[3], 2);
-  ck_assert_int_eq(sp_cluster_mesh_shapes(8, 3, shapes, 16), 1);
-  ck_assert_int_eq(sp_cluster_mesh_shapes(12, 2, shapes, 16), 4); /* 2x6 3x4 4x3 6x2 */
-  ck_assert_int_eq(sp_cluster_mesh_shapes(7, 2, shapes, 16), 0);
+  ck_assert_int_eq(sp_cluster_mesh_shapes(8, 3, false, shapes, 16), 1);
+  ck_assert_int_eq(sp_cluster_mesh_shapes(12, 2, false, shapes, 16), 4); /* 2x6 3x4 4x3 6x2 */
+  ck_assert_int_eq(sp_cluster_mesh_shapes(7, 2, false, shapes, 16), 0);
+}
+END_TEST
+
+START_TEST(mesh_shapes_with_size_one_axes_include_the_single_axis_meshes) {
+  int64_t shapes[16 * 2];
+  /* 1x8 2x4 4x2 8x1, in that order. */
+  ck_assert_int_eq(sp_cluster_mesh_shapes(8, 2, true, shapes, 16), 4);
+  static const int64_t want[8] = {1, 8, 2, 4, 4, 2, 8, 1};
+  for (int i = 0; i < 8; i++) ck_assert_int_eq(shapes[i], want[i]);
+  ck_assert_int_eq(sp_cluster_mesh_shapes(7, 2, true, shapes, 16), 2);
+  ck_assert_int_eq(sp_cluster_mesh_shapes(1, 2, true, shapes, 16), 1);
+  /* More shapes than room: the count is exact, only `max` are written. */
+  ck_assert_int_eq(sp_cluster_mesh_shapes(64, 3, true, shapes, 2), 28);
 }
 END_TEST
 
@@ -147,6 +160,7 @@ static Suite *cluster_suite(void) {
   tcase_add_test(tc, axis_crossing_machines_gets_the_network_link);
   tcase_add_test(tc, rank_mapping_puts_the_heaviest_axis_inside_a_machine);
   tcase_add_test(tc, mesh_shapes_enumerate_ordered_factorisations);
+  tcase_add_test(tc, mesh_shapes_with_size_one_axes_include_the_single_axis_meshes);
   tcase_add_test(tc, malformed_cluster_files_name_the_field);
   tcase_add_test(tc, explicit_links_override_the_machine_link);
   suite_add_tcase(s, tc);

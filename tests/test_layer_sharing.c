@@ -17,6 +17,7 @@
 #include "mlir/mlir.h"
 #include "propagation/propagate.h"
 #include "search/plan_search.h"
+#include "search/search_pass.h"
 #include "test_support.h"
 
 /* ------------------------------------------------------------------ helpers */
@@ -275,14 +276,14 @@ START_TEST(share_layers_option_turns_the_ties_off) {
            "share-layers=false", SP_SOURCE_DIR);
   sp_plan_summary s;
   sp_err err;
-  ck_assert_int_eq(sp_plan_search_pass(m, path, &s, &err), SP_OK);
+  ck_assert_int_eq(sp_search_pass(m, path, &s, &err), SP_OK);
   ck_assert_int_eq(s.ntie_groups, 0);
   ck_assert_int_eq(s.tied_nodes, 0);
   sp_module_free(m);
   m = gpt(2, 256, 8, 64, false, SP_GEN_ANNOTATE_NONE);
   snprintf(path, sizeof path, "cluster=%s/examples/clusters/one_machine_8gpu.json "
            "share-layers=maybe", SP_SOURCE_DIR);
-  ck_assert_int_eq(sp_plan_search_pass(m, path, &s, &err), SP_EINVAL);
+  ck_assert_int_eq(sp_search_pass(m, path, &s, &err), SP_EINVAL);
   ck_assert_ptr_nonnull(strstr(err.msg, "share-layers"));
   sp_module_free(m);
 }

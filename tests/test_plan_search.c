@@ -19,6 +19,7 @@
 #include "propagation/propagate.h"
 #include "rules/registry.h"
 #include "search/plan_search.h"
+#include "search/search_pass.h"
 #include "search/strategies.h"
 #include "test_support.h"
 
@@ -587,13 +588,13 @@ START_TEST(pass_options_are_checked_by_name) {
   sp_module *m = matmul(NULL);
   sp_plan_summary s;
   sp_err err;
-  ck_assert_int_eq(sp_plan_search_pass(m, "time-limit=5", &s, &err), SP_EINVAL);
+  ck_assert_int_eq(sp_search_pass(m, "time-limit=5", &s, &err), SP_EINVAL);
   ck_assert_str_eq(err.msg, "-shardplan-search: cluster=FILE is required");
-  ck_assert_int_eq(sp_plan_search_pass(m, "cluster=x.json speed=3", &s, &err), SP_EINVAL);
+  ck_assert_int_eq(sp_search_pass(m, "cluster=x.json speed=3", &s, &err), SP_EINVAL);
   ck_assert_msg(strstr(err.msg, "unknown option 'speed'") != NULL, "%s", err.msg);
-  ck_assert_int_eq(sp_plan_search_pass(m, "cluster=x.json gap=-1", &s, &err), SP_EINVAL);
+  ck_assert_int_eq(sp_search_pass(m, "cluster=x.json gap=-1", &s, &err), SP_EINVAL);
   ck_assert_str_eq(err.msg, "-shardplan-search: gap=-1 is not a number >= 0");
-  ck_assert_int_eq(sp_plan_search_pass(m, "cluster=x.json state=1", &s, &err), SP_EINVAL);
+  ck_assert_int_eq(sp_search_pass(m, "cluster=x.json state=1", &s, &err), SP_EINVAL);
   ck_assert_msg(strstr(err.msg, "ARG:RESULT") != NULL, "%s", err.msg);
   sp_module_free(m);
 }
@@ -607,7 +608,7 @@ START_TEST(pass_runs_against_a_cluster_file_with_a_device_placement) {
            "state=1:1 time-limit=5", SP_SOURCE_DIR);
   sp_plan_summary s;
   sp_err err;
-  int rc = sp_plan_search_pass(m, opts, &s, &err);
+  int rc = sp_search_pass(m, opts, &s, &err);
   ck_assert_msg(rc == SP_OK, "%s", err.msg);
   ck_assert_int_eq(s.ndevices, 8);
   ck_assert_int_eq(s.device_of[4], 8);

@@ -372,25 +372,25 @@ int sp_cluster_map_ranks(const sp_cluster *c, const sp_mesh *mesh, const double 
   return SP_OK;
 }
 
-static int shapes_rec(int64_t n, int left, int64_t *cur, int depth, int naxes, int64_t *shapes,
-                      int max, int count) {
+static int shapes_rec(int64_t n, int left, int64_t min_factor, int64_t *cur, int depth,
+                      int naxes, int64_t *shapes, int max, int count) {
   if (left == 1) {
-    if (n <= 1) return count;
+    if (n < min_factor) return count;
     cur[depth] = n;
     if (count < max)
       for (int i = 0; i < naxes; i++) shapes[(int64_t)count * naxes + i] = cur[i];
     return count + 1;
   }
-  for (int64_t f = 2; f <= n; f++) {
+  for (int64_t f = min_factor; f <= n; f++) {
     if (n % f) continue;
     cur[depth] = f;
-    count = shapes_rec(n / f, left - 1, cur, depth + 1, naxes, shapes, max, count);
+    count = shapes_rec(n / f, left - 1, min_factor, cur, depth + 1, naxes, shapes, max, count);
   }
   return count;
 }
 
-int sp_cluster_mesh_shapes(int64_t n, int naxes, int64_t *shapes, int max) {
-  if (naxes < 1 || naxes > SP_MAX_MESH_AXES_CLUSTER || n < 2) return 0;
+int sp_cluster_mesh_shapes(int64_t n, int naxes, bool allow_one, int64_t *shapes, int max) {
+  if (naxes < 1 || naxes > SP_MAX_MESH_AXES_CLUSTER || n < 1 || (n < 2 && !allow_one)) return 0;
   int64_t cur[SP_MAX_MESH_AXES_CLUSTER];
-  return shapes_rec(n, naxes, cur, 0, naxes, shapes, max, 0);
+  return shapes_rec(n, naxes, allow_one ? 1 : 2, cur, 0, naxes, shapes, max, 0);
 }

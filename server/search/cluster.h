@@ -110,8 +110,10 @@ int sp_cluster_axis_costs(const sp_cluster *c, const sp_mesh *mesh, const int64_
 int sp_cluster_map_ranks(const sp_cluster *c, const sp_mesh *mesh, const double *traffic,
                          int first_device, int64_t *device_of, sp_err *err);
 
-/* Mesh-shape search: every ordered factorisation of n into `naxes` factors > 1 (naxes >= 1),
- * written row by row into shapes[max][naxes]; returns how many exist (may exceed max). */
-int sp_cluster_mesh_shapes(int64_t n, int naxes, int64_t *shapes, int max);
+/* Mesh-shape search: every ordered factorisation of n into `naxes` factors (naxes >= 1),
+ * each > 1, or >= 1 with `allow_one` (an axis of size 1 leaves the plan to the others),
+ * written row by row into shapes[max][naxes] in lexicographic order; returns how many exist
+ * (may exceed max). */
+int sp_cluster_mesh_shapes(int64_t n, int naxes, bool allow_one, int64_t *shapes, int max);
 
 #endif /* SP_CLUSTER_H */

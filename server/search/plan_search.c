@@ -1053,44 +1053,79 @@ static int tie_layers(search *S, sp_sg *g, sp_plan_summary *out, sp_err *err) {
 
 /* ------------------------------------------------------------------ set-up */
 
-static int choose_mesh(search *S, sp_err *err) {
-  const char *name = S->o->mesh_name;
+sp_op *sp_plan_mesh_op(sp_module *m, const char *name, sp_err *err) {
   if (!name) {
     int count = 0;
-    for (sp_op *op = sp_module_body(S->m)->first; op; op = op->next) {
+    for (sp_op *op = sp_module_body(m)->first; op; op = op->next) {
       if (op->kind != SP_OP_SDY_MESH) continue;
       const char *n = sp_op_get_str(op, "sym_name");
       if (!n) continue;
       if (count++ == 0) name = n;
     }
-    if (count == 0)
-      return sp_err_set(err, SP_EINVAL, "%s: the module has no sdy.mesh; the search needs one",
-                        S->m->filename);
-    if (count > 1)
-      return sp_err_set(err, SP_EINVAL, "%s: the module has %d meshes; name the one to plan "
-                        "(mesh=NAME)", S->m->filename, count);
+    if (count == 0) {
+      sp_err_set(err, SP_EINVAL, "%s: the module has no sdy.mesh; the search needs one",
+                 m->filename);
+      return NULL;
+    }
+    if (count > 1) {
+      sp_err_set(err, SP_EINVAL, "%s: the module has %d meshes; name the one to plan "
+                 "(mesh=NAME)", m->filename, count);
+      return NULL;
+    }
   }
-  S->mesh = sp_module_lookup_mesh(S->m, name);
-  if (!S->mesh)
-    return sp_err_set(err, SP_EINVAL, "%s: no sdy.mesh named @%s", S->m->filename, name);
-  S->mesh_name = name;
+  sp_op *op = sp_module_lookup_mesh_op(m, name);
+  sp_attr *at = op ? sp_op_attr(op, "mesh") : NULL;
+  if (!at || at->kind != SP_ATTR_MESH) {
+    sp_err_set(err, SP_EINVAL, "%s: no sdy.mesh named @%s", m->filename, name);
+    return NULL;
+  }
+  return op;
+}
+
+static int choose_mesh(search *S, sp_err *err) {
+  sp_op *op = sp_plan_mesh_op(S->m, S->o->mesh_name, err);
+  if (!op) return err ? err->code : SP_EINVAL;
+  S->mesh_name = sp_op_get_str(op, "sym_name");
+  S->mesh = sp_op_attr(op, "mesh")->u.mesh;
   return SP_OK;
 }
 
-static int find_main(search *S, sp_err *err) {
-  sp_op *f = sp_module_lookup_func(S->m, "main");
+sp_op *sp_plan_main_func(sp_module *m) {
+  sp_op *f = sp_module_lookup_func(m, "main");
   if (!f) {
     int count = 0;
-    for (sp_op *op = sp_module_body(S->m)->first; op; op = op->next)
+    for (sp_op *op = sp_module_body(m)->first; op; op = op->next)
       if (op->kind == SP_OP_FUNC && count++ == 0) f = op;
     if (count != 1) f = NULL;
   }
-  if (!f || f->nregions < 1 || f->regions[0].nblocks < 1)
+  if (!f || f->nregions < 1 || f->regions[0].nblocks < 1) return NULL;
+  return f;
+}
+
+static int find_main(search *S, sp_err *err) {
+  sp_op *f = sp_plan_main_func(S->m);
+  if (!f)
     return sp_err_set(err, SP_EINVAL, "%s: no main function with a body to plan",
                       S->m->filename);
   S->func = f;
   S->body = f->regions[0].blocks[0];
   return SP_OK;
+}
+
+/* Every axis gets the link of the fastest one (most bandwidth, then least latency) among the
+ * axes that have more than one device. */
+static void price_axes_alike(sp_cost_model *cm, const sp_mesh *mesh) {
+  int best = -1;
+  for (int i = 0; i < mesh->naxes && i < SP_MAX_MESH_AXES_CLUSTER; i++) {
+    if (mesh->axes[i].size <= 1) continue;
+    const sp_axis_cost *x = &cm->axis[i];
+    if (best < 0 || x->bandwidth > cm->axis[best].bandwidth ||
+        (x->bandwidth == cm->axis[best].bandwidth && x->alpha < cm->axis[best].alpha))
+      best = i;
+  }
+  if (best < 0) return;
+  sp_axis_cost fast = cm->axis[best];
+  for (int i = 0; i < mesh->naxes && i < SP_MAX_MESH_AXES_CLUSTER; i++) cm->axis[i] = fast;
 }
 
 static int setup(search *S, sp_module *m, const sp_plan_search_opts *o, bool fixed, sp_err *err) {
@@ -1105,6 +1140,7 @@ static int setup(search *S, sp_module *m, const sp_plan_search_opts *o, bool fix
   if (!rc) rc = choose_mesh(S, err);
   if (!rc) rc = sp_cost_model_init(&S->cm, o->cluster, S->mesh, o->device_of, err);
   if (rc) return rc;
+  if (o->uniform_links) price_axes_alike(&S->cm, S->mesh);
   int nvals = S->body->nargs;
   for (sp_op *op = S->body->first; op; op = op->next) {
     S->nops++;
@@ -1130,6 +1166,19 @@ static int setup(search *S, sp_module *m, const sp_plan_search_opts *o, bool fix
 
 /* ------------------------------------------------------------------ results */
 
+/* The bytes one device sends in collective `c` (the bandwidth term of its formula). */
+static double collective_bytes_sent(const sp_collective *c) {
+  if (c->n <= 1) return 0.0;
+  double n = (double)c->n;
+  switch (c->kind) {
+    case SP_COLL_ALL_GATHER:
+    case SP_COLL_REDUCE_SCATTER: return (n - 1) / n * c->bytes;
+    case SP_COLL_ALL_REDUCE: return 2 * (n - 1) / n * c->bytes;
+    case SP_COLL_ALL_TO_ALL: return (n - 1) / (n * n) * c->bytes;
+  }
+  return 0.0;
+}
+
 static int push_collective(search *S, sp_plan_summary *out, int *cap, const sp_value *v,
                            const sp_op *at, int operand, const sp_collective *c) {
   if (out->ncollectives == *cap) {
@@ -1146,6 +1195,10 @@ static int push_collective(search *S, sp_plan_summary *out, int *cap, const sp_v
   pc->line = at->loc.line;
   pc->operand = operand;
   pc->c = *c;
+  double sent = collective_bytes_sent(c);
+  for (int i = 0; i < c->naxes; i++)
+    if (c->axes[i].axis >= 0 && c->axes[i].axis < SP_MAX_MESH_AXES_CLUSTER)
+      out->axis_traffic[c->axes[i].axis] += sent;
   sp_strbuf sb = SP_STRBUF_INIT;
   for (int i = 0; i < c->naxes; i++) {
     if (i) sp_strbuf_puts(&sb, ", ");
@@ -1338,185 +1391,6 @@ int sp_plan_evaluate_module(sp_module *m, const sp_plan_search_opts *o, sp_plan_
   return run(m, o, true, out, err);
 }
 
-/* ------------------------------------------------------------------ the pass */
-
-static int parse_number(const char *key, const char *val, double *out, sp_err *err) {
-  char *end;
-  errno = 0;
-  double d = strtod(val, &end);
-  if (errno || end == val || *end || !(d >= 0))
-    return sp_err_set(err, SP_EINVAL, "-shardplan-search: %s=%s is not a number >= 0", key, val);
-  *out = d;
-  return SP_OK;
-}
-
-static int parse_bool(const char *key, const char *val, bool *out, sp_err *err) {
-  if (strcmp(val, "true") == 0 || strcmp(val, "1") == 0) *out = true;
-  else if (strcmp(val, "false") == 0 || strcmp(val, "0") == 0) *out = false;
-  else return sp_err_set(err, SP_EINVAL, "-shardplan-search: %s=%s is not true or false", key, val);
-  return SP_OK;
-}
-
-static int parse_devices(const char *val, int64_t **out, int *n, sp_err *err) {
-  int count = 1;
-  for (const char *p = val; *p; p++) count += (*p == ',' || *p == ';');
-  int64_t *v = malloc((size_t)count * sizeof *v);
-  if (!v) return sp_err_set(err, SP_ENOMEM, "out of memory");
-  const char *p = val;
-  for (int i = 0; i < count; i++) {
-    char *end;
-    errno = 0;
-    long long x = strtoll(p, &end, 10);
-    if (errno || end == p || x < 0 || (*end && *end != ',' && *end != ';')) {
-      free(v);
-      return sp_err_set(err, SP_EINVAL, "-shardplan-search: devices=%s: expected device ids "
-                        "separated by ','", val);
-    }
-    v[i] = x;
-    p = *end ? end + 1 : end;
-  }
-  *out = v;
-  *n = count;
-  return SP_OK;
-}
-
-static int parse_states(const char *val, sp_plan_state_pair **out, int *n, sp_err *err) {
-  int count = 1;
-  for (const char *p = val; *p; p++) count += (*p == ',');
-  sp_plan_state_pair *v = malloc((size_t)count * sizeof *v);
-  if (!v) return sp_err_set(err, SP_ENOMEM, "out of memory");
-  const char *p = val;
-  for (int i = 0; i < count; i++) {
-    char *end;
-    long a = strtol(p, &end, 10), r = -1;
-    if (end != p && *end == ':') {
-      const char *q = end + 1;
-      r = strtol(q, &end, 10);
-      if (end == q) r = -1;
-    }
-    if (a < 0 || r < 0 || a > INT32_MAX || r > INT32_MAX || (*end && *end != ',')) {
-      free(v);
-      return sp_err_set(err, SP_EINVAL, "-shardplan-search: state=%s: expected ARG:RESULT pairs "
-                        "separated by ','", val);
-    }
-    v[i].arg = (int)a;
-    v[i].result = (int)r;
-    p = *end ? end + 1 : end;
-  }
-  *out = v;
-  *n = count;
-  return SP_OK;
-}
-
-int sp_plan_search_pass(sp_module *m, const char *options, sp_plan_summary *out, sp_err *err) {
-  sp_plan_search_opts o;
-  sp_plan_search_opts_init(&o);
-  char *text = strdup(options ? options : "");
-  char *cluster_path = NULL, *mesh = NULL, *report = NULL;
-  int64_t *devices = NULL;
-  sp_plan_state_pair *states = NULL;
-  int ndevices = 0, nstates = 0, rc = SP_OK;
-  sp_cluster *cluster = NULL;
-  if (!text) return sp_err_set(err, SP_ENOMEM, "out of memory");
-  char *save = NULL;
-  for (char *tok = strtok_r(text, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save)) {
-    char *eq = strchr(tok, '=');
-    if (!eq) {
-      rc = sp_err_set(err, SP_EINVAL, "-shardplan-search: option '%s' has no '=VALUE'", tok);
-      goto fail;
-    }
-    *eq = '\0';
-    const char *key = tok, *val = eq + 1;
-    double d = 0;
-    bool b = false;
-    if (strcmp(key, "cluster") == 0) cluster_path = (char *)val;
-    else if (strcmp(key, "mesh") == 0) mesh = (char *)val;
-    else if (strcmp(key, "report") == 0) report = (char *)val;
-    else if (strcmp(key, "time-limit") == 0) {
-      if ((rc = parse_number(key, val, &o.time_limit, err))) goto fail;
-    } else if (strcmp(key, "gap") == 0) {
-      if ((rc = parse_number(key, val, &o.gap, err))) goto fail;
-    } else if (strcmp(key, "work-limit") == 0) {
-      if ((rc = parse_number(key, val, &d, err))) goto fail;
-      o.work_limit = (int64_t)d;
-    } else if (strcmp(key, "seed") == 0) {
-      if ((rc = parse_number(key, val, &d, err))) goto fail;
-      o.seed = (uint64_t)d;
-    } else if (strcmp(key, "max-strategies") == 0) {
-      if ((rc = parse_number(key, val, &d, err))) goto fail;
-      o.max_strategies = d > 1e6 ? 1000000 : (int)d;
-    } else if (strcmp(key, "mem-weight") == 0) {
-      if ((rc = parse_number(key, val, &o.mem_weight, err))) goto fail;
-    } else if (strcmp(key, "memory-limit") == 0) {
-      if ((rc = parse_number(key, val, &o.memory_limit, err))) goto fail;
-    } else if (strcmp(key, "coarsen") == 0) {
-      if ((rc = parse_bool(key, val, &b, err))) goto fail;
-      o.no_coarsen = !b;
-    } else if (strcmp(key, "reduce-scatter") == 0) {
-      if ((rc = parse_bool(key, val, &b, err))) goto fail;
-      o.no_reduce_scatter = !b;
-    } else if (strcmp(key, "share-layers") == 0) {
-      if ((rc = parse_bool(key, val, &b, err))) goto fail;
-      o.no_share_layers = !b;
-    } else if (strcmp(key, "state") == 0) {
-      free(states);
-      states = NULL;
-      if ((rc = parse_states(val, &states, &nstates, err))) goto fail;
-    } else if (strcmp(key, "devices") == 0) {
-      free(devices);
-      devices = NULL;
-      if ((rc = parse_devices(val, &devices, &ndevices, err))) goto fail;
-    } else {
-      rc = sp_err_set(err, SP_EINVAL, "-shardplan-search: unknown option '%s' (known: cluster, "
-                      "mesh, time-limit, gap, work-limit, seed, devices, state, max-strategies, "
-                      "mem-weight, memory-limit, coarsen, reduce-scatter, share-layers, report)", key);
-      goto fail;
-    }
-  }
-  if (!cluster_path) {
-    rc = sp_err_set(err, SP_EINVAL, "-shardplan-search: cluster=FILE is required");
-    goto fail;
-  }
-  rc = sp_cluster_load(cluster_path, &cluster, err);
-  if (rc) {
-    sp_err_prefix(err, "-shardplan-search");
-    goto fail;
-  }
-  o.cluster = cluster;
-  o.mesh_name = mesh;
-  o.device_of = devices;
-  o.state = states;
-  o.nstate = nstates;
-  if (devices) {
-    /* The count must match the mesh; checked against the mesh the search picks. */
-    const sp_mesh *pm = NULL;
-    if (mesh) pm = sp_module_lookup_mesh(m, mesh);
-    else
-      for (sp_op *op = sp_module_body(m)->first; op && !pm; op = op->next)
-        if (op->kind == SP_OP_SDY_MESH) pm = sp_module_lookup_mesh(m, sp_op_get_str(op, "sym_name"));
-    if (pm && sp_mesh_num_devices(pm) != ndevices) {
-      rc = sp_err_set(err, SP_EINVAL, "-shardplan-search: devices= lists %d ids, the mesh has "
-                      "%lld devices", ndevices, (long long)sp_mesh_num_devices(pm));
-      goto fail;
-    }
-    for (int i = 0; i < ndevices; i++)
-      if (devices[i] >= cluster->ndevices) {
-        rc = sp_err_set(err, SP_EINVAL, "-shardplan-search: device %lld is not in the cluster "
-                        "(%d devices)", (long long)devices[i], cluster->ndevices);
-        goto fail;
-      }
-  }
-  rc = sp_plan_search_module(m, &o, out, err);
-  if (!rc && report && !(out->report_path = sp_arena_strdup(m->arena, report)))
-    rc = sp_err_set(err, SP_ENOMEM, "out of memory");
-fail:
-  sp_cluster_free(cluster);
-  free(devices);
-  free(states);
-  free(text);
-  return rc;
-}
-
 /* ------------------------------------------------------------------ reporting */
 
 static void put_seconds(sp_strbuf *sb, double s) {
@@ -1528,6 +1402,43 @@ static void put_seconds(sp_strbuf *sb, double s) {
 static void put_bytes(sp_strbuf *sb, double b) {
   if (b >= 1024.0 * MIB) sp_strbuf_printf(sb, "%.2f GiB", b / (1024.0 * MIB));
   else sp_strbuf_printf(sb, "%.2f MiB", b / MIB);
+}
+
+/* The mesh, where its axes run and what crosses them; then the configurations tried. */
+static void print_placement(sp_strbuf *sb, const sp_plan_summary *s) {
+  if (!s->mesh) return;
+  sp_strbuf_printf(sb, "shardplan-search: mesh @%s, placement %s:", s->mesh_name ? s->mesh_name : "",
+                   s->placement_auto ? "by traffic" : "as given");
+  for (int i = 0; i < s->mesh->naxes && i < SP_MAX_MESH_AXES_CLUSTER; i++) {
+    sp_strbuf_printf(sb, "%s \"%s\"=%lld on %s, ", i ? ";" : "", s->mesh->axes[i].name,
+                     (long long)s->mesh->axes[i].size, s->axis[i].kind);
+    put_bytes(sb, s->axis_traffic[i]);
+    sp_strbuf_puts(sb, " sent per device");
+  }
+  sp_strbuf_puts(sb, "; devices ");
+  bool identity = true;
+  for (int64_t i = 0; s->device_of && i < s->ndevices; i++) identity &= s->device_of[i] == i;
+  if (identity) sp_strbuf_printf(sb, "0..%lld in mesh order", (long long)(s->ndevices - 1));
+  for (int64_t i = 0; !identity && i < s->ndevices; i++)
+    sp_strbuf_printf(sb, "%s%lld", i ? "," : "", (long long)s->device_of[i]);
+  sp_strbuf_putc(sb, '\n');
+  if (s->ntrials < 2) return;
+  for (int i = 0; i < s->ntrials; i++) {
+    const sp_plan_trial *t = &s->trials[i];
+    sp_strbuf_printf(sb, "shardplan-search: %s [%s] on %s: ",
+                     t->chosen ? "chosen" : t->probe ? " probe" : " tried", t->shape, t->devices);
+    if (t->error) {
+      sp_strbuf_printf(sb, "no plan: %s\n", t->error);
+      continue;
+    }
+    if (t->probe) {
+      sp_strbuf_puts(sb, "uniform links, traffic measured\n");
+      continue;
+    }
+    put_seconds(sb, t->total_s);
+    sp_strbuf_printf(sb, " per step, cost %lld (%s)\n", (long long)t->cost,
+                     sp_sg_status_name(t->status));
+  }
 }
 
 void sp_plan_summary_print(sp_strbuf *sb, const sp_plan_summary *s) {
@@ -1558,6 +1469,30 @@ void sp_plan_summary_print(sp_strbuf *sb, const sp_plan_summary *s) {
                    (long long)s->ilp_cols, (long long)s->ilp_rows, s->build_s, s->solve_s);
   sp_strbuf_printf(sb, "shardplan-search: layer sharing: %d tie groups, %d tied nodes\n",
                    s->ntie_groups, s->tied_nodes);
+  print_placement(sb, s);
+}
+
+static bool add_trials(cJSON *mesh, const sp_plan_summary *s) {
+  cJSON *arr = cJSON_AddArrayToObject(mesh, "trials");
+  if (!arr) return false;
+  for (int i = 0; i < s->ntrials; i++) {
+    const sp_plan_trial *t = &s->trials[i];
+    cJSON *x = cJSON_CreateObject();
+    if (!x) return false;
+    cJSON_AddItemToArray(arr, x);
+    cJSON_AddStringToObject(x, "shape", t->shape);
+    cJSON_AddStringToObject(x, "devices", t->devices);
+    cJSON_AddBoolToObject(x, "chosen", t->chosen);
+    cJSON_AddBoolToObject(x, "probe", t->probe);
+    if (t->error) {
+      cJSON_AddStringToObject(x, "error", t->error);
+      continue;
+    }
+    cJSON_AddNumberToObject(x, "total_s", t->total_s);
+    cJSON_AddNumberToObject(x, "cost", (double)t->cost);
+    cJSON_AddStringToObject(x, "status", sp_sg_status_name(t->status));
+  }
+  return true;
 }
 
 cJSON *sp_plan_summary_to_json(const sp_plan_summary *s) {
@@ -1610,7 +1545,11 @@ cJSON *sp_plan_summary_to_json(const sp_plan_summary *s) {
     cJSON_AddStringToObject(a, "link", s->axis[i].kind);
     cJSON_AddNumberToObject(a, "alpha_s", s->axis[i].alpha);
     cJSON_AddNumberToObject(a, "bandwidth", s->axis[i].bandwidth);
+    cJSON_AddNumberToObject(a, "traffic_bytes", s->axis_traffic[i]);
   }
+  cJSON_AddStringToObject(mesh, "placement", s->placement_auto ? "by traffic" : "as given");
+  cJSON_AddBoolToObject(mesh, "shape_searched", s->shape_auto);
+  if (s->ntrials > 0 && !add_trials(mesh, s)) goto fail;
   for (int64_t i = 0; s->device_of && i < s->ndevices; i++)
     cJSON_AddItemToArray(devs, cJSON_CreateNumber((double)s->device_of[i]));
   for (int i = 0; i < s->ncollectives; i++) {

@@ -93,6 +93,10 @@ typedef struct sp_plan_search_opts {
   bool no_reduce_scatter;     /* reductions only all-reduce */
   bool no_share_layers;       /* no ties between structurally identical nodes (the pass's
                                  share-layers=false); ties are on by default */
+  bool uniform_links;         /* price every mesh axis with the fastest link any of them
+                                 crosses: a plan free of placement bias, whose per-axis
+                                 traffic rank mapping reads (placement.h); its costs are not
+                                 the cluster's */
   /* State pairs, in addition to those the module declares with `tf.aliasing_output = R` on
    * an argument. */
   int nstate;
@@ -117,6 +121,20 @@ typedef struct sp_plan_collective {
   const char *axes;           /* the group's axes, e.g. "\"data\", \"model\"" */
   sp_collective c;
 } sp_plan_collective;
+
+/* One configuration the placement search planned (placement.h). */
+typedef struct sp_plan_trial {
+  const char *shape;          /* "data=2, model=4" */
+  const char *devices;        /* the placement, "0,1,2,..." */
+  const char *error;          /* why it has no plan (e.g. a given sharding does not divide
+                                 under this shape); NULL when planned */
+  double total_s;             /* the plan's time per step (planned trials) */
+  int64_t cost;
+  sp_sg_status status;
+  bool probe;                 /* planned with uniform links to measure traffic; its cost is
+                                 not comparable and it is never chosen */
+  bool chosen;
+} sp_plan_trial;
 
 typedef struct sp_plan_summary {
   /* The plan, per device (seconds, bytes). */
@@ -151,6 +169,15 @@ typedef struct sp_plan_summary {
   /* Every collective of the plan, in program order (module arena). */
   int ncollectives;
   sp_plan_collective *collectives;
+  /* Bytes a device sends per step over the groups of each mesh axis (a collective over
+   * several axes counts for each of them): what rank mapping orders the axes by. */
+  double axis_traffic[SP_MAX_MESH_AXES_CLUSTER];
+  /* Filled by the placement search (placement.h), zero otherwise: every mesh shape and
+   * device placement it planned, in order, and whether the placement was its choice. */
+  bool placement_auto;        /* the device placement was chosen by rank mapping */
+  bool shape_auto;            /* the mesh shape was chosen among factorisations */
+  int ntrials;
+  sp_plan_trial *trials;
   /* The pass's report=FILE (module arena), NULL otherwise: where the caller writes the JSON. */
   const char *report_path;
 } sp_plan_summary;
@@ -166,14 +193,11 @@ int sp_plan_search_module(sp_module *m, const sp_plan_search_opts *o, sp_plan_su
 int sp_plan_evaluate_module(sp_module *m, const sp_plan_search_opts *o, sp_plan_summary *out,
                             sp_err *err);
 
-/* The pass `-shardplan-search="cluster=FILE ..."`: parses the options, loads the cluster,
- * searches. Options (space or comma separated): cluster=FILE (required), mesh=NAME,
- * time-limit=SECONDS, gap=FRACTION, work-limit=N, seed=N, devices=ID,ID,... (mesh coordinate
- * order), state=ARG:RESULT,ARG:RESULT,..., max-strategies=N, mem-weight=UNITS,
- * memory-limit=BYTES, coarsen=true|false, reduce-scatter=true|false,
- * share-layers=true|false, report=FILE (returned in
- * out->report_path; nothing is written here). */
-int sp_plan_search_pass(sp_module *m, const char *options, sp_plan_summary *out, sp_err *err);
+/* The main function (`main`, else the module's only function with a body), or NULL. */
+sp_op *sp_plan_main_func(sp_module *m);
+/* The sdy.mesh op the search plans: the one named `name`, or the module's only mesh when
+ * `name` is NULL. NULL with SP_EINVAL in `err` when there is none or several. */
+sp_op *sp_plan_mesh_op(sp_module *m, const char *name, sp_err *err);
 
 /* The summary as text for stderr:
  *   shardplan-search: compute 3.1 ms, communication 0.7 ms (...), peak memory 1.2 GiB / 80 GiB

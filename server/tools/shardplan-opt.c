@@ -37,6 +37,7 @@
 #include "propagation/prop_passes.h"
 #include "propagation/report.h"
 #include "search/plan_search.h"
+#include "search/search_pass.h"
 
 /* The verifier is a separate stage; use it when it is part of the build. */
 #if __has_include("ir/verify.h")
@@ -63,7 +64,7 @@ typedef struct opt_pass {
  * value; its cost summary goes to stderr and, with report=FILE, as JSON into FILE. */
 static int run_shardplan_search(sp_module *m, const char *options, sp_err *err) {
   sp_plan_summary s;
-  int rc = sp_plan_search_pass(m, options, &s, err);
+  int rc = sp_search_pass(m, options, &s, err);
   if (rc) return rc;
   sp_strbuf sb = SP_STRBUF_INIT;
   sp_plan_summary_print(&sb, &s);

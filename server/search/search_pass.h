@@ -1,0 +1,27 @@
+/*
+ * search_pass.h - the pass `-shardplan-search="cluster=FILE ..."` of shardplan-opt: parses its
+ * options, loads the cluster and runs the placement search (placement.h), which plans the
+ * module with sp_plan_search_module.
+ *
+ * Options (space separated): cluster=FILE (required), mesh=NAME, time-limit=SECONDS (for the
+ * whole pass; the trials share it), gap=FRACTION, work-limit=N, seed=N,
+ * devices=ID,ID,... (mesh coordinate order; fixes the placement), placement=auto|given (auto,
+ * the default, maps ranks by traffic when the mesh has no device ids and devices= is absent),
+ * mesh-shape=auto|given (auto tries every factorisation of the mesh's device count; given is
+ * the default), state=ARG:RESULT,..., max-strategies=N, mem-weight=UNITS, memory-limit=BYTES,
+ * coarsen=true|false, reduce-scatter=true|false, share-layers=true|false, report=FILE
+ * (returned in out->report_path; nothing is written here).
+ *
+ * Errors: SP_EINVAL naming the option for bad options, the cluster file's errors prefixed
+ * with the pass name, and the search's.
+ */
+#ifndef SP_SEARCH_SEARCH_PASS_H
+#define SP_SEARCH_SEARCH_PASS_H
+
+#include "ir/err.h"
+#include "ir/ir.h"
+#include "search/plan_search.h"
+
+int sp_search_pass(sp_module *m, const char *options, sp_plan_summary *out, sp_err *err);
+
+#endif /* SP_SEARCH_SEARCH_PASS_H */

@@ -1,0 +1,449 @@
+/*
+ * test_placement.c - the placement search (search/placement.c): rank mapping by traffic and
+ * the mesh-shape search, on generated models and the example cluster files.
+ */
+#include <check.h>
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gen/model_gen.h"
+#include "ir/verify.h"
+#include "mlir/mlir.h"
+#include "propagation/propagate.h"
+#include "search/placement.h"
+#include "search/search_pass.h"
+#include "test_support.h"
+
+/* ------------------------------------------------------------------ helpers */
+
+static sp_cluster *ONE, *FOUR;
+
+static sp_cluster *load_cluster(const char *name) {
+  char path[1024];
+  snprintf(path, sizeof path, "%s/examples/clusters/%s", SP_SOURCE_DIR, name);
+  sp_cluster *c = NULL;
+  sp_err err;
+  int rc = sp_cluster_load(path, &c, &err);
+  ck_assert_msg(rc == SP_OK, "%s", err.msg);
+  return c;
+}
+
+static void setup(void) {
+  ONE = load_cluster("one_machine_8gpu.json");
+  FOUR = load_cluster("four_machines_32gpu.json");
+}
+
+static void teardown(void) {
+  sp_cluster_free(ONE);
+  sp_cluster_free(FOUR);
+}
+
+static sp_module *parse(const char *text) {
+  sp_module *m = NULL;
+  sp_err err;
+  int rc = sp_mlir_parse(text, strlen(text), "t.mlir", 1, &m, &err);
+  ck_assert_msg(rc == SP_OK, "%s", err.msg);
+  return m;
+}
+
+static void propagate(sp_module *m) {
+  sp_propagate_options po;
+  memset(&po, 0, sizeof po);
+  po.strategy = SP_PROP_AGGRESSIVE;
+  sp_err err;
+  int rc = sp_propagate_module(m, &po, NULL, &err);
+  ck_assert_msg(rc == SP_OK, "%s", err.msg);
+}
+
+/* A GPT training layer (hidden 4096, 32 heads, sequence 2048, bf16) on `mesh`. */
+static sp_module *gpt_layer(const char *mesh, int64_t batch) {
+  sp_gen_options o;
+  sp_gen_default_options(&o);
+  o.model = SP_GEN_GPT;
+  o.hidden = 4096;
+  o.heads = 32;
+  o.seq = 2048;
+  o.batch = batch;
+  o.dtype = "bf16";
+  o.backward = true;
+  sp_err err;
+  ck_assert_int_eq(sp_gen_parse_mesh(mesh, &o, &err), SP_OK);
+  sp_strbuf sb = SP_STRBUF_INIT;
+  ck_assert_int_eq(sp_gen_write(&o, &sb, NULL, &err), SP_OK);
+  sp_module *m = parse(sp_strbuf_str(&sb));
+  sp_strbuf_free(&sb);
+  propagate(m);
+  return m;
+}
+
+/* The weights (arguments 2, 3, 4, 5, 7, 8) come back as the gradients (results 2..7). */
+static const sp_plan_state_pair GPT_STATE[6] = {{2, 2}, {3, 3}, {4, 4}, {5, 5}, {7, 6}, {8, 7}};
+
+static void gpt_opts(sp_plan_search_opts *o, const sp_cluster *c, double seconds) {
+  sp_plan_search_opts_init(o);
+  o->cluster = c;
+  o->time_limit = seconds;
+  o->state = GPT_STATE;
+  o->nstate = 6;
+}
+
+static const sp_mesh *module_mesh(const sp_module *m) {
+  const sp_mesh *mesh = sp_module_lookup_mesh(m, "mesh");
+  ck_assert_ptr_nonnull(mesh);
+  return mesh;
+}
+
+static char *print_module(const sp_module *m) {
+  sp_strbuf sb = SP_STRBUF_INIT;
+  sp_err err;
+  ck_assert_int_eq(sp_mlir_print(m, &sb, &err), SP_OK);
+  return sp_strbuf_detach(&sb);
+}
+
+/* The printed module parses and verifies again. */
+static void assert_reparses(const sp_module *m) {
+  char *text = print_module(m);
+  sp_module *again = parse(text);
+  sp_err err;
+  int rc = sp_verify_module(again, &err);
+  ck_assert_msg(rc == SP_OK, "%s", err.msg);
+  sp_module_free(again);
+  free(text);
+}
+
+static const sp_plan_trial *chosen_trial(const sp_plan_summary *s) {
+  const sp_plan_trial *c = NULL;
+  for (int i = 0; i < s->ntrials; i++)
+    if (s->trials[i].chosen) {
+      ck_assert_ptr_null(c);
+      c = &s->trials[i];
+    }
+  ck_assert_ptr_nonnull(c);
+  return c;
+}
+
+/* The chosen trial is a real plan, the summary's, and no real trial is cheaper. */
+static void assert_cheapest_chosen(const sp_plan_summary *s) {
+  const sp_plan_trial *c = chosen_trial(s);
+  ck_assert(!c->probe);
+  ck_assert_ptr_null(c->error);
+  ck_assert_int_eq(c->cost, s->cost);
+  for (int i = 0; i < s->ntrials; i++)
+    if (!s->trials[i].probe && !s->trials[i].error) ck_assert_int_ge(s->trials[i].cost, s->cost);
+}
+
+/* ------------------------------------------------------------------ rank mapping */
+
+START_TEST(rank_mapping_moves_the_heavier_axis_onto_nvlink) {
+  /* In mesh order, "data" (the minor axis) fills each machine and "model" crosses the
+   * network; the layer's model-parallel traffic is the heavier, so the placement search
+   * swaps them and beats the mesh order. */
+  sp_module *m = gpt_layer("model=8,data=4", 8);
+  sp_plan_search_opts o;
+  gpt_opts(&o, FOUR, 15);
+  sp_placement_opts po;
+  sp_placement_opts_init(&po);
+  sp_plan_summary s;
+  sp_err err;
+  int rc = sp_placement_search(m, &o, &po, &s, &err);
+  ck_assert_msg(rc == SP_OK, "%s", err.msg);
+  ck_assert(s.placement_auto);
+  ck_assert_str_eq(s.axis[0].kind, "nvlink");      /* model */
+  ck_assert_str_eq(s.axis[1].kind, "infiniband");  /* data */
+  ck_assert(s.axis_traffic[0] > s.axis_traffic[1]);
+  assert_cheapest_chosen(&s);
+  /* The mesh order was planned too, and cost more. */
+  const sp_plan_trial *in_order = NULL;
+  for (int i = 0; i < s.ntrials; i++)
+    if (!s.trials[i].probe && strstr(s.trials[i].devices, "in mesh order")) in_order = &s.trials[i];
+  ck_assert_ptr_nonnull(in_order);
+  ck_assert_int_gt(in_order->cost, s.cost);
+  /* The placement is the mesh's device ids now: a "model" group of 8 is one machine. */
+  const sp_mesh *mesh = module_mesh(m);
+  ck_assert_int_eq(mesh->ndevice_ids, 32);
+  for (int64_t i = 0; i < 32; i++) {
+    ck_assert_int_eq(mesh->device_ids[i], s.device_of[i]);
+    int64_t model = i / 4, data = i % 4;
+    ck_assert_int_eq(mesh->device_ids[i] / 8, data);     /* machine */
+    ck_assert_int_eq(mesh->device_ids[i] % 8, model);    /* GPU in it */
+  }
+  assert_reparses(m);
+  sp_module_free(m);
+}
+END_TEST
+
+START_TEST(rank_mapping_matches_the_mesh_laid_out_the_right_way_round) {
+  /* The same layer with the axes already in the right order: no remapping, the same cost. */
+  sp_plan_search_opts o;
+  gpt_opts(&o, FOUR, 15);
+  sp_placement_opts po;
+  sp_placement_opts_init(&po);
+  sp_plan_summary swapped, natural;
+  sp_err err;
+  sp_module *a = gpt_layer("model=8,data=4", 8);
+  sp_module *b = gpt_layer("data=4,model=8", 8);
+  ck_assert_int_eq(sp_placement_search(a, &o, &po, &swapped, &err), SP_OK);
+  ck_assert_int_eq(sp_placement_search(b, &o, &po, &natural, &err), SP_OK);
+  ck_assert_int_eq(swapped.cost, natural.cost);
+  ck_assert_int_eq(module_mesh(b)->ndevice_ids, 0);
+  sp_module_free(a);
+  sp_module_free(b);
+}
+END_TEST
+
+START_TEST(placement_given_keeps_the_mesh_order) {
+  sp_module *m = gpt_layer("model=8,data=4", 8);
+  sp_plan_search_opts o;
+  gpt_opts(&o, FOUR, 10);
+  sp_placement_opts po;
+  sp_placement_opts_init(&po);
+  po.auto_devices = false;
+  sp_plan_summary s;
+  sp_err err;
+  ck_assert_int_eq(sp_placement_search(m, &o, &po, &s, &err), SP_OK);
+  ck_assert(!s.placement_auto);
+  ck_assert_int_eq(s.ntrials, 1);
+  ck_assert_str_eq(s.axis[0].kind, "infiniband");
+  ck_assert_int_eq(module_mesh(m)->ndevice_ids, 0);
+  sp_module_free(m);
+}
+END_TEST
+
+START_TEST(a_mesh_with_device_ids_is_not_remapped) {
+  static const char *text =
+      "module {\n"
+      "  sdy.mesh @mesh = <[\"a\"=2, \"b\"=2], device_ids=[3, 2, 1, 0]>\n"
+      "  func.func @main(%arg0: tensor<64x64xf32>, %arg1: tensor<64x64xf32>) -> tensor<64x64xf32> {\n"
+      "    %0 = stablehlo.dot_general %arg0, %arg1, contracting_dims = [1] x [0] "
+      ": (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>\n"
+      "    return %0 : tensor<64x64xf32>\n  }\n}\n";
+  sp_module *m = parse(text);
+  sp_plan_search_opts o;
+  sp_plan_search_opts_init(&o);
+  o.cluster = FOUR;
+  sp_placement_opts po;
+  sp_placement_opts_init(&po);
+  sp_plan_summary s;
+  sp_err err;
+  ck_assert_int_eq(sp_placement_search(m, &o, &po, &s, &err), SP_OK);
+  ck_assert(!s.placement_auto);
+  ck_assert_int_eq(s.ntrials, 1);
+  ck_assert_int_eq(s.device_of[0], 3);
+  ck_assert_int_eq(module_mesh(m)->device_ids[0], 3);
+  sp_module_free(m);
+}
+END_TEST
+
+START_TEST(axis_traffic_adds_up_the_collectives_of_each_axis) {
+  sp_module *m = gpt_layer("data=2,model=4", 8);
+  sp_plan_search_opts o;
+  gpt_opts(&o, ONE, 5);
+  sp_plan_summary s;
+  sp_err err;
+  ck_assert_int_eq(sp_plan_search_module(m, &o, &s, &err), SP_OK);
+  double want[2] = {0, 0};
+  for (int i = 0; i < s.ncollectives; i++) {
+    const sp_collective *c = &s.collectives[i].c;
+    double n = (double)c->n, sent = 0;
+    switch (c->kind) {
+      case SP_COLL_ALL_GATHER:
+      case SP_COLL_REDUCE_SCATTER: sent = (n - 1) / n * c->bytes; break;
+      case SP_COLL_ALL_REDUCE: sent = 2 * (n - 1) / n * c->bytes; break;
+      case SP_COLL_ALL_TO_ALL: sent = (n - 1) / (n * n) * c->bytes; break;
+    }
+    for (int k = 0; k < c->naxes; k++) want[c->axes[k].axis] += sent;
+  }
+  ck_assert(s.ncollectives > 0);
+  for (int a = 0; a < 2; a++) ck_assert(fabs(s.axis_traffic[a] - want[a]) <= 1e-6 * (want[a] + 1));
+  ck_assert(s.axis_traffic[0] + s.axis_traffic[1] > 0);
+  sp_module_free(m);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ mesh shapes */
+
+START_TEST(mesh_shape_search_plans_every_factorisation_and_keeps_the_cheapest) {
+  sp_module *m = gpt_layer("data=2,model=4", 8);
+  sp_plan_search_opts o;
+  gpt_opts(&o, ONE, 20);
+  sp_placement_opts po;
+  sp_placement_opts_init(&po);
+  po.auto_shape = true;
+  sp_plan_summary s;
+  sp_err err;
+  int rc = sp_placement_search(m, &o, &po, &s, &err);
+  ck_assert_msg(rc == SP_OK, "%s", err.msg);
+  ck_assert(s.shape_auto);
+  /* One machine: every placement prices the axes alike, so one plan per shape. */
+  ck_assert_int_eq(s.ntrials, 4);
+  static const char *shapes[4] = {"data=1, model=8", "data=2, model=4", "data=4, model=2",
+                                  "data=8, model=1"};
+  for (int i = 0; i < 4; i++) {
+    ck_assert_str_eq(s.trials[i].shape, shapes[i]);
+    ck_assert_ptr_null(s.trials[i].error);
+  }
+  assert_cheapest_chosen(&s);
+  /* The module now has the chosen shape, and its shardings fit it. */
+  const sp_plan_trial *c = chosen_trial(&s);
+  const sp_mesh *mesh = module_mesh(m);
+  char shape[64];
+  snprintf(shape, sizeof shape, "data=%lld, model=%lld", (long long)mesh->axes[0].size,
+           (long long)mesh->axes[1].size);
+  ck_assert_str_eq(shape, c->shape);
+  ck_assert_ptr_eq(s.mesh, mesh);
+  assert_reparses(m);
+  sp_module_free(m);
+}
+END_TEST
+
+START_TEST(mesh_shape_search_skips_shapes_whose_plans_do_not_fit) {
+  /* The 4 MiB input is pinned to "data" on its rows (closed), so a device holds 4 MiB / data
+   * of it, plus at least 4 MiB / 8 of the result: 4.5, 2.5, 1.5 and 1 MiB for data = 1, 2,
+   * 4, 8. Under a 1.6 MiB limit only data=4 and data=8 fit. */
+  static const char *text =
+      "module {\n"
+      "  sdy.mesh @mesh = <[\"data\"=2, \"model\"=4]>\n"
+      "  func.func @main(%arg0: tensor<1024x1024xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"data\"}, {}]>})"
+      " -> tensor<1024x1024xf32> {\n"
+      "    %0 = stablehlo.negate %arg0 : tensor<1024x1024xf32>\n"
+      "    return %0 : tensor<1024x1024xf32>\n  }\n}\n";
+  sp_module *m = parse(text);
+  sp_plan_search_opts o;
+  sp_plan_search_opts_init(&o);
+  o.cluster = ONE;
+  o.memory_limit = 1.6 * 1024 * 1024;
+  sp_placement_opts po;
+  sp_placement_opts_init(&po);
+  po.auto_shape = true;
+  sp_plan_summary s;
+  sp_err err;
+  int rc = sp_placement_search(m, &o, &po, &s, &err);
+  ck_assert_msg(rc == SP_OK, "%s", err.msg);
+  ck_assert_int_eq(s.ntrials, 4);
+  ck_assert_ptr_nonnull(s.trials[0].error);  /* data=1 */
+  ck_assert_ptr_nonnull(s.trials[1].error);  /* data=2 */
+  ck_assert_msg(strstr(s.trials[0].error, "do not fit the device memory") != NULL, "%s",
+                s.trials[0].error);
+  ck_assert_ptr_null(s.trials[2].error);
+  ck_assert_ptr_null(s.trials[3].error);
+  assert_cheapest_chosen(&s);
+  ck_assert(module_mesh(m)->axes[0].size >= 4);
+  ck_assert(s.peak_memory_bytes <= o.memory_limit);
+  sp_module_free(m);
+}
+END_TEST
+
+START_TEST(no_shape_admitting_a_plan_names_every_reason) {
+  /* 1 KiB per device: no shape fits a 4 MiB tensor. */
+  static const char *text =
+      "module {\n"
+      "  sdy.mesh @mesh = <[\"data\"=2, \"model\"=4]>\n"
+      "  func.func @main(%arg0: tensor<1024x1024xf32>) -> tensor<1024x1024xf32> {\n"
+      "    %0 = stablehlo.add %arg0, %arg0 : tensor<1024x1024xf32>\n"
+      "    return %0 : tensor<1024x1024xf32>\n  }\n}\n";
+  sp_module *m = parse(text);
+  char *before = print_module(m);
+  sp_plan_search_opts o;
+  sp_plan_search_opts_init(&o);
+  o.cluster = ONE;
+  o.memory_limit = 1024;  /* bytes: nothing fits */
+  sp_placement_opts po;
+  sp_placement_opts_init(&po);
+  po.auto_shape = true;
+  sp_plan_summary s;
+  sp_err err;
+  ck_assert_int_eq(sp_placement_search(m, &o, &po, &s, &err), SP_ENOTFOUND);
+  ck_assert_msg(strstr(err.msg, "no mesh shape admits a plan") != NULL, "%s", err.msg);
+  ck_assert_msg(strstr(err.msg, "[data=1, model=8]") && strstr(err.msg, "[data=8, model=1]"), "%s",
+                err.msg);
+  /* The module is left as it was. */
+  char *after = print_module(m);
+  ck_assert_str_eq(before, after);
+  free(before);
+  free(after);
+  sp_module_free(m);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ the pass */
+
+START_TEST(pass_reports_the_trials_in_text_and_json) {
+  sp_module *m = gpt_layer("model=8,data=4", 8);
+  char opts[1024];
+  snprintf(opts, sizeof opts, "cluster=%s/examples/clusters/four_machines_32gpu.json "
+           "state=2:2,3:3,4:4,5:5,7:6,8:7 time-limit=15", SP_SOURCE_DIR);
+  sp_plan_summary s;
+  sp_err err;
+  int rc = sp_search_pass(m, opts, &s, &err);
+  ck_assert_msg(rc == SP_OK, "%s", err.msg);
+  sp_strbuf sb = SP_STRBUF_INIT;
+  sp_plan_summary_print(&sb, &s);
+  const char *txt = sp_strbuf_str(&sb);
+  ck_assert_msg(strstr(txt, "placement by traffic") != NULL, "%s", txt);
+  ck_assert_msg(strstr(txt, "\"model\"=8 on nvlink") != NULL, "%s", txt);
+  ck_assert_msg(strstr(txt, " probe [model=8, data=4]") != NULL, "%s", txt);
+  ck_assert_msg(strstr(txt, "chosen [model=8, data=4] on 0,8,16,24,") != NULL, "%s", txt);
+  sp_strbuf_free(&sb);
+  cJSON *j = sp_plan_summary_to_json(&s);
+  ck_assert_ptr_nonnull(j);
+  const cJSON *mesh = cJSON_GetObjectItem(j, "mesh");
+  ck_assert_str_eq(cJSON_GetObjectItem(mesh, "placement")->valuestring, "by traffic");
+  const cJSON *trials = cJSON_GetObjectItem(mesh, "trials");
+  ck_assert_int_eq(cJSON_GetArraySize(trials), s.ntrials);
+  int chosen = 0;
+  for (int i = 0; i < s.ntrials; i++)
+    chosen += cJSON_IsTrue(cJSON_GetObjectItem(cJSON_GetArrayItem(trials, i), "chosen"));
+  ck_assert_int_eq(chosen, 1);
+  cJSON_Delete(j);
+  sp_module_free(m);
+}
+END_TEST
+
+START_TEST(pass_rejects_bad_placement_options) {
+  sp_module *m = gpt_layer("data=2,model=4", 8);
+  char opts[1024];
+  sp_plan_summary s;
+  sp_err err;
+  snprintf(opts, sizeof opts, "cluster=%s/examples/clusters/one_machine_8gpu.json placement=best",
+           SP_SOURCE_DIR);
+  ck_assert_int_eq(sp_search_pass(m, opts, &s, &err), SP_EINVAL);
+  ck_assert_msg(strstr(err.msg, "placement=best is not auto or given") != NULL, "%s", err.msg);
+  snprintf(opts, sizeof opts, "cluster=%s/examples/clusters/one_machine_8gpu.json "
+           "mesh-shape=auto devices=0,1,2,3,4,5,6,7", SP_SOURCE_DIR);
+  ck_assert_int_eq(sp_search_pass(m, opts, &s, &err), SP_EINVAL);
+  ck_assert_msg(strstr(err.msg, "cannot be combined with mesh-shape=auto") != NULL, "%s", err.msg);
+  sp_module_free(m);
+}
+END_TEST
+
+static Suite *placement_suite(void) {
+  Suite *s = suite_create("placement");
+  TCase *tc = tcase_create("rank mapping");
+  tcase_add_checked_fixture(tc, setup, teardown);
+  tcase_set_timeout(tc, 600);
+  tcase_add_test(tc, rank_mapping_moves_the_heavier_axis_onto_nvlink);
+  tcase_add_test(tc, rank_mapping_matches_the_mesh_laid_out_the_right_way_round);
+  tcase_add_test(tc, placement_given_keeps_the_mesh_order);
+  tcase_add_test(tc, a_mesh_with_device_ids_is_not_remapped);
+  tcase_add_test(tc, axis_traffic_adds_up_the_collectives_of_each_axis);
+  suite_add_tcase(s, tc);
+  tc = tcase_create("mesh shapes");
+  tcase_add_checked_fixture(tc, setup, teardown);
+  tcase_set_timeout(tc, 600);
+  tcase_add_test(tc, mesh_shape_search_plans_every_factorisation_and_keeps_the_cheapest);
+  tcase_add_test(tc, mesh_shape_search_skips_shapes_whose_plans_do_not_fit);
+  tcase_add_test(tc, no_shape_admitting_a_plan_names_every_reason);
+  suite_add_tcase(s, tc);
+  tc = tcase_create("pass");
+  tcase_add_checked_fixture(tc, setup, teardown);
+  tcase_set_timeout(tc, 600);
+  tcase_add_test(tc, pass_reports_the_trials_in_text_and_json);
+  tcase_add_test(tc, pass_rejects_bad_placement_options);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+int main(void) { return sp_test_run(placement_suite()); }
