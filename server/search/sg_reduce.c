@@ -355,10 +355,11 @@ static bool drop_separable(rctx *c) {
 /* ------------------------------------------------------------------ bijective edges */
 
 /* Whether edge e allows exactly one pair per strategy of either end (both ends then have
- * the same count); fills perm[ka] with the strategy of e->b paired with ka. */
+ * the same count); fills perm[ka] with the strategy of e->b paired with ka. Single-strategy
+ * ends are left to fixing, which needs no edge moved. */
 static bool bijective(const sg_model *m, const sg_medge *e, int *perm, bool *taken) {
   int k = m->node[e->a].k;
-  if (m->node[e->b].k != k) return false;
+  if (k < 2 || m->node[e->b].k != k) return false;
   for (int j = 0; j < k; j++) taken[j] = false;
   for (int i = 0; i < k; i++) {
     perm[i] = -1;

@@ -11,7 +11,8 @@
  *   - strategies that cannot fit alone at some time, forbidden strategies, and strategies
  *     whose every pair on some edge is forbidden are removed;
  *   - an edge (a, b) that allows exactly one pair for every strategy of a and of b (a
- *     bijection, e.g. the planner's "same strategy index" ties between repeated layers)
+ *     bijection, e.g. the planner's "same strategy index" ties between repeated layers;
+ *     ends with one strategy are left to fixing)
  *     merges b into a: b's cost, the pair's cost and b's usage join a's under the
  *     permutation, and b's other edges move to a with their rows permuted (summed with
  *     edges a already has); b's strategy is read back from a's. It runs after the
