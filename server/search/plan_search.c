@@ -1401,7 +1401,9 @@ static void put_seconds(sp_strbuf *sb, double s) {
 
 static void put_bytes(sp_strbuf *sb, double b) {
   if (b >= 1024.0 * MIB) sp_strbuf_printf(sb, "%.2f GiB", b / (1024.0 * MIB));
-  else sp_strbuf_printf(sb, "%.2f MiB", b / MIB);
+  else if (b >= MIB) sp_strbuf_printf(sb, "%.2f MiB", b / MIB);
+  else if (b >= 1024.0) sp_strbuf_printf(sb, "%.2f KiB", b / 1024.0);
+  else sp_strbuf_printf(sb, "%.0f B", b);
 }
 
 /* The mesh, where its axes run and what crosses them; then the configurations tried. */
