@@ -135,9 +135,34 @@ EOF
   echo "P is not given to CBC: its reduced model alone has 33,260 usage rows with about 50 million entries (each row lists the hundreds of nodes live at that time)."
 }
 
+# The search end to end: GPT training steps against Megatron, layer sharing, placement and mesh
+# shapes.
+SEARCH_SECONDS=${SEARCH_SECONDS:-60}
+
+bench_search() {
+  cat <<'EOF'
+## The search end to end (bench_search)
+
+Generated GPT training steps (`server/gen/model_gen.h`: forward and backward, hidden 4096, 32
+heads, sequence 2048, batch 8, bf16), propagated (aggressive), then planned by
+`sp_plan_search_module` / `sp_placement_search` (what `-shardplan-search` runs) against the
+example cluster files; each weight's gradient is a training-state pair. "Megatron" is the
+hand plan (first MLP matmul and q/k/v column-split on "model", second MLP matmul and output
+projection row-split, batch on "data") priced by the same cost model. Wall seconds include
+building the strategy graph; the time limit is per run (a placement or shape run shares it
+among its trials).
+
+EOF
+  machine
+  echo
+  echo "Command: \`bench/run.sh $BUILD_ARG bench_search\`, which runs \`$BUILD_ARG/bin/bench_search --seconds $SEARCH_SECONDS --source .\`."
+  echo
+  "$BUILD/bin/bench_search" --seconds "$SEARCH_SECONDS" --source "$HERE/.."
+}
+
 # ---------------------------------------------------------------- driver
 
-ALL="bench_propagation bench_iopddl"
+ALL="bench_propagation bench_iopddl bench_search"
 [ $# -gt 0 ] && ALL="$*"
 for name in $ALL; do
   if [ ! -x "$BUILD/bin/$name" ]; then
