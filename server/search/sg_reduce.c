@@ -377,8 +377,8 @@ static bool bijective(const sg_model *m, const sg_medge *e, int *perm, bool *tak
 
 /* Row ka of the matrix of node a's new edge to o: the row of b's strategy perm[ka] in f,
  * f being b's edge to o. */
-static void permuted_rows(const sg_model *m, const sg_medge *f, int b, const int *perm, int k,
-                          int ko, int64_t *out) {
+static void permuted_rows(const sg_medge *f, int b, const int *perm, int k, int ko,
+                          int64_t *out) {
   for (int i = 0; i < k; i++)
     for (int q = 0; q < ko; q++)
       out[(int64_t)i * ko + q] = f->a == b ? f->c[(int64_t)perm[i] * ko + q]
@@ -428,7 +428,7 @@ static int merge_edge(rctx *c, int e, const int *perm) {
       sp_sg_model_kill_edge(m, edges[j]);
       continue;
     }
-    permuted_rows(m, f, b, perm, k, ko, mat);
+    permuted_rows(f, b, perm, k, ko, mat);
     sp_sg_model_kill_edge(m, edges[j]);
     rc = sp_sg_model_add_edge(m, a, o, mat);
   }
