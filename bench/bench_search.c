@@ -96,8 +96,8 @@ static sp_cluster *cluster(const char *source, const char *name) {
 }
 
 static int layers_table(const sp_cluster *one, double seconds) {
-  printf("| layers | sharing | plan ms/step | Megatron ms/step | status | gap | nodes / strategies / pairs | tie groups (nodes) | wall s |\n");
-  printf("|---:|---|---:|---:|---|---:|---|---|---:|\n");
+  printf("| layers | sharing | plan ms/step | Megatron ms/step | status | gap | nodes / strategies / pairs | after reduction | tie groups (nodes) | merged | wall s |\n");
+  printf("|---:|---|---:|---:|---|---:|---|---|---|---:|---:|\n");
   static const int sizes[3] = {1, 4, 8};
   for (int i = 0; i < 3; i++) {
     int layers = sizes[i];
@@ -125,10 +125,11 @@ static int layers_table(const sp_cluster *one, double seconds) {
         return 1;
       }
       printf("| %d | %s | %.3f | %.3f | %s | %.2f%% | %d / %" PRId64 " / %" PRId64
-             " | %d (%d) | %.1f |\n",
+             " | %d / %" PRId64 " / %" PRId64 " | %d (%d) | %d | %.1f |\n",
              layers, share ? "on" : "off", s.total_s * 1e3, meg.total_s * 1e3,
              sp_sg_status_name(s.status), s.gap * 100, s.nodes, s.strategies, s.pairs,
-             s.ntie_groups, s.tied_nodes, wall);
+             s.red_nodes, s.red_strategies, s.red_pairs, s.ntie_groups, s.tied_nodes, s.merged,
+             wall);
       fflush(stdout);
       sp_module_free(m);
     }

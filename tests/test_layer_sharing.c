@@ -157,6 +157,10 @@ START_TEST(gpt_4_layers_ties_repeated_layers_and_every_group_ends_with_one_shard
     ck_assert_int_eq(s.ties[g].n, 3);
   }
   ck_assert_int_ge(check_groups_share_shardings(&s), 3);
+  /* Every member beyond the first of each group is merged into it by the solver's
+   * reduction: one variable per group. */
+  ck_assert_int_ge(s.merged, s.tied_nodes - s.ntie_groups);
+  ck_assert_int_lt(s.red_nodes, s.nodes - (s.tied_nodes - s.ntie_groups) + 1);
   /* The summary reports the groups. */
   sp_strbuf sb = SP_STRBUF_INIT;
   sp_plan_summary_print(&sb, &s);

@@ -1345,6 +1345,12 @@ static int run(sp_module *m, const sp_plan_search_opts *o, bool fixed, sp_plan_s
   out->pairs = sp_sg_num_edge_vars(g);
   out->ilp_cols = res.stats.ilp_cols;
   out->ilp_rows = res.stats.ilp_rows;
+  out->red_nodes = res.stats.red_nodes;
+  out->red_edges = res.stats.red_edges;
+  out->red_strategies = res.stats.red_strategies;
+  out->red_pairs = res.stats.red_pairs;
+  out->merged = res.stats.merged;
+  out->dominated = res.stats.dominated;
   out->build_s = t1 - t0;
   out->solve_s = t2 - t1;
   out->mesh_name = sp_arena_strdup(m->arena, S.mesh_name);
@@ -1469,8 +1475,11 @@ void sp_plan_summary_print(sp_strbuf *sb, const sp_plan_summary *s) {
                    "solve %.3f s\n", s->gap * 100, s->ops, s->nodes, s->followers, s->fixed_nodes,
                    s->edges, (long long)s->strategies, (long long)s->pairs,
                    (long long)s->ilp_cols, (long long)s->ilp_rows, s->build_s, s->solve_s);
-  sp_strbuf_printf(sb, "shardplan-search: layer sharing: %d tie groups, %d tied nodes\n",
-                   s->ntie_groups, s->tied_nodes);
+  sp_strbuf_printf(sb, "shardplan-search: reduced to %d nodes, %d edges, %lld strategies, %lld "
+                   "pairs (%d nodes merged, %lld dominated strategies dropped); layer sharing: %d "
+                   "tie groups, %d tied nodes\n", s->red_nodes, s->red_edges,
+                   (long long)s->red_strategies, (long long)s->red_pairs, s->merged,
+                   (long long)s->dominated, s->ntie_groups, s->tied_nodes);
   print_placement(sb, s);
 }
 
@@ -1530,6 +1539,14 @@ cJSON *sp_plan_summary_to_json(const sp_plan_summary *s) {
   cJSON_AddNumberToObject(problem, "fixed_nodes", s->fixed_nodes);
   cJSON_AddNumberToObject(problem, "strategies", (double)s->strategies);
   cJSON_AddNumberToObject(problem, "pairs", (double)s->pairs);
+  cJSON *red = cJSON_AddObjectToObject(problem, "reduced");
+  if (!red) goto fail;
+  cJSON_AddNumberToObject(red, "nodes", s->red_nodes);
+  cJSON_AddNumberToObject(red, "edges", s->red_edges);
+  cJSON_AddNumberToObject(red, "strategies", (double)s->red_strategies);
+  cJSON_AddNumberToObject(red, "pairs", (double)s->red_pairs);
+  cJSON_AddNumberToObject(red, "merged_nodes", s->merged);
+  cJSON_AddNumberToObject(red, "dominated_strategies", (double)s->dominated);
   cJSON_AddNumberToObject(problem, "tie_groups", s->ntie_groups);
   cJSON_AddNumberToObject(problem, "tied_nodes", s->tied_nodes);
   cJSON_AddStringToObject(mesh, "name", s->mesh_name ? s->mesh_name : "");

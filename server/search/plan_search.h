@@ -45,7 +45,8 @@
  * structurally identical - equal Weisfeiler-Lehman hashes over the def-use graph, see
  * plan_search.c - and whose strategy lists are identical form a tie group; the members are
  * chained with edges that forbid different strategy indices, so repeated layers get one
- * choice (fewer free variables for the solver; the plan may cost more than an untied one).
+ * choice. The solver's bijective-edge reduction (sg_reduce.h) merges each chain into one
+ * node: the group is one set of variables (the plan may cost more than an untied one).
  *
  * Not modelled: partial (unreduced) values flowing into later ops, memory-bandwidth time of element-wise ops, the nested regions of control flow.
  *
@@ -155,6 +156,12 @@ typedef struct sp_plan_summary {
   int64_t strategies;         /* node variables */
   int64_t pairs;              /* edge variables */
   int64_t ilp_cols, ilp_rows; /* of the last ILP the solver built (0 if none) */
+  /* The model the solver worked on after its exact reductions (sg_reduce.h): tied layers
+   * merged into one node each, dominated strategies dropped, leaves and chains folded. */
+  int red_nodes, red_edges;
+  int64_t red_strategies, red_pairs;
+  int merged;                 /* nodes merged into another (tied layers: one variable) */
+  int64_t dominated;          /* strategies dropped as dominated */
   int ntie_groups, tied_nodes;  /* layer sharing: groups and the nodes in them; `edges`
                                    includes the tie_edges (tied_nodes - ntie_groups) */
   sp_plan_tie_group *ties;      /* [ntie_groups] (module arena) */
