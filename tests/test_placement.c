@@ -419,6 +419,76 @@ START_TEST(pass_rejects_bad_placement_options) {
 }
 END_TEST
 
+/* An MLP step without any mesh: only the device count (the cluster's) and axis names. */
+static const char *NO_MESH =
+    "module {\n"
+    "  func.func @main(%arg0: tensor<64x1024xf32>, %arg1: tensor<1024x4096xf32>, "
+    "%arg2: tensor<4096x1024xf32>) -> tensor<64x1024xf32> {\n"
+    "    %0 = stablehlo.dot_general %arg0, %arg1, contracting_dims = [1] x [0] "
+    ": (tensor<64x1024xf32>, tensor<1024x4096xf32>) -> tensor<64x4096xf32>\n"
+    "    %1 = stablehlo.tanh %0 : tensor<64x4096xf32>\n"
+    "    %2 = stablehlo.dot_general %1, %arg2, contracting_dims = [1] x [0] "
+    ": (tensor<64x4096xf32>, tensor<4096x1024xf32>) -> tensor<64x1024xf32>\n"
+    "    return %2 : tensor<64x1024xf32>\n  }\n}\n";
+
+START_TEST(mesh_axes_give_a_mesh_to_a_module_without_one_and_search_its_shape) {
+  sp_module *m = parse(NO_MESH);
+  char opts[1024];
+  snprintf(opts, sizeof opts, "cluster=%s/examples/clusters/one_machine_8gpu.json "
+           "mesh-axes=data,model", SP_SOURCE_DIR);
+  sp_plan_summary s;
+  sp_err err;
+  int rc = sp_search_pass(m, opts, &s, &err);
+  ck_assert_msg(rc == SP_OK, "%s", err.msg);
+  ck_assert(s.shape_auto);
+  ck_assert_int_eq(s.ntrials, 4);  /* 1x8 2x4 4x2 8x1 */
+  assert_cheapest_chosen(&s);
+  const sp_mesh *mesh = module_mesh(m);
+  ck_assert_int_eq(mesh->naxes, 2);
+  ck_assert_str_eq(mesh->axes[0].name, "data");
+  ck_assert_int_eq(sp_mesh_num_devices(mesh), 8);
+  /* Inference of an MLP: the batch split 8 ways needs no communication, whatever the shape
+   * calls the axes; on equal cost the mesh as first laid out (every device on "data") stays. */
+  ck_assert(s.comm_s == 0.0);
+  ck_assert_int_eq(mesh->axes[0].size, 8);
+  assert_reparses(m);
+  sp_module_free(m);
+}
+END_TEST
+
+START_TEST(mesh_axes_errors_leave_the_module_unchanged) {
+  sp_module *m = parse(NO_MESH);
+  char *before = print_module(m);
+  char opts[1024];
+  sp_plan_summary s;
+  sp_err err;
+  snprintf(opts, sizeof opts, "cluster=%s/examples/clusters/one_machine_8gpu.json "
+           "mesh-axes=data,model num-devices=16", SP_SOURCE_DIR);
+  ck_assert_int_eq(sp_search_pass(m, opts, &s, &err), SP_EINVAL);
+  ck_assert_msg(strstr(err.msg, "num-devices=16, the cluster has 8") != NULL, "%s", err.msg);
+  snprintf(opts, sizeof opts, "cluster=%s/examples/clusters/one_machine_8gpu.json "
+           "mesh-axes=data,data", SP_SOURCE_DIR);
+  ck_assert_int_eq(sp_search_pass(m, opts, &s, &err), SP_EINVAL);
+  ck_assert_msg(strstr(err.msg, "expected distinct axis names") != NULL, "%s", err.msg);
+  /* Nothing fits 1 KiB: the search fails after the mesh was added, and takes it out again. */
+  snprintf(opts, sizeof opts, "cluster=%s/examples/clusters/one_machine_8gpu.json "
+           "mesh-axes=data,model memory-limit=1024", SP_SOURCE_DIR);
+  ck_assert_int_eq(sp_search_pass(m, opts, &s, &err), SP_ENOTFOUND);
+  char *after = print_module(m);
+  ck_assert_str_eq(before, after);
+  free(after);
+  free(before);
+  sp_module_free(m);
+  /* A module that has a mesh is told to use mesh-shape=auto. */
+  m = gpt_layer("data=2,model=4", 8);
+  snprintf(opts, sizeof opts, "cluster=%s/examples/clusters/one_machine_8gpu.json mesh-axes=a,b",
+           SP_SOURCE_DIR);
+  ck_assert_int_eq(sp_search_pass(m, opts, &s, &err), SP_EINVAL);
+  ck_assert_msg(strstr(err.msg, "use mesh-shape=auto") != NULL, "%s", err.msg);
+  sp_module_free(m);
+}
+END_TEST
+
 static Suite *placement_suite(void) {
   Suite *s = suite_create("placement");
   TCase *tc = tcase_create("rank mapping");
@@ -442,6 +512,8 @@ static Suite *placement_suite(void) {
   tcase_set_timeout(tc, 600);
   tcase_add_test(tc, pass_reports_the_trials_in_text_and_json);
   tcase_add_test(tc, pass_rejects_bad_placement_options);
+  tcase_add_test(tc, mesh_axes_give_a_mesh_to_a_module_without_one_and_search_its_shape);
+  tcase_add_test(tc, mesh_axes_errors_leave_the_module_unchanged);
   suite_add_tcase(s, tc);
   return s;
 }

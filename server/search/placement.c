@@ -118,6 +118,12 @@ static void devices_text(sp_strbuf *sb, const int64_t *dev, int64_t n) {
   for (int64_t i = 0; i < n; i++) sp_strbuf_printf(sb, "%s%lld", i ? "," : "", (long long)dev[i]);
 }
 
+static bool same_sizes(const sp_mesh *x, const sp_mesh *y) {
+  for (int i = 0; i < x->naxes; i++)
+    if (x->axes[i].size != y->axes[i].size) return false;
+  return true;
+}
+
 /* ------------------------------------------------------------------ trials */
 
 static sp_plan_trial *new_trial(ctx *c, const sp_mesh *mesh, const int64_t *dev) {
@@ -194,7 +200,11 @@ static int plan_one(ctx *c, const sp_mesh *mesh, int64_t *dev, bool probe, const
   t->total_s = s->total_s;
   t->cost = s->cost;
   t->status = s->status;
-  if (!probe && (!b->have || s->cost < b->s.cost)) {
+  /* Among equal plans the mesh as the module gave it wins: no change without a gain. */
+  bool better = !b->have || s->cost < b->s.cost ||
+                (s->cost == b->s.cost && same_sizes(mesh, c->orig_mesh) &&
+                 !same_sizes(b->mesh, c->orig_mesh));
+  if (!probe && better) {
     b->have = true;
     b->s = *s;
     snapshot_take(c, &b->snap);
@@ -368,8 +378,11 @@ int sp_placement_search(sp_module *m, const sp_plan_search_opts *o, const sp_pla
       return sp_err_set(err, SP_ELIMIT, "mesh has more than %d axes", SP_MAX_MESH_AXES_CLUSTER);
     shapes = sp_arena_alloc(m->arena, (size_t)MAX_SHAPES * (size_t)orig_mesh->naxes * sizeof *shapes);
     if (!shapes) return sp_err_set(err, SP_ENOMEM, "out of memory");
-    nshapes = sp_cluster_mesh_shapes(sp_mesh_num_devices(orig_mesh), orig_mesh->naxes, true,
-                                     shapes, MAX_SHAPES);
+    int64_t count = po->num_devices > 0 ? po->num_devices : sp_mesh_num_devices(orig_mesh);
+    if (count > o->cluster->ndevices)
+      return sp_err_set(err, SP_EINVAL, "%lld devices asked for, the cluster has %d",
+                        (long long)count, o->cluster->ndevices);
+    nshapes = sp_cluster_mesh_shapes(count, orig_mesh->naxes, true, shapes, MAX_SHAPES);
     if (nshapes > MAX_SHAPES)
       return sp_err_set(err, SP_ELIMIT, "%d mesh shapes to try (the limit is %d); give the "
                         "mesh fewer axes or a fixed shape", nshapes, MAX_SHAPES);

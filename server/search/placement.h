@@ -11,8 +11,8 @@
  * plans). The cheapest plan wins; a placement other than 0..N-1 in order is written into the
  * mesh as its device_ids, so the printed module carries it.
  *
- * Shape search (auto_shape): every ordered factorisation of the mesh's device count over its
- * axes (factors >= 1, axis names kept) is planned, each with rank mapping when that is on. A
+ * Shape search (auto_shape): every ordered factorisation of the mesh's device count (or of
+ * num_devices) over its axes (factors >= 1, axis names kept) is planned, each with rank mapping when that is on. A
  * shape under which a given sharding does not divide its dimension, or nothing fits the
  * memory, is recorded with the reason and skipped. The winner's sizes replace the mesh's.
  *
@@ -38,6 +38,7 @@ typedef struct sp_placement_opts {
   bool auto_devices;  /* rank mapping, when the mesh has no device ids and the search options
                          give no device_of */
   bool auto_shape;    /* try every factorisation of the mesh's device count */
+  int64_t num_devices;/* auto_shape: factorise this count instead (0: the mesh's) */
   int max_rounds;     /* plans per shape with rank mapping; 0: 3 */
 } sp_placement_opts;
 

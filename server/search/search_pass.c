@@ -80,6 +80,47 @@ static int parse_states(const char *val, sp_plan_state_pair **out, int *n, sp_er
   return SP_OK;
 }
 
+/* A module without a mesh, given mesh-axes=A,B,...: adds `sdy.mesh @mesh` with those axes,
+ * all `count` devices on the first (the shape search then tries every split). */
+static int add_mesh(sp_module *m, const char *axes, int64_t count, sp_op **added, sp_err *err) {
+  sp_arena *a = m->arena;
+  int n = 1;
+  for (const char *p = axes; *p; p++) n += *p == ',';
+  sp_mesh *mesh = sp_arena_calloc(a, 1, sizeof *mesh);
+  sp_mesh_axis *ax = sp_arena_calloc(a, (size_t)n, sizeof *ax);
+  if (!mesh || !ax) return sp_err_set(err, SP_ENOMEM, "out of memory");
+  const char *p = axes;
+  for (int i = 0; i < n; i++) {
+    const char *end = strchr(p, ',');
+    size_t len = end ? (size_t)(end - p) : strlen(p);
+    bool ok = len > 0;
+    for (size_t k = 0; k < len; k++)
+      ok &= (p[k] == '_' || (p[k] >= 'a' && p[k] <= 'z') || (p[k] >= 'A' && p[k] <= 'Z') ||
+             (k > 0 && p[k] >= '0' && p[k] <= '9'));
+    for (int j = 0; ok && j < i; j++) ok = strlen(ax[j].name) != len || strncmp(ax[j].name, p, len);
+    if (!ok)
+      return sp_err_set(err, SP_EINVAL, "-shardplan-search: mesh-axes=%s: expected distinct axis "
+                        "names (letters, digits, '_') separated by ','", axes);
+    if (!(ax[i].name = sp_arena_strndup(a, p, len)))
+      return sp_err_set(err, SP_ENOMEM, "out of memory");
+    ax[i].size = i == 0 ? count : 1;
+    p = end ? end + 1 : p + len;
+  }
+  mesh->naxes = n;
+  mesh->axes = ax;
+  sp_op *op = sp_op_create(a, "sdy.mesh", 0, NULL, 0, NULL, 0);
+  if (!op) return sp_err_set(err, SP_ENOMEM, "out of memory");
+  sp_attr sym = {.name = "sym_name", .kind = SP_ATTR_STR, .u.s = "mesh"};
+  sp_attr at = {.name = "mesh", .kind = SP_ATTR_MESH, .u.mesh = mesh};
+  if (sp_attrs_set(a, &op->attrs, &sym) || sp_attrs_set(a, &op->attrs, &at))
+    return sp_err_set(err, SP_ENOMEM, "out of memory");
+  sp_block *body = sp_module_body(m);
+  if (body->first) sp_op_insert_before(body->first, op);
+  else sp_block_append(body, op);
+  *added = op;
+  return SP_OK;
+}
+
 static int parse_auto(const char *key, const char *val, bool *out, sp_err *err) {
   if (strcmp(val, "auto") == 0) *out = true;
   else if (strcmp(val, "given") == 0) *out = false;
@@ -93,7 +134,8 @@ int sp_search_pass(sp_module *m, const char *options, sp_plan_summary *out, sp_e
   sp_placement_opts po;
   sp_placement_opts_init(&po);
   char *text = strdup(options ? options : "");
-  char *cluster_path = NULL, *mesh = NULL, *report = NULL;
+  char *cluster_path = NULL, *mesh = NULL, *report = NULL, *mesh_axes = NULL;
+  sp_op *added_mesh = NULL;  /* by mesh-axes=; taken out again if the pass fails */
   int64_t *devices = NULL;
   sp_plan_state_pair *states = NULL;
   int ndevices = 0, nstates = 0, rc = SP_OK;
@@ -143,6 +185,15 @@ int sp_search_pass(sp_module *m, const char *options, sp_plan_summary *out, sp_e
       if ((rc = parse_auto(key, val, &po.auto_devices, err))) goto fail;
     } else if (strcmp(key, "mesh-shape") == 0) {
       if ((rc = parse_auto(key, val, &po.auto_shape, err))) goto fail;
+    } else if (strcmp(key, "num-devices") == 0) {
+      if ((rc = parse_number(key, val, &d, err))) goto fail;
+      if (d < 1 || d > 1e9 || d != (double)(int64_t)d) {
+        rc = sp_err_set(err, SP_EINVAL, "-shardplan-search: num-devices=%s is not a device count", val);
+        goto fail;
+      }
+      po.num_devices = (int64_t)d;
+    } else if (strcmp(key, "mesh-axes") == 0) {
+      mesh_axes = (char *)val;
     } else if (strcmp(key, "state") == 0) {
       free(states);
       states = NULL;
@@ -155,7 +206,7 @@ int sp_search_pass(sp_module *m, const char *options, sp_plan_summary *out, sp_e
       rc = sp_err_set(err, SP_EINVAL, "-shardplan-search: unknown option '%s' (known: cluster, "
                       "mesh, time-limit, gap, work-limit, seed, devices, state, max-strategies, "
                       "mem-weight, memory-limit, coarsen, reduce-scatter, share-layers, placement, "
-                      "mesh-shape, report)", key);
+                      "mesh-shape, num-devices, mesh-axes, report)", key);
       goto fail;
     }
   }
@@ -170,6 +221,33 @@ int sp_search_pass(sp_module *m, const char *options, sp_plan_summary *out, sp_e
   }
   o.cluster = cluster;
   o.mesh_name = mesh;
+  if (mesh_axes) {
+    /* Only a device count and the axis names: the search picks the shape. */
+    sp_op *existing = NULL;
+    for (sp_op *op = sp_module_body(m)->first; op && !existing; op = op->next)
+      if (op->kind == SP_OP_SDY_MESH) existing = op;
+    if (existing) {
+      rc = sp_err_set(err, SP_EINVAL, "-shardplan-search: mesh-axes= is for a module without an "
+                      "sdy.mesh; this one has @%s (use mesh-shape=auto to search its shape)",
+                      sp_op_get_str(existing, "sym_name"));
+      goto fail;
+    }
+    if (devices) {
+      rc = sp_err_set(err, SP_EINVAL, "-shardplan-search: devices= needs a mesh of known shape; "
+                      "it cannot be combined with mesh-axes=");
+      goto fail;
+    }
+    int64_t count = po.num_devices > 0 ? po.num_devices : cluster->ndevices;
+    if (count > cluster->ndevices) {
+      rc = sp_err_set(err, SP_EINVAL, "-shardplan-search: num-devices=%lld, the cluster has %d",
+                      (long long)count, cluster->ndevices);
+      goto fail;
+    }
+    if ((rc = add_mesh(m, mesh_axes, count, &added_mesh, err))) goto fail;
+    po.auto_shape = true;
+    o.mesh_name = "mesh";
+  }
+  if (po.num_devices > 0) po.auto_shape = true;
   o.device_of = devices;
   o.state = states;
   o.nstate = nstates;
@@ -198,6 +276,7 @@ int sp_search_pass(sp_module *m, const char *options, sp_plan_summary *out, sp_e
   if (!rc && report && !(out->report_path = sp_arena_strdup(m->arena, report)))
     rc = sp_err_set(err, SP_ENOMEM, "out of memory");
 fail:
+  if (rc && added_mesh) sp_op_unlink(added_mesh);
   sp_cluster_free(cluster);
   free(devices);
   free(states);

@@ -8,7 +8,10 @@
  * devices=ID,ID,... (mesh coordinate order; fixes the placement), placement=auto|given (auto,
  * the default, maps ranks by traffic when the mesh has no device ids and devices= is absent),
  * mesh-shape=auto|given (auto tries every factorisation of the mesh's device count; given is
- * the default), state=ARG:RESULT,..., max-strategies=N, mem-weight=UNITS, memory-limit=BYTES,
+ * the default), num-devices=N (factorise N devices instead of the mesh's count; implies
+ * mesh-shape=auto), mesh-axes=A,B,... (a module without an sdy.mesh gets `@mesh` with these
+ * axes over num-devices, default every device of the cluster, and its shape is searched; the
+ * mesh is taken out again if the pass fails), state=ARG:RESULT,..., max-strategies=N, mem-weight=UNITS, memory-limit=BYTES,
  * coarsen=true|false, reduce-scatter=true|false, share-layers=true|false, report=FILE
  * (returned in out->report_path; nothing is written here).
  *
