@@ -12,10 +12,14 @@
  *              reductions, and wall seconds;
  *   placement  one layer on four 8-GPU machines, mesh model=8 x data=4 (mesh order puts
  *              "model" across machines): as given, and with rank mapping;
- *   shapes     one layer on one machine, every factorisation of 8 over (data, model).
+ *   shapes     one layer on one machine, every factorisation of 8 over (data, model);
+ *   deep       96 layers over 64 devices (examples/clusters/eight_machines_64gpu.json, mesh
+ *              data=8 x model=8) with an 8 s solver limit, against Megatron (DESIGN.md's
+ *              target: no worse than Megatron in under 10 s).
  * The time limit is per run (placement and shapes: for all of the run's trials).
  *
- * Usage: bench_search [--seconds S] [--source DIR]   (DIR holds examples/clusters/)
+ * Usage: bench_search [--seconds S] [--source DIR] [--only layers|placement|shapes|deep]
+ * (DIR holds examples/clusters/)
  * Exit status 1 if a run fails.
  */
 #include <getopt.h>
@@ -34,7 +38,7 @@
 #define SP_SOURCE_DIR "."
 #endif
 
-#define MAX_LAYERS 8
+#define MAX_LAYERS 96
 
 static double now_s(void) {
   struct timespec ts;
@@ -138,6 +142,45 @@ static int layers_table(const sp_cluster *one, double seconds) {
   return 0;
 }
 
+/* The DESIGN.md target: a 96-layer GPT over 64 devices (8 machines), searched within a
+ * limit that keeps the whole pass under 10 s, against Megatron on the same mesh. */
+static int deep_run(const sp_cluster *c, double seconds) {
+  sp_plan_search_opts o;
+  training_opts(&o, c, 96, seconds);
+  sp_err err;
+  sp_plan_summary s, meg;
+  double t0 = now_s();
+  sp_module *m = gpt(96, "data=8,model=8", SP_GEN_ANNOTATE_NONE);
+  double t1 = now_s();
+  if (!m) return 1;
+  int rc = sp_plan_search_module(m, &o, &s, &err);
+  double t2 = now_s();
+  if (rc) {
+    fprintf(stderr, "bench_search: 96 layers: %s\n", err.msg);
+    sp_module_free(m);
+    return 1;
+  }
+  sp_module *mm = gpt(96, "data=8,model=8", SP_GEN_ANNOTATE_MEGATRON);
+  if (!mm) {
+    sp_module_free(m);
+    return 1;
+  }
+  rc = sp_plan_evaluate_module(mm, &o, &meg, &err);
+  if (rc) fprintf(stderr, "bench_search: 96 layers, Megatron: %s\n", err.msg);
+  else {
+    printf("| ops | plan ms/step | Megatron ms/step | peak GiB (plan / Megatron) | status | gap | nodes → after reduction | generate + parse + propagate s | build s | solve s |\n");
+    printf("|---:|---:|---:|---|---|---:|---|---:|---:|---:|\n");
+    printf("| %d | %.3f | %.3f | %.1f / %.1f | %s | %.2f%% | %d → %d | %.2f | %.2f | %.2f |\n\n",
+           s.ops, s.total_s * 1e3, meg.total_s * 1e3, s.peak_memory_bytes / (1 << 30),
+           meg.peak_memory_bytes / (1 << 30), sp_sg_status_name(s.status), s.gap * 100, s.nodes,
+           s.red_nodes, t1 - t0, s.build_s, s.solve_s);
+    printf("Search wall (build + solve): %.2f s.\n\n", t2 - t1);
+  }
+  sp_module_free(m);
+  sp_module_free(mm);
+  return rc;
+}
+
 static void print_trials(const sp_plan_summary *s) {
   for (int i = 0; i < s->ntrials; i++) {
     const sp_plan_trial *t = &s->trials[i];
@@ -186,38 +229,49 @@ int main(int argc, char **argv) {
   double seconds = 60;
   const char *source = SP_SOURCE_DIR;
   static const struct option longopts[] = {
-      {"seconds", required_argument, NULL, 's'}, {"source", required_argument, NULL, 'd'}, {0, 0, 0, 0}};
+      {"seconds", required_argument, NULL, 's'}, {"source", required_argument, NULL, 'd'},
+      {"only", required_argument, NULL, 'o'}, {0, 0, 0, 0}};
+  const char *only = NULL;
   int ch;
   while ((ch = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
     if (ch == 's') seconds = strtod(optarg, NULL);
     else if (ch == 'd') source = optarg;
+    else if (ch == 'o') only = optarg;
     else {
-      fprintf(stderr, "usage: bench_search [--seconds S] [--source DIR]\n");
+      fprintf(stderr, "usage: bench_search [--seconds S] [--source DIR] "
+              "[--only layers|placement|shapes|deep]\n");
       return 2;
     }
   }
   sp_cluster *one = cluster(source, "one_machine_8gpu.json");
   sp_cluster *four = cluster(source, "four_machines_32gpu.json");
-  int rc = !one || !four;
-  if (!rc) {
+  sp_cluster *eight = cluster(source, "eight_machines_64gpu.json");
+  int rc = !one || !four || !eight;
+#define RUN(name) (!rc && (!only || strcmp(only, name) == 0))
+  if (RUN("layers")) {
     printf("### Layers (one 8-GPU machine, mesh data=2 x model=4; %.0f s limit per run)\n\n", seconds);
     rc = layers_table(one, seconds);
   }
-  if (!rc) {
+  if (RUN("placement")) {
     printf("\n### Placement (one layer, four 8-GPU machines over InfiniBand, mesh model=8 x data=4)\n\n");
     printf("As given (`placement=given`):\n\n| shape | devices | role | ms/step | status | cost |\n|---|---|---|---:|---|---:|\n");
     rc = placement_run(four, "model=8,data=4", false, false, seconds);
   }
-  if (!rc) {
+  if (RUN("placement")) {
     printf("Rank mapping (`placement=auto`):\n\n| shape | devices | role | ms/step | status | cost |\n|---|---|---|---:|---|---:|\n");
     rc = placement_run(four, "model=8,data=4", true, false, seconds);
   }
-  if (!rc) {
+  if (RUN("shapes")) {
     printf("### Mesh shapes (one layer, one 8-GPU machine, `mesh-shape=auto`)\n\n");
     printf("| shape | devices | role | ms/step | status | cost |\n|---|---|---|---:|---|---:|\n");
     rc = placement_run(one, "data=2,model=4", true, true, seconds);
   }
+  if (RUN("deep")) {
+    printf("### 96 layers over 64 devices (eight 8-GPU machines, mesh data=8 x model=8, 8 s limit)\n\n");
+    rc = deep_run(eight, 8);
+  }
   sp_cluster_free(one);
   sp_cluster_free(four);
+  sp_cluster_free(eight);
   return rc;
 }
