@@ -9,18 +9,8 @@
 #include "search/cluster.h"
 #include "test_support.h"
 
-static sp_cluster *load_example(const char *name) {
-  char path[1024];
-  snprintf(path, sizeof path, "%s/examples/clusters/%s", SP_SOURCE_DIR, name);
-  sp_cluster *c = NULL;
-  sp_err err;
-  int rc = sp_cluster_load(path, &c, &err);
-  ck_assert_msg(rc == SP_OK, "%s", err.msg);
-  return c;
-}
-
 START_TEST(one_machine_example_has_eight_nvlinked_devices) {
-  sp_cluster *c = load_example("one_machine_8gpu.json");
+  sp_cluster *c = sp_test_load_cluster("one_machine_8gpu.json");
   ck_assert_int_eq(c->ndevices, 8);
   ck_assert_str_eq(sp_cluster_link(c, 0, 7)->kind, "nvlink");
   ck_assert_double_eq(sp_cluster_device_flops(c, 3, "bf16"), 3.12e14);
@@ -31,7 +21,7 @@ START_TEST(one_machine_example_has_eight_nvlinked_devices) {
 END_TEST
 
 START_TEST(axis_crossing_machines_gets_the_network_link) {
-  sp_cluster *c = load_example("four_machines_32gpu.json");
+  sp_cluster *c = sp_test_load_cluster("four_machines_32gpu.json");
   sp_mesh_axis axes[2] = {{"data", 4}, {"model", 8}};
   sp_mesh m = {2, axes, 0, NULL};
   sp_axis_cost costs[2];
@@ -47,7 +37,7 @@ START_TEST(axis_crossing_machines_gets_the_network_link) {
 END_TEST
 
 START_TEST(rank_mapping_puts_the_heaviest_axis_inside_a_machine) {
-  sp_cluster *c = load_example("four_machines_32gpu.json");
+  sp_cluster *c = sp_test_load_cluster("four_machines_32gpu.json");
   sp_mesh_axis axes[2] = {{"model", 8}, {"data", 4}};
   sp_mesh m = {2, axes, 0, NULL};
   /* Default row-major placement would put "data" (minor) inside machines; "model" carries

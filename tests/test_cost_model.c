@@ -16,16 +16,6 @@
 #define NET_ALPHA 5e-6
 #define MIB (1024.0 * 1024.0)
 
-static sp_cluster *load_example(const char *name) {
-  char path[1024];
-  snprintf(path, sizeof path, "%s/examples/clusters/%s", SP_SOURCE_DIR, name);
-  sp_cluster *c = NULL;
-  sp_err err;
-  int rc = sp_cluster_load(path, &c, &err);
-  ck_assert_msg(rc == SP_OK, "%s", err.msg);
-  return c;
-}
-
 static void assert_close(double got, double want) {
   ck_assert_msg(fabs(got - want) <= 1e-12 + 1e-9 * fabs(want), "got %.17g, want %.17g", got, want);
 }
@@ -74,7 +64,7 @@ static sp_mesh MESH = {2, AXES, 0, NULL};
 static sp_ft_axis ax(int i) { return sp_ft_axis_make(&MESH, i, 0, 0); }
 
 START_TEST(axis_on_one_machine_is_priced_with_nvlink) {
-  sp_cluster *c = load_example("one_machine_8gpu.json");
+  sp_cluster *c = sp_test_load_cluster("one_machine_8gpu.json");
   sp_cost_model cm;
   sp_err err;
   ck_assert_int_eq(sp_cost_model_init(&cm, c, &MESH, NULL, &err), SP_OK);
@@ -90,7 +80,7 @@ START_TEST(axis_on_one_machine_is_priced_with_nvlink) {
 END_TEST
 
 START_TEST(group_over_two_axes_runs_at_the_slowest_link_of_the_product_group) {
-  sp_cluster *c = load_example("four_machines_32gpu.json");
+  sp_cluster *c = sp_test_load_cluster("four_machines_32gpu.json");
   /* data across machines 0 and 1, model inside each machine. */
   int64_t dev[8] = {0, 1, 2, 3, 8, 9, 10, 11};
   sp_cost_model cm;
@@ -113,7 +103,7 @@ START_TEST(group_over_two_axes_runs_at_the_slowest_link_of_the_product_group) {
 END_TEST
 
 START_TEST(compute_divides_the_flops_by_the_devices_sharing_them_and_the_dtype_peak) {
-  sp_cluster *c = load_example("one_machine_8gpu.json");
+  sp_cluster *c = sp_test_load_cluster("one_machine_8gpu.json");
   sp_cost_model cm;
   sp_err err;
   ck_assert_int_eq(sp_cost_model_init(&cm, c, &MESH, NULL, &err), SP_OK);
@@ -133,7 +123,7 @@ static sp_cost_model CM;
 
 static void setup(void) {
   A = sp_arena_new(0);
-  C = load_example("one_machine_8gpu.json");
+  C = sp_test_load_cluster("one_machine_8gpu.json");
   sp_err err;
   ck_assert_int_eq(sp_cost_model_init(&CM, C, &MESH, NULL, &err), SP_OK);
 }

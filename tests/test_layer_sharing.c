@@ -24,28 +24,16 @@
 
 static sp_cluster *ONE;
 
-static sp_cluster *load_cluster(const char *name) {
-  char path[1024];
-  snprintf(path, sizeof path, "%s/examples/clusters/%s", SP_SOURCE_DIR, name);
-  sp_cluster *c = NULL;
-  sp_err err;
-  int rc = sp_cluster_load(path, &c, &err);
-  ck_assert_msg(rc == SP_OK, "%s", err.msg);
-  return c;
-}
-
-static void setup(void) { ONE = load_cluster("one_machine_8gpu.json"); }
+static void setup(void) { ONE = sp_test_load_cluster("one_machine_8gpu.json"); }
 static void teardown(void) { sp_cluster_free(ONE); }
 
 static sp_module *parse_and_propagate(const char *text) {
-  sp_module *m = NULL;
+  sp_module *m = sp_test_parse(text);
   sp_err err;
-  int rc = sp_mlir_parse(text, strlen(text), "t.mlir", 1, &m, &err);
-  ck_assert_msg(rc == SP_OK, "%s", err.msg);
   sp_propagate_options po;
   memset(&po, 0, sizeof po);
   po.strategy = SP_PROP_AGGRESSIVE;
-  rc = sp_propagate_module(m, &po, NULL, &err);
+  int rc = sp_propagate_module(m, &po, NULL, &err);
   ck_assert_msg(rc == SP_OK, "%s", err.msg);
   return m;
 }

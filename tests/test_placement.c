@@ -21,32 +21,14 @@
 
 static sp_cluster *ONE, *FOUR;
 
-static sp_cluster *load_cluster(const char *name) {
-  char path[1024];
-  snprintf(path, sizeof path, "%s/examples/clusters/%s", SP_SOURCE_DIR, name);
-  sp_cluster *c = NULL;
-  sp_err err;
-  int rc = sp_cluster_load(path, &c, &err);
-  ck_assert_msg(rc == SP_OK, "%s", err.msg);
-  return c;
-}
-
 static void setup(void) {
-  ONE = load_cluster("one_machine_8gpu.json");
-  FOUR = load_cluster("four_machines_32gpu.json");
+  ONE = sp_test_load_cluster("one_machine_8gpu.json");
+  FOUR = sp_test_load_cluster("four_machines_32gpu.json");
 }
 
 static void teardown(void) {
   sp_cluster_free(ONE);
   sp_cluster_free(FOUR);
-}
-
-static sp_module *parse(const char *text) {
-  sp_module *m = NULL;
-  sp_err err;
-  int rc = sp_mlir_parse(text, strlen(text), "t.mlir", 1, &m, &err);
-  ck_assert_msg(rc == SP_OK, "%s", err.msg);
-  return m;
 }
 
 static void propagate(sp_module *m) {
@@ -73,7 +55,7 @@ static sp_module *gpt_layer(const char *mesh, int64_t batch) {
   ck_assert_int_eq(sp_gen_parse_mesh(mesh, &o, &err), SP_OK);
   sp_strbuf sb = SP_STRBUF_INIT;
   ck_assert_int_eq(sp_gen_write(&o, &sb, NULL, &err), SP_OK);
-  sp_module *m = parse(sp_strbuf_str(&sb));
+  sp_module *m = sp_test_parse(sp_strbuf_str(&sb));
   sp_strbuf_free(&sb);
   propagate(m);
   return m;
@@ -96,17 +78,10 @@ static const sp_mesh *module_mesh(const sp_module *m) {
   return mesh;
 }
 
-static char *print_module(const sp_module *m) {
-  sp_strbuf sb = SP_STRBUF_INIT;
-  sp_err err;
-  ck_assert_int_eq(sp_mlir_print(m, &sb, &err), SP_OK);
-  return sp_strbuf_detach(&sb);
-}
-
 /* The printed module parses and verifies again. */
 static void assert_reparses(const sp_module *m) {
-  char *text = print_module(m);
-  sp_module *again = parse(text);
+  char *text = sp_test_print(m);
+  sp_module *again = sp_test_parse(text);
   sp_err err;
   int rc = sp_verify_module(again, &err);
   ck_assert_msg(rc == SP_OK, "%s", err.msg);
@@ -220,7 +195,7 @@ START_TEST(a_mesh_with_device_ids_is_not_remapped) {
       "    %0 = stablehlo.dot_general %arg0, %arg1, contracting_dims = [1] x [0] "
       ": (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>\n"
       "    return %0 : tensor<64x64xf32>\n  }\n}\n";
-  sp_module *m = parse(text);
+  sp_module *m = sp_test_parse(text);
   sp_plan_search_opts o;
   sp_plan_search_opts_init(&o);
   o.cluster = FOUR;
@@ -310,7 +285,7 @@ START_TEST(mesh_shape_search_skips_shapes_whose_plans_do_not_fit) {
       " -> tensor<1024x1024xf32> {\n"
       "    %0 = stablehlo.negate %arg0 : tensor<1024x1024xf32>\n"
       "    return %0 : tensor<1024x1024xf32>\n  }\n}\n";
-  sp_module *m = parse(text);
+  sp_module *m = sp_test_parse(text);
   sp_plan_search_opts o;
   sp_plan_search_opts_init(&o);
   o.cluster = ONE;
@@ -344,8 +319,8 @@ START_TEST(no_shape_admitting_a_plan_names_every_reason) {
       "  func.func @main(%arg0: tensor<1024x1024xf32>) -> tensor<1024x1024xf32> {\n"
       "    %0 = stablehlo.add %arg0, %arg0 : tensor<1024x1024xf32>\n"
       "    return %0 : tensor<1024x1024xf32>\n  }\n}\n";
-  sp_module *m = parse(text);
-  char *before = print_module(m);
+  sp_module *m = sp_test_parse(text);
+  char *before = sp_test_print(m);
   sp_plan_search_opts o;
   sp_plan_search_opts_init(&o);
   o.cluster = ONE;
@@ -360,7 +335,7 @@ START_TEST(no_shape_admitting_a_plan_names_every_reason) {
   ck_assert_msg(strstr(err.msg, "[data=1, model=8]") && strstr(err.msg, "[data=8, model=1]"), "%s",
                 err.msg);
   /* The module is left as it was. */
-  char *after = print_module(m);
+  char *after = sp_test_print(m);
   ck_assert_str_eq(before, after);
   free(before);
   free(after);
@@ -432,7 +407,7 @@ static const char *NO_MESH =
     "    return %2 : tensor<64x1024xf32>\n  }\n}\n";
 
 START_TEST(mesh_axes_give_a_mesh_to_a_module_without_one_and_search_its_shape) {
-  sp_module *m = parse(NO_MESH);
+  sp_module *m = sp_test_parse(NO_MESH);
   char opts[1024];
   snprintf(opts, sizeof opts, "cluster=%s/examples/clusters/one_machine_8gpu.json "
            "mesh-axes=data,model", SP_SOURCE_DIR);
@@ -457,8 +432,8 @@ START_TEST(mesh_axes_give_a_mesh_to_a_module_without_one_and_search_its_shape) {
 END_TEST
 
 START_TEST(mesh_axes_errors_leave_the_module_unchanged) {
-  sp_module *m = parse(NO_MESH);
-  char *before = print_module(m);
+  sp_module *m = sp_test_parse(NO_MESH);
+  char *before = sp_test_print(m);
   char opts[1024];
   sp_plan_summary s;
   sp_err err;
@@ -474,7 +449,7 @@ START_TEST(mesh_axes_errors_leave_the_module_unchanged) {
   snprintf(opts, sizeof opts, "cluster=%s/examples/clusters/one_machine_8gpu.json "
            "mesh-axes=data,model memory-limit=1024", SP_SOURCE_DIR);
   ck_assert_int_eq(sp_search_pass(m, opts, &s, &err), SP_ENOTFOUND);
-  char *after = print_module(m);
+  char *after = sp_test_print(m);
   ck_assert_str_eq(before, after);
   free(after);
   free(before);

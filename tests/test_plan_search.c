@@ -25,24 +25,6 @@
 
 /* ------------------------------------------------------------------ helpers */
 
-static sp_cluster *load_cluster(const char *name) {
-  char path[1024];
-  snprintf(path, sizeof path, "%s/examples/clusters/%s", SP_SOURCE_DIR, name);
-  sp_cluster *c = NULL;
-  sp_err err;
-  int rc = sp_cluster_load(path, &c, &err);
-  ck_assert_msg(rc == SP_OK, "%s", err.msg);
-  return c;
-}
-
-static sp_module *parse(const char *text) {
-  sp_module *m = NULL;
-  sp_err err;
-  int rc = sp_mlir_parse(text, strlen(text), "t.mlir", 1, &m, &err);
-  ck_assert_msg(rc == SP_OK, "%s", err.msg);
-  return m;
-}
-
 static void propagate(sp_module *m) {
   sp_propagate_options po;
   memset(&po, 0, sizeof po);
@@ -76,13 +58,6 @@ static const char *sharding_text(const sp_sharding *s) {
   snprintf(out, 512, "%s", sp_strbuf_str(&sb));
   sp_strbuf_free(&sb);
   return out;
-}
-
-static char *print_module(const sp_module *m) {
-  sp_strbuf sb = SP_STRBUF_INIT;
-  sp_err err;
-  ck_assert_int_eq(sp_mlir_print(m, &sb, &err), SP_OK);
-  return sp_strbuf_detach(&sb);
 }
 
 #define MESH_DM "sdy.mesh @mesh = <[\"data\"=2, \"model\"=4]>\n"
@@ -132,7 +107,7 @@ static sp_module *matmul(const char *result_sharding) {
     snprintf(attr, sizeof attr, "{sdy.sharding = #sdy.sharding_per_value<[<@mesh, %s>]>} ",
              result_sharding);
   snprintf(text, sizeof text, MATMUL_FMT, attr);
-  return parse(text);
+  return sp_test_parse(text);
 }
 
 /* Strategy texts of a set, one per line, for exact comparisons. */
@@ -230,7 +205,7 @@ START_TEST(indivisible_factor_is_never_split) {
       "  func.func @main(%arg0: tensor<6x16xf32>) -> tensor<6x16xf32> {\n"
       "    %0 = stablehlo.abs %arg0 : tensor<6x16xf32>\n"
       "    return %0 : tensor<6x16xf32>\n  }\n}\n";
-  sp_module *m = parse(text);
+  sp_module *m = sp_test_parse(text);
   sp_strategy_set set = strategies_of(nth_op(m, "stablehlo.abs", 0));
   /* data: none, i (6 % 2 == 0) or j; model: none or j (6 % 4 != 0): 3 x 2 - 1 where both on
    * j is fine (16 % 8 == 0), so 6. */
@@ -246,7 +221,7 @@ START_TEST(reshape_splits_the_major_factor_of_a_compound_dim_first) {
       "  func.func @main(%arg0: tensor<8x4096xf32>) -> tensor<8x32x128xf32> {\n"
       "    %0 = stablehlo.reshape %arg0 : (tensor<8x4096xf32>) -> tensor<8x32x128xf32>\n"
       "    return %0 : tensor<8x32x128xf32>\n  }\n}\n";
-  sp_module *m = parse(text);
+  sp_module *m = sp_test_parse(text);
   sp_strategy_set set = strategies_of(nth_op(m, "stablehlo.reshape", 0));
   bool heads = false;
   for (int s = 0; s < set.n; s++) {
@@ -269,7 +244,7 @@ START_TEST(argument_layouts_respect_divisibility) {
       "module {\n  " MESH_DM
       "  func.func @main(%arg0: tensor<8x6xf32>) -> tensor<8x6xf32> {\n"
       "    return %arg0 : tensor<8x6xf32>\n  }\n}\n";
-  sp_module *m = parse(text);
+  sp_module *m = sp_test_parse(text);
   sp_strategy_set set;
   sp_err err;
   ck_assert_int_eq(sp_strategies_for_value(A, main_body(m)->args[0], &DM, NULL, &set, &err),
@@ -302,7 +277,7 @@ END_TEST
 
 static sp_cluster *ONE;
 
-static void search_setup(void) { ONE = load_cluster("one_machine_8gpu.json"); }
+static void search_setup(void) { ONE = sp_test_load_cluster("one_machine_8gpu.json"); }
 static void search_teardown(void) { sp_cluster_free(ONE); }
 
 static sp_module *generated(sp_gen_model model, int layers, int64_t hidden, int64_t batch,
@@ -323,7 +298,7 @@ static sp_module *generated(sp_gen_model model, int layers, int64_t hidden, int6
   sp_strbuf sb = SP_STRBUF_INIT;
   sp_err err;
   ck_assert_int_eq(sp_gen_write(&o, &sb, NULL, &err), SP_OK);
-  sp_module *m = parse(sp_strbuf_str(&sb));
+  sp_module *m = sp_test_parse(sp_strbuf_str(&sb));
   sp_strbuf_free(&sb);
   propagate(m);
   return m;
@@ -414,7 +389,7 @@ static const char *TRAIN_STEP =
 static sp_module *train_step(bool aliasing) {
   char text[2048];
   snprintf(text, sizeof text, TRAIN_STEP, aliasing ? " {tf.aliasing_output = 1 : i32}" : "");
-  return parse(text);
+  return sp_test_parse(text);
 }
 
 START_TEST(state_pair_brings_the_gradient_back_to_its_weights_layout) {
@@ -454,7 +429,7 @@ END_TEST
 START_TEST(follower_of_an_argument_pays_for_resharding_its_other_operand) {
   /* The add keeps %arg0's sharding, so it joins %arg0's node; %arg1 arrives with "model" on
    * the other dimension and has to be moved. */
-  sp_module *m = parse(
+  sp_module *m = sp_test_parse(
       "module {\n  " MESH_DM
       "  func.func @main(%arg0: tensor<1024x1024xf32> {sdy.sharding = #sdy.sharding<@mesh, "
       "[{}, {\"model\"}]>}, %arg1: tensor<1024x1024xf32> {sdy.sharding = #sdy.sharding<@mesh, "
@@ -483,7 +458,7 @@ END_TEST
 START_TEST(follower_of_an_argument_lets_the_other_operand_choose_that_arguments_layout) {
   /* Nothing fixes %arg0; the add (open, like %arg0) joins %arg0's node, and the only way to
    * avoid moving %arg1 is a layout of %arg0 that starts dimension 0 with "model". */
-  sp_module *m = parse(
+  sp_module *m = sp_test_parse(
       "module {\n  " MESH_DM
       "  func.func @main(%arg0: tensor<1024x1024xf32>, %arg1: tensor<1024x1024xf32> "
       "{sdy.sharding = #sdy.sharding<@mesh, [{\"model\"}, {}]>}) -> tensor<1024x1024xf32> {\n"
@@ -517,9 +492,9 @@ START_TEST(search_shards_every_ranked_value_and_the_result_prints_and_parses) {
   ck_assert_str_eq(sharding_text(b->args[0]->sharding), "<@mesh, [{\"data\"}, {}]>");
   sp_op *f = sp_module_lookup_func(m, "main");
   ck_assert_ptr_nonnull(f->func->result_shardings[0]);
-  char *text = print_module(m);
-  sp_module *again = parse(text);
-  char *text2 = print_module(again);
+  char *text = sp_test_print(m);
+  sp_module *again = sp_test_parse(text);
+  char *text2 = sp_test_print(again);
   ck_assert_str_eq(text, text2);
   free(text);
   free(text2);
@@ -536,7 +511,7 @@ START_TEST(same_input_gives_the_same_plan) {
   for (int k = 0; k < 2; k++) {
     sp_module *m = train_step(true);
     search(m, &o);
-    texts[k] = print_module(m);
+    texts[k] = sp_test_print(m);
     sp_module_free(m);
   }
   ck_assert_str_eq(texts[0], texts[1]);
@@ -547,14 +522,14 @@ END_TEST
 
 START_TEST(evaluate_prices_the_given_shardings_and_changes_nothing) {
   sp_module *m = generated(SP_GEN_MLP, 1, 1024, 16, "f32", false, SP_GEN_ANNOTATE_MEGATRON);
-  char *before = print_module(m);
+  char *before = sp_test_print(m);
   sp_plan_search_opts o;
   sp_plan_search_opts_init(&o);
   o.cluster = ONE;
   sp_plan_summary s;
   sp_err err;
   ck_assert_int_eq(sp_plan_evaluate_module(m, &o, &s, &err), SP_OK);
-  char *after = print_module(m);
+  char *after = sp_test_print(m);
   ck_assert_str_eq(before, after);
   /* The megatron annotation splits the weight's columns on "model" and the batch on "data":
    * the tanh runs on 8-way split data, the matmul needs no collective. */
@@ -570,7 +545,7 @@ END_TEST
 /* ------------------------------------------------------------------ errors and the pass */
 
 START_TEST(module_without_a_mesh_is_an_error) {
-  sp_module *m = parse(
+  sp_module *m = sp_test_parse(
       "module {\n  func.func @main(%arg0: tensor<8xf32>) -> tensor<8xf32> {\n"
       "    return %arg0 : tensor<8xf32>\n  }\n}\n");
   sp_plan_search_opts o;
@@ -704,7 +679,7 @@ START_TEST(gpt_training_layer_on_one_machine_is_never_worse_than_megatron) {
 END_TEST
 
 START_TEST(gpt_training_layer_with_data_across_machines_recovers_megatron_splits) {
-  sp_cluster *four = load_cluster("four_machines_32gpu.json");
+  sp_cluster *four = sp_test_load_cluster("four_machines_32gpu.json");
   /* "data" crosses machines 0 and 1 (network), "model" stays inside each (NVLink). */
   static const int64_t dev[8] = {0, 1, 2, 3, 8, 9, 10, 11};
   sp_module *m = gpt_layer(true, SP_GEN_ANNOTATE_NONE);

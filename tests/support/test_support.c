@@ -5,7 +5,11 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
+
+#include "ir/strbuf.h"
+#include "mlir/mlir.h"
 
 int sp_test_run(Suite *s) {
   SRunner *sr = srunner_create(s);
@@ -60,4 +64,30 @@ char *sp_test_read_file(const char *path, size_t *len) {
   buf[n] = '\0';
   if (len) *len = (size_t)n;
   return buf;
+}
+
+sp_module *sp_test_parse(const char *text) {
+  sp_module *m = NULL;
+  sp_err err;
+  int rc = sp_mlir_parse(text, strlen(text), "t.mlir", 1, &m, &err);
+  ck_assert_msg(rc == SP_OK, "%s", err.msg);
+  return m;
+}
+
+char *sp_test_print(const sp_module *m) {
+  sp_strbuf sb = SP_STRBUF_INIT;
+  sp_err err;
+  int rc = sp_mlir_print(m, &sb, &err);
+  ck_assert_msg(rc == SP_OK, "%s", err.msg);
+  return sp_strbuf_detach(&sb);
+}
+
+sp_cluster *sp_test_load_cluster(const char *name) {
+  char path[1024];
+  snprintf(path, sizeof path, "%s/examples/clusters/%s", SP_SOURCE_DIR, name);
+  sp_cluster *c = NULL;
+  sp_err err;
+  int rc = sp_cluster_load(path, &c, &err);
+  ck_assert_msg(rc == SP_OK, "%s", err.msg);
+  return c;
 }

@@ -2,6 +2,8 @@
  * test_support.h - helpers shared by the Check suites.
  *
  * sp_test_run() runs a suite in Check's fork mode and returns the process exit code.
+ * sp_test_parse(), sp_test_print() and sp_test_load_cluster() read and write modules and load
+ * the example clusters, failing the running test on an error.
  * sp_test_shared_path() builds a path under ../shared; sp_test_require_shared() exits with 77
  * (CTest's "skipped") and a message when that folder is absent.
  */
@@ -10,6 +12,9 @@
 
 #include <check.h>
 #include <stdbool.h>
+
+#include "ir/ir.h"
+#include "search/cluster.h"
 
 int sp_test_run(Suite *s);
 /* Returns a static buffer: SP_SHARED_DIR "/" rel. */
@@ -23,5 +28,12 @@ bool sp_test_have_shared(const char *rel);
 int sp_test_run_partial(Suite *s, const char *rel);
 /* Reads a whole file into a malloc'd NUL-terminated buffer (NULL on error). */
 char *sp_test_read_file(const char *path, size_t *len);
+
+/* Parses MLIR text (as "t.mlir"); fails the test with the reader's message on an error. */
+sp_module *sp_test_parse(const char *text);
+/* The module printed in Shardy's form (malloc'd; the caller frees). */
+char *sp_test_print(const sp_module *m);
+/* Loads examples/clusters/<name> of the source tree; fails the test on an error. */
+sp_cluster *sp_test_load_cluster(const char *name);
 
 #endif
