@@ -89,6 +89,21 @@ static void assert_reparses(const sp_module *m) {
   free(text);
 }
 
+/* Runs the placement search with rank mapping as `auto_devices` says and the shape search as
+ * `auto_shape` says; fails the test on an error. */
+static sp_plan_summary place(sp_module *m, const sp_plan_search_opts *o, bool auto_devices,
+                             bool auto_shape) {
+  sp_placement_opts po;
+  sp_placement_opts_init(&po);
+  po.auto_devices = auto_devices;
+  po.auto_shape = auto_shape;
+  sp_plan_summary s;
+  sp_err err;
+  int rc = sp_placement_search(m, o, &po, &s, &err);
+  ck_assert_msg(rc == SP_OK, "%s", err.msg);
+  return s;
+}
+
 static const sp_plan_trial *chosen_trial(const sp_plan_summary *s) {
   const sp_plan_trial *c = NULL;
   for (int i = 0; i < s->ntrials; i++)
@@ -119,12 +134,7 @@ START_TEST(rank_mapping_moves_the_heavier_axis_onto_nvlink) {
   sp_module *m = gpt_layer("model=8,data=4", 8);
   sp_plan_search_opts o;
   gpt_opts(&o, FOUR, 15);
-  sp_placement_opts po;
-  sp_placement_opts_init(&po);
-  sp_plan_summary s;
-  sp_err err;
-  int rc = sp_placement_search(m, &o, &po, &s, &err);
-  ck_assert_msg(rc == SP_OK, "%s", err.msg);
+  sp_plan_summary s = place(m, &o, true, false);
   ck_assert(s.placement_auto);
   ck_assert_str_eq(s.axis[0].kind, "nvlink");      /* model */
   ck_assert_str_eq(s.axis[1].kind, "infiniband");  /* data */
@@ -154,14 +164,9 @@ START_TEST(rank_mapping_matches_the_mesh_laid_out_the_right_way_round) {
   /* The same layer with the axes already in the right order: no remapping, the same cost. */
   sp_plan_search_opts o;
   gpt_opts(&o, FOUR, 15);
-  sp_placement_opts po;
-  sp_placement_opts_init(&po);
-  sp_plan_summary swapped, natural;
-  sp_err err;
   sp_module *a = gpt_layer("model=8,data=4", 8);
   sp_module *b = gpt_layer("data=4,model=8", 8);
-  ck_assert_int_eq(sp_placement_search(a, &o, &po, &swapped, &err), SP_OK);
-  ck_assert_int_eq(sp_placement_search(b, &o, &po, &natural, &err), SP_OK);
+  sp_plan_summary swapped = place(a, &o, true, false), natural = place(b, &o, true, false);
   ck_assert_int_eq(swapped.cost, natural.cost);
   ck_assert_int_eq(module_mesh(b)->ndevice_ids, 0);
   sp_module_free(a);
@@ -173,12 +178,7 @@ START_TEST(placement_given_keeps_the_mesh_order) {
   sp_module *m = gpt_layer("model=8,data=4", 8);
   sp_plan_search_opts o;
   gpt_opts(&o, FOUR, 10);
-  sp_placement_opts po;
-  sp_placement_opts_init(&po);
-  po.auto_devices = false;
-  sp_plan_summary s;
-  sp_err err;
-  ck_assert_int_eq(sp_placement_search(m, &o, &po, &s, &err), SP_OK);
+  sp_plan_summary s = place(m, &o, false, false);
   ck_assert(!s.placement_auto);
   ck_assert_int_eq(s.ntrials, 1);
   ck_assert_str_eq(s.axis[0].kind, "infiniband");
@@ -199,11 +199,7 @@ START_TEST(a_mesh_with_device_ids_is_not_remapped) {
   sp_plan_search_opts o;
   sp_plan_search_opts_init(&o);
   o.cluster = FOUR;
-  sp_placement_opts po;
-  sp_placement_opts_init(&po);
-  sp_plan_summary s;
-  sp_err err;
-  ck_assert_int_eq(sp_placement_search(m, &o, &po, &s, &err), SP_OK);
+  sp_plan_summary s = place(m, &o, true, false);
   ck_assert(!s.placement_auto);
   ck_assert_int_eq(s.ntrials, 1);
   ck_assert_int_eq(s.device_of[0], 3);
@@ -244,13 +240,7 @@ START_TEST(mesh_shape_search_plans_every_factorisation_and_keeps_the_cheapest) {
   sp_module *m = gpt_layer("data=2,model=4", 8);
   sp_plan_search_opts o;
   gpt_opts(&o, ONE, 20);
-  sp_placement_opts po;
-  sp_placement_opts_init(&po);
-  po.auto_shape = true;
-  sp_plan_summary s;
-  sp_err err;
-  int rc = sp_placement_search(m, &o, &po, &s, &err);
-  ck_assert_msg(rc == SP_OK, "%s", err.msg);
+  sp_plan_summary s = place(m, &o, true, true);
   ck_assert(s.shape_auto);
   /* One machine: every placement prices the axes alike, so one plan per shape. */
   ck_assert_int_eq(s.ntrials, 4);
@@ -290,13 +280,7 @@ START_TEST(mesh_shape_search_skips_shapes_whose_plans_do_not_fit) {
   sp_plan_search_opts_init(&o);
   o.cluster = ONE;
   o.memory_limit = 1.6 * 1024 * 1024;
-  sp_placement_opts po;
-  sp_placement_opts_init(&po);
-  po.auto_shape = true;
-  sp_plan_summary s;
-  sp_err err;
-  int rc = sp_placement_search(m, &o, &po, &s, &err);
-  ck_assert_msg(rc == SP_OK, "%s", err.msg);
+  sp_plan_summary s = place(m, &o, true, true);
   ck_assert_int_eq(s.ntrials, 4);
   ck_assert_ptr_nonnull(s.trials[0].error);  /* data=1 */
   ck_assert_ptr_nonnull(s.trials[1].error);  /* data=2 */
