@@ -4,6 +4,8 @@
  * optimum; infeasibility is reported; the LP files describe the same problem. Graphs whose
  * nodes are chained by bijective edges (the planner's ties between repeated layers, and
  * permutations) check that merging those nodes is exact and really shrinks the model.
+ * The Lagrangian bound alone proves forests and never passes the optimum; the IOPDDL
+ * writer round-trips through the reader.
  */
 #include <check.h>
 #include <glpk.h>
@@ -12,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "search/iopddl.h"
 #include "search/sg_solve.h"
 #include "search/strategy_graph.h"
 #include "test_support.h"
@@ -663,6 +666,240 @@ START_TEST(lp_files_of_tied_graphs_have_the_same_optimum) {
 }
 END_TEST
 
+/* ------------------------------------------------------------------ Lagrangian bound */
+
+START_TEST(lagrangian_bound_alone_proves_forests_without_reductions) {
+  /* On a forest the local LP is exact, so message passing run until it stops improving
+   * reaches the optimum: without reductions (which would solve a forest) and without the
+   * ILP, the Lagrangian bound alone must prove the plan. */
+  rng_state = 13;
+  gen_opts go = {12, 4, 0, 0, 0};
+  sp_sg_opts o;
+  opts_default(&o);
+  o.no_reduce = true;
+  o.no_ilp = true;
+  int multi = 0;
+  for (int round = 0; round < 12; round++) {
+    sp_sg *g = random_graph(&go);
+    multi += g->nedges >= 3;
+    sp_sg_result res;
+    check_and_keep(g, &o, round, &res);
+    ck_assert(!res.stats.ilp_ran);
+    sp_sg_result_free(&res);
+    sp_sg_free(g);
+  }
+  ck_assert_int_ge(multi, 6); /* most of them are real trees, not a node or two */
+}
+END_TEST
+
+START_TEST(lagrangian_bound_never_exceeds_the_optimum_on_loopy_graphs) {
+  /* Cycles, memory limits and forbidden entries: the bound of the heuristic-only solve is
+   * a true lower bound, and a plan it proves optimal is optimal. */
+  rng_state = 14;
+  gen_opts go = {12, 4, 8, 8, 2};
+  int compared = 0, proved = 0;
+  for (int round = 0; round < 30; round++) {
+    sp_sg *g = random_graph(&go);
+    int plan[32];
+    int64_t want = -1;
+    if (sp_sg_solve_exhaustive(g, (int64_t)1 << 26, plan, &want, NULL) != SP_OK) {
+      sp_sg_free(g);
+      continue;
+    }
+    sp_sg_opts o;
+    opts_default(&o);
+    o.no_ilp = true;
+    o.no_reduce = round % 2 == 1;
+    o.work_limit = 200000;
+    sp_sg_result res;
+    ck_assert_int_eq(sp_sg_solve(g, &o, &res, NULL), SP_OK);
+    ck_assert(res.has_plan);
+    ck_assert_msg(res.bound <= want, "round %d: bound %lld above the optimum %lld", round,
+                  (long long)res.bound, (long long)want);
+    ck_assert_int_ge(res.cost, want);
+    if (res.status == SP_SG_OPTIMAL) {
+      ck_assert_int_eq(res.cost, want);
+      proved++;
+    }
+    compared++;
+    sp_sg_result_free(&res);
+    sp_sg_free(g);
+  }
+  ck_assert_int_ge(compared, 20);
+  ck_assert_int_gt(proved, 0);
+}
+END_TEST
+
+/* A path over the nodes in a shuffled order, its edges added in another shuffled order (so
+ * that no sweep follows the path), 4 strategies per node, no limit. Returns the optimum,
+ * computed by dynamic programming along the path. */
+static int64_t shuffled_chain(int n, sp_sg **out) {
+  int perm[64], eord[64];
+  for (int i = 0; i < n; i++) perm[i] = eord[i] = i;
+  for (int i = n - 1; i > 0; i--) {
+    int j = rnd(i + 1), t = perm[i];
+    perm[i] = perm[j];
+    perm[j] = t;
+    j = rnd(i + 1);
+    t = eord[i];
+    eord[i] = eord[j];
+    eord[j] = t;
+  }
+  enum { K = 4 };
+  int64_t cost[64][K], pair[64][K * K]; /* pair[s]: between path positions s and s + 1 */
+  sp_sg *g = sp_sg_new("chain");
+  for (int i = 0; i < n; i++) {
+    for (int k = 0; k < K; k++) cost[i][k] = rnd(100);
+    for (int v = 0; v < K * K; v++) pair[i][v] = rnd(100);
+  }
+  /* node perm[s] is position s of the path */
+  int64_t c[K];
+  for (int i = 0; i < n; i++) {
+    int s = 0;
+    while (perm[s] != i) s++;
+    for (int k = 0; k < K; k++) c[k] = cost[s][k];
+    ck_assert_int_eq(sp_sg_add_node(g, K, c, NULL, (sp_sg_interval){0, 0}, NULL), i);
+  }
+  for (int x = 0; x < n; x++) {
+    int s = eord[x];
+    if (s == n - 1) continue;
+    ck_assert_int_ge(sp_sg_add_edge(g, perm[s], perm[s + 1], pair[s], NULL), 0);
+  }
+  int64_t best[K];
+  for (int k = 0; k < K; k++) best[k] = cost[0][k];
+  for (int s = 1; s < n; s++) {
+    int64_t nb[K];
+    for (int y = 0; y < K; y++) {
+      nb[y] = INT64_MAX;
+      for (int x = 0; x < K; x++)
+        if (best[x] + pair[s - 1][x * K + y] < nb[y]) nb[y] = best[x] + pair[s - 1][x * K + y];
+      nb[y] += cost[s][y];
+    }
+    memcpy(best, nb, sizeof best);
+  }
+  int64_t opt = best[0];
+  for (int k = 1; k < K; k++) if (best[k] < opt) opt = best[k];
+  *out = g;
+  return opt;
+}
+
+START_TEST(lagrangian_bound_alone_proves_long_shuffled_chains) {
+  /* Information crosses a few edges per sweep of the messages, so a long path in shuffled
+   * order needs many sweeps before the bound reaches the optimum: the relaxation must keep
+   * passing messages while they raise the bound, not stop after a round when no usage
+   * price has to move. */
+  rng_state = 16;
+  sp_sg_opts o;
+  opts_default(&o);
+  o.no_reduce = true;
+  o.no_ilp = true;
+  for (int round = 0; round < 4; round++) {
+    sp_sg *g = NULL;
+    int64_t want = shuffled_chain(60, &g);
+    sp_sg_result res;
+    ck_assert_int_eq(sp_sg_solve(g, &o, &res, NULL), SP_OK);
+    ck_assert_msg(res.status == SP_SG_OPTIMAL, "round %d: status %s, cost %lld, bound %lld, "
+                  "optimum %lld", round, sp_sg_status_name(res.status), (long long)res.cost,
+                  (long long)res.bound, (long long)want);
+    ck_assert_int_eq(res.cost, want);
+    ck_assert_int_eq(res.bound, want);
+    sp_sg_result_free(&res);
+    sp_sg_free(g);
+  }
+}
+END_TEST
+
+/* ------------------------------------------------------------------ IOPDDL writer */
+
+static void assert_same_graph(const sp_sg *a, const sp_sg *b) {
+  ck_assert_str_eq(a->name, b->name);
+  ck_assert_int_eq(a->nnodes, b->nnodes);
+  ck_assert_int_eq(a->nedges, b->nedges);
+  ck_assert_int_eq(a->usage_limit, b->usage_limit);
+  for (int i = 0; i < a->nnodes; i++) {
+    const sp_sg_node *x = &a->nodes[i], *y = &b->nodes[i];
+    ck_assert_int_eq(x->nstrat, y->nstrat);
+    ck_assert_int_eq(x->live.start, y->live.start);
+    ck_assert_int_eq(x->live.end, y->live.end);
+    for (int k = 0; k < x->nstrat; k++) {
+      ck_assert_int_eq(x->costs[k], y->costs[k]);
+      ck_assert_int_eq(x->usages[k], y->usages[k]);
+    }
+  }
+  for (int e = 0; e < a->nedges; e++) {
+    const sp_sg_edge *x = &a->edges[e], *y = &b->edges[e];
+    ck_assert_int_eq(x->a, y->a);
+    ck_assert_int_eq(x->b, y->b);
+    int64_t n = (int64_t)a->nodes[x->a].nstrat * a->nodes[x->b].nstrat;
+    for (int64_t v = 0; v < n; v++) ck_assert_int_eq(x->costs[v], y->costs[v]);
+  }
+}
+
+/* The first byte of a file. */
+static int first_byte(const char *path) {
+  FILE *f = fopen(path, "rb");
+  ck_assert_ptr_nonnull(f);
+  int c = fgetc(f);
+  fclose(f);
+  return c;
+}
+
+START_TEST(iopddl_writer_round_trips_plain_and_gzip) {
+  rng_state = 15;
+  gen_opts go = {12, 4, 4, 5, 2};
+  char plain[64], gz[72];
+  snprintf(plain, sizeof plain, "/tmp/sp_sg_io_XXXXXX");
+  int fd = mkstemp(plain);
+  ck_assert_int_ge(fd, 0);
+  close(fd);
+  snprintf(gz, sizeof gz, "%s.gz", plain);
+  int limited = 0, forbidden = 0;
+  for (int round = 0; round < 10; round++) {
+    sp_sg *g = random_graph(&go);
+    limited += g->usage_limit != SP_SG_NO_LIMIT;
+    for (int e = 0; e < g->nedges; e++)
+      forbidden += g->edges[e].costs[0] == SP_SG_FORBIDDEN;
+    for (int z = 0; z < 2; z++) {
+      const char *path = z ? gz : plain;
+      sp_err err;
+      ck_assert_int_eq(sp_iopddl_write_file(g, path, &err), SP_OK);
+      ck_assert_int_eq(first_byte(path), z ? 0x1f : '{'); /* gzip magic, or plain JSON */
+      sp_sg *back = NULL;
+      ck_assert_msg(sp_iopddl_read_file(path, &back, &err) == SP_OK, "%s", err.msg);
+      assert_same_graph(g, back);
+      sp_sg_free(back);
+    }
+    sp_sg_free(g);
+  }
+  ck_assert_int_gt(limited, 0);
+  ck_assert_int_lt(limited, 10);
+  ck_assert_int_gt(forbidden, 0);
+  /* A name that needs escaping, a graph without edges. */
+  sp_sg *g = sp_sg_new("a \"quoted\" name\\with\ttab");
+  int64_t c[2] = {3, 5}, u[2] = {7, 0};
+  ck_assert_int_eq(sp_sg_add_node(g, 2, c, u, (sp_sg_interval){-4, 9}, NULL), 0);
+  ck_assert_int_eq(sp_iopddl_write_file(g, plain, NULL), SP_OK);
+  sp_sg *back = NULL;
+  ck_assert_int_eq(sp_iopddl_read_file(plain, &back, NULL), SP_OK);
+  assert_same_graph(g, back);
+  sp_sg_free(back);
+  sp_sg_free(g);
+  unlink(plain);
+  unlink(gz);
+}
+END_TEST
+
+START_TEST(iopddl_writer_reports_an_unwritable_path) {
+  sp_sg *g = sp_sg_new("x");
+  int64_t c[1] = {1};
+  sp_sg_add_node(g, 1, c, NULL, (sp_sg_interval){0, 1}, NULL);
+  sp_err err;
+  ck_assert_int_eq(sp_iopddl_write_file(g, "/nonexistent-dir/g.json", &err), SP_EIO);
+  ck_assert_ptr_nonnull(strstr(err.msg, "/nonexistent-dir/g.json"));
+  sp_sg_free(g);
+}
+END_TEST
+
 static Suite *sg_solver_suite(void) {
   Suite *s = suite_create("sg_solver");
   TCase *tc = tcase_create("oracle");
@@ -686,6 +923,11 @@ static Suite *sg_solver_suite(void) {
   tcase_add_test(tb, lp_files_have_the_same_optimum_as_the_graph);
   tcase_add_test(tb, identical_tied_copies_reduce_to_one_copy_plus_untied_nodes);
   tcase_add_test(tb, lp_files_of_tied_graphs_have_the_same_optimum);
+  tcase_add_test(tb, lagrangian_bound_alone_proves_forests_without_reductions);
+  tcase_add_test(tb, lagrangian_bound_alone_proves_long_shuffled_chains);
+  tcase_add_test(tb, lagrangian_bound_never_exceeds_the_optimum_on_loopy_graphs);
+  tcase_add_test(tb, iopddl_writer_round_trips_plain_and_gzip);
+  tcase_add_test(tb, iopddl_writer_reports_an_unwritable_path);
   suite_add_tcase(s, tb);
   return s;
 }

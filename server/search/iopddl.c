@@ -388,3 +388,73 @@ int sp_iopddl_read_file(const char *path, sp_sg **out, sp_err *err) {
   if (rc != SP_OK) sp_err_prefix(err, "%s", path);
   return rc;
 }
+
+/* ------------------------------------------------------------------ writing */
+
+static void put_number(gzFile f, int64_t v) {
+  if (v >= SP_SG_FORBIDDEN) gzputs(f, "1000000000000000000");
+  else gzprintf(f, "%lld", (long long)v);
+}
+
+static void put_list(gzFile f, const int64_t *v, int64_t n) {
+  gzputc(f, '[');
+  for (int64_t i = 0; i < n; i++) {
+    if (i) gzputc(f, ',');
+    put_number(f, v[i]);
+  }
+  gzputc(f, ']');
+}
+
+/* Writes the nodes' lists, one node per line: "intervals", "costs" or "usages". */
+static void put_node_lists(gzFile f, const sp_sg *g, int which) {
+  for (int i = 0; i < g->nnodes; i++) {
+    const sp_sg_node *n = &g->nodes[i];
+    gzputs(f, i ? ",\n   " : "\n   ");
+    if (which == 0)
+      gzprintf(f, "[%lld,%lld]", (long long)n->live.start, (long long)n->live.end);
+    else
+      put_list(f, which == 1 ? n->costs : n->usages, n->nstrat);
+  }
+}
+
+int sp_iopddl_write_file(const sp_sg *g, const char *path, sp_err *err) {
+  size_t len = strlen(path);
+  bool gz = len >= 3 && strcmp(path + len - 3, ".gz") == 0;
+  char *name = NULL;
+  cJSON *js = cJSON_CreateString(g->name ? g->name : "");
+  if (js) name = cJSON_PrintUnformatted(js); /* the name, quoted and escaped */
+  cJSON_Delete(js);
+  if (!name) return sp_err_set(err, SP_ENOMEM, "out of memory");
+  gzFile f = gzopen(path, gz ? "wb6" : "wbT");
+  if (!f) {
+    free(name);
+    return sp_err_set(err, SP_EIO, "%s: cannot create: %s", path,
+                      strerror(errno ? errno : EACCES));
+  }
+  gzprintf(f, "{\"problem\": {\"name\": %s,\n \"nodes\": {\"intervals\": [", name);
+  free(name);
+  put_node_lists(f, g, 0);
+  gzputs(f, "],\n  \"costs\": [");
+  put_node_lists(f, g, 1);
+  gzputs(f, "],\n  \"usages\": [");
+  put_node_lists(f, g, 2);
+  gzputs(f, "]},\n \"edges\": {\"nodes\": [");
+  for (int e = 0; e < g->nedges; e++)
+    gzprintf(f, "%s[%d,%d]", e ? "," : "", g->edges[e].a, g->edges[e].b);
+  gzputs(f, "],\n  \"costs\": [");
+  for (int e = 0; e < g->nedges; e++) {
+    const sp_sg_edge *ed = &g->edges[e];
+    gzputs(f, e ? ",\n   " : "\n   ");
+    put_list(f, ed->costs, (int64_t)g->nodes[ed->a].nstrat * g->nodes[ed->b].nstrat);
+  }
+  gzputs(f, "]}");
+  if (g->usage_limit != SP_SG_NO_LIMIT)
+    gzprintf(f, ",\n \"usage_limit\": %lld", (long long)g->usage_limit);
+  gzputs(f, "}}\n");
+  int zerr = Z_OK;
+  gzerror(f, &zerr);
+  int crc = gzclose(f);
+  if (zerr != Z_OK || crc != Z_OK)
+    return sp_err_set(err, SP_EIO, "%s: write failed", path);
+  return SP_OK;
+}

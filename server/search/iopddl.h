@@ -14,6 +14,11 @@
  * double and would not be exact.
  *
  * The returned graph is owned by the caller (sp_sg_free).
+ *
+ * The writer produces the same format (so a planner's graph can be solved or compared
+ * outside the planner): forbidden costs are written as 1e18, "usage_limit" only when the
+ * graph has one; the file is gzip-compressed when its name ends in ".gz". Reading it back
+ * gives an equal graph when its numbers are within what the reader accepts (2^53).
  */
 #ifndef SP_SEARCH_IOPDDL_H
 #define SP_SEARCH_IOPDDL_H
@@ -29,5 +34,8 @@ int sp_iopddl_read_file(const char *path, sp_sg **out /* OUT, owned */, sp_err *
 
 /* Parses a problem from `len` bytes of JSON text (need not be NUL-terminated). */
 int sp_iopddl_parse(const char *text, size_t len, sp_sg **out /* OUT, owned */, sp_err *err);
+
+/* Writes `g` to `path` in the contest format; reading it back gives an equal graph. */
+int sp_iopddl_write_file(const sp_sg *g, const char *path, sp_err *err);
 
 #endif /* SP_SEARCH_IOPDDL_H */

@@ -5,15 +5,18 @@
  * from the edge, mB[e] likewise for b. Any messages give the lower bound
  *     sum_i min_k (u_i(k) + sum_e m_e->i(k)) + sum_e min_{x,y} (C_e(x, y) - mA(x) - mB(y)).
  * TRW-S passes (forward and backward over the node order, each node weighted by
- * 1 / max(earlier neighbours, later neighbours)) make the labelling good quickly; one
- * sweep of MPLP edge updates (each edge block set to its best value) then raises that
- * bound before it is read.
+ * 1 / max(earlier neighbours, later neighbours)) make the labelling good quickly; sweeps
+ * of MPLP edge updates (each edge block set to its best value) on a separate set of
+ * messages raise the bound, which is read from those. MPLP messages start at zero and
+ * carry information a few edges per sweep, so the bound keeps rising over many rounds even
+ * when no price moves; rounds stop when it stops (or proves the best plan).
  *
  * Prices: lambda_r per usage row; a segment covers the rows whose time lies in it, a
  * contiguous range of the time-sorted rows, so its price is a difference of prefix sums.
  */
 #include "search/sg_dual.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +24,7 @@
 #include "search/sg_heuristic.h"
 
 #define BIG 1e30
+#define FLAT_ROUNDS 5 /* rounds without a better bound (and no price move) before stopping */
 
 struct sg_dual {
   const sg_prob *p;
@@ -251,15 +255,27 @@ static void mplp_sweep(sg_dual *d) {
   free(Ma);
 }
 
-/* The bound of the MPLP messages for the priced problem (without -sum lambda cap). */
-static double messages_bound(sg_dual *d) {
+/* The bound of the MPLP messages for the priced problem, minus `lcap` (sum lambda cap), less
+ * a margin for the rounding of the double arithmetic. Each node term adds deg + 1 numbers,
+ * each edge term three, and the bound sums n + m terms; the margin bounds those errors by
+ * the magnitudes involved (largest message, largest priced cost of each node, the terms
+ * themselves), so that it stays safe even when messages grow large (forbidden costs are
+ * 1e18), and is negligible otherwise. */
+static double messages_bound(sg_dual *d, double lcap) {
   const sg_prob *p = d->p;
-  double lb = 0;
+  double lb = 0, terms = fabs(lcap), local = 0, maxmsg = 0;
+  for (int64_t v = 0; v < d->nmsg; v++)
+    if (fabs(d->msg2[v]) > maxmsg) maxmsg = fabs(d->msg2[v]);
   for (int i = 0; i < p->n; i++) {
     node_belief(d, d->msg2, i, d->th);
-    double mn = d->th[0];
+    const double *u = d->unary + d->uoff[i];
+    double mn = d->th[0], umax = 0;
     for (int k = 1; k < p->k[i]; k++) if (d->th[k] < mn) mn = d->th[k];
+    for (int k = 0; k < p->k[i]; k++) if (fabs(u[k]) > umax) umax = fabs(u[k]);
+    int deg = p->adj_off[i + 1] - p->adj_off[i];
     lb += mn;
+    terms += fabs(mn);
+    local += (deg + 1) * (umax + deg * maxmsg);
   }
   for (int e = 0; e < p->m; e++) {
     int ka = p->k[p->ea[e]], kb = p->k[p->eb[e]];
@@ -273,9 +289,13 @@ static double messages_bound(sg_dual *d) {
       }
     }
     lb += mn;
+    terms += fabs(mn);
+    local += 2 * (fabs(mn) + 4 * maxmsg);
     d->work += (int64_t)ka * kb;
   }
-  return lb;
+  lb -= lcap;
+  double margin = 2 * DBL_EPSILON * ((double)(p->n + p->m + 1) * terms + local);
+  return lb - margin - 1e-9 * fabs(lb) - 1e-6;
 }
 
 /* Row loads of a labelling, through a difference array over time. */
@@ -299,15 +319,45 @@ static void row_loads(sg_dual *d, const int *lab, double *g) {
   }
 }
 
+/* One projected subgradient step on the prices, at the decoded labelling (Polyak's rule
+ * against `ub`). Returns false when no price can move: the labelling fits every row and
+ * the rows it leaves room in are free already. `stall` counts rounds without a better
+ * bound; theta halves after four. */
+static bool price_step(sg_dual *d, double lb, int64_t ub, double *g, double *last, int *stall,
+                       double *theta) {
+  int nr = d->rows->n;
+  if (nr == 0) return false;
+  row_loads(d, d->labels, g);
+  double norm = 0;
+  for (int r = 0; r < nr; r++) {
+    if (d->lambda[r] <= 0 && g[r] < 0) g[r] = 0; /* projected: the price stays 0 */
+    norm += g[r] * g[r];
+  }
+  if (norm == 0) return false;
+  if (lb <= *last + 1e-9 * fabs(*last)) {
+    if (++*stall >= 4) { *theta *= 0.5; *stall = 0; }
+  } else {
+    *stall = 0;
+  }
+  if (lb > *last) *last = lb;
+  double target = ub < INT64_MAX ? (double)ub : lb + fabs(lb) * 0.1 + 1;
+  double step = *theta * (target - lb) / norm;
+  if (!(step > 0)) step = *theta * 1e-12;
+  for (int r = 0; r < nr; r++) {
+    d->lambda[r] += step * g[r];
+    if (d->lambda[r] < 0) d->lambda[r] = 0;
+  }
+  return true;
+}
+
 double sp_sg_dual_run(sg_dual *d, int iters, int passes, double deadline,
                       sg_dual_primal_fn primal, void *ctx) {
-  const sg_prob *p = d->p;
   int nr = d->rows->n;
   double best = -HUGE_VAL, theta = 1.0;
   double *g = malloc(sizeof(double) * ((size_t)nr + 1));
   if (!g) return best;
-  int stall = 0;
-  double last = -HUGE_VAL;
+  int stall = 0, flat = 0;
+  double last = -HUGE_VAL, last_flat = -HUGE_VAL;
   for (int it = 0; it < iters; it++) {
     if (deadline > 0 && sp_sg_now() >= deadline) break;
     price_unaries(d);
@@ -319,37 +369,25 @@ double sp_sg_dual_run(sg_dual *d, int iters, int passes, double deadline,
     for (int q = 0; q < passes; q++) mplp_sweep(d);
     double lcap = 0;
     for (int r = 0; r < nr; r++) lcap += d->lambda[r] * (double)d->rows->cap[r];
-    double lb = messages_bound(d) - lcap;
-    lb -= 1e-9 * fabs(lb) + 1e-6; /* rounding of double sums */
+    double lb = messages_bound(d, lcap);
     if (lb > best) best = lb;
     if (lb > d->best_bound) { /* remember this dual for pruning */
       d->best_bound = lb;
       memcpy(d->best_msg2, d->msg2, sizeof(double) * (size_t)d->nmsg);
       memcpy(d->best_lambda, d->lambda, sizeof(double) * (size_t)nr);
     }
-    if (nr == 0) break; /* no prices to move: one round is the whole story */
-    /* Subgradient of the priced problem at the decoded labelling. */
-    row_loads(d, d->labels, g);
-    double norm = 0;
-    for (int r = 0; r < nr; r++) {
-      if (d->lambda[r] <= 0 && g[r] < 0) g[r] = 0; /* projected: the price stays 0 */
-      norm += g[r] * g[r];
+    /* Costs are integers: a bound above ub - 1 proves the best plan optimal. */
+    if (ub < INT64_MAX && best > (double)ub - 1) break;
+    if (price_step(d, lb, ub, g, &last, &stall, &theta)) continue;
+    /* No price moved: the messages alone can still raise the bound, often a lot (they
+     * start from zero and each round passes them only a few times), so go on until they
+     * stop paying. */
+    if (last_flat == -HUGE_VAL || lb > last_flat + 1e-9 * fabs(last_flat) + 1e-6) {
+      flat = 0;
+      last_flat = lb;
+    } else if (++flat >= FLAT_ROUNDS) {
+      break;
     }
-    if (norm == 0) break; /* feasible with no price to lower: nothing to move */
-    if (lb <= last + 1e-9 * fabs(last)) {
-      if (++stall >= 4) { theta *= 0.5; stall = 0; }
-    } else {
-      stall = 0;
-    }
-    last = lb > last ? lb : last;
-    double target = ub < INT64_MAX ? (double)ub : lb + fabs(lb) * 0.1 + 1;
-    double step = theta * (target - lb) / norm;
-    if (!(step > 0)) step = theta * 1e-12;
-    for (int r = 0; r < nr; r++) {
-      d->lambda[r] += step * g[r];
-      if (d->lambda[r] < 0) d->lambda[r] = 0;
-    }
-    (void)p;
   }
   free(g);
   return best;

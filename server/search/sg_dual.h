@@ -33,9 +33,13 @@ typedef int64_t (*sg_dual_primal_fn)(void *ctx, const int *labels);
 int sp_sg_dual_new(const sg_prob *p, const sg_rows *rows, sg_dual **out);
 void sp_sg_dual_free(sg_dual *d);
 
-/* Runs `iters` rounds (price update, `passes` message passes, one primal call) or until
- * `deadline` (sp_sg_now seconds; 0: none). Returns the best lower bound found (-inf if
- * none; valid for the compact model without its offset). */
+/* Runs `iters` rounds (`passes` message passes, one primal call, a price update) or until
+ * `deadline` (sp_sg_now seconds; 0: none). Stops early when the bound proves the primal's
+ * best plan (costs are integers: bound > cost - 1), or when no price moves (no usage row
+ * is violated or priced) and the bound has stopped rising: rounds without a price move
+ * still pass messages, and on models whose rows do not bind that is what the bound needs.
+ * Returns the best lower bound found (-inf if none; valid for the compact model without
+ * its offset). */
 double sp_sg_dual_run(sg_dual *d, int iters, int passes, double deadline,
                       sg_dual_primal_fn primal, void *ctx);
 

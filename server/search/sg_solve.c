@@ -5,7 +5,9 @@
  *   1. build the model and reduce it (exact; may prove infeasibility);
  *   2. greedy plan, local search to a local optimum, a fixed number of Lagrangian rounds
  *      (each labelling repaired and improved by the heuristic), a first round of
- *      perturbation (bounded by work, so the same input gives the same incumbent);
+ *      perturbation (bounded by work, so the same input gives the same incumbent); when
+ *      the Lagrangian bound already reaches the best plan, that plan is optimal and the
+ *      solve ends here;
  *   3. per independent component: the root LP with dual simplex, then branch and bound
  *      seeded with the incumbent; proofs and bounds are collected per component;
  *   4. if not proven, perturbation again until the deadline or the work limit;
@@ -72,6 +74,14 @@ typedef struct solver {
 
 static bool out_of_time(const solver *s) {
   return s->deadline > 0 && sp_sg_now() >= s->deadline;
+}
+
+/* The bound has reached the heuristic's best plan (often the Lagrangian bound alone does):
+ * the plan is optimal and the rest of the work is moot. */
+static bool incumbent_proved(const solver *s) {
+  int64_t hc;
+  return s->h && sp_sg_heur_best(s->h, &hc) && s->bound != INT64_MIN &&
+         hc + s->p->offset <= s->bound;
 }
 
 static void report(solver *s, const char *phase, const char *note) {
@@ -423,11 +433,12 @@ int sp_sg_solve(const sp_sg *g, const sp_sg_opts *opts, sp_sg_result *res, sp_er
       goto done;
     }
     double ils_end = s.deadline > 0 ? sp_sg_now() + (s.deadline - sp_sg_now()) * 0.2 : 0;
-    sp_sg_heur_improve(s.h, first_round, ils_end);
+    if (!incumbent_proved(&s)) sp_sg_heur_improve(s.h, first_round, ils_end);
   }
   res->stats.t_heuristic = sp_sg_now() - t_h;
   /* 3. integer program */
-  if (!opts->no_ilp && s.p->n > 0 && !out_of_time(&s)) {
+  if (incumbent_proved(&s)) proved = true;
+  if (!proved && !opts->no_ilp && s.p->n > 0 && !out_of_time(&s)) {
     double ilp_end = s.deadline > 0 ? s.deadline - 0.05 * opts->time_limit : 0;
     rc = run_ilp(&s, ilp_end, &proved, &infeasible, err);
     if (rc != SP_OK) goto done;
