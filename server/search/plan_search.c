@@ -55,6 +55,7 @@
 #include <time.h>
 
 #include "rules/registry.h"
+#include "search/iopddl.h"
 #include "search/strategies.h"
 #include "search/strategy_graph.h"
 
@@ -1303,6 +1304,7 @@ static int run(sp_module *m, const sp_plan_search_opts *o, bool fixed, sp_plan_s
   compute_liveness(&S);
   rc = build_graph(&S, &g, err);
   if (!rc && !fixed && !o->no_share_layers) rc = tie_layers(&S, g, out, err);
+  if (!rc && o->dump_graph) rc = sp_iopddl_write_file(g, o->dump_graph, err);
   if (rc) goto fail;
   double t1 = now_s();
   sp_sg_opts so;

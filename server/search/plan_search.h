@@ -102,6 +102,8 @@ typedef struct sp_plan_search_opts {
    * an argument. */
   int nstate;
   const sp_plan_state_pair *state;
+  const char *dump_graph;     /* write each strategy graph before it is solved (IOPDDL JSON,
+                                 iopddl.h) to this file; NULL: none */
 } sp_plan_search_opts;
 
 void sp_plan_search_opts_init(sp_plan_search_opts *o);

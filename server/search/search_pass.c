@@ -155,6 +155,7 @@ int sp_search_pass(sp_module *m, const char *options, sp_plan_summary *out, sp_e
     if (strcmp(key, "cluster") == 0) cluster_path = (char *)val;
     else if (strcmp(key, "mesh") == 0) mesh = (char *)val;
     else if (strcmp(key, "report") == 0) report = (char *)val;
+    else if (strcmp(key, "dump-graph") == 0) o.dump_graph = val;
     else if (strcmp(key, "time-limit") == 0) {
       if ((rc = parse_number(key, val, &o.time_limit, err))) goto fail;
     } else if (strcmp(key, "gap") == 0) {
@@ -206,7 +207,7 @@ int sp_search_pass(sp_module *m, const char *options, sp_plan_summary *out, sp_e
       rc = sp_err_set(err, SP_EINVAL, "-shardplan-search: unknown option '%s' (known: cluster, "
                       "mesh, time-limit, gap, work-limit, seed, devices, state, max-strategies, "
                       "mem-weight, memory-limit, coarsen, reduce-scatter, share-layers, placement, "
-                      "mesh-shape, num-devices, mesh-axes, report)", key);
+                      "mesh-shape, num-devices, mesh-axes, report, dump-graph)", key);
       goto fail;
     }
   }
