@@ -11,10 +11,10 @@
  * neighbouring time (same or more segments, no more capacity), and no duplicates.
  *
  * Solving: GLPK's MIP presolver would solve the root LP with primal simplex and no time
- * limit, so the root relaxation is solved here with dual simplex and a time limit (and the
- * incumbent's cost as objective limit: reaching it proves the incumbent optimal), then
- * glp_intopt runs without presolve from that basis, with the incumbent offered through the
- * heuristic callback, a gap and a time limit.
+ * limit, so the root relaxation is solved here with dual simplex (long-step ratio test) and
+ * a time limit (and the incumbent's cost as objective limit: reaching it proves the
+ * incumbent optimal), then glp_intopt runs without presolve from that basis, with the
+ * incumbent offered through the heuristic callback, a gap and a time limit.
  *
  * Memory: sg_ilp owns its glp_prob and index arrays (malloc); the model must outlive it.
  */
