@@ -613,7 +613,12 @@ static int solve(sg_ilp *q, sg_ilp_run *r, int *plan, sp_err *err) {
   io.mip_gap = r->gap;
   io.cb_func = callback;
   io.cb_info = &s;
-  io.br_tech = GLP_BR_PCH;
+  /* Pseudocost branching initialises its costs by solving an LP per candidate inside
+   * glp_intopt, without calling back: when one LP takes a large share of the time left (IOPDDL
+   * V: a 164 s root LP, then 201 s of branching against a 135 s budget), that overruns the
+   * deadline. Then branch with the Driebeck-Tomlin heuristic, which needs no extra LPs. */
+  double left = r->deadline > 0 ? r->deadline - sp_sg_now() : HUGE_VAL;
+  io.br_tech = r->t_lp * 10 < left ? GLP_BR_PCH : GLP_BR_DTH;
   io.bt_tech = GLP_BT_BLB;
   ret = glp_intopt(q->lp, &io);
   r->t_ilp = sp_sg_now() - t0;
