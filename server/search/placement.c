@@ -8,8 +8,6 @@
  */
 #include "search/placement.h"
 
-#include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
