@@ -26,6 +26,23 @@ START_TEST(arena_serves_large_and_small_requests) {
 }
 END_TEST
 
+START_TEST(arena_grow_doubles_only_when_full_and_keeps_the_elements) {
+  sp_arena *a = sp_arena_new(0);
+  int *v = NULL, cap = 0;
+  for (int i = 0; i < 100; i++) {
+    ck_assert_int_eq(sp_arena_grow(a, (void **)&v, &cap, i, sizeof *v), SP_OK);
+    ck_assert_int_gt(cap, i);
+    v[i] = i * 7;
+  }
+  ck_assert_int_eq(cap, 128); /* 8, 16, 32, 64, 128 */
+  int *before = v;
+  ck_assert_int_eq(sp_arena_grow(a, (void **)&v, &cap, 100, sizeof *v), SP_OK);
+  ck_assert_ptr_eq(v, before); /* room left: nothing moves */
+  for (int i = 0; i < 100; i++) ck_assert_int_eq(v[i], i * 7);
+  sp_arena_free(a);
+}
+END_TEST
+
 START_TEST(uses_are_listed_newest_first_and_replaced) {
   sp_module *m = sp_module_new("t.mlir");
   sp_arena *a = m->arena;
@@ -155,6 +172,7 @@ static Suite *ir_suite(void) {
   Suite *s = suite_create("ir");
   TCase *tc = tcase_create("core");
   tcase_add_test(tc, arena_serves_large_and_small_requests);
+  tcase_add_test(tc, arena_grow_doubles_only_when_full_and_keeps_the_elements);
   tcase_add_test(tc, uses_are_listed_newest_first_and_replaced);
   tcase_add_test(tc, ops_insert_and_unlink_keep_block_order);
   tcase_add_test(tc, attributes_are_set_replaced_and_removed);

@@ -7,11 +7,14 @@
  */
 #include "ir/arena.h"
 
+#include <limits.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "ir/err.h"
 
 #define SP_ARENA_ALIGN 16
 #define SP_ARENA_DEFAULT_BLOCK (64 * 1024)
@@ -101,6 +104,17 @@ void *sp_arena_realloc(sp_arena *a, void *old, size_t old_n, size_t new_n) {
   void *p = sp_arena_alloc(a, new_n);
   if (p && old && old_n) memcpy(p, old, old_n);
   return p;
+}
+
+int sp_arena_grow(sp_arena *a, void **arr, int *cap, int count, size_t elem) {
+  if (count < *cap) return SP_OK;
+  if (*cap > INT_MAX / 2) return SP_ENOMEM;
+  int ncap = *cap ? *cap * 2 : 8;
+  void *p = sp_arena_realloc(a, *arr, (size_t)*cap * elem, (size_t)ncap * elem);
+  if (!p) return SP_ENOMEM;
+  *arr = p;
+  *cap = ncap;
+  return SP_OK;
 }
 
 char *sp_arena_strndup(sp_arena *a, const char *s, size_t n) {

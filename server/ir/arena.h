@@ -25,6 +25,10 @@ void *sp_arena_alloc(sp_arena *a, size_t n);            /* uninitialised */
 void *sp_arena_calloc(sp_arena *a, size_t count, size_t size); /* zeroed; overflow-checked */
 /* Grows `old` (of `old_n` bytes, from this arena) to `new_n` bytes; copies. */
 void *sp_arena_realloc(sp_arena *a, void *old, size_t old_n, size_t new_n);
+/* Makes room in an arena-backed array of `*cap` elements of `elem` bytes for element index
+ * `count`: when count >= *cap, doubles the capacity (8 at first), copying, and updates *arr
+ * and *cap. SP_OK, or SP_ENOMEM with *arr and *cap unchanged. */
+int sp_arena_grow(sp_arena *a, void **arr, int *cap, int count, size_t elem);
 char *sp_arena_strdup(sp_arena *a, const char *s);
 char *sp_arena_strndup(sp_arena *a, const char *s, size_t n);
 char *sp_arena_printf(sp_arena *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

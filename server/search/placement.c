@@ -125,14 +125,8 @@ static bool same_sizes(const sp_mesh *x, const sp_mesh *y) {
 /* ------------------------------------------------------------------ trials */
 
 static sp_plan_trial *new_trial(ctx *c, const sp_mesh *mesh, const int64_t *dev) {
-  if (c->ntrials == c->captrials) {
-    int nc = c->captrials ? 2 * c->captrials : 8;
-    sp_plan_trial *nv = sp_arena_realloc(c->m->arena, c->trials,
-                                         (size_t)c->captrials * sizeof *nv, (size_t)nc * sizeof *nv);
-    if (!nv) return NULL;
-    c->trials = nv;
-    c->captrials = nc;
-  }
+  if (sp_arena_grow(c->m->arena, (void **)&c->trials, &c->captrials, c->ntrials, sizeof *c->trials))
+    return NULL;
   sp_plan_trial *t = &c->trials[c->ntrials++];
   memset(t, 0, sizeof *t);
   sp_strbuf sb = SP_STRBUF_INIT;

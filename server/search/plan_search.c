@@ -182,14 +182,8 @@ static const sp_layout *member_layout(const pnode *n, const member *mb, int s) {
 /* ------------------------------------------------------------------ nodes */
 
 static int add_node(search *S, int kind, sp_op *op, sp_err *err) {
-  if (S->nnodes == S->capnodes) {
-    int cap = S->capnodes ? 2 * S->capnodes : 64;
-    pnode *v = sp_arena_realloc(S->a, S->nodes, (size_t)S->capnodes * sizeof *v,
-                                (size_t)cap * sizeof *v);
-    if (!v) return sp_err_set(err, SP_ENOMEM, "out of memory");
-    S->nodes = v;
-    S->capnodes = cap;
-  }
+  if (sp_arena_grow(S->a, (void **)&S->nodes, &S->capnodes, S->nnodes, sizeof *S->nodes))
+    return sp_err_set(err, SP_ENOMEM, "out of memory");
   pnode *n = &S->nodes[S->nnodes];
   memset(n, 0, sizeof *n);
   n->kind = kind;
@@ -200,14 +194,8 @@ static int add_node(search *S, int kind, sp_op *op, sp_err *err) {
 
 static int add_member(search *S, int node, sp_value *v, int result, sp_op *follower, sp_err *err) {
   pnode *n = &S->nodes[node];
-  if (n->nmem == n->capmem) {
-    int cap = n->capmem ? 2 * n->capmem : 4;
-    member *mv = sp_arena_realloc(S->a, n->mem, (size_t)n->capmem * sizeof *mv,
-                                  (size_t)cap * sizeof *mv);
-    if (!mv) return sp_err_set(err, SP_ENOMEM, "out of memory");
-    n->mem = mv;
-    n->capmem = cap;
-  }
+  if (sp_arena_grow(S->a, (void **)&n->mem, &n->capmem, n->nmem, sizeof *n->mem))
+    return sp_err_set(err, SP_ENOMEM, "out of memory");
   member *mb = &n->mem[n->nmem];
   memset(mb, 0, sizeof *mb);
   mb->v = v;
@@ -538,16 +526,9 @@ static int member_dedup(search *S, pnode *n, member *mb) {
 static pedge *find_edge(search *S, int a, int b, sp_err *err) {
   for (int e = S->nodes[b].first_in; e >= 0; e = S->edges[e].next_in)
     if (S->edges[e].a == a) return &S->edges[e];
-  if (S->nedges == S->capedges) {
-    int cap = S->capedges ? 2 * S->capedges : 64;
-    pedge *v = sp_arena_realloc(S->a, S->edges, (size_t)S->capedges * sizeof *v,
-                                (size_t)cap * sizeof *v);
-    if (!v) {
-      sp_err_set(err, SP_ENOMEM, "out of memory");
-      return NULL;
-    }
-    S->edges = v;
-    S->capedges = cap;
+  if (sp_arena_grow(S->a, (void **)&S->edges, &S->capedges, S->nedges, sizeof *S->edges)) {
+    sp_err_set(err, SP_ENOMEM, "out of memory");
+    return NULL;
   }
   pedge *e = &S->edges[S->nedges];
   e->a = a;
@@ -992,14 +973,8 @@ static int tie_group(search *S, sp_sg *g, const int *members, int cnt, sp_plan_s
   for (int k = 1; k < cnt && rc >= 0; k++) rc = sp_sg_add_edge(g, members[k - 1], members[k], costs, err);
   free(costs);
   if (rc < 0) return rc;
-  if (out->ntie_groups == *cap) {
-    int nc = *cap ? 2 * *cap : 16;
-    sp_plan_tie_group *nv = sp_arena_realloc(S->m->arena, out->ties, (size_t)*cap * sizeof *nv,
-                                             (size_t)nc * sizeof *nv);
-    if (!nv) return sp_err_set(err, SP_ENOMEM, "out of memory");
-    out->ties = nv;
-    *cap = nc;
-  }
+  if (sp_arena_grow(S->m->arena, (void **)&out->ties, cap, out->ntie_groups, sizeof *out->ties))
+    return sp_err_set(err, SP_ENOMEM, "out of memory");
   sp_plan_tie_group *tg = &out->ties[out->ntie_groups++];
   tg->n = cnt;
   tg->values = sp_arena_alloc(S->m->arena, (size_t)cnt * sizeof *tg->values);
@@ -1182,14 +1157,9 @@ static double collective_bytes_sent(const sp_collective *c) {
 
 static int push_collective(search *S, sp_plan_summary *out, int *cap, const sp_value *v,
                            const sp_op *at, int operand, const sp_collective *c) {
-  if (out->ncollectives == *cap) {
-    int nc = *cap ? 2 * *cap : 32;
-    sp_plan_collective *nv = sp_arena_realloc(S->m->arena, out->collectives,
-                                              (size_t)*cap * sizeof *nv, (size_t)nc * sizeof *nv);
-    if (!nv) return SP_ENOMEM;
-    out->collectives = nv;
-    *cap = nc;
-  }
+  if (sp_arena_grow(S->m->arena, (void **)&out->collectives, cap, out->ncollectives,
+                    sizeof *out->collectives))
+    return SP_ENOMEM;
   sp_plan_collective *pc = &out->collectives[out->ncollectives++];
   pc->value = value_name(S, v);
   pc->op = at->name;

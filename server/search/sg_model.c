@@ -13,16 +13,6 @@
 
 #define NO_LIMIT_CAP (INT64_MAX / 4)
 
-static int grow(sp_arena *a, void **arr, int *cap, int count, size_t elem) {
-  if (count < *cap) return SP_OK;
-  int ncap = *cap ? *cap * 2 : 4;
-  void *p = sp_arena_realloc(a, *arr, (size_t)*cap * elem, (size_t)ncap * elem);
-  if (!p) return SP_ENOMEM;
-  *arr = p;
-  *cap = ncap;
-  return SP_OK;
-}
-
 static int cmp_i64(const void *p, const void *q) {
   int64_t x = *(const int64_t *)p, y = *(const int64_t *)q;
   return (x > y) - (x < y);
@@ -153,7 +143,7 @@ static int find_edge(const sg_model *m, int a, int b) {
 
 static int adj_push(sg_model *m, int i, int e) {
   sg_mnode *x = &m->node[i];
-  if (grow(m->arena, (void **)&x->adj, &x->capadj, x->deg, sizeof(int))) return SP_ENOMEM;
+  if (sp_arena_grow(m->arena, (void **)&x->adj, &x->capadj, x->deg, sizeof(int))) return SP_ENOMEM;
   x->adj[x->deg++] = e;
   return SP_OK;
 }
@@ -180,7 +170,7 @@ int sp_sg_model_add_edge(sg_model *m, int a, int b, const int64_t *c) {
       }
     return SP_OK;
   }
-  if (grow(m->arena, (void **)&m->edge, &m->capm, m->m, sizeof *m->edge)) return SP_ENOMEM;
+  if (sp_arena_grow(m->arena, (void **)&m->edge, &m->capm, m->m, sizeof *m->edge)) return SP_ENOMEM;
   sg_medge *x = &m->edge[m->m];
   x->alive = true;
   x->a = a;
@@ -290,7 +280,7 @@ int sp_sg_model_add_usage(sg_model *m, int i, int t0, int t1, const int64_t *use
   /* Splice: replace segments [lo, hi) by the pieces. */
   int nseg = x->nseg - (hi - lo) + np;
   while (x->capseg < nseg)
-    if (grow(m->arena, (void **)&x->seg, &x->capseg, x->capseg, sizeof(sg_seg))) {
+    if (sp_arena_grow(m->arena, (void **)&x->seg, &x->capseg, x->capseg, sizeof(sg_seg))) {
       free(piece);
       return SP_ENOMEM;
     }
@@ -315,7 +305,7 @@ int sp_sg_model_add_usage(sg_model *m, int i, int t0, int t1, const int64_t *use
 }
 
 int sp_sg_model_push_elim(sg_model *m, sg_elim rec) {
-  if (grow(m->arena, (void **)&m->elim, &m->capelim, m->nelim, sizeof *m->elim))
+  if (sp_arena_grow(m->arena, (void **)&m->elim, &m->capelim, m->nelim, sizeof *m->elim))
     return SP_ENOMEM;
   m->elim[m->nelim++] = rec;
   return SP_OK;

@@ -51,14 +51,7 @@ static int set_init(sp_strategy_set *set, int noperands, int nresults) {
 }
 
 static sp_strategy *set_push(sp_arena *a, sp_strategy_set *set) {
-  if (set->n == set->cap) {
-    int cap = set->cap ? 2 * set->cap : 16;
-    sp_strategy *v = sp_arena_realloc(a, set->v, (size_t)set->cap * sizeof *v,
-                                      (size_t)cap * sizeof *v);
-    if (!v) return NULL;
-    set->v = v;
-    set->cap = cap;
-  }
+  if (sp_arena_grow(a, (void **)&set->v, &set->cap, set->n, sizeof *set->v)) return NULL;
   sp_strategy *st = &set->v[set->n++];
   memset(st, 0, sizeof *st);
   st->scatter_dim = -1;

@@ -33,17 +33,6 @@ void sp_sg_free(sp_sg *g) {
   if (g) sp_arena_free(g->arena);
 }
 
-/* Makes room for one more element in an arena-backed array of `*cap` elements. */
-static int grow(sp_arena *a, void **arr, int *cap, int count, size_t elem) {
-  if (count < *cap) return SP_OK;
-  int ncap = *cap ? *cap * 2 : 16;
-  void *p = sp_arena_realloc(a, *arr, (size_t)*cap * elem, (size_t)ncap * elem);
-  if (!p) return SP_ENOMEM;
-  *arr = p;
-  *cap = ncap;
-  return SP_OK;
-}
-
 static int check_costs(const int64_t *v, int64_t n, const char *what, sp_err *err) {
   for (int64_t i = 0; i < n; i++)
     if (v[i] < 0)
@@ -68,7 +57,7 @@ int sp_sg_add_node(sp_sg *g, int nstrat, const int64_t *costs, const int64_t *us
   int rc = check_costs(costs, nstrat, "costs", err);
   if (rc == SP_OK && usages) rc = check_costs(usages, nstrat, "usages", err);
   if (rc != SP_OK) return sp_err_prefix(err, "node %d", g->nnodes);
-  if (grow(g->arena, (void **)&g->nodes, &g->cap_nodes, g->nnodes, sizeof *g->nodes))
+  if (sp_arena_grow(g->arena, (void **)&g->nodes, &g->cap_nodes, g->nnodes, sizeof *g->nodes))
     return sp_err_set(err, SP_ENOMEM, "out of memory adding node %d", g->nnodes);
   sp_sg_node *n = &g->nodes[g->nnodes];
   n->nstrat = nstrat;
@@ -96,7 +85,7 @@ int sp_sg_add_edge(sp_sg *g, int a, int b, const int64_t *costs, sp_err *err) {
                       "(SP_SG_MAX_PAIRS)", g->nedges, (long long)n, SP_SG_MAX_PAIRS);
   int rc = check_costs(costs, n, "costs", err);
   if (rc != SP_OK) return sp_err_prefix(err, "edge %d", g->nedges);
-  if (grow(g->arena, (void **)&g->edges, &g->cap_edges, g->nedges, sizeof *g->edges))
+  if (sp_arena_grow(g->arena, (void **)&g->edges, &g->cap_edges, g->nedges, sizeof *g->edges))
     return sp_err_set(err, SP_ENOMEM, "out of memory adding edge %d", g->nedges);
   sp_sg_edge *e = &g->edges[g->nedges];
   e->a = a;
