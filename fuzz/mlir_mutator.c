@@ -19,7 +19,8 @@ size_t LLVMFuzzerMutate(uint8_t *data, size_t size, size_t max_size) __attribute
 
 static uint64_t rng;
 
-static uint32_t rnd(uint32_t n) { /* uniform-ish in [0, n); n >= 1 */
+static uint32_t rnd(uint32_t n) { /* uniform-ish in [0, n); 0 when n is 0 */
+  if (n == 0) return 0;
   rng ^= rng >> 12;
   rng ^= rng << 25;
   rng ^= rng >> 27;
@@ -94,7 +95,7 @@ static sp_sharding *random_sharding(parts *p, int rank) {
     sp_dim_sharding *dim = &s->dims[d];
     dim->closed = rnd(3) != 0;
     dim->priority = rnd(4) == 0 ? (int)rnd(3) : SP_NO_PRIORITY;
-    int want = (int)rnd(3);
+    int want = mesh->naxes > 0 ? (int)rnd(3) : 0;
     dim->axes = sp_arena_calloc(a, (size_t)(want ? want : 1), sizeof *dim->axes);
     for (int k = 0; k < want && dim->axes; k++) {
       int ax = (int)rnd((uint32_t)mesh->naxes);
@@ -138,7 +139,7 @@ static bool mutate_mesh(parts *p) {
   if (rnd(4) == 0 && mesh->naxes < 6) { /* a new axis */
     sp_mesh_axis *axes = sp_arena_calloc(p->m->arena, (size_t)mesh->naxes + 1, sizeof *axes);
     if (!axes) return false;
-    memcpy(axes, mesh->axes, (size_t)mesh->naxes * sizeof *axes);
+    if (mesh->naxes > 0) memcpy(axes, mesh->axes, (size_t)mesh->naxes * sizeof *axes);
     axes[mesh->naxes].name = sp_arena_printf(p->m->arena, "z%d", mesh->naxes);
     axes[mesh->naxes].size = sizes[rnd(7)];
     mesh->axes = axes;
