@@ -13,15 +13,15 @@
 #include "search/cluster.h"
 #include "search/plan_search.h"
 
-/* Two 8-GPU machines: meshes of up to 16 devices get planned. */
+/* Eight 8-GPU machines: meshes of up to 64 devices get planned. */
+#define MACHINE(n)                                                                     \
+  "  {\"name\": \"n" #n "\", \"device_type\": \"gpu\", \"num_devices\": 8,"                   \
+  "   \"link\": {\"kind\": \"nvlink\", \"bandwidth\": 3.0e11, \"latency\": 2e-6}}"
 static const char cluster_json[] =
     "{\"device_types\": {\"gpu\": {\"memory_bytes\": 8.0e10,"
     " \"flops\": {\"bf16\": 3.12e14, \"f32\": 1.95e13}}},"
-    " \"machines\": ["
-    "  {\"name\": \"n0\", \"device_type\": \"gpu\", \"num_devices\": 8,"
-    "   \"link\": {\"kind\": \"nvlink\", \"bandwidth\": 3.0e11, \"latency\": 2e-6}},"
-    "  {\"name\": \"n1\", \"device_type\": \"gpu\", \"num_devices\": 8,"
-    "   \"link\": {\"kind\": \"nvlink\", \"bandwidth\": 3.0e11, \"latency\": 2e-6}}],"
+    " \"machines\": [" MACHINE(0) "," MACHINE(1) "," MACHINE(2) "," MACHINE(3) ","
+    MACHINE(4) "," MACHINE(5) "," MACHINE(6) "," MACHINE(7) "],"
     " \"network\": {\"kind\": \"infiniband\", \"bandwidth\": 2.5e10, \"latency\": 5e-6}}";
 
 static sp_cluster *fuzz_cluster;
@@ -33,6 +33,9 @@ void sp_fuzz_check(int cond, const char *what, const sp_err *err) {
 }
 
 void sp_fuzz_check_error(int rc, const sp_err *err, const char *what) {
+  static int verbose = -1;
+  if (verbose < 0) verbose = getenv("SP_FUZZ_VERBOSE") != NULL;
+  if (verbose) fprintf(stderr, "fuzz error: %s\n", err->msg);
   sp_fuzz_check(rc < 0, what, err);
   sp_fuzz_check(err->code == rc, "error status differs from the returned one", err);
   sp_fuzz_check(err->msg[0] != '\0', "error without a message", err);
@@ -66,6 +69,12 @@ sp_fuzz_stage sp_fuzz_run_engine(sp_module *m) {
   sp_plan_search_opts so;
   sp_plan_search_opts_init(&so);
   so.cluster = the_cluster();
+  /* A module with several meshes: plan on the first. */
+  for (sp_op *op = sp_module_body(m)->first; op; op = op->next)
+    if (op->kind == SP_OP_SDY_MESH) {
+      so.mesh_name = sp_op_get_str(op, "sym_name");
+      break;
+    }
   so.time_limit = SP_FUZZ_SEARCH_SECONDS;
   so.work_limit = 20000;
   sp_plan_summary sum;

@@ -94,7 +94,6 @@ static sp_sharding *random_sharding(parts *p, int rank) {
   for (int d = 0; d < rank; d++) {
     sp_dim_sharding *dim = &s->dims[d];
     dim->closed = rnd(3) != 0;
-    dim->priority = rnd(4) == 0 ? (int)rnd(3) : SP_NO_PRIORITY;
     int want = mesh->naxes > 0 ? (int)rnd(3) : 0;
     dim->axes = sp_arena_calloc(a, (size_t)(want ? want : 1), sizeof *dim->axes);
     for (int k = 0; k < want && dim->axes; k++) {
@@ -103,6 +102,9 @@ static sp_sharding *random_sharding(parts *p, int rank) {
       used[ax] = true;
       dim->axes[dim->naxes++] = (sp_axis_ref){mesh->axes[ax].name, 0, 0};
     }
+    /* An empty closed dim may not carry a priority (the verifier rejects it). */
+    bool may_prioritize = dim->naxes > 0 || !dim->closed;
+    dim->priority = may_prioritize && rnd(4) == 0 ? (int)rnd(3) : SP_NO_PRIORITY;
   }
   if (rnd(4) == 0) {
     s->replicated = sp_arena_calloc(a, (size_t)mesh->naxes + 1, sizeof *s->replicated);
@@ -147,7 +149,11 @@ static bool mutate_mesh(parts *p) {
     return true;
   }
   if (mesh->naxes == 0) return false;
-  mesh->axes[rnd((uint32_t)mesh->naxes)].size = sizes[rnd(7)];
+  int ax = (int)rnd((uint32_t)mesh->naxes);
+  int64_t old = mesh->axes[ax].size, devices = 1;
+  mesh->axes[ax].size = sizes[rnd(7)];
+  for (int i = 0; i < mesh->naxes; i++) devices *= mesh->axes[i].size;
+  if (devices > 64) mesh->axes[ax].size = old; /* the fuzz cluster has 64 devices */
   return true;
 }
 
