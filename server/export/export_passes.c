@@ -6,6 +6,7 @@
 
 #include <string.h>
 
+#include "export/call_graph.h"
 #include "export/debug_info.h"
 #include "export/meshes.h"
 #include "export/verify_unreduced.h"
@@ -60,12 +61,20 @@ NO_OPTION_PASS(pass_constant_merger, "sdy-constant-or-scalar-merger", sp_constan
 NO_OPTION_PASS(pass_drop_sharding_and_mesh, "sdy-drop-sharding-and-mesh", sp_export_drop_sharding_and_mesh)
 NO_OPTION_PASS(pass_inline_meshes, "sdy-inline-meshes", sp_export_inline_meshes)
 NO_OPTION_PASS(pass_verify_unreduced, "sdy-verify-unreduced-axes", sp_export_verify_unreduced_axes)
-NO_OPTION_PASS(pass_export_named, "sdy-export-named-computations", sp_func_calls_export)
+NO_OPTION_PASS(pass_export_named, "sdy-export-named-computations", sp_export_named_computations)
 NO_OPTION_PASS(pass_results_from_returns, "sdy-propagate-to-func-results", sp_func_calls_results_from_returns)
 NO_OPTION_PASS(pass_func_call_reshards, "sdy-insert-func-call-reshards", sp_func_calls_insert_reshards)
 NO_OPTION_PASS(pass_non_divisible, "sdy-update-non-divisible-input-output-shardings", sp_export_update_non_divisible)
 NO_OPTION_PASS(pass_remove_sub_axes, "sdy-remove-sub-axes-in-input-output-shardings", sp_export_remove_sub_axes_in_main)
 NO_OPTION_PASS(pass_close, "sdy-close-shardings", sp_export_close_shardings)
+
+static int pass_unflatten(sp_module *m, const char *options, sp_err *err) {
+  bool fully = false;
+  static const char *const keys[] = {"dedup-functions-fully"};
+  bool *outs[] = {&fully};
+  int rc = sp_export_parse_bools("sdy-unflatten-call-graph", options, keys, outs, 1, err);
+  return rc ? rc : sp_export_unflatten_call_graph(m, fully, err);
+}
 
 static int pass_explicit_reshards(sp_module *m, const char *options, sp_err *err) {
   bool full = false;
@@ -87,6 +96,7 @@ const sp_export_pass sp_export_passes[] = {
     {"sdy-verify-unreduced-axes", pass_verify_unreduced, "check unreduced-axis transitions"},
     {"sdy-export-named-computations", pass_export_named, "named computations to private functions and calls"},
     {"sdy-propagate-to-func-results", pass_results_from_returns, "non-main functions take their returned values' shardings"},
+    {"sdy-unflatten-call-graph", pass_unflatten, "merge calls to equivalent copies of one function (dedup-functions-fully)"},
     {"sdy-insert-func-call-reshards", pass_func_call_reshards, "reshard call results to the callee's result shardings"},
     {"sdy-update-non-divisible-input-output-shardings", pass_non_divisible, "cut I/O shardings to divisible prefixes"},
     {"sdy-remove-sub-axes-in-input-output-shardings", pass_remove_sub_axes, "cut main's open I/O dims at the first sub-axis"},

@@ -139,6 +139,7 @@ static void usage(FILE *f) {
           "  -o FILE               write the output to FILE (default: stdout)\n"
           "  -verify-diagnostics   check expected-error/-warning annotations (like mlir-opt)\n"
           "  -report-json=FILE     write each op's factor tables before/after and the conflicts\n"
+          "  -allow-unregistered-dialect  accepted (ops of unknown dialects are always kept)\n"
           "  -help                 print this help\n"
           "\n"
           "passes (-name or -name=options):\n");
@@ -179,6 +180,8 @@ static int parse_args(int argc, char **argv, options *o) {
       o->split_input_file = true;
     } else if (n == 18 && strncmp(name, "verify-diagnostics", n) == 0 && !eq) {
       o->verify_diagnostics = true;
+    } else if (n == 26 && strncmp(name, "allow-unregistered-dialect", n) == 0 && !eq) {
+      /* Accepted for mlir-opt compatibility: ops of unknown dialects are always kept. */
     } else if (n == 11 && strncmp(name, "report-json", n) == 0) {
       if (!eq || !eq[1]) {
         fprintf(stderr, "shardplan-opt: -report-json needs a file name (-report-json=FILE)\n");
