@@ -119,6 +119,9 @@ typedef struct sp_all_to_all_param {
   int64_t src_dim, tgt_dim;
 } sp_all_to_all_param;
 
+/* [{"x"}: 0->1, {"y"}: 1->3] */
+void sp_all_to_all_params_print(sp_strbuf *sb, const sp_all_to_all_param *v, int n);
+
 typedef struct sp_attr {
   const char *name;
   sp_attr_kind kind;

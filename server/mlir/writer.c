@@ -198,22 +198,11 @@ static void put_axes(sp__mlir_writer *w, const sp_axis_ref *v, int n) {
 }
 
 void sp__mlir_w_dim_axes(sp__mlir_writer *w, const sp_dim_sharding *v, int n) {
-  sp__mlir_w_putc(w, '[');
-  for (int i = 0; i < n; i++) {
-    if (i) sp__mlir_w_puts(w, ", ");
-    put_axes(w, v[i].axes, v[i].naxes);
-  }
-  sp__mlir_w_putc(w, ']');
+  sp_dim_axes_print(w->out, v, n);
 }
 
 void sp__mlir_w_all_to_all_params(sp__mlir_writer *w, const sp_all_to_all_param *v, int n) {
-  sp__mlir_w_putc(w, '[');
-  for (int i = 0; i < n; i++) {
-    if (i) sp__mlir_w_puts(w, ", ");
-    put_axes(w, v[i].axes, v[i].naxes);
-    sp_strbuf_printf(w->out, ": %lld->%lld", (long long)v[i].src_dim, (long long)v[i].tgt_dim);
-  }
-  sp__mlir_w_putc(w, ']');
+  sp_all_to_all_params_print(w->out, v, n);
 }
 
 void sp__mlir_w_attr_value(sp__mlir_writer *w, sp_op_kind kind, const sp_attr *a) {
