@@ -412,7 +412,7 @@ int sp_func_calls_results_from_returns(sp_module *m, sp_err *err) {
     if (!ret || ret->kind != SP_OP_FUNC_RETURN) continue;
     for (int i = 0; i < ret->noperands && i < fn->func->nresults; i++) {
       sp_value *v = ret->operands[i].value;
-      if (v && v->sharding) fn->func->result_shardings[i] = v->sharding;
+      if (v) fn->func->result_shardings[i] = v->sharding;
     }
   }
   return SP_OK;
