@@ -893,8 +893,10 @@ static int verify_op(verifier *v, const sp_op *op) {
       collective = true;
       break;
     case SP_OP_SDY_NAMED_COMPUTATION: {
+      /* A named computation's in_shardings are optional (absent: none of its operands has
+       * one); when given there is one per operand. */
       sp_sharding *const *in;
-      rc = check_in_shardings(v, op, &in);
+      if (sp_op_attr(op, "in_shardings")) rc = check_in_shardings(v, op, &in);
       break;
     }
     default:
