@@ -34,6 +34,7 @@
 #include "mlir/mlir.h"
 #include "export/export_passes.h"
 #include "propagation/conflict.h"
+#include "propagation/import_passes.h"
 #include "propagation/pipeline.h"
 #include "propagation/prop_passes.h"
 #include "propagation/report.h"
@@ -114,6 +115,14 @@ static const opt_pass *find_pass(const char *flag, size_t n) {
   /* The export stage's passes (export/export_passes.h) have the same shape. */
   for (const sp_export_pass *p = sp_export_passes; p->flag; p++)
     if (strlen(p->flag) == n && memcmp(p->flag, flag, n) == 0) return p;
+  /* So have the import stage's (propagation/import_passes.h). */
+  static opt_pass imports[64];
+  for (size_t i = 0; sp_import_passes[i].flag && i < sizeof imports / sizeof imports[0]; i++) {
+    const sp_import_pass *p = &sp_import_passes[i];
+    if (strlen(p->flag) != n || memcmp(p->flag, flag, n) != 0) continue;
+    imports[i] = (opt_pass){p->flag, p->run, p->help};
+    return &imports[i];
+  }
   return NULL;
 }
 
@@ -146,6 +155,8 @@ static void usage(FILE *f) {
   if (!passes[0].flag) fprintf(f, "  (none registered yet)\n");
   for (const opt_pass *p = passes; p->flag; p++) fprintf(f, "  -%-36s %s\n", p->flag, p->help);
   for (const sp_export_pass *p = sp_export_passes; p->flag; p++)
+    fprintf(f, "  -%-36s %s\n", p->flag, p->help);
+  for (const sp_import_pass *p = sp_import_passes; p->flag; p++)
     fprintf(f, "  -%-36s %s\n", p->flag, p->help);
 }
 
