@@ -25,7 +25,14 @@ NO_OPTION_PASS(pass_size_one_axes, "sdy-remove-size-one-axes", sp_mesh_remove_si
 NO_OPTION_PASS(pass_manual_cleanup, "sdy-manual-axes-cleanup", sp_mesh_manual_axes_cleanup)
 NO_OPTION_PASS(pass_func_to_call, "sdy-propagate-sharding-from-func-to-call",
                sp_func_calls_shardings_to_calls)
-NO_OPTION_PASS(pass_import_calls, "sdy-import-func-calls", sp_func_calls_import)
+
+static int pass_import_calls(sp_module *m, const char *options, sp_err *err) {
+  bool edges = true;
+  static const char *const keys[] = {"add-data-flow-edges-on-named-computations"};
+  bool *const outs[] = {&edges};
+  int rc = sp_options_parse_bools("sdy-import-func-calls", options, keys, outs, 1, err);
+  return rc ? rc : sp_func_calls_import(m, edges, err);
+}
 NO_OPTION_PASS(pass_pre_order, "sdy-pre-order-funcs", sp_func_calls_pre_order)
 NO_OPTION_PASS(pass_splitter, "sdy-constant-or-scalar-splitter", sp_constants_split)
 NO_OPTION_PASS(pass_group_import, "sdy-sharding-group-import", sp_sharding_groups_import)
@@ -37,7 +44,7 @@ int sp_import_pipeline(sp_module *m, sp_err *err) {
       (rc = sp_mesh_remove_size_one_axes(m, err)) ||
       (rc = sp_func_calls_shardings_to_calls(m, err)) || (rc = sp_constants_split(m, err)) ||
       (rc = sp_symbol_dce(m, err)) || (rc = sp_mesh_manual_axes_cleanup(m, err)) ||
-      (rc = sp_data_flow_edges_add(m, err)) || (rc = sp_func_calls_import(m, err)) ||
+      (rc = sp_data_flow_edges_add(m, err)) || (rc = sp_func_calls_import(m, true, err)) ||
       (rc = sp_symbol_dce(m, err)) || (rc = sp_sharding_constraints_apply(m, err)) ||
       (rc = sp_sharding_groups_import(m, err)) || (rc = sp_func_calls_pre_order(m, err)))
     return rc;
