@@ -48,6 +48,7 @@ void sp_web_free(sp_web *w) {
 
 int sp_web_port(const sp_web *w) { return w->port; }
 const char *sp_web_address(const sp_web *w) { return w->address; }
+const char *sp_web_csrf_token(const sp_web *w) { return w->guard.csrf; }
 
 /* ------------------------------------------------------------------ responses */
 

@@ -50,6 +50,9 @@ int sp_web_port(const sp_web *w);
 const char *sp_web_address(const sp_web *w);
 void sp_web_free(sp_web *w);
 
+/* The CSRF token the dashboard's forms carry (tests post forms with it). */
+const char *sp_web_csrf_token(const sp_web *w);
+
 /* Answers one request (see the top comment). `resp` must be sp_web_response_init'ed; the
  * caller frees it. */
 void sp_web_handle(sp_web *w, const sp_web_request *req, sp_web_response *resp);
