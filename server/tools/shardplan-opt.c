@@ -32,6 +32,7 @@
 #include "ir/sp_limits.h"
 #include "ir/strbuf.h"
 #include "mlir/mlir.h"
+#include "export/export_passes.h"
 #include "propagation/conflict.h"
 #include "propagation/pipeline.h"
 #include "propagation/prop_passes.h"
@@ -52,13 +53,9 @@
 /* A pass transforms a module in place. `options` is the text after '=' in the flag (NULL when
  * absent), e.g. "conservative-propagation=true"; the pass parses it and reports bad options
  * through `err` like any other failure. */
-typedef int (*opt_pass_fn)(sp_module *m, const char *options, sp_err *err);
-
-typedef struct opt_pass {
-  const char *flag;   /* without the leading dash: "sdy-basic-propagate" */
-  opt_pass_fn run;
-  const char *help;
-} opt_pass;
+typedef sp_export_pass_fn opt_pass_fn;
+/* Same shape as the export stage's table entries (export/export_passes.h). */
+typedef sp_export_pass opt_pass;
 
 /* -shardplan-search="cluster=FILE ...": the cost-model search (search/plan_search.h) shards every
  * value; its cost summary goes to stderr and, with report=FILE, as JSON into FILE. */
@@ -114,6 +111,9 @@ typedef struct pass_request {
 static const opt_pass *find_pass(const char *flag, size_t n) {
   for (const opt_pass *p = passes; p->flag; p++)
     if (strlen(p->flag) == n && memcmp(p->flag, flag, n) == 0) return p;
+  /* The export stage's passes (export/export_passes.h) have the same shape. */
+  for (const sp_export_pass *p = sp_export_passes; p->flag; p++)
+    if (strlen(p->flag) == n && memcmp(p->flag, flag, n) == 0) return p;
   return NULL;
 }
 
@@ -139,11 +139,14 @@ static void usage(FILE *f) {
           "  -o FILE               write the output to FILE (default: stdout)\n"
           "  -verify-diagnostics   check expected-error/-warning annotations (like mlir-opt)\n"
           "  -report-json=FILE     write each op's factor tables before/after and the conflicts\n"
+          "  -allow-unregistered-dialect  accepted (ops of unknown dialects are always kept)\n"
           "  -help                 print this help\n"
           "\n"
           "passes (-name or -name=options):\n");
   if (!passes[0].flag) fprintf(f, "  (none registered yet)\n");
   for (const opt_pass *p = passes; p->flag; p++) fprintf(f, "  -%-36s %s\n", p->flag, p->help);
+  for (const sp_export_pass *p = sp_export_passes; p->flag; p++)
+    fprintf(f, "  -%-36s %s\n", p->flag, p->help);
 }
 
 /* Strips one level of matching quotes: conservative-propagation="true" stays, "a=b" -> a=b. */
@@ -177,6 +180,8 @@ static int parse_args(int argc, char **argv, options *o) {
       o->split_input_file = true;
     } else if (n == 18 && strncmp(name, "verify-diagnostics", n) == 0 && !eq) {
       o->verify_diagnostics = true;
+    } else if (n == 26 && strncmp(name, "allow-unregistered-dialect", n) == 0 && !eq) {
+      /* Accepted for mlir-opt compatibility: ops of unknown dialects are always kept. */
     } else if (n == 11 && strncmp(name, "report-json", n) == 0) {
       if (!eq || !eq[1]) {
         fprintf(stderr, "shardplan-opt: -report-json needs a file name (-report-json=FILE)\n");
