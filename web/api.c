@@ -55,8 +55,8 @@ static void stats(sp_web *w, sp_web_response *r) {
 
 static void plans(sp_web *w, const sp_web_request *req, sp_web_response *r) {
   long page = sp__web_arg_long(req, "page", 0, 0, 1L << 30);
-  sp_store_list_query q = {page * SP_WEB_PAGE_SIZE, SP_WEB_PAGE_SIZE, SP_STORE_ORDER_CREATED,
-                           NULL};
+  sp_store_list_query q = {.offset = page * SP_WEB_PAGE_SIZE, .limit = SP_WEB_PAGE_SIZE,
+                           .order = SP_STORE_ORDER_CREATED};
   sp_store_plan_list l;
   memset(&l, 0, sizeof l);
   sp_err err;
@@ -120,8 +120,8 @@ static bool section_of(const char *plural, size_t n, char *out, size_t cap) {
 static void rows(sp_web *w, const sp_web_request *req, const char *key, const char *section,
                  sp_web_response *r) {
   long page = sp__web_arg_long(req, "page", 0, 0, 1L << 30);
-  sp_store_row_query q = {section, sp_web_arg_get(req, "q"), page * SP_WEB_PAGE_SIZE,
-                          SP_WEB_PAGE_SIZE};
+  sp_store_row_query q = {.section = section, .label_contains = sp_web_arg_get(req, "q"),
+                          .offset = page * SP_WEB_PAGE_SIZE, .limit = SP_WEB_PAGE_SIZE};
   sp_store_row_page pg;
   memset(&pg, 0, sizeof pg);
   sp_err err;

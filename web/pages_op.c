@@ -33,7 +33,7 @@ static const char *str(const cJSON *o, const char *k) {
 static cJSON *conflicts_of(sp_web *w, const char *key, long n) {
   cJSON *out = cJSON_CreateArray();
   for (int64_t off = 0; out && off < MAX_CONFLICTS_SCAN; off += SCAN_PAGE) {
-    sp_store_row_query q = {"conflict", NULL, off, SCAN_PAGE};
+    sp_store_row_query q = {.section = "conflict", .offset = off, .limit = SCAN_PAGE};
     sp_store_row_page pg;
     memset(&pg, 0, sizeof pg);
     if (sp_store_rows(w->store, key, &q, &pg, NULL) != SP_OK) {
@@ -235,7 +235,8 @@ void sp__web_page_op(sp_web *w, const sp_web_request *req, const char *key, long
 void sp__web_page_conflicts(sp_web *w, const sp_web_request *req, const char *key,
                             sp_web_response *r) {
   long page = sp__web_arg_long(req, "page", 0, 0, 1L << 30);
-  sp_store_row_query q = {"conflict", NULL, page * SP_WEB_PAGE_SIZE, SP_WEB_PAGE_SIZE};
+  sp_store_row_query q = {.section = "conflict", .offset = page * SP_WEB_PAGE_SIZE,
+                          .limit = SP_WEB_PAGE_SIZE};
   sp_store_row_page pg;
   memset(&pg, 0, sizeof pg);
   sp_err err;

@@ -114,7 +114,7 @@ static void mesh_table(sp_strbuf *sb, const cJSON *m) {
 /* Per-op bars from the collectives (an op's own reduction is communication, an operand's
  * reshard is resharding); op rows add compute when they carry "compute_s". */
 static void cost_chart(sp_web *w, const char *key, sp_strbuf *sb) {
-  sp_store_row_query q = {"collective", NULL, 0, CHART_ROWS_READ};
+  sp_store_row_query q = {.section = "collective", .limit = CHART_ROWS_READ};
   sp_store_row_page pg;
   memset(&pg, 0, sizeof pg);
   sp_err err;
@@ -163,7 +163,8 @@ static void shardings_table(sp_web *w, const sp_web_request *req, const char *ke
                             sp_strbuf *sb) {
   long page = sp__web_arg_long(req, "page", 0, 0, 1L << 30);
   const char *filter = sp_web_arg_get(req, "q");
-  sp_store_row_query q = {"value", filter, page * SP_WEB_PAGE_SIZE, SP_WEB_PAGE_SIZE};
+  sp_store_row_query q = {.section = "value", .label_contains = filter,
+                          .offset = page * SP_WEB_PAGE_SIZE, .limit = SP_WEB_PAGE_SIZE};
   sp_store_row_page pg;
   memset(&pg, 0, sizeof pg);
   sp_err err;
@@ -217,7 +218,8 @@ static void shardings_table(sp_web *w, const sp_web_request *req, const char *ke
 static void collectives_table(sp_web *w, const sp_web_request *req, const char *key,
                               sp_strbuf *sb) {
   long page = sp__web_arg_long(req, "cpage", 0, 0, 1L << 30);
-  sp_store_row_query q = {"collective", NULL, page * SP_WEB_PAGE_SIZE, SP_WEB_PAGE_SIZE};
+  sp_store_row_query q = {.section = "collective", .offset = page * SP_WEB_PAGE_SIZE,
+                          .limit = SP_WEB_PAGE_SIZE};
   sp_store_row_page pg;
   memset(&pg, 0, sizeof pg);
   sp_err err;

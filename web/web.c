@@ -128,9 +128,7 @@ void sp__web_pager(sp_strbuf *sb, const char *base, const char *extra_q, long pa
 }
 
 cJSON *sp__web_row(sp_web *w, const char *key, const char *section, int64_t idx, sp_err *err) {
-  /* Rows are addressed by idx; a page of one starting at the row's rank finds it when idx are
-   * dense (the daemon numbers them 0..n-1), and we check the idx to be sure. */
-  sp_store_row_query q = {section, NULL, idx, 1};
+  sp_store_row_query q = {.section = section, .limit = 1, .idx_from = idx};
   sp_store_row_page pg;
   memset(&pg, 0, sizeof pg);
   cJSON *j = NULL;
