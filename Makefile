@@ -28,7 +28,7 @@ test-plain: build
 
 test-asan: build-asan
 	@echo "== tests (AddressSanitizer + UndefinedBehaviorSanitizer) =="
-	@cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1 ctest $(CTEST_ARGS) -j$(JOBS)
+	@cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1 ctest $(CTEST_ARGS) -j$(JOBS) -LE heavy
 
 test: test-plain test-asan
 

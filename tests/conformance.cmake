@@ -1,12 +1,18 @@
-# The Shardy conformance runner as a CTest test (see tests/conformance/run_conformance.py).
-# It needs shardplan-opt; it is skipped (exit 77) when ../shared or FileCheck is absent.
+# Shardy's conformance sets as CTest tests, one per folder of ../shared/conformance
+# (conformance-shardy, conformance-shardy-ir, ...; see tests/conformance/run_conformance.py).
+# Each fails below its folder's line in tests/conformance/floor.txt and is skipped (exit 77)
+# when ../shared or FileCheck is absent.
 find_package(Python3 COMPONENTS Interpreter)
 if(Python3_Interpreter_FOUND AND TARGET shardplan-opt)
-  add_test(NAME conformance
-    COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/conformance/run_conformance.py
-            --opt $<TARGET_FILE:shardplan-opt>
-            --dir ${SP_SHARED_DIR}/conformance/shardy
-            --floor ${CMAKE_CURRENT_SOURCE_DIR}/conformance/floor.txt
-            --json ${CMAKE_BINARY_DIR}/conformance.json)
-  set_tests_properties(conformance PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 1200)
+  foreach(folder shardy shardy-ir shardy-import shardy-export shardy-explicit-reshards)
+    add_test(NAME conformance-${folder}
+      COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/conformance/run_conformance.py
+              --opt $<TARGET_FILE:shardplan-opt>
+              --root ${SP_SHARED_DIR}/conformance
+              --folder ${folder}
+              --floor ${CMAKE_CURRENT_SOURCE_DIR}/conformance/floor.txt
+              --json ${CMAKE_BINARY_DIR}/conformance-${folder}.json)
+    set_tests_properties(conformance-${folder} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 1200
+                         LABELS conformance)
+  endforeach()
 endif()

@@ -315,6 +315,35 @@ START_TEST(populate_reports_the_unknown_custom_call_through_the_callback) {
 }
 END_TEST
 
+/* What JAX emits for lax.square and lax.erfc: CHLO ops in their `T -> T` custom form. They
+ * parse, keep their operand and result types, and get the element-wise rule (no warning). */
+START_TEST(chlo_elementwise_ops_parse_and_get_the_pointwise_rule) {
+  static const char text[] =
+      "func.func @main(%arg0: tensor<8x16xf32>) -> tensor<8x16xf32> {\n"
+      "  %0 = chlo.square %arg0 : tensor<8x16xf32> -> tensor<8x16xf32>\n"
+      "  %1 = chlo.erfc %0 : tensor<8x16xf32> -> tensor<8x16xf32>\n"
+      "  %2 = chlo.next_after %0, %1 : (tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<8x16xf32>\n"
+      "  return %2 : tensor<8x16xf32>\n"
+      "}\n";
+  sp_module *m = sp_test_parse(text);
+  ck_assert_ptr_nonnull(m);
+  sp_rules_options opts;
+  sp_err err;
+  ck_assert_int_eq(sp_rules_parse_options("", &opts, &err), SP_OK);
+  warnings w = {0};
+  ck_assert_int_eq(sp_rules_populate(m, &opts, NULL, on_warning, &w, &err), SP_OK);
+  ck_assert_int_eq(w.n, 0);
+  char *printed = sp_test_print(m);
+  ck_assert_ptr_nonnull(strstr(printed, "\"chlo.square\"(%arg0) {sdy.sharding_rule = "
+                                        "#sdy.op_sharding_rule<([i, j])->([i, j]) {i=8, j=16}>}"));
+  ck_assert_ptr_nonnull(strstr(printed, "\"chlo.next_after\"(%0, %1) {sdy.sharding_rule = "
+                                        "#sdy.op_sharding_rule<([i, j], [i, j])->([i, j]) "
+                                        "{i=8, j=16}>}"));
+  free(printed);
+  sp_module_free(m);
+}
+END_TEST
+
 START_TEST(pass_options_parse_conservative_propagation) {
   sp_rules_options o;
   sp_err err;
@@ -341,6 +370,7 @@ static Suite *registry_suite(void) {
   tcase_add_test(tc, populate_pass_prints_every_expected_rule_in_order);
   tcase_add_test(tc, populate_reports_the_unknown_custom_call_through_the_callback);
   tcase_add_test(tc, pass_options_parse_conservative_propagation);
+  tcase_add_test(tc, chlo_elementwise_ops_parse_and_get_the_pointwise_rule);
   suite_add_tcase(s, tc);
   return s;
 }

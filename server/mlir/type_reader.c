@@ -286,6 +286,12 @@ int sp__mlir_parse_same_or_function_type(sp__mlir_parser *p, int nin, sp__mlir_t
   sp_type *t;
   int rc = sp__mlir_parse_type(p, &t);
   if (rc) return rc;
+  if (sp__mlir_accept(p, SP_TOK_ARROW)) {
+    /* `T -> R`: a one-operand function type printed without parentheses (CHLO's unary ops,
+     * `chlo.square %x : tensor<4xf32> -> tensor<4xf32>`). */
+    if ((rc = sp__mlir_types_push(p, ins, t))) return rc;
+    return parse_result_types(p, outs);
+  }
   for (int i = 0; i < nin; i++)
     if ((rc = sp__mlir_types_push(p, ins, t))) return rc;
   return sp__mlir_types_push(p, outs, t);

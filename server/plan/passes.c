@@ -5,6 +5,7 @@
 
 #include <string.h>
 
+#include "export/export_passes.h"
 #include "propagation/pipeline.h"
 #include "propagation/prop_passes.h"
 #include "search/search_pass.h"
@@ -42,12 +43,31 @@ static const sp_pass_info passes[] = {
     {NULL, NULL, NULL, NULL} /* end */
 };
 
-const sp_pass_info *sp_passes(void) { return passes; }
+#define NPASSES ((int)(sizeof passes / sizeof passes[0]) - 1)
 
-const sp_pass_info *sp_pass_find(const char *flag, size_t n) {
-  for (const sp_pass_info *p = passes; p->flag; p++)
-    if (strlen(p->flag) == n && memcmp(p->flag, flag, n) == 0) return p;
-  return NULL;
+bool sp_pass_at(int i, sp_pass_info *out) {
+  if (i < 0) return false;
+  if (i < NPASSES) {
+    *out = passes[i];
+    return true;
+  }
+  for (int k = 0; sp_export_passes[k].flag; k++)
+    if (k == i - NPASSES) {
+      const sp_export_pass *e = &sp_export_passes[k];
+      *out = (sp_pass_info){e->flag, e->run, e->help, NULL};
+      return true;
+    }
+  return false;
+}
+
+bool sp_pass_find(const char *flag, size_t n, sp_pass_info *out) {
+  sp_pass_info p;
+  for (int i = 0; sp_pass_at(i, &p); i++)
+    if (strlen(p.flag) == n && memcmp(p.flag, flag, n) == 0) {
+      *out = p;
+      return true;
+    }
+  return false;
 }
 
 int sp_pass_run(const sp_pass_info *p, sp_module *m, const char *options, sp_pass_ctx *ctx,

@@ -10,7 +10,9 @@
  * to m->conflicts; the deadline and cancel flag are read from m->ctl.
  *
  * A pass that has something to hand back besides the module (the search: its cost summary)
- * takes a sp_pass_ctx; sp_pass_run passes one to either kind.
+ * takes a sp_pass_ctx; sp_pass_run passes one to either kind. The registry is this stage's
+ * table (propagation and search passes) followed by the export stage's
+ * (export/export_passes.h); lookups return a row by value.
  *
  * Thread safety: the table is constant; passes may run on different modules in different
  * threads at once. Memory: flags and help are static strings.
@@ -46,10 +48,10 @@ typedef struct sp_pass_info {
   sp_pass_ctx_fn run_ctx;  /* a pass that hands something back; NULL otherwise */
 } sp_pass_info;
 
-/* The registry, in the order `-help` lists it, ended by a row with flag == NULL. */
-const sp_pass_info *sp_passes(void);
-/* The pass whose flag is the first `n` bytes of `flag`, or NULL. */
-const sp_pass_info *sp_pass_find(const char *flag, size_t n);
+/* The i-th pass (from 0, in the order `-help` lists them) into *out; false past the end. */
+bool sp_pass_at(int i, sp_pass_info *out);
+/* The pass whose flag is the first `n` bytes of `flag` into *out; false if there is none. */
+bool sp_pass_find(const char *flag, size_t n, sp_pass_info *out);
 /* Runs `p` on `m`; `ctx` may be NULL (then nothing is handed back). */
 int sp_pass_run(const sp_pass_info *p, sp_module *m, const char *options, sp_pass_ctx *ctx,
                 sp_err *err);

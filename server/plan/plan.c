@@ -34,15 +34,15 @@ void sp_plan_options_init(sp_plan_options *o) {
 }
 
 /* The pass that propagates, or NULL for none. */
-static int propagation_pass(const sp_plan_options *o, bool search, const sp_pass_info **out,
+static int propagation_pass(const sp_plan_options *o, bool search, sp_pass_info *out,
                             sp_err *err) {
   const char *flag = o->propagation;
   if (!flag) flag = search ? "sdy-user-priority-propagate" : "sdy-propagation-pipeline";
-  *out = NULL;
+  out->flag = NULL;
   if (!*flag) return SP_OK;
-  if (!(*out = sp_pass_find(flag, strlen(flag))))
+  if (!sp_pass_find(flag, strlen(flag), out))
     return sp_err_set(err, SP_EINVAL, "unknown propagation pass '%s'", flag);
-  if ((*out)->run_ctx)
+  if (out->run_ctx)
     return sp_err_set(err, SP_EINVAL, "'%s' is not a propagation pass", flag);
   return SP_OK;
 }
@@ -66,7 +66,7 @@ int sp_plan_run(const sp_plan_input *in, const sp_cluster *cluster, const sp_pla
     return sp_err_set(err, SP_EINVAL, "planning with the search needs a cluster");
   if (!in || (!in->module && !in->text))
     return sp_err_set(err, SP_EINVAL, "no module to plan");
-  const sp_pass_info *prop = NULL;
+  sp_pass_info prop;
   int rc = propagation_pass(o, search, &prop, err);
   if (rc) return rc;
 
@@ -113,7 +113,7 @@ int sp_plan_run(const sp_plan_input *in, const sp_cluster *cluster, const sp_pla
     m->conflicts = &log;
     if ((rc = sp_prop_report_begin(m, false, &rep, err))) goto done;
   }
-  if (prop && (rc = sp_pass_run(prop, m, o->propagation_options, NULL, err))) goto done;
+  if (prop.flag && (rc = sp_pass_run(&prop, m, o->propagation_options, NULL, err))) goto done;
   if (sp_run_ctl_stopped(&ctl)) {
     rc = cancelled(&ctl, err);
     goto done;

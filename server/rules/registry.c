@@ -138,6 +138,13 @@ static bool is_pointwise_math(sp_op_kind k) {
     case SP_OP_SHIFT_RIGHT_ARITHMETIC: case SP_OP_SHIFT_RIGHT_LOGICAL: case SP_OP_SIGN:
     case SP_OP_SINE: case SP_OP_SQRT: case SP_OP_SUBTRACT: case SP_OP_TAN: case SP_OP_TANH:
     case SP_OP_XOR:
+    case SP_OP_CHLO_ACOS: case SP_OP_CHLO_ACOSH: case SP_OP_CHLO_ASIN: case SP_OP_CHLO_ASINH:
+    case SP_OP_CHLO_ATAN: case SP_OP_CHLO_ATANH: case SP_OP_CHLO_BESSEL_I1E:
+    case SP_OP_CHLO_CONJ: case SP_OP_CHLO_COSH: case SP_OP_CHLO_SINH: case SP_OP_CHLO_TAN:
+    case SP_OP_CHLO_DIGAMMA: case SP_OP_CHLO_ERF: case SP_OP_CHLO_ERF_INV:
+    case SP_OP_CHLO_ERFC: case SP_OP_CHLO_IS_INF: case SP_OP_CHLO_IS_NEG_INF:
+    case SP_OP_CHLO_IS_POS_INF: case SP_OP_CHLO_LGAMMA: case SP_OP_CHLO_SQUARE:
+    case SP_OP_CHLO_NEXT_AFTER: case SP_OP_CHLO_POLYGAMMA: case SP_OP_CHLO_ZETA:
       return true;
     default:
       return false;

@@ -50,7 +50,7 @@
 
 /* A pass flag from the command line: the registry's pass (plan/passes.h) and its options. */
 typedef struct pass_request {
-  const sp_pass_info *pass;
+  sp_pass_info pass;
   const char *options;
 } pass_request;
 
@@ -80,7 +80,7 @@ static int report_search(const sp_plan_summary *s, sp_err *err) {
 static int run_pass(const pass_request *r, sp_module *m, sp_err *err) {
   sp_pass_ctx ctx;
   memset(&ctx, 0, sizeof ctx);
-  int rc = sp_pass_run(r->pass, m, r->options, &ctx, err);
+  int rc = sp_pass_run(&r->pass, m, r->options, &ctx, err);
   if (!rc && ctx.has_summary) rc = report_search(&ctx.summary, err);
   return rc;
 }
@@ -108,11 +108,12 @@ static void usage(FILE *f) {
           "  -o FILE               write the output to FILE (default: stdout)\n"
           "  -verify-diagnostics   check expected-error/-warning annotations (like mlir-opt)\n"
           "  -report-json=FILE     write each op's factor tables before/after and the conflicts\n"
+          "  -allow-unregistered-dialect  accepted (ops of unknown dialects are always kept)\n"
           "  -help                 print this help\n"
           "\n"
           "passes (-name or -name=options):\n");
-  for (const sp_pass_info *p = sp_passes(); p->flag; p++)
-    fprintf(f, "  -%-36s %s\n", p->flag, p->help);
+  sp_pass_info p;
+  for (int i = 0; sp_pass_at(i, &p); i++) fprintf(f, "  -%-36s %s\n", p.flag, p.help);
 }
 
 /* Strips one level of matching quotes: conservative-propagation="true" stays, "a=b" -> a=b. */
@@ -146,6 +147,8 @@ static int parse_args(int argc, char **argv, options *o) {
       o->split_input_file = true;
     } else if (n == 18 && strncmp(name, "verify-diagnostics", n) == 0 && !eq) {
       o->verify_diagnostics = true;
+    } else if (n == 26 && strncmp(name, "allow-unregistered-dialect", n) == 0 && !eq) {
+      /* Accepted for mlir-opt compatibility: ops of unknown dialects are always kept. */
     } else if (n == 11 && strncmp(name, "report-json", n) == 0) {
       if (!eq || !eq[1]) {
         fprintf(stderr, "shardplan-opt: -report-json needs a file name (-report-json=FILE)\n");
@@ -165,8 +168,8 @@ static int parse_args(int argc, char **argv, options *o) {
         return 2;
       }
     } else {
-      const sp_pass_info *p = sp_pass_find(name, n);
-      if (!p) {
+      sp_pass_info p;
+      if (!sp_pass_find(name, n, &p)) {
         fprintf(stderr, "shardplan-opt: unknown option '%s'\n", a);
         usage(stderr);
         return 2;

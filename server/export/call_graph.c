@@ -1,0 +1,237 @@
+/*
+ * call_graph.c - named computations to functions, and merging copies of one function (see
+ * call_graph.h).
+ */
+#include "export/call_graph.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "propagation/mesh_import.h"
+
+#define ORIGINAL_NAME "sdy.original_func_name"
+#define FUNC_MANUAL_AXES "sdy.func_manual_axes"
+
+typedef struct op_list {
+  sp_op **v;
+  int n, cap;
+  bool oom;
+} op_list;
+
+static void push(op_list *l, sp_op *op) {
+  if (l->n == l->cap) {
+    int cap = l->cap ? 2 * l->cap : 16;
+    sp_op **nv = realloc(l->v, (size_t)cap * sizeof *nv);
+    if (!nv) {
+      l->oom = true;
+      return;
+    }
+    l->v = nv;
+    l->cap = cap;
+  }
+  l->v[l->n++] = op;
+}
+
+static void collect_named_post_order(sp_op *op, op_list *l) {
+  for (int r = 0; r < op->nregions; r++)
+    for (int b = 0; b < op->regions[r].nblocks; b++)
+      for (sp_op *o = op->regions[r].blocks[b]->first; o; o = o->next) collect_named_post_order(o, l);
+  if (op->kind == SP_OP_SDY_NAMED_COMPUTATION) push(l, op);
+}
+
+static int set_str(sp_arena *a, sp_attrs *d, const char *name, sp_attr_kind kind, const char *v) {
+  sp_attr at = {.name = name, .kind = kind, .u.s = v};
+  return sp_attrs_set(a, d, &at);
+}
+
+/* If `v` feeds an sdy.data_flow_edge, the edge goes (its uses use `v`) and its sharding, when
+ * it has one, is returned; else NULL. */
+static sp_sharding *take_edge(sp_value *v) {
+  for (sp_use *u = v->uses; u; u = u->next) {
+    sp_op *e = u->owner;
+    if (e->kind != SP_OP_SDY_DATA_FLOW_EDGE || e->nresults != 1) continue;
+    sp_sharding *s = e->results[0].sharding;
+    sp_value_replace_all_uses(&e->results[0], v);
+    sp_op_erase(e);
+    return s;
+  }
+  return NULL;
+}
+
+/* Turns one named computation into a function and a call; false on out-of-memory. */
+static bool export_one(sp_module *m, sp_op *nc) {
+  sp_arena *a = m->arena;
+  const char *origin = sp_op_get_str(nc, "name");
+  if (!origin || nc->nregions != 1 || nc->regions[0].nblocks != 1) return true; /* left as is */
+  const char *name = sp_module_unique_symbol(m, origin);
+  sp_op *fn = name ? sp_op_create(a, "func.func", 0, NULL, 0, NULL, 1) : NULL;
+  sp_func_info *fi = fn ? sp_arena_calloc(a, 1, sizeof *fi) : NULL;
+  if (!fi || set_str(a, &fn->attrs, "sym_name", SP_ATTR_STR, name) ||
+      set_str(a, &fn->attrs, "sym_visibility", SP_ATTR_STR, "private") ||
+      set_str(a, &fn->attrs, ORIGINAL_NAME, SP_ATTR_STR, origin))
+    return false;
+  fn->loc = nc->loc;
+  fn->regions[0] = nc->regions[0];
+  fn->regions[0].parent = fn;
+  for (int b = 0; b < fn->regions[0].nblocks; b++) fn->regions[0].blocks[b]->parent = &fn->regions[0];
+  memset(&nc->regions[0], 0, sizeof nc->regions[0]);
+  nc->regions[0].parent = nc;
+  sp_block *entry = fn->regions[0].blocks[0];
+  sp_attr *in = sp_op_attr(nc, "in_shardings");
+  fi->nargs = entry->nargs;
+  fi->nresults = nc->nresults;
+  fi->arg_types = sp_arena_alloc(a, (size_t)(fi->nargs + 1) * sizeof *fi->arg_types);
+  fi->result_types = sp_arena_alloc(a, (size_t)(fi->nresults + 1) * sizeof *fi->result_types);
+  fi->result_shardings = sp_arena_calloc(a, (size_t)(fi->nresults + 1), sizeof *fi->result_shardings);
+  fi->result_attrs = sp_arena_calloc(a, (size_t)(fi->nresults + 1), sizeof *fi->result_attrs);
+  if (!fi->arg_types || !fi->result_types || !fi->result_shardings || !fi->result_attrs) return false;
+  for (int i = 0; i < entry->nargs; i++) {
+    fi->arg_types[i] = entry->args[i]->type;
+    if (in && in->kind == SP_ATTR_SHARDINGS && i < in->u.shardings.n)
+      entry->args[i]->sharding = in->u.shardings.v[i];
+    /* The data-flow edges of the computation hold the live shardings. */
+    sp_sharding *live = take_edge(entry->args[i]);
+    if (live) entry->args[i]->sharding = live;
+  }
+  for (int i = 0; i < nc->nresults; i++) {
+    sp_sharding *live = take_edge(&nc->results[i]);
+    if (live) nc->results[i].sharding = live;
+  }
+  for (int i = 0; i < nc->nresults; i++) fi->result_types[i] = nc->results[i].type;
+  fn->func = fi;
+  if (entry->last && entry->last->kind == SP_OP_SDY_RETURN) {
+    entry->last->kind = SP_OP_FUNC_RETURN;
+    entry->last->name = sp_op_kind_name(SP_OP_FUNC_RETURN);
+  }
+  sp_block_append(sp_module_body(m), fn);
+
+  sp_type **types = sp_arena_alloc(a, (size_t)(nc->nresults + 1) * sizeof *types);
+  if (!types) return false;
+  for (int i = 0; i < nc->nresults; i++) types[i] = nc->results[i].type;
+  sp_op *call = sp_op_create(a, "func.call", nc->noperands, NULL, nc->nresults, types, 0);
+  if (!call || set_str(a, &call->attrs, "callee", SP_ATTR_SYMBOL, name)) return false;
+  /* The computation's own attributes (not its name and shardings) stay on the call. */
+  for (int i = 0; i < nc->attrs.n; i++) {
+    const sp_attr *at = &nc->attrs.v[i];
+    if (strcmp(at->name, "name") == 0 || strcmp(at->name, "in_shardings") == 0 ||
+        strcmp(at->name, "out_shardings") == 0)
+      continue;
+    if (sp_attrs_set(a, &call->attrs, at)) return false;
+  }
+  call->loc = nc->loc;
+  for (int i = 0; i < nc->noperands; i++) sp_op_set_operand(call, i, nc->operands[i].value);
+  for (int i = 0; i < nc->nresults; i++) {
+    call->results[i].sharding = nc->results[i].sharding;
+    call->results[i].loc = nc->results[i].loc;
+    call->results[i].name_hint = nc->results[i].name_hint;
+  }
+  sp_op_insert_before(nc, call);
+  for (int i = 0; i < nc->nresults; i++) sp_value_replace_all_uses(&nc->results[i], &call->results[i]);
+  sp_op_erase(nc);
+  return true;
+}
+
+int sp_export_named_computations(sp_module *m, sp_err *err) {
+  op_list l = {0};
+  collect_named_post_order(m->op, &l);
+  bool ok = !l.oom;
+  for (int i = 0; ok && i < l.n; i++) ok = export_one(m, l.v[i]);
+  free(l.v);
+  return ok ? SP_OK : sp_err_set(err, SP_ENOMEM, "out of memory exporting named computations");
+}
+
+/* ------------------------------------------------------------------ un-flattening */
+
+static sp_block *entry_of(const sp_op *fn) {
+  return fn->nregions == 1 && fn->regions[0].nblocks ? fn->regions[0].blocks[0] : NULL;
+}
+
+/* Whether the group of `fn` is `name` (`sdy.original_func_name`, a string attribute that the
+ * reader may keep as verbatim text with its quotes, else the function's own name). */
+static bool in_group(const sp_op *fn, const char *name) {
+  const sp_attr *at = sp_op_attr(fn, ORIGINAL_NAME);
+  if (!at) return strcmp(sp_op_get_str(fn, "sym_name"), name) == 0;
+  const char *o = at->u.s;
+  size_t n = strlen(name);
+  if (at->kind == SP_ATTR_TEXT && o[0] == '"') return strncmp(o + 1, name, n) == 0 && strcmp(o + 1 + n, "\"") == 0;
+  return strcmp(o, name) == 0;
+}
+
+static const char *group_of(const sp_op *fn) {
+  const sp_attr *at = sp_op_attr(fn, ORIGINAL_NAME);
+  if (!at) return sp_op_get_str(fn, "sym_name");
+  return at->kind == SP_ATTR_TEXT && at->u.s[0] == '"' ? NULL : at->u.s;
+}
+
+static bool same_group(const sp_op *f, const sp_op *g) {
+  const char *name = group_of(f);
+  if (name) return in_group(g, name);
+  /* f's original name is quoted text: compare g's against it the other way round. */
+  name = group_of(g);
+  if (name) return in_group(f, name);
+  return strcmp(sp_op_get_str(f, ORIGINAL_NAME), sp_op_get_str(g, ORIGINAL_NAME)) == 0;
+}
+
+static bool same_text_attr(const sp_op *f, const sp_op *g, const char *name) {
+  const char *a = sp_op_get_str(f, name), *b = sp_op_get_str(g, name);
+  return (!a && !b) || (a && b && strcmp(a, b) == 0);
+}
+
+static bool same_signature(const sp_op *f, const sp_op *g, bool shardings) {
+  const sp_func_info *a = f->func, *b = g->func;
+  const sp_block *ea = entry_of(f), *eb = entry_of(g);
+  if (!a || !b || !ea || !eb || a->nargs != b->nargs || a->nresults != b->nresults) return false;
+  for (int i = 0; i < a->nargs; i++)
+    if (!sp_type_equal(a->arg_types[i], b->arg_types[i]) ||
+        (shardings && !sp_sharding_equal(ea->args[i]->sharding, eb->args[i]->sharding)))
+      return false;
+  for (int i = 0; i < a->nresults; i++) {
+    const sp_sharding *x = a->result_shardings ? a->result_shardings[i] : NULL;
+    const sp_sharding *y = b->result_shardings ? b->result_shardings[i] : NULL;
+    if (!sp_type_equal(a->result_types[i], b->result_types[i]) ||
+        (shardings && !sp_sharding_equal(x, y)))
+      return false;
+  }
+  return true;
+}
+
+static bool collect_call(sp_op *op, void *ctx) {
+  if (op->kind == SP_OP_FUNC_CALL) push(ctx, op);
+  return true;
+}
+
+int sp_export_unflatten_call_graph(sp_module *m, bool dedup_fully, sp_err *err) {
+  op_list calls = {0}, reps = {0};
+  sp_op_walk(m->op, collect_call, &calls);
+  for (int i = 0; !calls.oom && !reps.oom && i < calls.n; i++) {
+    const char *callee = sp_op_get_str(calls.v[i], "callee");
+    sp_op *fn = callee ? sp_module_lookup_func(m, callee) : NULL;
+    if (!fn || !fn->func) continue;
+    sp_op *rep = NULL;
+    for (int k = 0; k < reps.n && !rep; k++) {
+      sp_op *r = reps.v[k];
+      if (r == fn || (same_group(r, fn) &&
+                      same_text_attr(r, fn, FUNC_MANUAL_AXES) && same_signature(r, fn, !dedup_fully)))
+        rep = r;
+    }
+    if (!rep) {
+      push(&reps, fn);
+    } else if (rep != fn) {
+      sp_attr *at = sp_op_attr(calls.v[i], "callee");
+      at->u.s = sp_op_get_str(rep, "sym_name");
+    }
+  }
+  bool oom = calls.oom || reps.oom;
+  free(calls.v);
+  free(reps.v);
+  if (oom) return sp_err_set(err, SP_ENOMEM, "out of memory un-flattening the call graph");
+  /* With dedup_fully the copies stay for a later symbol DCE (the pipeline runs one). */
+  int rc = dedup_fully ? SP_OK : sp_symbol_dce(m, err);
+  if (rc) return rc;
+  for (sp_op *op = sp_module_body(m)->first; op; op = op->next)
+    if (op->kind == SP_OP_FUNC) {
+      sp_attrs_remove(&op->attrs, ORIGINAL_NAME);
+      sp_attrs_remove(&op->attrs, FUNC_MANUAL_AXES);
+    }
+  return SP_OK;
+}

@@ -1,0 +1,36 @@
+/*
+ * call_graph.h - functions and calls after propagation: Shardy's
+ * -sdy-export-named-computations and -sdy-unflatten-call-graph.
+ *
+ *   sp_export_named_computations: each sdy.named_computation (innermost first, then in module
+ *     order) becomes a private func.func named after it (made unique with _0, _1, ...;
+ *     appended to the module) carrying `sdy.original_func_name = "<name>"`, whose arguments
+ *     take the in_shardings (results carry none), and a func.call to it replaces the
+ *     computation, with the out_shardings as its `sdy.sharding` and the computation's other
+ *     attributes. Data-flow edges on the computation's arguments and results are removed,
+ *     their shardings (when they have one) taking the place of the in/out shardings. Every
+ *     computation gets its own function: merging them is the un-flattening
+ *     pass's job.
+ *   sp_export_unflatten_call_graph: functions that are copies of one original (same
+ *     `sdy.original_func_name`, or the function's own name without one; same
+ *     `sdy.func_manual_axes`) are merged: walking the calls in module order (pre-order), a call
+ *     is redirected to the first function of its group that was called before and has the
+ *     same argument and result types and shardings (with dedup_fully, any function of the
+ *     group: the result shardings are then reconciled by call reshards). Functions left
+ *     without callers are erased (with dedup_fully they are left to a later symbol DCE), and
+ *     every function loses both attributes.
+ *
+ * Memory: new ops in the module's arena; scratch lists malloc'd.
+ */
+#ifndef SP_EXPORT_CALL_GRAPH_H
+#define SP_EXPORT_CALL_GRAPH_H
+
+#include <stdbool.h>
+
+#include "ir/err.h"
+#include "ir/ir.h"
+
+int sp_export_named_computations(sp_module *m, sp_err *err);
+int sp_export_unflatten_call_graph(sp_module *m, bool dedup_fully, sp_err *err);
+
+#endif /* SP_EXPORT_CALL_GRAPH_H */

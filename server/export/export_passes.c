@@ -1,0 +1,108 @@
+/*
+ * export_passes.c - option parsing and the flag table of the export passes (see
+ * export_passes.h).
+ */
+#include "export/export_passes.h"
+
+#include <string.h>
+
+#include "export/call_graph.h"
+#include "export/debug_info.h"
+#include "export/func_edges.h"
+#include "export/meshes.h"
+#include "export/verify_unreduced.h"
+#include "ir/pass_options.h"
+#include "propagation/constants.h"
+#include "propagation/export_shardings.h"
+#include "propagation/func_calls.h"
+#include "propagation/propagate.h"
+#include "propagation/sharding_constraints.h"
+#include "propagation/sharding_groups.h"
+
+int sp_export_parse_bools(const char *pass, const char *text, const char *const *keys,
+                          bool *const *outs, int n, sp_err *err) {
+  const char *p = sp_options_begin(text);
+  sp_option_item it;
+  while (sp_options_next(&p, &it)) {
+    int k = 0;
+    while (k < n && !(strlen(keys[k]) == it.key_len && memcmp(keys[k], it.key, it.key_len) == 0)) k++;
+    if (k == n)
+      return sp_err_set(err, SP_EINVAL, "-%s: unknown option '%.*s'", pass, (int)it.key_len, it.key);
+    const char *v = it.value;
+    size_t vn = it.value_len;
+    if (vn == 0 || (vn == 4 && memcmp(v, "true", 4) == 0) || (vn == 1 && v[0] == '1'))
+      *outs[k] = true;
+    else if ((vn == 5 && memcmp(v, "false", 5) == 0) || (vn == 1 && v[0] == '0'))
+      *outs[k] = false;
+    else
+      return sp_err_set(err, SP_EINVAL, "-%s: option %s expects true or false, not '%.*s'", pass,
+                        keys[k], (int)vn, v);
+  }
+  return SP_OK;
+}
+
+/* A pass without options: `fn` runs after the option text was checked to be empty. */
+#define NO_OPTION_PASS(cname, flag, fn)                                        \
+  static int cname(sp_module *m, const char *options, sp_err *err) {          \
+    int rc = sp_export_parse_bools(flag, options, NULL, NULL, 0, err);        \
+    return rc ? rc : fn(m, err);                                               \
+  }
+
+static int drop_rules(sp_module *m, sp_err *err) {
+  (void)err;
+  sp_propagate_drop_rules(m);
+  return SP_OK;
+}
+
+NO_OPTION_PASS(pass_remove_debug_info, "sdy-remove-propagation-debug-info", sp_export_remove_debug_info)
+NO_OPTION_PASS(pass_drop_rules, "sdy-drop-sharding-rules", drop_rules)
+NO_OPTION_PASS(pass_remove_groups, "sdy-remove-sharding-groups", sp_sharding_groups_remove)
+NO_OPTION_PASS(pass_constraint_to_reshard, "sdy-sharding-constraint-to-reshard", sp_sharding_constraints_to_reshard)
+NO_OPTION_PASS(pass_constant_merger, "sdy-constant-or-scalar-merger", sp_constants_merge)
+NO_OPTION_PASS(pass_drop_sharding_and_mesh, "sdy-drop-sharding-and-mesh", sp_export_drop_sharding_and_mesh)
+NO_OPTION_PASS(pass_inline_meshes, "sdy-inline-meshes", sp_export_inline_meshes)
+NO_OPTION_PASS(pass_verify_unreduced, "sdy-verify-unreduced-axes", sp_export_verify_unreduced_axes)
+NO_OPTION_PASS(pass_export_named, "sdy-export-named-computations", sp_export_named_computations)
+NO_OPTION_PASS(pass_results_from_returns, "sdy-propagate-to-func-results", sp_func_calls_results_from_returns)
+NO_OPTION_PASS(pass_func_call_reshards, "sdy-insert-func-call-reshards", sp_func_calls_insert_reshards)
+NO_OPTION_PASS(pass_non_divisible, "sdy-update-non-divisible-input-output-shardings", sp_export_update_non_divisible)
+NO_OPTION_PASS(pass_remove_sub_axes, "sdy-remove-sub-axes-in-input-output-shardings", sp_export_remove_sub_axes_in_main)
+NO_OPTION_PASS(pass_sink_func_edges, "sdy-sink-func-data-flow-edges", sp_export_sink_func_data_flow_edges)
+NO_OPTION_PASS(pass_close, "sdy-close-shardings", sp_export_close_shardings)
+
+static int pass_unflatten(sp_module *m, const char *options, sp_err *err) {
+  bool fully = false;
+  static const char *const keys[] = {"dedup-functions-fully"};
+  bool *outs[] = {&fully};
+  int rc = sp_export_parse_bools("sdy-unflatten-call-graph", options, keys, outs, 1, err);
+  return rc ? rc : sp_export_unflatten_call_graph(m, fully, err);
+}
+
+static int pass_explicit_reshards(sp_module *m, const char *options, sp_err *err) {
+  bool full = false;
+  static const char *const keys[] = {"enable-full-version"};
+  bool *outs[] = {&full};
+  int rc = sp_export_parse_bools("sdy-insert-explicit-reshards", options, keys, outs, 1, err);
+  if (rc) return rc;
+  return sp_export_insert_explicit_reshards(m, err);
+}
+
+const sp_export_pass sp_export_passes[] = {
+    {"sdy-remove-propagation-debug-info", pass_remove_debug_info, "remove propagation's debugging attributes"},
+    {"sdy-drop-sharding-rules", pass_drop_rules, "remove non-custom sdy.sharding_rule attributes"},
+    {"sdy-remove-sharding-groups", pass_remove_groups, "erase sdy.sharding_group ops"},
+    {"sdy-sharding-constraint-to-reshard", pass_constraint_to_reshard, "turn sharding constraints into reshards"},
+    {"sdy-constant-or-scalar-merger", pass_constant_merger, "merge identical constants and scalar broadcasts"},
+    {"sdy-drop-sharding-and-mesh", pass_drop_sharding_and_mesh, "remove every sdy.sharding and the meshes"},
+    {"sdy-inline-meshes", pass_inline_meshes, "write meshes inline into shardings, erase sdy.mesh ops"},
+    {"sdy-verify-unreduced-axes", pass_verify_unreduced, "check unreduced-axis transitions"},
+    {"sdy-export-named-computations", pass_export_named, "named computations to private functions and calls"},
+    {"sdy-propagate-to-func-results", pass_results_from_returns, "non-main functions take their returned values' shardings"},
+    {"sdy-unflatten-call-graph", pass_unflatten, "merge calls to equivalent copies of one function (dedup-functions-fully)"},
+    {"sdy-insert-func-call-reshards", pass_func_call_reshards, "reshard call results to the callee's result shardings"},
+    {"sdy-update-non-divisible-input-output-shardings", pass_non_divisible, "cut I/O shardings to divisible prefixes"},
+    {"sdy-remove-sub-axes-in-input-output-shardings", pass_remove_sub_axes, "cut main's open I/O dims at the first sub-axis"},
+    {"sdy-sink-func-data-flow-edges", pass_sink_func_edges, "write func data-flow edge shardings back to arguments and calls"},
+    {"sdy-close-shardings", pass_close, "close every sharding, drop replicated lists"},
+    {"sdy-insert-explicit-reshards", pass_explicit_reshards, "explicit reshards and all-reduces (enable-full-version)"},
+    {NULL, NULL, NULL}};
