@@ -1,6 +1,8 @@
 # Thin wrapper over CMake for the two README commands.
 #   make run    install dependencies, build, run the main job on the bundled example
-#   make test   install dependencies, build (plain and ASan+UBSan), run every test
+#   make test   install dependencies, build (plain and ASan+UBSan), run every test (the heavy
+#               suites, CTest label `heavy`: JAX corpus, browser, image build, fuzzing, run
+#               once, in the plain build only)
 #   make install PREFIX=DIR   install the C client library, its headers, pkg-config file and
 #               the shardplan command (default PREFIX /usr/local)
 BUILD      ?= build

@@ -8,6 +8,7 @@
 
 #include "export/call_graph.h"
 #include "export/debug_info.h"
+#include "export/func_edges.h"
 #include "export/meshes.h"
 #include "export/verify_unreduced.h"
 #include "ir/pass_options.h"
@@ -66,6 +67,7 @@ NO_OPTION_PASS(pass_results_from_returns, "sdy-propagate-to-func-results", sp_fu
 NO_OPTION_PASS(pass_func_call_reshards, "sdy-insert-func-call-reshards", sp_func_calls_insert_reshards)
 NO_OPTION_PASS(pass_non_divisible, "sdy-update-non-divisible-input-output-shardings", sp_export_update_non_divisible)
 NO_OPTION_PASS(pass_remove_sub_axes, "sdy-remove-sub-axes-in-input-output-shardings", sp_export_remove_sub_axes_in_main)
+NO_OPTION_PASS(pass_sink_func_edges, "sdy-sink-func-data-flow-edges", sp_export_sink_func_data_flow_edges)
 NO_OPTION_PASS(pass_close, "sdy-close-shardings", sp_export_close_shardings)
 
 static int pass_unflatten(sp_module *m, const char *options, sp_err *err) {
@@ -100,6 +102,7 @@ const sp_export_pass sp_export_passes[] = {
     {"sdy-insert-func-call-reshards", pass_func_call_reshards, "reshard call results to the callee's result shardings"},
     {"sdy-update-non-divisible-input-output-shardings", pass_non_divisible, "cut I/O shardings to divisible prefixes"},
     {"sdy-remove-sub-axes-in-input-output-shardings", pass_remove_sub_axes, "cut main's open I/O dims at the first sub-axis"},
+    {"sdy-sink-func-data-flow-edges", pass_sink_func_edges, "write func data-flow edge shardings back to arguments and calls"},
     {"sdy-close-shardings", pass_close, "close every sharding, drop replicated lists"},
     {"sdy-insert-explicit-reshards", pass_explicit_reshards, "explicit reshards and all-reduces (enable-full-version)"},
     {NULL, NULL, NULL}};

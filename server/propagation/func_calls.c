@@ -412,7 +412,7 @@ int sp_func_calls_results_from_returns(sp_module *m, sp_err *err) {
     if (!ret || ret->kind != SP_OP_FUNC_RETURN) continue;
     for (int i = 0; i < ret->noperands && i < fn->func->nresults; i++) {
       sp_value *v = ret->operands[i].value;
-      if (v && v->sharding) fn->func->result_shardings[i] = v->sharding;
+      if (v) fn->func->result_shardings[i] = v->sharding;
     }
   }
   return SP_OK;
@@ -426,7 +426,7 @@ int sp_func_calls_insert_reshards(sp_module *m, sp_err *err) {
     sp_op *call = l.v[i], *fn = callee_of(m, call);
     if (!fn || !fn->func || fn->func->nresults != call->nresults || !fn->func->result_shardings)
       continue;
-    sp_op *anchor = call;
+    sp_op *const anchor = call;
     for (int k = 0; k < call->nresults; k++) {
       sp_value *r = &call->results[k];
       sp_sharding *want = fn->func->result_shardings[k];
@@ -440,8 +440,16 @@ int sp_func_calls_insert_reshards(sp_module *m, sp_err *err) {
         rs->results[0].sharding = r->sharding;
         sp_value_replace_all_uses(r, &rs->results[0]);
         sp_op_set_operand(rs, 0, r);
-        sp_op_insert_after(anchor, rs);
-        anchor = rs;
+        sp_op_insert_after(anchor, rs); /* right after the call: later results come first */
+      }
+      /* A callee result without a sharding is replicated: say so on the call's mesh. */
+      if (!want && r->sharding) {
+        want = sp_sharding_new(m->arena, r->sharding->mesh_name, r->sharding->rank, true);
+        if (!want) {
+          rc = SP_ENOMEM;
+          break;
+        }
+        want->inline_mesh = r->sharding->inline_mesh;
       }
       r->sharding = want;
     }
