@@ -845,6 +845,57 @@ START_TEST(manual_computation_written_as_text_verifies) {
 }
 END_TEST
 
+/* ------------------------------------------------------------------ sdy collectives */
+
+#define COLLECTIVE_MODULE(op_line)                                                          \
+  "sdy.mesh @m = <[\"p\"=4, \"q\"=2]>\n"                                                   \
+  "func.func @f(%arg0: tensor<8x4xf32> {sdy.sharding = #sdy.sharding<@m, [{\"p\", \"q\"}, {}]>}) -> tensor<8x4xf32> {\n" \
+  op_line                                                                                    \
+  "  return %0 : tensor<8x4xf32>\n"                                                         \
+  "}\n"
+
+TEXT_CASE(all_gather_must_remove_the_minor_axes_of_the_operand,
+    COLLECTIVE_MODULE("  %0 = sdy.all_gather [{\"p\"}, {}] %arg0 out_sharding=<@m, [{\"q\"}, {}]> : tensor<8x4xf32>\n"),
+    "t.mlir:3:8: 'sdy.all_gather' op gathering_axes of dimension 0 must be the minor axes the "
+    "operand's sharding has beyond the result's")
+
+TEXT_CASE(all_slice_must_append_its_axes,
+    COLLECTIVE_MODULE("  %0 = sdy.all_slice [{}, {\"q\"}] %arg0 out_sharding=<@m, [{\"p\", \"q\"}, {}]> : tensor<8x4xf32>\n"),
+    "t.mlir:3:8: 'sdy.all_slice' op result sharding of dimension 1 must be the operand's with "
+    "the slicing_axes appended")
+
+TEXT_CASE(all_to_all_dimensions_must_be_in_range,
+    COLLECTIVE_MODULE("  %0 = sdy.all_to_all [{\"q\"}: 0->2] %arg0 out_sharding=<@m, [{\"p\"}, {\"q\"}]> : tensor<8x4xf32>\n"),
+    "t.mlir:3:8: 'sdy.all_to_all' op target dimension 2 is not in [0, 2)")
+
+TEXT_CASE(all_reduce_axes_cannot_shard_the_result,
+    COLLECTIVE_MODULE("  %0 = sdy.all_reduce {\"q\"} %arg0 out_sharding=<@m, [{\"p\", \"q\"}, {}]> : tensor<8x4xf32>\n"),
+    "t.mlir:3:8: 'sdy.all_reduce' op reduction axis \"q\" overlaps a dimension sharding of the "
+    "result")
+
+TEXT_CASE(collective_permute_keeps_the_shard_count_per_dim,
+    COLLECTIVE_MODULE("  %0 = sdy.collective_permute %arg0 out_sharding=<@m, [{\"p\"}, {\"q\"}]> : tensor<8x4xf32>\n"),
+    "t.mlir:3:8: 'sdy.collective_permute' op dimension 0 of the operand and result must be "
+    "split into the same number of shards: 8 != 4")
+
+START_TEST(collectives_whose_shardings_fit_verify) {
+  const char *text =
+      "sdy.mesh @m = <[\"x\"=8, \"y\"=2]>\n"
+      "func.func @f(%arg0: tensor<16x8xf32> {sdy.sharding = #sdy.sharding<@m, [{\"y\"}, {\"x\"}]>}) -> tensor<16x8xf32> {\n"
+      "  %0 = sdy.all_gather [{}, {\"x\":(2)4}] %arg0 out_sharding=<@m, [{\"y\"}, {\"x\":(1)2}]> : tensor<16x8xf32>\n"
+      "  %1 = sdy.all_slice [{}, {\"x\":(2)4}] %0 out_sharding=<@m, [{\"y\"}, {\"x\"}]> : tensor<16x8xf32>\n"
+      "  %2 = sdy.all_to_all [{\"x\"}: 1->0] %1 out_sharding=<@m, [{\"y\", \"x\"}, {}]> : tensor<16x8xf32>\n"
+      "  %3 = sdy.reduce_scatter [{}, {\"x\":(2)4}] %0 out_sharding=<@m, [{\"y\"}, {\"x\"}]> : tensor<16x8xf32>\n"
+      "  return %2 : tensor<16x8xf32>\n"
+      "}\n";
+  sp_module *m = NULL;
+  sp_err err;
+  ck_assert_int_eq(sp_mlir_parse(text, strlen(text), "t.mlir", 1, &m, &err), SP_OK);
+  ck_assert_str_eq(verify(m), "");
+  sp_module_free(m);
+}
+END_TEST
+
 /* ------------------------------------------------------------------ the conformance set */
 
 static const char *const CONFORMANCE[] = {
@@ -955,6 +1006,12 @@ static Suite *verify_suite(void) {
   tcase_add_test(tt, sharding_in_body_using_a_manual_axis_is_rejected);
   tcase_add_test(tt, op_without_results_with_two_shardings_is_rejected);
   tcase_add_test(tt, manual_computation_written_as_text_verifies);
+  tcase_add_test(tt, all_gather_must_remove_the_minor_axes_of_the_operand);
+  tcase_add_test(tt, all_slice_must_append_its_axes);
+  tcase_add_test(tt, all_to_all_dimensions_must_be_in_range);
+  tcase_add_test(tt, all_reduce_axes_cannot_shard_the_result);
+  tcase_add_test(tt, collective_permute_keeps_the_shard_count_per_dim);
+  tcase_add_test(tt, collectives_whose_shardings_fit_verify);
   suite_add_tcase(s, tt);
   if (sp_test_have_shared(SHARED_PART)) {
     TCase *tc = tcase_create("conformance");

@@ -107,8 +107,20 @@ typedef enum sp_attr_kind {
   SP_ATTR_SHARDINGS,   /* shardings: a list, e.g. in_shardings */
   SP_ATTR_AXES,        /* axes: a list of axis refs, e.g. manual_axes */
   SP_ATTR_RULE,        /* rule */
-  SP_ATTR_MESH         /* mesh */
+  SP_ATTR_MESH,        /* mesh */
+  SP_ATTR_DIM_AXES,    /* dim_axes: one axis list per tensor dimension, e.g. gathering_axes */
+  SP_ATTR_ALL_TO_ALL   /* all_to_all: the params of sdy.all_to_all */
 } sp_attr_kind;
+
+/* One parameter of sdy.all_to_all: `{"x", "y"}: 0->2` moves axes from src_dim to tgt_dim. */
+typedef struct sp_all_to_all_param {
+  int naxes;
+  sp_axis_ref *axes;
+  int64_t src_dim, tgt_dim;
+} sp_all_to_all_param;
+
+/* [{"x"}: 0->1, {"y"}: 1->3] */
+void sp_all_to_all_params_print(sp_strbuf *sb, const sp_all_to_all_param *v, int n);
 
 typedef struct sp_attr {
   const char *name;
@@ -123,6 +135,9 @@ typedef struct sp_attr {
     struct { int n; sp_axis_ref *v; } axes;
     sp_rule *rule;
     sp_mesh *mesh;
+    /* Closed dims without priority; printed [{"x"}, {}]. */
+    struct { int n; sp_dim_sharding *v; } dim_axes;
+    struct { int n; sp_all_to_all_param *v; } all_to_all;
   } u;
 } sp_attr;
 

@@ -860,6 +860,7 @@ static int verify_sharding_attrs(verifier *v, const sp_op *op) {
 
 static int verify_op(verifier *v, const sp_op *op) {
   int rc = SP_OK;
+  bool collective = false;
   switch (op->kind) {
     case SP_OP_SDY_MESH:
       if (op->block != sp_module_body(v->m)) { /* top-level meshes were checked up front */
@@ -880,6 +881,17 @@ static int verify_op(verifier *v, const sp_op *op) {
       break;
     case SP_OP_SDY_MANUAL_COMPUTATION:
       return verify_manual_computation(v, op);
+    case SP_OP_SDY_ALL_GATHER:
+    case SP_OP_SDY_ALL_SLICE:
+    case SP_OP_SDY_ALL_TO_ALL:
+    case SP_OP_SDY_ALL_REDUCE:
+    case SP_OP_SDY_REDUCE_SCATTER:
+    case SP_OP_SDY_COLLECTIVE_PERMUTE:
+    case SP_OP_SDY_SHARDED_TO_UNREDUCED:
+    case SP_OP_SDY_REPLICATED_TO_UNREDUCED:
+      /* The out_sharding first (mesh, rank, axes), then how it relates to the operand. */
+      collective = true;
+      break;
     case SP_OP_SDY_NAMED_COMPUTATION: {
       /* A named computation's in_shardings are optional (absent: none of its operands has
        * one); when given there is one per operand. */
@@ -892,6 +904,7 @@ static int verify_op(verifier *v, const sp_op *op) {
   }
   if (rc) return rc;
   if ((rc = verify_results(v, op))) return rc;
+  if (collective && (rc = sp_verify_collective(v->m, op, v->err))) return rc;
   if ((rc = verify_sharding_attrs(v, op))) return rc;
   sp_rule *rule = sp_op_rule(op);
   if (rule && (rc = check_rule(v, op, rule))) return rc;

@@ -47,4 +47,8 @@ int sp_verify_sharding(const sp_module *m, const sp_sharding *s, const sp_type *
  * kinds). */
 int sp_verify_rule(const sp_module *m, const sp_op *op, const sp_rule *rule, sp_err *err);
 
+/* Verifies what relates an sdy collective's out_sharding to its operand's sharding
+ * (verify_collectives.c); the out_sharding itself is checked like any sharding. */
+int sp_verify_collective(const sp_module *m, const sp_op *op, sp_err *err);
+
 #endif /* SP_VERIFY_H */

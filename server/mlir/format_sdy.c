@@ -7,7 +7,6 @@
  *   %1 = sdy.func_data_flow_edge %0 {sdy.sharding = ...} : T
  *   %1 = sdy.propagation_barrier %0 allowed_direction=BACKWARD : T
  *   sdy.sharding_group %0 group_id=3 : T
- *   %1 = sdy.all_reduce {"b"} %0 out_sharding=<@m, [...]> : T
  *   %1 = sdy.constant {attrs} dense<1.0> : T
  *   %r = sdy.manual_computation(%a) in_shardings=[..] out_shardings=[..] manual_axes={"a"}
  *          (%arg1: T) { ... } : (T) -> T
@@ -197,44 +196,6 @@ static bool print_group(sp__mlir_writer *w, const sp_op *op) {
   return true;
 }
 
-/* ------------------------------------------------------------------ all_reduce */
-
-static int parse_all_reduce(sp__mlir_parser *p, const sp__mlir_op_header *h, sp_op **out) {
-  sp_attrs attrs = {0};
-  sp_attr axes = {.name = "reduction_axes", .kind = SP_ATTR_AXES};
-  sp_attr sh = {.name = "out_sharding", .kind = SP_ATTR_SHARDING};
-  sp_value *in;
-  sp_type *t;
-  int rc;
-  if ((rc = sp__mlir_parse_axis_list(p, &axes.u.axes.n, &axes.u.axes.v)) ||
-      (rc = sp__mlir_parse_operand(p, &in)) ||
-      (rc = sp__mlir_expect_word(p, "out_sharding", h->name)) ||
-      (rc = sp__mlir_expect(p, SP_TOK_EQUAL, h->name)) ||
-      (rc = sp__mlir_parse_sharding_stripped(p, &sh.u.sharding)) ||
-      (rc = sp__mlir_set_attr(p, &attrs, &axes)) || (rc = sp__mlir_set_attr(p, &attrs, &sh)) ||
-      (rc = sp__mlir_parse_attr_dict(p, h->kind, &attrs)) ||
-      (rc = sp__mlir_expect(p, SP_TOK_COLON, h->name)) || (rc = sp__mlir_parse_type(p, &t)))
-    return rc;
-  return sp__mlir_build_op(p, h, 1, &in, 1, &t, 0, NULL, &attrs, out);
-}
-
-static bool print_all_reduce(sp__mlir_writer *w, const sp_op *op) {
-  sp_attr *axes = sp_op_attr(op, "reduction_axes");
-  if (!unary_shape(op, 1) || !axes || axes->kind != SP_ATTR_AXES || !op->results[0].sharding)
-    return false;
-  static const char *const elided[] = {"reduction_axes", "sdy.sharding", NULL};
-  sp__mlir_w_op_name(w, op);
-  sp__mlir_w_putc(w, ' ');
-  sp__mlir_w_attr_value(w, op->kind, axes);
-  sp__mlir_w_operands_lead(w, op);
-  sp__mlir_w_puts(w, " out_sharding=");
-  sp__mlir_w_sharding(w, op->results[0].sharding);
-  sp__mlir_w_attr_dict(w, op, elided, false);
-  sp__mlir_w_puts(w, " : ");
-  sp__mlir_w_type(w, op->results[0].type);
-  return true;
-}
-
 /* ------------------------------------------------------------------ sdy.constant */
 
 int sp__mlir_parse_constant_like(sp__mlir_parser *p, const sp__mlir_op_header *h, sp_op **out) {
@@ -409,7 +370,6 @@ const sp__mlir_format sp__mlir_sdy_formats[] = {
     {SP_OP_SDY_FUNC_DATA_FLOW_EDGE, parse_func_edge, print_func_edge},
     {SP_OP_SDY_PROPAGATION_BARRIER, parse_barrier, print_barrier},
     {SP_OP_SDY_SHARDING_GROUP, parse_group, print_group},
-    {SP_OP_SDY_ALL_REDUCE, parse_all_reduce, print_all_reduce},
     {SP_OP_SDY_CONSTANT, sp__mlir_parse_constant_like, sp__mlir_print_constant_like},
     {SP_OP_SDY_MANUAL_COMPUTATION, parse_manual, print_manual},
     {SP_OP_SDY_NAMED_COMPUTATION, parse_named, print_named},

@@ -660,7 +660,9 @@ static int absorb_shardings(sp__mlir_parser *p, const sp__mlir_op_header *h, sp_
     case SP_OP_SDY_ALL_SLICE:
     case SP_OP_SDY_ALL_TO_ALL:
     case SP_OP_SDY_COLLECTIVE_PERMUTE:
-    case SP_OP_SDY_REDUCE_SCATTER: inline_name = "out_sharding"; break;
+    case SP_OP_SDY_REDUCE_SCATTER:
+    case SP_OP_SDY_SHARDED_TO_UNREDUCED:
+    case SP_OP_SDY_REPLICATED_TO_UNREDUCED: inline_name = "out_sharding"; break;
     case SP_OP_SDY_MANUAL_COMPUTATION:
     case SP_OP_SDY_NAMED_COMPUTATION: list_name = "out_shardings"; break;
     default: break;
