@@ -8,6 +8,7 @@
 
 #include "export/call_graph.h"
 #include "export/debug_info.h"
+#include "export/explicit_reshards.h"
 #include "export/export_pipeline.h"
 #include "export/func_edges.h"
 #include "export/meshes.h"
@@ -85,7 +86,7 @@ static int pass_explicit_reshards(sp_module *m, const char *options, sp_err *err
   bool *outs[] = {&full};
   int rc = sp_export_parse_bools("sdy-insert-explicit-reshards", options, keys, outs, 1, err);
   if (rc) return rc;
-  return sp_export_insert_explicit_reshards(m, err);
+  return full ? sp_export_insert_explicit_reshards_full(m, err) : sp_export_insert_explicit_reshards(m, err);
 }
 
 const sp_export_pass sp_export_passes[] = {
