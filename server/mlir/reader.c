@@ -1003,6 +1003,16 @@ int sp_mlir_parse(const char *text, size_t len, const char *filename, int first_
   if (len > (size_t)SP_MAX_INPUT_BYTES)
     return sp_err_set(err, SP_ELIMIT, "%s: input of %zu bytes exceeds SP_MAX_INPUT_BYTES",
                       filename, len);
+  /* A NUL byte would end the C strings that verbatim attributes and names are kept in. */
+  const char *nul = memchr(text, '\0', len);
+  if (nul) {
+    int line = first_line;
+    const char *bol = text;
+    for (const char *q = text; q < nul; q++)
+      if (*q == '\n') line++, bol = q + 1;
+    return sp_err_set(err, SP_EINVAL, "%s:%d:%d: unexpected NUL character", filename, line,
+                      (int)(nul - bol) + 1);
+  }
   sp__mlir_parser p;
   memset(&p, 0, sizeof p);
   sp__mlir_names names;
