@@ -8,7 +8,7 @@ PKGS="build-essential cmake pkg-config git ca-certificates \
   libgrpc-dev libprotobuf-c-dev protobuf-c-compiler \
   libsqlite3-dev libmicrohttpd-dev libglpk-dev glpk-utils check \
   libssl-dev zlib1g-dev libcjson-dev \
-  llvm-14-tools coinor-cbc python3 python3-venv \
+  llvm-14-tools coinor-cbc python3 python3-venv openssl \
   clang-14 libclang-rt-14-dev"
 
 missing=""
