@@ -1,6 +1,8 @@
 # Thin wrapper over CMake for the two README commands.
 #   make run    install dependencies, build, run the main job on the bundled example
-#   make test   install dependencies, build (plain and ASan+UBSan), run every test
+#   make test   install dependencies, build (plain and ASan+UBSan), run every test (the heavy
+#               suites, CTest label `heavy`: JAX corpus, browser, image build, fuzzing, run
+#               once, in the plain build only)
 BUILD      ?= build
 ASAN_BUILD ?= build-asan
 JOBS       ?= $(shell nproc 2>/dev/null || echo 2)

@@ -148,6 +148,8 @@ typedef struct sp_store_row_query {
                                      (ASCII case-insensitive) */
   int64_t offset;
   int64_t limit;                  /* 0: 100 */
+  int64_t idx_from;               /* only rows with idx >= idx_from (0: all); with limit 1,
+                                     fetches one row by idx without counting past it */
 } sp_store_row_query;
 
 typedef struct sp_store_row_page {
