@@ -15,8 +15,11 @@
  * Exit codes: 0 after a clean shutdown (and for --help/--version), 2 for bad settings, 1 when
  * it cannot start (address in use, cache unreadable or of a newer schema).
  *
- * The dashboard hook: with the web/ library built in (SP_HAVE_WEB), sp_web_start() serves
- * --http-listen on the same service; without it the address is reported as reserved.
+ * The dashboard hook: --http-listen is parsed and validated here and reserved for the
+ * dashboard (web/); it is started right after the gRPC server, from the same service
+ * (sp_service_store for the plans, sp_service_stats_get for the gauges, sp_service_observe for
+ * per-request events), and stopped first at shutdown. Until it is wired in, the address is
+ * printed as reserved.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -32,9 +35,6 @@
 #include "rpc/planner_version.h"
 #include "rpc/rpc_server.h"
 #include "rpc/service.h"
-#ifdef SP_HAVE_WEB
-#include "web/web.h"
-#endif
 
 static int mkdir_p(const char *path, sp_err *err) {
   char buf[4096];
@@ -116,17 +116,10 @@ int main(int argc, char **argv) {
     snprintf(colon + 1, sizeof shown - (size_t)(colon + 1 - shown), "%d", port);
   printf("shardpland: grpc listening on %s%s%s\n", shown, cfg.tls_cert_pem ? " (TLS)" : "",
          cfg.token ? " (bearer token required)" : "");
-#ifdef SP_HAVE_WEB
-  sp_web *web = NULL;
-  if (cfg.http_listen) {
-    if (sp_web_start(cfg.http_listen, svc, &web, &err)) goto fail;
-    printf("shardpland: dashboard http://%s/\n", cfg.http_listen);
-  }
-#else
+  /* Dashboard hook (see the top comment). */
   if (cfg.http_listen)
     printf("shardpland: dashboard http://%s/ (reserved: the dashboard is not built into this "
            "daemon yet)\n", cfg.http_listen);
-#endif
   printf("shardpland: plan cache %s\n", sp_service_cache_path(svc));
   printf("shardpland: planner %s, %d search%s at once, queue %d\n", SP_PLANNER_VERSION,
          cfg.max_searches, cfg.max_searches == 1 ? "" : "es", cfg.max_queue);
@@ -138,9 +131,6 @@ int main(int argc, char **argv) {
   fprintf(stderr, "shardpland: %s received, shutting down\n",
           sig == SIGTERM ? "SIGTERM" : "SIGINT");
   atomic_store(&serving, 0);
-#ifdef SP_HAVE_WEB
-  sp_web_stop(web);
-#endif
   sp_service_drain(svc);            /* refuse new searches, stop running ones, answer waiters */
   sp_rpc_server_shutdown(srv);      /* then close the calls and the queues */
   rc = 0;

@@ -290,7 +290,6 @@ int sp_rpc_plan_summary(const sp_plan *p, const sp_rpc_labels *names, const char
     s->rows = p->solver.ilp_rows;
     s->nodes = p->solver.nodes;
     s->edges = p->solver.edges;
-    s->seconds = p->solver.build_s + p->solver.solve_s;
     s->objective = (double)p->solver.cost;
     s->bound = p->solver.bound == INT64_MIN ? 0 : (double)p->solver.bound;
     s->gap = p->solver.gap;

@@ -33,6 +33,7 @@
 #include "rpc/plan_proto.h"
 #include "rpc/plan_request.h"
 #include "rpc/service_int.h"
+#include "store/plan_rows.h"
 
 typedef struct waiter {
   sp_rpc_call *call;
@@ -148,7 +149,7 @@ static bool usable(const sp_service *s, const sp_store_plan *sp, const sp_rpc_re
   Shardplan__V1__PlanResponse *resp =
       shardplan__v1__plan_response__unpack(NULL, sp->plan_len, sp->plan);
   if (!resp) return false;
-  double had = resp->plan && resp->plan->solver ? resp->plan->solver->seconds : 0;
+  double had = resp->search_seconds;
   shardplan__v1__plan_response__free_unpacked(resp, NULL);
   return allowed_seconds(s, r, ms_left) <= had * 1.2 + 0.05;
 }
@@ -185,6 +186,7 @@ static bool answer_stored(sp_service *s, sp_rpc_call *call, bool stream, int det
     return false;
   }
   atomic_fetch_add(&s->hits, 1);
+  if (s->obs.on_cache) s->obs.on_cache(s->obs.ctx, true);
   deliver(call, stream, out, olen);
   free(out);
   sp__svc_log(s, call, method_name(stream), sp->key, outcome, SP_RPC_OK, NULL);
@@ -246,62 +248,24 @@ static void on_progress(void *ctx, const sp_progress *p) {
   pthread_mutex_unlock(&s->mu);
 }
 
-/* Rows of a plan for the store: values, ops, collectives, conflicts, and the whole plan JSON. */
-typedef struct rows {
-  sp_store_row *v;
-  size_t n, cap;
-  bool oom;
-} rows;
-
-/* Adds a row whose JSON text (malloc'd) the rows take over. */
-static void add_row_text(rows *r, const char *section, int64_t idx, const char *label,
-                         char *text) {
-  if (!text) {
-    r->oom = true;
-    return;
-  }
-  if (r->n == r->cap) {
-    size_t nc = r->cap ? r->cap * 2 : 64;
-    sp_store_row *nv = realloc(r->v, nc * sizeof *nv);
-    if (!nv) {
-      free(text);
-      r->oom = true;
-      return;
-    }
-    r->v = nv;
-    r->cap = nc;
-  }
-  r->v[r->n++] = (sp_store_row){section, idx, label, text};
-}
-
-static void add_row(rows *r, const char *section, int64_t idx, const char *label, cJSON *j) {
-  char *text = j ? cJSON_PrintUnformatted(j) : NULL;
-  cJSON_Delete(j);
-  add_row_text(r, section, idx, label, text);
-}
-
-static void free_rows(rows *r) {
-  for (size_t i = 0; i < r->n; i++) free((char *)r->v[i].json);
-  free(r->v);
-}
-
 static int store_plan(sp_job *j, const sp_plan *p, const Shardplan__V1__PlanResponse *resp,
                       const uint8_t *bytes, size_t n, sp_err *err) {
-  rows r = {0};
-  for (int i = 0; i < p->nvalues; i++)
-    add_row(&r, "value", i, p->values[i].name, sp_plan_value_to_json(&p->values[i]));
-  for (int i = 0; i < p->nops; i++)
-    add_row(&r, "op", i, p->ops[i].name, sp_plan_op_to_json(&p->ops[i]));
-  for (int i = 0; i < p->ncollectives; i++)
-    add_row(&r, "collective", i, p->collectives[i].kind,
-            sp_plan_collective_to_json(&p->collectives[i]));
-  int nconf = p->conflicts ? cJSON_GetArraySize(p->conflicts) : 0;
-  for (int i = 0; i < nconf; i++) add_row(&r, "conflict", i, NULL, sp_plan_conflict_to_json(p, i));
-  add_row_text(&r, "plan", 0, NULL, sp_plan_to_json_text(p, false));
-  int rc;
-  if (r.oom) {
-    rc = sp_err_set(err, SP_ENOMEM, "out of memory storing the plan");
-  } else {
+  /* The rows the dashboard reads (store/plan_rows.h), plus the whole plan's JSON, from which
+   * a DETAIL_FULL answer is rebuilt. */
+  sp_plan_rows pr = {0};
+  int rc = sp_plan_rows_build(p, &pr, err);
+  if (rc) return rc;
+  sp_store_row *rows = malloc((pr.n + 1) * sizeof *rows);
+  char *full = sp_plan_to_json_text(p, false);
+  if (!rows || !full) {
+    free(rows);
+    free(full);
+    sp_plan_rows_free(&pr);
+    return sp_err_set(err, SP_ENOMEM, "out of memory storing the plan");
+  }
+  if (pr.n) memcpy(rows, pr.v, pr.n * sizeof *rows);
+  rows[pr.n] = (sp_store_row){"plan", 0, NULL, full};
+  {
     char mesh[256] = "";
     if (resp->plan && resp->plan->n_meshes) {
       const Shardplan__V1__MeshPlan *m = resp->plan->meshes[0];
@@ -325,9 +289,11 @@ static int store_plan(sp_job *j, const sp_plan *p, const Shardplan__V1__PlanResp
     rec.request_len = j->request_len;
     rec.plan = bytes;
     rec.plan_len = n;
-    rc = sp_store_put(j->svc->store, &rec, r.v, r.n, err);
+    rc = sp_store_put(j->svc->store, &rec, rows, pr.n + 1, err);
   }
-  free_rows(&r);
+  free(rows);
+  free(full);
+  sp_plan_rows_free(&pr);
   return rc;
 }
 
@@ -410,6 +376,9 @@ static void run_job(void *arg) {
              err.msg);
     goto answer;
   }
+  /* Wall time is not part of the plan (equal requests get equal bytes): it goes beside it. */
+  double search_s = plan->solver.build_s + plan->solver.solve_s;
+  plan->solver.build_s = plan->solver.solve_s = 0;
   Shardplan__V1__PlanResponse *resp = NULL;
   a = sp_arena_new(0);
   if (!a || sp_rpc_plan_summary(plan, &j->names, j->key, a, &resp, &err)) {
@@ -417,6 +386,7 @@ static void run_job(void *arg) {
     snprintf(msg, sizeof msg, "out of memory building the answer");
     goto answer;
   }
+  resp->search_seconds = search_s > 0 ? search_s : (double)(sp_rpc_now_ms() - now) / 1000.0;
   n = shardplan__v1__plan_response__get_packed_size(resp);
   bytes = malloc(n ? n : 1);
   if (!bytes) {
@@ -627,6 +597,7 @@ static void handle(sp_rpc_call *call, sp_service *s, bool stream) {
     s->jobs = j;
     s->njobs++;
     atomic_fetch_add(&s->misses, 1);
+    if (s->obs.on_cache) s->obs.on_cache(s->obs.ctx, false);
     if (stream) send_progress(call, "queued", NULL, 0);
     pthread_mutex_unlock(&s->mu);
     return;

@@ -53,6 +53,9 @@ const char *sp__svc_status_name(int st) {
 
 void sp__svc_log(sp_service *s, sp_rpc_call *call, const char *method, const char *key,
                  const char *outcome, int status, const char *msg) {
+  if (s->obs.on_rpc && call)
+    s->obs.on_rpc(s->obs.ctx, method, sp__svc_status_name(status),
+                  (double)(sp_rpc_now_ms() - sp_rpc_call_start_ms(call)) / 1000.0);
   int level = status == SP_RPC_OK ? 2 : status == SP_RPC_INTERNAL ? 0 : 1;
   if (level > s->o.log_level) return;
   double ms = call ? (double)(sp_rpc_now_ms() - sp_rpc_call_start_ms(call)) : 0;
@@ -423,6 +426,7 @@ int sp_service_register(sp_service *s, sp_rpc_server *srv, sp_err *err) {
 }
 
 const char *sp_service_cache_path(const sp_service *s) { return s->cache_path; }
+void sp_service_observe(sp_service *s, const sp_service_observer *obs) { s->obs = *obs; }
 sp_store *sp_service_store(sp_service *s) { return s->store; }
 
 void sp_service_close(sp_service *s) {

@@ -8,9 +8,9 @@
  * running for its key (coalescing) or starts one on the pool; a full queue answers
  * UNAVAILABLE with a retry hint. See plan_service.c for the life of a search.
  *
- * Thread safety: all entry points may be called from any thread once open; sp_service_drain
- * and sp_service_close are called once, by the owner, in that order, after the gRPC server
- * stopped accepting calls... (drain first, then the server's shutdown, then close).
+ * Thread safety: all entry points may be called from any thread once open. Shutdown order:
+ * sp_service_drain (searches stop and answer), then the gRPC server's shutdown, then
+ * sp_service_close.
  */
 #ifndef SP_RPC_SERVICE_H
 #define SP_RPC_SERVICE_H
@@ -43,6 +43,15 @@ typedef struct sp_service_stats {
   double uptime_seconds;
 } sp_service_stats;
 
+/* Per-request events for an observer (the dashboard's metrics): every answered call with its
+ * status name ("OK", "INVALID_ARGUMENT", ...) and seconds; cache lookups of Plan calls. Called
+ * on the thread that answered; must not block. */
+typedef struct sp_service_observer {
+  void (*on_rpc)(void *ctx, const char *method, const char *status, double seconds);
+  void (*on_cache)(void *ctx, bool hit);
+  void *ctx;
+} sp_service_observer;
+
 void sp_service_options_init(sp_service_options *o);
 int sp_service_open(const sp_service_options *o, sp_service **out, sp_err *err);
 int sp_service_register(sp_service *s, sp_rpc_server *srv, sp_err *err);
@@ -50,6 +59,8 @@ const char *sp_service_cache_path(const sp_service *s);
 /* For the dashboard: the plan cache and the counters. */
 sp_store *sp_service_store(sp_service *s);
 void sp_service_stats_get(sp_service *s, sp_service_stats *out);
+/* Sets the observer (before the server starts). */
+void sp_service_observe(sp_service *s, const sp_service_observer *obs);
 /* Refuses new searches, asks running ones to stop (each stores and answers its best plan so
  * far, or an error), and waits until every search has answered. */
 void sp_service_drain(sp_service *s);

@@ -28,6 +28,7 @@ struct sp_service {
   int njobs;
   bool draining;
   int64_t start_ms;
+  sp_service_observer obs;
   atomic_llong hits, misses, searches, coalesced, requests, errors;
 };
 

@@ -223,9 +223,13 @@ static th_result run_call(th_channel *c, const char *method, const void *req, si
   sop.data.recv_status_on_client.trailing_metadata = &trailing;
   sop.data.recv_status_on_client.error_string = &errstr;
   grpc_call_start_batch(call, &sop, 1, &tag_s, NULL);
+  bool got_status = false;
   if (cancel_after_ms > 0) {
-    usleep((useconds_t)cancel_after_ms * 1000);
-    grpc_call_cancel(call, NULL);
+    if (grpc_completion_queue_pluck(cq, &tag_s, deadline_in(cancel_after_ms), NULL).type ==
+        GRPC_OP_COMPLETE)
+      got_status = true;
+    else
+      grpc_call_cancel(call, NULL);
   }
   grpc_completion_queue_pluck(cq, &tag_a, gpr_inf_future(GPR_CLOCK_REALTIME), NULL);
   for (;;) {
@@ -240,7 +244,8 @@ static th_result run_call(th_channel *c, const char *method, const void *req, si
     if (!ev.success || !in) break;
     take_message(&r, in);
   }
-  grpc_completion_queue_pluck(cq, &tag_s, gpr_inf_future(GPR_CLOCK_REALTIME), NULL);
+  if (!got_status)
+    grpc_completion_queue_pluck(cq, &tag_s, gpr_inf_future(GPR_CLOCK_REALTIME), NULL);
   r.status = (int)status;
   r.details = grpc_slice_to_c_string(details);
   grpc_slice_unref(details);
@@ -275,8 +280,7 @@ th_result th_call_cancel(th_channel *c, const char *method, const void *req, siz
 }
 
 bool th_health_serving(th_channel *c, double *ms) {
-  uint8_t req[1];
-  th_result r = th_call(c, "/grpc.health.v1.Health/Check", req, 0, 5000, NULL);
+  th_result r = th_call(c, "/grpc.health.v1.Health/Check", "", 0, 5000, NULL);
   bool ok = false;
   if (r.status == 0 && r.msg) {
     Grpc__Health__V1__HealthCheckResponse *h =
