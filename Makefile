@@ -1,12 +1,17 @@
 # Thin wrapper over CMake for the two README commands.
 #   make run    install dependencies, build, run the main job on the bundled example
-#   make test   install dependencies, build (plain and ASan+UBSan), run every test
+#   make test   install dependencies, build (plain and ASan+UBSan), run every test (the heavy
+#               suites, CTest label `heavy`: JAX corpus, browser, image build, fuzzing, run
+#               once, in the plain build only)
+#   make install PREFIX=DIR   install the C client library, its headers, pkg-config file and
+#               the shardplan command (default PREFIX /usr/local)
 BUILD      ?= build
 ASAN_BUILD ?= build-asan
+PREFIX     ?= /usr/local
 JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 CTEST_ARGS ?= --output-on-failure
 
-.PHONY: deps build build-asan run test test-plain test-asan conformance bench clean
+.PHONY: deps build build-asan run test test-plain test-asan conformance bench clean install
 
 deps:
 	@./deploy/install-deps.sh
@@ -31,6 +36,9 @@ test-asan: build-asan
 	@cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1 ctest $(CTEST_ARGS) -j$(JOBS) -LE heavy
 
 test: test-plain test-asan
+
+install: build
+	@cmake --install $(BUILD) --prefix $(PREFIX)
 
 bench: build
 	@cmake --build $(BUILD) --target bench

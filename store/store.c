@@ -107,6 +107,8 @@ int sp_store_put(sp_store *s, const sp_store_plan *plan, const sp_store_row *row
       return sp_err_set(err, SP_EINVAL, "plan %s: row %zu has %s section name", key, i,
                         sl ? "a too long" : "no");
     if (!r->json) return sp_err_set(err, SP_EINVAL, "plan %s: row %zu has no JSON", key, i);
+    if (r->idx < 0)
+      return sp_err_set(err, SP_EINVAL, "plan %s: row %zu has a negative index", key, i);
   }
   return s->be->put(s->impl, &p, rows, n_rows, err);
 }

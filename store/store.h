@@ -23,8 +23,9 @@
  * Durability. sp_store_put returns SP_OK only after its transaction committed: from then on the
  * plan survives the process being killed (kill -9) at any moment; with options.durable it also
  * survives power loss (synchronous=FULL; the default NORMAL skips the fsync per commit). Hit
- * counts and last-used times are batched in memory (options.touch_batch) and written with the
- * next write or flush: a crash can lose a few of those, never a plan.
+ * counts and last-used times are batched in memory (options.touch_batch) and written by a
+ * background thread of the store (a full batch, else within a second) or by the next write:
+ * a cache hit itself never writes, and a crash can lose a second of counts, never a plan.
  *
  * Size. options.max_bytes (the daemon's --cache-max-mb) bounds the database: after each put
  * the least recently used plans (never the one just stored) are evicted until the pages in use
@@ -78,12 +79,13 @@ typedef struct sp_store_options {
   bool skip_integrity_check;   /* true: no PRAGMA integrity_check at open (benchmarks) */
   bool durable;                /* true: synchronous=FULL (commits survive power loss) */
   int max_readers;             /* read connections in the pool; 0: 8 */
-  int touch_batch;             /* hits kept in memory before being written; 0: 64; 1: each */
+  int touch_batch;             /* hits kept in memory before being written; 0: 64; 1: each
+                                  hit written by its own call (no background thread) */
 } sp_store_options;
 
 /* One row of a plan: a section ("value", "op", "collective", "conflict", "summary", ... at
- * most SP_STORE_SECTION_MAX bytes), its position in the section (unique per plan and
- * section), a label to filter on (NULL = "") and the row's JSON text (not parsed). */
+ * most SP_STORE_SECTION_MAX bytes), its position in the section (>= 0, unique per plan
+ * and section), a label to filter on (NULL = "") and the row's JSON text (not parsed). */
 typedef struct sp_store_row {
   const char *section;
   int64_t idx;
@@ -148,6 +150,8 @@ typedef struct sp_store_row_query {
                                      (ASCII case-insensitive) */
   int64_t offset;
   int64_t limit;                  /* 0: 100 */
+  int64_t idx_from;               /* only rows with idx >= idx_from (0: all); with limit 1,
+                                     fetches one row by idx without counting past it */
 } sp_store_row_query;
 
 typedef struct sp_store_row_page {

@@ -62,10 +62,10 @@ const char *const sq_sql[SQ_N_STMT] = {
                     "p.planner_version = ?1 ORDER BY p.key LIMIT ?2 OFFSET ?3",
     [SQ_LIST_COUNT] = "SELECT count(*) FROM plans WHERE ?1 IS NULL OR planner_version = ?1",
     [SQ_ROWS] = "SELECT section, idx, label, json FROM plan_rows WHERE plan_id = ?1 AND "
-                "section = ?2 AND (?3 IS NULL OR label LIKE ?3 ESCAPE '\\') ORDER BY idx "
-                "LIMIT ?4 OFFSET ?5",
+                "section = ?2 AND (?3 IS NULL OR label LIKE ?3 ESCAPE '\\') AND idx >= ?6 "
+                "ORDER BY idx LIMIT ?4 OFFSET ?5",
     [SQ_ROWS_COUNT] = "SELECT count(*) FROM plan_rows WHERE plan_id = ?1 AND section = ?2 "
-                      "AND (?3 IS NULL OR label LIKE ?3 ESCAPE '\\')",
+                      "AND (?3 IS NULL OR label LIKE ?3 ESCAPE '\\') AND idx >= ?6",
     [SQ_SECTIONS] = "SELECT section, count(*) FROM plan_rows WHERE plan_id = ?1 "
                     "GROUP BY section ORDER BY section",
     [SQ_TOTALS] = "SELECT count(*), coalesce(sum(size_bytes), 0) FROM plans",
@@ -591,6 +591,7 @@ int sq_op_rows(void *impl, const char *key, const sp_store_row_query *q, sp_stor
   if (rc == SP_OK) rc = sq_stmt(s, c, SQ_ROWS_COUNT, &st, err);
   if (rc != SP_OK) goto out;
   bind_row_filter(st, id, q->section, pattern);
+  sqlite3_bind_int64(st, 6, q->idx_from);
   src = step(st);
   if (src == SQLITE_ROW) out->total = sqlite3_column_int64(st, 0);
   else rc = sq_fail(s, c, src, "counting plan rows", err);
@@ -598,6 +599,7 @@ int sq_op_rows(void *impl, const char *key, const sp_store_row_query *q, sp_stor
   if (rc == SP_OK) rc = sq_stmt(s, c, SQ_ROWS, &st, err);
   if (rc != SP_OK) goto out;
   bind_row_filter(st, id, q->section, pattern);
+  sqlite3_bind_int64(st, 6, q->idx_from);
   sqlite3_bind_int64(st, 4, q->limit);
   sqlite3_bind_int64(st, 5, q->offset);
   int cap = 0;

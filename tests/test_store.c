@@ -371,6 +371,35 @@ START_TEST(test_list_pages_orders_and_filters_by_version) {
 }
 END_TEST
 
+START_TEST(test_rows_fetch_one_row_by_sparse_idx) {
+  make_dir();
+  sp_store *s = open_store(0, 1);
+  put_gen(s, 4, 10, 40);   /* "op" rows sit at idx 3, 7, 11, ...: sparse */
+  char key[65];
+  key_of(4, key);
+  sp_err err;
+  sp_store_row_page pg;
+  sp_store_row_query q = {.section = "op", .limit = 1, .idx_from = 11};
+  ck_assert_int_eq(sp_store_rows(s, key, &q, &pg, &err), SP_OK);
+  ck_assert_uint_eq(pg.n, 1);
+  ck_assert_int_eq(pg.rows[0].idx, 11);
+  sp_store_row_page_free(&pg);
+  /* an idx with no row gives the next one: the caller compares */
+  q.idx_from = 12;
+  ck_assert_int_eq(sp_store_rows(s, key, &q, &pg, &err), SP_OK);
+  ck_assert_uint_eq(pg.n, 1);
+  ck_assert_int_eq(pg.rows[0].idx, 15);
+  ck_assert_int_eq(pg.total, 7);  /* 15, 19, ..., 39 */
+  sp_store_row_page_free(&pg);
+  q.idx_from = 40;
+  ck_assert_int_eq(sp_store_rows(s, key, &q, &pg, &err), SP_OK);
+  ck_assert_uint_eq(pg.n, 0);
+  sp_store_row_page_free(&pg);
+  sp_store_close(s);
+  remove_dir();
+}
+END_TEST
+
 START_TEST(test_rows_page_by_section_with_label_filter) {
   make_dir();
   sp_store *s = open_store(0, 1);
@@ -937,6 +966,7 @@ static Suite *store_suite(void) {
   tcase_add_test(tc, test_bad_arguments_are_refused_and_store_stays_usable);
   tcase_add_test(tc, test_list_pages_orders_and_filters_by_version);
   tcase_add_test(tc, test_rows_page_by_section_with_label_filter);
+  tcase_add_test(tc, test_rows_fetch_one_row_by_sparse_idx);
   tcase_add_test(tc, test_stats_count_hits_in_batches_and_persist);
   tcase_add_test(tc, test_delete_removes_plan_and_rows);
   tcase_add_test(tc, test_eviction_keeps_database_under_limit_lru_first);

@@ -275,6 +275,13 @@ typedef struct sp_module {
    * conflicts it meets (propagation/conflict.h) when its options name no log of their own. */
   struct sp_diag_list *diags;
   struct sp_conflict_log *conflicts;
+  /* The request's deadline, cancel flag and progress callback (ir/run_ctl.h), read by
+   * propagation and the search; NULL = run to completion, report nothing. Not owned. */
+  const struct sp_run_ctl *ctl;
+  /* Which rule-registry warnings were already given (rules/registry.h: Shardy gives each
+   * kind once per process). A tool planning several modules shares one across them;
+   * NULL = each pass run starts afresh. Not owned. */
+  struct sp_rules_diag *warned;
 } sp_module;
 
 /* A new empty module with its own arena (NULL on out-of-memory). */

@@ -555,3 +555,30 @@ int sp_mlir_print(const sp_module *m, sp_strbuf *out, sp_err *err) {
   if (!sp_strbuf_ok(out)) return sp_err_set(err, SP_ENOMEM, "out of memory while printing");
   return SP_OK;
 }
+
+/* ------------------------------------------------------------------ value names (mlir.h) */
+
+struct sp_mlir_names {
+  sp__mlir_namer *namer;
+};
+
+int sp_mlir_names_new(const sp_module *m, sp_mlir_names **out, sp_err *err) {
+  *out = NULL;
+  sp_mlir_names *n = calloc(1, sizeof *n);
+  if (!n || sp__mlir_namer_build(m->op, &n->namer) != SP_OK) {
+    free(n);
+    return sp_err_set(err, SP_ENOMEM, "out of memory naming values");
+  }
+  *out = n;
+  return SP_OK;
+}
+
+void sp_mlir_names_value(const sp_mlir_names *n, sp_strbuf *sb, const sp_value *v) {
+  sp__mlir_namer_value(n->namer, sb, v);
+}
+
+void sp_mlir_names_free(sp_mlir_names *n) {
+  if (!n) return;
+  sp__mlir_namer_free(n->namer);
+  free(n);
+}

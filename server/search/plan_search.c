@@ -54,6 +54,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "ir/clock.h"
 #include "rules/registry.h"
 #include "search/iopddl.h"
 #include "search/strategies.h"
@@ -164,12 +165,6 @@ typedef struct search {
   sp_plan_state_pair *states;
   sp_rules_diag diag;
 } search;
-
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static bool placeable(const sp_value *v) {
   return v && v->type && sp_type_is_static_tensor(v->type) && v->type->rank >= 1;
@@ -1189,12 +1184,14 @@ static int push_collective(search *S, sp_plan_summary *out, int *cap, const sp_v
   if (sp_arena_grow(S->m->arena, (void **)&out->collectives, cap, out->ncollectives,
                     sizeof *out->collectives))
     return SP_ENOMEM;
-  sp_plan_collective *pc = &out->collectives[out->ncollectives++];
+  sp_search_collective *pc = &out->collectives[out->ncollectives++];
   pc->value = value_name(S, v);
   pc->op = at->name;
   pc->line = at->loc.line;
   pc->operand = operand;
   pc->c = *c;
+  pc->value_ref = v;
+  pc->op_ref = at;
   double sent = collective_bytes_sent(c);
   for (int i = 0; i < c->naxes; i++)
     if (c->axes[i].axis >= 0 && c->axes[i].axis < SP_MAX_MESH_AXES_CLUSTER)
@@ -1286,6 +1283,18 @@ static int write_back(search *S, const int *choice, sp_err *err) {
   return SP_OK;
 }
 
+/* The solver's progress as the caller's (ir/run_ctl.h). */
+static void report_progress(void *ctx, const sp_sg_progress *sp) {
+  const sp_run_ctl *ctl = ctx;
+  double gap = 1;
+  if (sp->has_plan && sp->bound != INT64_MIN && sp->cost > 0)
+    gap = (double)(sp->cost - sp->bound) / (double)sp->cost;
+  sp_progress p = {.stage = "search", .seconds = sp->seconds, .phase = sp->phase,
+                   .has_plan = sp->has_plan, .cost = sp->cost, .bound = sp->bound,
+                   .gap = gap < 0 ? 0 : gap};
+  sp_run_ctl_report(ctl, &p);
+}
+
 static int run(sp_module *m, const sp_plan_search_opts *o, bool fixed, sp_plan_summary *out,
                sp_err *err) {
   memset(out, 0, sizeof *out);
@@ -1294,7 +1303,7 @@ static int run(sp_module *m, const sp_plan_search_opts *o, bool fixed, sp_plan_s
   sp_sg *g = NULL;
   sp_sg_result res;
   memset(&res, 0, sizeof res);
-  double t0 = now_s();
+  double t0 = sp_clock_now();
   int rc = setup(&S, m, o, fixed, err);
   if (!rc) rc = build_nodes(&S, err);
   if (!rc) rc = cap_strategies(&S, err);
@@ -1305,16 +1314,21 @@ static int run(sp_module *m, const sp_plan_search_opts *o, bool fixed, sp_plan_s
   if (!rc && !fixed && !o->no_share_layers) rc = tie_layers(&S, g, out, err);
   if (!rc && o->dump_graph) rc = sp_iopddl_write_file(g, o->dump_graph, err);
   if (rc) goto fail;
-  double t1 = now_s();
+  double t1 = sp_clock_now();
   sp_sg_opts so;
   sp_sg_opts_init(&so);
   so.time_limit = o->time_limit;
   so.gap = o->gap;
   so.work_limit = o->work_limit;
   so.seed = o->seed;
+  so.ctl = m->ctl;
+  if (m->ctl && m->ctl->progress) {
+    so.progress = report_progress;
+    so.progress_ctx = (void *)m->ctl;
+  }
   rc = sp_sg_solve(g, &so, &res, err);
   if (rc) goto fail;
-  double t2 = now_s();
+  double t2 = sp_clock_now();
   if (!res.has_plan) {
     rc = sp_err_set(err, SP_ENOTFOUND, "%s: no valid plan (%s): %s", m->filename,
                     sp_sg_status_name(res.status),
@@ -1573,7 +1587,7 @@ cJSON *sp_plan_summary_to_json(const sp_plan_summary *s) {
   for (int64_t i = 0; s->device_of && i < s->ndevices; i++)
     cJSON_AddItemToArray(devs, cJSON_CreateNumber((double)s->device_of[i]));
   for (int i = 0; i < s->ncollectives; i++) {
-    const sp_plan_collective *pc = &s->collectives[i];
+    const sp_search_collective *pc = &s->collectives[i];
     cJSON *c = cJSON_CreateObject();
     if (!c) goto fail;
     cJSON_AddItemToArray(colls, c);

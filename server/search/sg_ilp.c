@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ir/clock.h"
 #include "search/sg_heuristic.h"
 #include "search/sg_rows.h"
 
@@ -414,7 +415,7 @@ static void callback(glp_tree *tree, void *info) {
   cb_state *s = info;
   /* GLPK's own time limit is checked between nodes but not always honoured (node LPs
    * and cut rounds can run past it): stop explicitly at the deadline. */
-  if (s->r->deadline > 0 && sp_sg_now() >= s->r->deadline) {
+  if ((s->r->deadline > 0 && sp_clock_now() >= s->r->deadline) || sp_run_ctl_cancelled(s->r->ctl)) {
     glp_ios_terminate(tree);
     return;
   }
@@ -491,7 +492,7 @@ static int fix_by_reduced_cost(glp_prob *lp, const double *dj, double room) {
 
 static int ms_until(double deadline) {
   if (deadline <= 0) return INT32_MAX;
-  double ms = (deadline - sp_sg_now()) * 1000.0;
+  double ms = (deadline - sp_clock_now()) * 1000.0;
   if (ms < 1) return 1;
   return ms > INT32_MAX ? INT32_MAX : (int)ms;
 }
@@ -529,7 +530,7 @@ static int solve(sg_ilp *q, sg_ilp_run *r, int *plan, sp_err *err) {
   }
   /* Root relaxation: dual simplex with a time limit; reaching the incumbent's cost
    * proves the incumbent optimal. */
-  double t0 = sp_sg_now();
+  double t0 = sp_clock_now();
   glp_smcp sm;
   glp_init_smcp(&sm);
   sm.msg_lev = GLP_MSG_OFF;
@@ -546,13 +547,13 @@ static int solve(sg_ilp *q, sg_ilp_run *r, int *plan, sp_err *err) {
   glp_scale_prob(q->lp, GLP_SF_AUTO);
   glp_adv_basis(q->lp, 0);
   sm.tm_lim = ms_until(r->lp_deadline); /* what is left after scaling and the basis */
-  if (r->lp_deadline > 0 && sp_sg_now() >= r->lp_deadline) {
-    r->t_lp = sp_sg_now() - t0;
+  if (r->lp_deadline > 0 && sp_clock_now() >= r->lp_deadline) {
+    r->t_lp = sp_clock_now() - t0;
     r->timed_out = true;
     goto done;
   }
   int ret = glp_simplex(q->lp, &sm);
-  r->t_lp = sp_sg_now() - t0;
+  r->t_lp = sp_clock_now() - t0;
   int st = glp_get_status(q->lp);
   if (ret == GLP_EOBJUL) {
     /* The dual objective passed the incumbent's cost. Check it with the safe bound of the
@@ -569,7 +570,7 @@ static int solve(sg_ilp *q, sg_ilp_run *r, int *plan, sp_err *err) {
     sm.obj_ul = DBL_MAX;
     sm.tm_lim = ms_until(r->lp_deadline);
     ret = glp_simplex(q->lp, &sm);
-    r->t_lp = sp_sg_now() - t0;
+    r->t_lp = sp_clock_now() - t0;
     st = glp_get_status(q->lp);
   }
   if (ret == 0 && st == GLP_NOFEAS) {
@@ -604,7 +605,7 @@ static int solve(sg_ilp *q, sg_ilp_run *r, int *plan, sp_err *err) {
     goto done;
   }
   /* Branch and bound from that basis. */
-  t0 = sp_sg_now();
+  t0 = sp_clock_now();
   glp_iocp io;
   glp_init_iocp(&io);
   io.msg_lev = GLP_MSG_OFF;
@@ -617,11 +618,11 @@ static int solve(sg_ilp *q, sg_ilp_run *r, int *plan, sp_err *err) {
    * glp_intopt, without calling back: when one LP takes a large share of the time left (IOPDDL
    * V: a 164 s root LP, then 201 s of branching against a 135 s budget), that overruns the
    * deadline. Then branch with the Driebeck-Tomlin heuristic, which needs no extra LPs. */
-  double left = r->deadline > 0 ? r->deadline - sp_sg_now() : HUGE_VAL;
+  double left = r->deadline > 0 ? r->deadline - sp_clock_now() : HUGE_VAL;
   io.br_tech = r->t_lp * 10 < left ? GLP_BR_PCH : GLP_BR_DTH;
   io.bt_tech = GLP_BT_BLB;
   ret = glp_intopt(q->lp, &io);
-  r->t_ilp = sp_sg_now() - t0;
+  r->t_ilp = sp_clock_now() - t0;
   int mst = glp_mip_status(q->lp);
   if (mst == GLP_OPT || mst == GLP_FEAS) {
     int64_t c = (int64_t)llround(glp_mip_obj_val(q->lp));

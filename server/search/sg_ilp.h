@@ -24,6 +24,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "ir/clock.h"
+#include "ir/run_ctl.h"
 #include "search/sg_dual.h"
 #include "search/sg_model.h"
 
@@ -53,11 +55,12 @@ typedef void (*sg_ilp_plan_fn)(void *ctx, const int *plan, int64_t cost);
 
 typedef struct sg_ilp_run {
   /* in */
-  double lp_deadline, deadline; /* absolute (sp_sg_now); 0: none */
+  double lp_deadline, deadline; /* absolute (sp_clock_now); 0: none */
   double gap;                   /* relative MIP gap */
   const int *start;             /* a valid plan of the whole compact model, or NULL */
   sg_ilp_plan_fn on_plan;       /* called with each better plan (whole compact model) */
   void *ctx;
+  const sp_run_ctl *ctl;        /* a set cancel flag stops the search like the deadline */
   /* out */
   bool lp_solved;               /* the root relaxation reached optimality */
   bool infeasible;              /* proven */
