@@ -55,8 +55,9 @@ int sp_verify_collective(const sp_module *m, const sp_op *op, sp_err *err);
  * no undefined operand, element and byte counts that fit in int64, operand/result counts,
  * shapes and attributes per op kind. */
 int sp_verify_stablehlo_op(const sp_module *m, const sp_op *op, sp_err *err);
-/* A func.func with a single-block body ends in a func.return of its result types (checked
- * after the body, so that errors inside it are reported first). */
+/* A func.func with a single-block body ends in a func.return of its result types, or in an op
+ * of an unknown dialect taken as its terminator (checked after the body, so that errors inside
+ * it are reported first). */
 int sp_verify_func_return(const sp_module *m, const sp_op *op, sp_err *err);
 
 #endif /* SP_VERIFY_H */
