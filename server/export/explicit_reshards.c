@@ -231,7 +231,37 @@ static bool same_mesh(const sp_module *m, const sp_sharding *a, const sp_shardin
   return x && y && sp_mesh_equal(x, y);
 }
 
+static bool has_axes(const sp_sharding *s) {
+  return s && (!sp_sharding_is_unsharded(s) || s->nunreduced);
+}
+
+/* A returned value whose sharding differs from the function result's is resharded to it
+ * right before the return (a missing sharding is replicated; two replicated shardings match
+ * whatever their meshes). */
+static int reshard_returns(sp_module *m, sp_op *ret, sp_err *err) {
+  sp_op *fn = sp_op_parent(ret);
+  if (!fn || fn->kind != SP_OP_FUNC || !fn->func) return SP_OK;
+  for (int i = 0; i < ret->noperands && i < fn->func->nresults; i++) {
+    sp_value *v = ret->operands[i].value;
+    sp_sharding *want = fn->func->result_shardings ? fn->func->result_shardings[i] : NULL;
+    const sp_sharding *have = v->sharding;
+    if (!has_axes(want) && !has_axes(have)) continue;
+    if (want && have && same_mesh(m, want, have) && sp_sharding_same_axes(want, have)) continue;
+    if (!want) {
+      want = sp_sharding_new(m->arena, have->mesh_name, have->rank, true);
+      if (!want) return sp_err_set(err, SP_ENOMEM, "out of memory inserting explicit reshards");
+      want->inline_mesh = have->inline_mesh;
+    }
+    sp_op *rs = make_reshard(m, v, want, ret->loc);
+    if (!rs) return sp_err_set(err, SP_ENOMEM, "out of memory inserting explicit reshards");
+    sp_op_insert_before(ret, rs);
+    sp_op_set_operand(ret, i, &rs->results[0]);
+  }
+  return SP_OK;
+}
+
 static int reconcile(sp_module *m, sp_arena *scratch, sp_op *op, sp_err *err) {
+  if (op->kind == SP_OP_FUNC_RETURN) return reshard_returns(m, op, err);
   if (skipped_kind(op)) return SP_OK;
   const sp_sharding *mesh_ref = NULL;
   for (int i = 0; i < op->noperands && !mesh_ref; i++) mesh_ref = op->operands[i].value->sharding;
