@@ -132,6 +132,45 @@ static void cut_before_overlap(const sp_mesh *m, sp_ft_axes *l, const sp_ft_axes
       }
 }
 
+static bool overlaps_any(const sp_mesh *m, sp_ft_axis a, const sp_ft_axes *l) {
+  for (int k = 0; k < l->n; k++)
+    if (overlaps(m, a, l->v[k])) return true;
+  return false;
+}
+
+static bool in_every_tensor(const sp_factor_table *t, int f) {
+  for (int r = 0; r < sp_factor_table_nrows(t); r++)
+    if (!t->rows[r].cells[f].present) return false;
+  return true;
+}
+
+/* Axes the tensors put on need-replication factors that every tensor has, when no factor got
+ * them, are appended to the first pass-through factor
+ * they still divide (tensor order, then factor order), so that devices are not left idle. */
+static int distribute_unused(sp_arena *a, const sp_factor_table *t, sp_ft_axes *common,
+                             sp_ft_axes *used) {
+  for (int r = 0; r < sp_factor_table_nrows(t); r++)
+    for (int f = 0; f < t->nfactors; f++) {
+      const sp_ft_cell *cell = &t->rows[r].cells[f];
+      if (t->rule->factors[f].kind != SP_FACTOR_NEED_REPLICATION || !in_every_tensor(t, f)) continue;
+      for (int k = 0; cell->present && k < cell->axes.n; k++) {
+        sp_ft_axis x = cell->axes.v[k];
+        if (overlaps_any(t->mesh, x, used)) continue;
+        int64_t xs = sp_ft_axis_size(t->mesh, x);
+        for (int g = 0; g < t->nfactors; g++) {
+          if (t->rule->factors[g].kind != SP_FACTOR_PASS_THROUGH) continue;
+          int64_t have = sp_ft_axes_product(t->mesh, &common[g]);
+          if (t->rule->factors[g].size % (have * xs) != 0) continue;
+          int rc = sp_ft_axes_push(a, &common[g], x);
+          if (!rc) rc = sp_ft_axes_push(a, used, x);
+          if (rc) return rc;
+          break;
+        }
+      }
+    }
+  return SP_OK;
+}
+
 /* Greedy choice of one axes list per factor into `common` (nfactors lists). */
 static int choose_greedy(sp_arena *a, const sp_factor_table *t, const int64_t *sizes,
                          sp_ft_axes *common) {
@@ -165,6 +204,7 @@ static int choose_greedy(sp_arena *a, const sp_factor_table *t, const int64_t *s
     }
   }
   free(ch.c);
+  if (!rc) rc = distribute_unused(a, t, common, &used);
   return rc;
 }
 
