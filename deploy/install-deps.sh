@@ -19,7 +19,7 @@ BUILD_PKGS="build-essential cmake pkg-config ca-certificates \
 # unit file.
 PKGS="$BUILD_PKGS git glpk-utils llvm-14-tools coinor-cbc python3 python3-venv \
   clang-14 libclang-rt-14-dev chromium \
-  podman runc debootstrap iproute2 curl systemd"
+  podman runc debootstrap iproute2 curl systemd openssl"
 
 if [ "${1:-}" = "--build-only" ]; then
   PKGS="$BUILD_PKGS"
