@@ -606,7 +606,12 @@ START_TEST(test_purge_drops_plans_of_other_planner_versions) {
   sp_store_plan_list_free(&l);
   ck_assert_int_eq(sp_store_purge_version(s, "0.2.0+ccc", &n, &err), SP_OK);
   ck_assert_int_eq(n, 0);
-  ck_assert_int_eq(sp_store_purge_version(s, "", &n, &err), SP_EINVAL);
+  ck_assert_int_eq(sp_store_purge_version(s, NULL, &n, &err), SP_EINVAL);
+  ck_assert_int_eq(sp_store_purge_version(s, "", &n, &err), SP_OK);   /* "": every plan */
+  ck_assert_int_eq(n, 3);
+  ck_assert_int_eq(sp_store_list(s, NULL, &l, &err), SP_OK);
+  ck_assert_uint_eq(l.n, 0);
+  sp_store_plan_list_free(&l);
   sp_store_close(s);
   remove_dir();
 }
