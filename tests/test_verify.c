@@ -857,6 +857,48 @@ TEXT_CASE(collective_permute_keeps_the_shard_count_per_dim,
     "t.mlir:3:8: 'sdy.collective_permute' op dimension 0 of the operand and result must be "
     "split into the same number of shards: 8 != 4")
 
+TEXT_CASE(barrier_cannot_allow_both_directions,
+    "func.func @f(%arg0: tensor<4xf32>) -> tensor<4xf32> {\n"
+    "  %0 = sdy.propagation_barrier %arg0 allowed_direction=BOTH : tensor<4xf32>\n"
+    "  return %0 : tensor<4xf32>\n"
+    "}\n",
+    "t.mlir:2:8: 'sdy.propagation_barrier' op cannot specify `BOTH` as the direction")
+
+TEXT_CASE(constraint_cannot_turn_kept_min_unreduced_axes_into_sum,
+    "sdy.mesh @m = <[\"p\"=4, \"q\"=2]>\n"
+    "func.func @f(%arg0: tensor<4xf32> {sdy.sharding = #sdy.sharding<@m, [{}], unreduced=min{\"p\", \"q\"}>}) -> tensor<4xf32> {\n"
+    "  %0 = sdy.sharding_constraint %arg0 <@m, [{}], unreduced={\"q\"}> : tensor<4xf32>\n"
+    "  return %0 : tensor<4xf32>\n"
+    "}\n",
+    "t.mlir:3:8: 'sdy.sharding_constraint' op cannot change the reduction operator of kept "
+    "unreduced axes from min to sum.")
+
+TEXT_CASE(reshard_cannot_introduce_min_unreduced_axes,
+    "sdy.mesh @m = <[\"p\"=4, \"q\"=2]>\n"
+    "func.func @f(%arg0: tensor<4xf32>) -> tensor<4xf32> {\n"
+    "  %0 = sdy.reshard %arg0 <@m, [{}], unreduced=min{\"p\"}> : tensor<4xf32>\n"
+    "  return %0 : tensor<4xf32>\n"
+    "}\n",
+    "t.mlir:3:8: 'sdy.reshard' op cannot introduce 'min' unreduced axes. Expected 'sum'.")
+
+TEXT_CASE(data_flow_edge_input_needs_a_single_user,
+    "func.func @f(%arg0: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {\n"
+    "  %0 = stablehlo.negate %arg0 : tensor<4xf32>\n"
+    "  %1 = sdy.data_flow_edge %0 : tensor<4xf32>\n"
+    "  return %0, %1 : tensor<4xf32>, tensor<4xf32>\n"
+    "}\n",
+    "t.mlir:3:8: 'sdy.data_flow_edge' op expected input of sdy.data_flow_edge to have a single "
+    "user")
+
+TEXT_CASE(func_data_flow_edge_operand_must_come_from_a_call_or_an_argument,
+    "func.func @f(%arg0: tensor<4xf32>) -> tensor<4xf32> {\n"
+    "  %0 = stablehlo.negate %arg0 : tensor<4xf32>\n"
+    "  %1 = sdy.func_data_flow_edge %0 : tensor<4xf32>\n"
+    "  return %1 : tensor<4xf32>\n"
+    "}\n",
+    "t.mlir:3:8: 'sdy.func_data_flow_edge' op expected operand of sdy.func_data_flow_edge to be a "
+    "result of call op.")
+
 START_TEST(collectives_whose_shardings_fit_verify) {
   const char *text =
       "sdy.mesh @m = <[\"x\"=8, \"y\"=2]>\n"
@@ -991,6 +1033,11 @@ static Suite *verify_suite(void) {
   tcase_add_test(tt, all_reduce_axes_cannot_shard_the_result);
   tcase_add_test(tt, collective_permute_keeps_the_shard_count_per_dim);
   tcase_add_test(tt, collectives_whose_shardings_fit_verify);
+  tcase_add_test(tt, barrier_cannot_allow_both_directions);
+  tcase_add_test(tt, constraint_cannot_turn_kept_min_unreduced_axes_into_sum);
+  tcase_add_test(tt, reshard_cannot_introduce_min_unreduced_axes);
+  tcase_add_test(tt, data_flow_edge_input_needs_a_single_user);
+  tcase_add_test(tt, func_data_flow_edge_operand_must_come_from_a_call_or_an_argument);
   suite_add_tcase(s, tt);
   if (sp_test_have_shared(SHARED_PART)) {
     TCase *tc = tcase_create("conformance");

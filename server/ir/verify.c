@@ -904,6 +904,68 @@ static int verify_sharding_attrs(verifier *v, const sp_op *op) {
   return SP_OK;
 }
 
+/* The input of a data-flow edge: a static shape and no other user; for sdy.data_flow_edge
+ * not made by an sdy op, for sdy.func_data_flow_edge a call result or a function argument. */
+static int check_edge_input(verifier *v, const sp_op *op) {
+  where w = {op->name, NULL, -1, NULL, false, NULL};
+  if (op->noperands != 1 || op->nresults != 1 || !op->operands[0].value)
+    return fail(v, op->loc, &w, "requires one operand and one result");
+  bool func_edge = op->kind == SP_OP_SDY_FUNC_DATA_FLOW_EDGE;
+  const char *what = func_edge ? "operand" : "input";
+  const sp_value *in = op->operands[0].value;
+  if (!sp_type_is_static_tensor(op->results[0].type) &&
+      op->results[0].type->kind == SP_TYPE_TENSOR)
+    return fail(v, op->loc, &w, "expected %s to have a static-shaped result", op->name);
+  if (sp_value_num_uses(in) != 1)
+    return fail(v, op->loc, &w, "expected %s of %s to have a single user", what, op->name);
+  if (!func_edge) {
+    /* Data-flow ops of the sdy dialect own their edges; any other sdy op may not. */
+    if (in->def && strncmp(in->def->name, "sdy.", 4) == 0 &&
+        in->def->kind != SP_OP_SDY_MANUAL_COMPUTATION &&
+        in->def->kind != SP_OP_SDY_NAMED_COMPUTATION) {
+      note(v, in->def->loc, "sdy op defining the input of the sdy.data_flow_edge");
+      return fail(v, op->loc, &w, "expected input of sdy.data_flow_edge to not be defined by an "
+                  "SdyDialect op");
+    }
+    return SP_OK;
+  }
+  if (in->def && in->def->kind != SP_OP_FUNC_CALL)
+    return fail(v, op->loc, &w, "expected operand of sdy.func_data_flow_edge to be a result of "
+                "call op.");
+  if (!in->def) {
+    const sp_op *owner = in->block ? sp_block_parent_op(in->block) : NULL;
+    if (!owner || owner->kind != SP_OP_FUNC)
+      return fail(v, op->loc, &w, "expected operand of sdy.func_data_flow_edge to be a block "
+                  "argument of a func op.");
+  }
+  return SP_OK;
+}
+
+/* A constraint or reshard may drop unreduced axes and introduce `sum` ones, but not change the
+ * reduction of the axes it keeps nor introduce other kinds (Shardy's wording). */
+static int check_unreduced_kinds(verifier *v, const sp_op *op) {
+  const sp_sharding *in = op->noperands == 1 && op->operands[0].value
+                              ? op->operands[0].value->sharding : NULL;
+  const sp_sharding *out = op->results[0].sharding;
+  const char *in_kind = in && in->unreduced_kind ? in->unreduced_kind : "sum";
+  const char *out_kind = out->unreduced_kind ? out->unreduced_kind : "sum";
+  where w = {op->name, NULL, -1, NULL, false, NULL};
+  bool kept = false, introduced = false;
+  for (int i = 0; i < out->nunreduced; i++) {
+    bool found = false;
+    for (int k = 0; in && k < in->nunreduced && !found; k++)
+      found = sp_axis_ref_equal(&in->unreduced[k], &out->unreduced[i]);
+    if (found) kept = true;
+    else introduced = true;
+  }
+  if (kept && strcmp(in_kind, out_kind) != 0)
+    return fail(v, op->loc, &w, "cannot change the reduction operator of kept unreduced axes from "
+                "%s to %s.", in_kind, out_kind);
+  if (introduced && strcmp(out_kind, "sum") != 0)
+    return fail(v, op->loc, &w, "cannot introduce '%s' unreduced axes. Expected 'sum'.", out_kind);
+  return SP_OK;
+}
+
 static int verify_op(verifier *v, const sp_op *op) {
   int rc = SP_OK;
   bool collective = false;
@@ -918,15 +980,29 @@ static int verify_op(verifier *v, const sp_op *op) {
     case SP_OP_FUNC:
       rc = verify_func(v, op);
       break;
-    case SP_OP_SDY_SHARDING_CONSTRAINT:
+
+    case SP_OP_SDY_MANUAL_COMPUTATION:
+      return verify_manual_computation(v, op);
+    case SP_OP_SDY_PROPAGATION_BARRIER: {
+      const char *dir = sp_op_get_str(op, "allowed_direction");
+      where w = {op->name, NULL, -1, NULL, false, NULL};
+      if (dir && strcmp(dir, "BOTH") == 0)
+        rc = fail(v, op->loc, &w, "cannot specify `BOTH` as the direction");
+      break;
+    }
+    case SP_OP_SDY_DATA_FLOW_EDGE:
+    case SP_OP_SDY_FUNC_DATA_FLOW_EDGE:
+      rc = check_edge_input(v, op);
+      break;
     case SP_OP_SDY_RESHARD:
+    case SP_OP_SDY_SHARDING_CONSTRAINT:
       if (op->nresults != 1 || !op->results[0].sharding) {
         where w = {op->name, NULL, -1, NULL, false, NULL};
         rc = fail(v, op->loc, &w, "requires one result with a sharding");
+      } else {
+        rc = check_unreduced_kinds(v, op);
       }
       break;
-    case SP_OP_SDY_MANUAL_COMPUTATION:
-      return verify_manual_computation(v, op);
     case SP_OP_SDY_ALL_GATHER:
     case SP_OP_SDY_ALL_SLICE:
     case SP_OP_SDY_ALL_TO_ALL:
