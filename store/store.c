@@ -213,7 +213,7 @@ int sp_store_purge_version(sp_store *s, const char *keep_version, int64_t *n_pur
   int64_t dummy;
   if (!n_purged) n_purged = &dummy;
   *n_purged = 0;
-  if (!keep_version || !keep_version[0])
+  if (!keep_version)
     return sp_err_set(err, SP_EINVAL, "plan cache: purge needs the planner version to keep");
   return s->be->purge(s->impl, keep_version, n_purged, err);
 }

@@ -218,7 +218,7 @@ int sp_store_stats_get(sp_store *s, sp_store_stats *out, sp_err *err);
 /* Evicts least recently used plans until the pages in use fit `max_bytes` (< 0: the
  * options' limit; 0 with no limit set: nothing to do). *n_evicted may be NULL. */
 int sp_store_evict(sp_store *s, int64_t max_bytes, int64_t *n_evicted, sp_err *err);
-/* Deletes every plan whose planner version differs from `keep_version`. */
+/* Deletes every plan whose planner version differs from `keep_version` ("": every plan). */
 int sp_store_purge_version(sp_store *s, const char *keep_version, int64_t *n_purged,
                            sp_err *err);
 /* Writes the hit counts kept in memory. */

@@ -1,14 +1,23 @@
 # Suites of the service stages link their libraries on top of the engine (included by
-# tests/CMakeLists.txt after the test_*.c executables exist). The daemon suites start the real
-# build/bin/shardpland, so they depend on it (and on shardplan-gen for their models).
+# tests/CMakeLists.txt after the test_*.c executables exist).
 if(TARGET test_graph)
   target_link_libraries(test_graph PRIVATE sp_graph)
 endif()
+
+# sp_daemon: the daemon harness (support/daemon_harness.h: start the real build/bin/shardpland
+# on a loopback port, raw gRPC calls) for the daemon suites and bench/bench_daemon.c. It
+# depends on the programs it runs.
+add_library(sp_daemon STATIC ${CMAKE_CURRENT_SOURCE_DIR}/support/daemon_harness.c)
+target_include_directories(sp_daemon PUBLIC ${CMAKE_CURRENT_SOURCE_DIR}
+                           ${CMAKE_CURRENT_SOURCE_DIR}/support)
+target_compile_definitions(sp_daemon PUBLIC SP_SOURCE_DIR="${CMAKE_SOURCE_DIR}"
+                           SP_BIN_DIR="${CMAKE_BINARY_DIR}/bin")
+target_link_libraries(sp_daemon PUBLIC sp_rpc)
+add_dependencies(sp_daemon shardpland shardplan-gen)
+
 foreach(t test_daemon test_daemon_errors test_plan_request)
   if(TARGET ${t})
-    target_sources(${t} PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/support/daemon_harness.c)
-    target_link_libraries(${t} PRIVATE sp_rpc)
-    add_dependencies(${t} shardpland shardplan-gen)
+    target_link_libraries(${t} PRIVATE sp_daemon)
   endif()
 endforeach()
 if(TARGET test_daemon)

@@ -69,7 +69,7 @@ static bool key_of(const char *text, size_t len, variant v, char key[SP_RPC_HEX]
   sp_module_free(m);
   free(copy);
   sp_rpc_request req;
-  bool ok = sp_rpc_request_decode(buf, n, &req, &err) == SP_OK &&
+  bool ok = sp_rpc_request_decode(buf, n, NULL, &req, &err) == SP_OK &&
             sp_rpc_request_prepare(&req, &err) == SP_OK;
   if (ok) snprintf(key, SP_RPC_HEX, "%s", req.key);
   else snprintf(msg, SP_ERR_MSG_MAX, "%s", err.msg);

@@ -23,20 +23,10 @@
 static char g_dir[256], g_db[300];
 
 static void make_dir(void) {
-  snprintf(g_dir, sizeof g_dir, "/tmp/sp_store_faults.XXXXXX");
-  ck_assert_ptr_nonnull(mkdtemp(g_dir));
-  snprintf(g_db, sizeof g_db, "%s/plans.db", g_dir);
+  sp_test_temp_db("sp_store_faults", g_dir, sizeof g_dir, g_db, sizeof g_db);
 }
 
-static void remove_dir(void) {
-  const char *suffix[] = {"", "-wal", "-shm", "-journal"};
-  char p[400];
-  for (int i = 0; i < 4; i++) {
-    snprintf(p, sizeof p, "%s%s", g_db, suffix[i]);
-    unlink(p);
-  }
-  rmdir(g_dir);
-}
+static void remove_dir(void) { sp_test_remove_temp_db(g_dir, g_db); }
 
 /* ---------------------------------------------------------------- the VFS shim */
 

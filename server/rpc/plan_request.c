@@ -42,13 +42,15 @@ void sp_rpc_request_raw_hash(const uint8_t *buf, size_t len, char out[SP_RPC_HEX
   sp_hash_hex(d, out);
 }
 
-int sp_rpc_request_decode(const uint8_t *buf, size_t len, sp_rpc_request *r, sp_err *err) {
+int sp_rpc_request_decode(const uint8_t *buf, size_t len, const char *raw, sp_rpc_request *r,
+                          sp_err *err) {
   memset(r, 0, sizeof *r);
   r->msg = shardplan__v1__plan_request__unpack(NULL, len, buf);
   if (!r->msg)
     return sp_err_set(err, SP_EINVAL, "request: not a shardplan.v1.PlanRequest (truncated or "
                       "malformed protobuf, %zu bytes)", len);
-  sp_rpc_request_raw_hash(buf, len, r->raw);
+  if (raw) snprintf(r->raw, sizeof r->raw, "%s", raw);
+  else sp_rpc_request_raw_hash(buf, len, r->raw);
   return SP_OK;
 }
 

@@ -50,8 +50,10 @@ typedef struct sp_rpc_request {
 
 /* The raw hash of request bytes (see above) into out. */
 void sp_rpc_request_raw_hash(const uint8_t *buf, size_t len, char out[SP_RPC_HEX]);
-/* Unpacks the message only (cheap): SP_EINVAL when the bytes are not a PlanRequest. */
-int sp_rpc_request_decode(const uint8_t *buf, size_t len, sp_rpc_request *r, sp_err *err);
+/* Unpacks the message only (cheap): SP_EINVAL when the bytes are not a PlanRequest. `raw` is
+ * the bytes' raw hash when the caller has it, NULL to compute it. */
+int sp_rpc_request_decode(const uint8_t *buf, size_t len, const char *raw, sp_rpc_request *r,
+                          sp_err *err);
 /* Reads the graph and cluster, checks the options, computes the key. */
 int sp_rpc_request_prepare(sp_rpc_request *r, sp_err *err);
 void sp_rpc_request_free(sp_rpc_request *r);

@@ -193,6 +193,14 @@ static bool answer_stored(sp_service *s, sp_rpc_call *call, bool stream, int det
   return same;
 }
 
+/* Keeps a final summary answer for exact repeats of `raw`. */
+static void remember(sp_service *s, const char *raw, int detail, const sp_store_plan *sp) {
+  if (detail != SHARDPLAN__V1__DETAIL__DETAIL_SUMMARY || !sp->plan ||
+      (sp->status && strcmp(sp->status, "provisional") == 0))
+    return;
+  sp_hit_cache_put(s->memory, raw, sp->key, sp->plan, sp->plan_len, sp_rpc_now_ms());
+}
+
 /* ------------------------------------------------------------------ waiters */
 
 static void free_waiter(waiter *w) {
@@ -435,7 +443,8 @@ static void run_job(void *arg) {
     }
   }
   sp_store_plan_free(&old);
-  if ((rc = store_plan(j, plan, resp, bytes, n, &err))) {
+  bool stored_ok = (rc = store_plan(j, plan, resp, bytes, n, &err)) == SP_OK;
+  if (!stored_ok) {
     /* The plan is still the answer; the cache just does not keep it. */
     sp__svc_log(s, NULL, "Plan", j->key, "store", SP_RPC_INTERNAL, err.msg);
   }
@@ -445,6 +454,12 @@ static void run_job(void *arg) {
     if (w->detail == SHARDPLAN__V1__DETAIL__DETAIL_FULL) want_full = true;
   pthread_mutex_unlock(&s->mu);
   if (want_full) sp_rpc_plan_full_extras(plan, &extras, &elen, NULL);
+  if (!resp->provisional && stored_ok) {
+    sp_store_plan mine = {.plan = bytes, .plan_len = n, .status = sp_rpc_status_word(resp)};
+    snprintf(mine.key, sizeof mine.key, "%s", j->key);
+    /* The creator's exact bytes answer with the creator's labels: remember them. */
+    remember(s, j->raw, j->req.detail, &mine);
+  }
   waiter *ws = finish_job(j);
   for (waiter *w = ws, *next; w; w = next) {
     next = w->next;
@@ -478,15 +493,47 @@ done:
 
 /* ------------------------------------------------------------------ the handlers */
 
+/* Answers an exact repeat from the memory cache; false when it is not there. */
+static bool memory_hit(sp_service *s, sp_rpc_call *call, bool stream, const char *raw) {
+  uint8_t *stored, *out;
+  size_t n, olen;
+  char key[SP_RPC_HEX];
+  bool touch;
+  int64_t now = sp_rpc_now_ms();
+  if (!sp_hit_cache_get(s->memory, raw, &stored, &n, key, now, 1000, &touch)) return false;
+  int rc = sp_rpc_repack_hit(stored, n, (double)(now - sp_rpc_call_start_ms(call)), NULL, 0,
+                             &out, &olen);
+  free(stored);
+  if (rc) return false;
+  atomic_fetch_add(&s->hits, 1);
+  if (s->obs.on_cache) s->obs.on_cache(s->obs.ctx, true);
+  deliver(call, stream, out, olen);
+  free(out);
+  /* Once a second per hot plan, the plan cache counts a hit, so its LRU order stays right. */
+  if (touch) {
+    sp_store_plan sp = {0};
+    sp_store_get(s->store, key, SP_STORE_COUNT_HIT, &sp, NULL);
+    sp_store_plan_free(&sp);
+  }
+  sp__svc_log(s, call, method_name(stream), key, "hit (memory)", SP_RPC_OK, NULL);
+  return true;
+}
+
+
 static void handle(sp_rpc_call *call, sp_service *s, bool stream) {
   const char *M = method_name(stream);
   atomic_fetch_add(&s->requests, 1);
   size_t len;
   const uint8_t *buf = sp_rpc_call_payload(call, &len);
+  if (!buf) buf = (const uint8_t *)"";
+  /* 0. An exact repeat answered from memory: no decoding, no SQLite. */
+  char raw[SP_RPC_HEX];
+  sp_rpc_request_raw_hash(buf, len, raw);
+  if (memory_hit(s, call, stream, raw)) return;
   sp_rpc_request req;
   sp_err err;
   sp_err_clear(&err);
-  if (sp_rpc_request_decode(buf ? buf : (const uint8_t *)"", len, &req, &err)) {
+  if (sp_rpc_request_decode(buf, len, raw, &req, &err)) {
     fail_call(s, call, stream, NULL, SP_RPC_INVALID_ARGUMENT, err.msg, 0);
     sp_rpc_request_free(&req);
     return;
@@ -498,6 +545,7 @@ static void handle(sp_rpc_call *call, sp_service *s, bool stream) {
                           NULL) == SP_OK &&
       usable(s, &sp, &req, ms_left)) {
     answer_stored(s, call, stream, (int)req.msg->detail, &sp, NULL, "hit (raw)");
+    remember(s, raw, (int)req.msg->detail, &sp);
     sp_store_plan_free(&sp);
     sp_rpc_request_free(&req);
     return;
@@ -520,8 +568,10 @@ static void handle(sp_rpc_call *call, sp_service *s, bool stream) {
   if (sp_store_get(s->store, req.key, SP_STORE_WITH_PLAN | SP_STORE_COUNT_HIT |
                    SP_STORE_COUNT_MISS, &sp, NULL) == SP_OK &&
       usable(s, &sp, &req, ms_left)) {
-    if (answer_stored(s, call, stream, req.detail, &sp, &labels, "hit"))
+    if (answer_stored(s, call, stream, req.detail, &sp, &labels, "hit")) {
       sp_store_add_raw_hash(s->store, req.raw, req.key, NULL);   /* same bytes next time */
+      remember(s, req.raw, req.detail, &sp);
+    }
     sp_store_plan_free(&sp);
     sp_rpc_labels_free(&labels);
     sp_rpc_request_free(&req);

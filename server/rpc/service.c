@@ -273,6 +273,7 @@ static void delete_plan(sp_rpc_call *call, void *data) {
     return;
   }
   sp_err err;
+  sp_hit_cache_drop(s->memory, key);
   int rc = sp_store_delete(s->store, key, &err);
   if (rc) {
     sp__svc_fail(s, call, M, key, sp__svc_status_of(rc),
@@ -305,6 +306,7 @@ static void purge(sp_rpc_call *call, void *data) {
   }
   int64_t n = 0;
   sp_err err;
+  sp_hit_cache_drop(s->memory, NULL);
   int rc = sp_store_purge_version(s->store, all ? "" : sp_rpc_planner_version(), &n, &err);
   if (rc) {
     sp__svc_fail(s, call, M, NULL, sp__svc_status_of(rc), err.msg, 0);
@@ -397,6 +399,11 @@ int sp_service_open(const sp_service_options *o, sp_service **out, sp_err *err) 
   so.max_bytes = o->cache_max_bytes;
   int rc = sp_store_open(&so, &s->store, err);
   if (rc) goto fail;
+  s->memory = sp_hit_cache_new(64u << 20);
+  if (!s->memory) {
+    rc = sp_err_set(err, SP_ENOMEM, "out of memory");
+    goto fail;
+  }
   if ((rc = sp_pool_new(s->o.max_searches, s->o.max_queue, &s->pool, err))) goto fail;
   *out = s;
   return SP_OK;
@@ -434,6 +441,7 @@ void sp_service_close(sp_service *s) {
   sp_service_drain(s);
   sp_pool_close(s->pool);
   sp_store_close(s->store);
+  sp_hit_cache_free(s->memory);
   pthread_mutex_destroy(&s->mu);
   pthread_cond_destroy(&s->idle);
   free(s);

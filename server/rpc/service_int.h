@@ -10,6 +10,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
+#include "rpc/hit_cache.h"
 #include "rpc/rpc_server.h"
 #include "rpc/search_pool.h"
 #include "rpc/service.h"
@@ -21,6 +22,7 @@ struct sp_service {
   sp_service_options o;
   char cache_path[4096];
   sp_store *store;
+  sp_hit_cache *memory;       /* exact repeats, in front of the store */
   sp_pool *pool;
   pthread_mutex_t mu;
   pthread_cond_t idle;        /* signalled when the last job finished */
