@@ -4,13 +4,16 @@
 #               tests), run every test (the heavy
 #               suites, CTest label `heavy`: JAX corpus, browser, image build, fuzzing, run
 #               once, in the plain build only)
+#   make install PREFIX=DIR   install the C client library, its headers, pkg-config file and
+#               the shardplan command (default PREFIX /usr/local)
 BUILD      ?= build
 ASAN_BUILD ?= build-asan
 TSAN_BUILD ?= build-tsan
+PREFIX     ?= /usr/local
 JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 CTEST_ARGS ?= --output-on-failure
 
-.PHONY: deps build build-asan build-tsan run test test-plain test-asan test-tsan conformance bench clean
+.PHONY: deps build build-asan build-tsan run test test-plain test-asan test-tsan conformance bench screenshots clean install
 
 deps:
 	@./deploy/install-deps.sh
@@ -45,6 +48,18 @@ test-tsan: build-tsan
 	@cd $(TSAN_BUILD) && TSAN_OPTIONS=halt_on_error=1 ctest $(CTEST_ARGS) -R '^($(subst $(eval ) ,|,$(TSAN_TESTS)))$$'
 
 test: test-plain test-asan test-tsan
+
+install: build
+	@cmake --install $(BUILD) --prefix $(PREFIX)
+
+# Refreshes the dashboard screenshots README.md shows (docs/screenshots/), from the browser
+# test's run against a real daemon.
+screenshots: build
+	@cd $(BUILD) && ctest -R '^browser_dashboard$$' --output-on-failure
+	@mkdir -p docs/screenshots
+	@cp $(BUILD)/screenshots/plan.png $(BUILD)/screenshots/factor_table.png \
+	    $(BUILD)/screenshots/provenance.png $(BUILD)/screenshots/conflicts.png docs/screenshots/
+	@echo "docs/screenshots/ refreshed"
 
 bench: build
 	@cmake --build $(BUILD) --target bench

@@ -4,6 +4,7 @@
 #include "web/factor_table.h"
 
 #include <cjson/cJSON.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "web/html.h"
@@ -86,9 +87,13 @@ void sp_web_factor_table(sp_strbuf *sb, const cJSON *table, const char *caption,
       if (mk && mk->note) sp_html_printf(sb, " title=\"%s\"", mk->note);
       sp_strbuf_puts(sb, ">");
       if (present) {
+        /* Shardy's dimension notation: {"x", "y"} closed, {"x", ?} open, {} and {?} empty */
+        const cJSON *axes = cJSON_GetObjectItemCaseSensitive(c, "axes");
+        bool open = !cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(c, "closed"));
+        int na = cJSON_GetArraySize(axes);
         sp_strbuf_puts(sb, "{");
-        sp_web_axes(sb, cJSON_GetObjectItemCaseSensitive(c, "axes"));
-        if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(c, "closed"))) sp_strbuf_puts(sb, ", ?");
+        if (na) sp_web_axes(sb, axes);
+        if (open) sp_strbuf_puts(sb, na ? ", ?" : "?");
         sp_strbuf_puts(sb, "}");
         const cJSON *ov = cJSON_GetObjectItemCaseSensitive(c, "overflow");
         if (cJSON_GetArraySize(ov) > 0) {

@@ -5,6 +5,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 void sp_html_textn(sp_strbuf *sb, const char *s, size_t n) {
@@ -79,7 +80,13 @@ void sp_html_printf(sp_strbuf *sb, const char *fmt, ...) {
     spec[sl] = '\0';
     char tmp[64];
     switch (conv) {
-      case 's': sp_html_text(sb, va_arg(ap, const char *)); break;
+      case 's': { /* "%.12s" keeps its precision: a prefix, escaped */
+        const char *arg = va_arg(ap, const char *);
+        const char *dot = memchr(spec, '.', sl);
+        if (arg && dot) sp_html_textn(sb, arg, strnlen(arg, (size_t)atoi(dot + 1)));
+        else sp_html_text(sb, arg);
+        break;
+      }
       case 'd':
       case 'i':
         if (longs == 2) snprintf(tmp, sizeof tmp, spec, va_arg(ap, long long));

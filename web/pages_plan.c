@@ -32,7 +32,7 @@ static const char *str(const cJSON *o, const char *k) {
 
 static void costs_cards(sp_strbuf *sb, const cJSON *c) {
   struct { const char *label, *key; } rows[] = {
-      {"compute", "compute_s"}, {"communication", "comm_s"}, {"of which collectives", "collective_s"},
+      {"compute", "compute_s"}, {"communication", "communication_s"}, {"of which collectives", "collective_s"},
       {"of which resharding", "reshard_s"}, {"total per step", "total_s"}};
   sp_strbuf_puts(sb, "<section class=\"cards\">");
   for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {

@@ -140,6 +140,7 @@ static const sp__mlir_attr_schema schema[] = {
     ENT(CONSTANT, "value", TEXT, true, NULL),
     /* func / sdy */
     ENT(FUNC_CALL, "callee", SYMBOL, true, NULL),
+    ENT(FUNC, "sdy.original_func_name", STR, false, NULL),
     ENT(SDY_PROPAGATION_BARRIER, "allowed_direction", ENUM, true, "#sdy<propagation_direction"),
     ENT(SDY_SHARDING_GROUP, "group_id", INT, true, NULL),
     ENT(SDY_NAMED_COMPUTATION, "name", STR, true, NULL),

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "export/export_passes.h"
+#include "propagation/import_passes.h"
 #include "propagation/pipeline.h"
 #include "propagation/prop_passes.h"
 #include "search/search_pass.h"
@@ -51,9 +52,16 @@ bool sp_pass_at(int i, sp_pass_info *out) {
     *out = passes[i];
     return true;
   }
-  for (int k = 0; sp_export_passes[k].flag; k++)
-    if (k == i - NPASSES) {
-      const sp_export_pass *e = &sp_export_passes[k];
+  int k = i - NPASSES;
+  for (int j = 0; sp_import_passes[j].flag; j++, k--)
+    if (k == 0) {
+      const sp_import_pass *e = &sp_import_passes[j];
+      *out = (sp_pass_info){e->flag, e->run, e->help, NULL};
+      return true;
+    }
+  for (int j = 0; sp_export_passes[j].flag; j++, k--)
+    if (k == 0) {
+      const sp_export_pass *e = &sp_export_passes[j];
       *out = (sp_pass_info){e->flag, e->run, e->help, NULL};
       return true;
     }

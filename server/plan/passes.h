@@ -11,8 +11,9 @@
  *
  * A pass that has something to hand back besides the module (the search: its cost summary)
  * takes a sp_pass_ctx; sp_pass_run passes one to either kind. The registry is this stage's
- * table (propagation and search passes) followed by the export stage's
- * (export/export_passes.h); lookups return a row by value.
+ * table (propagation and search passes) followed by the import stage's
+ * (propagation/import_passes.h) and the export stage's (export/export_passes.h); lookups
+ * return a row by value.
  *
  * Thread safety: the table is constant; passes may run on different modules in different
  * threads at once. Memory: flags and help are static strings.

@@ -110,7 +110,8 @@ typedef struct sp_plan_op {
   const char *name;     /* "stablehlo.dot_general" */
   int line, col;        /* in the input; 0 if unknown */
   cJSON *table;         /* {"op", "name", "line", "col", "rule", "erased", "before", "after"}
-                           (propagation/report.h); owned by the plan */
+                           (propagation/report.h) and "operand_values": the index in
+                           `values` of each operand (-1: not listed); owned by the plan */
 } sp_plan_op;
 
 typedef struct sp_plan_collective {

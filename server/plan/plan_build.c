@@ -69,12 +69,20 @@ int sp__plan_number_ops(sp_module *m, sp_ptr_map *map, int *next, sp_err *err) {
 
 /* ------------------------------------------------------------------ values */
 
+typedef struct op_ref {
+  sp_op *op;
+  int number;
+} op_ref;
+
 typedef struct builder {
   sp_plan *p;
   sp_module *m;
   sp_mlir_names *names;
   sp_ptr_map *numbers;     /* op -> number */
   sp_ptr_map funcs;        /* func.func op -> function index */
+  sp_ptr_map vals;         /* sp_value -> index in p->values */
+  op_ref *ops;             /* every op by number (build_values), for the op tables' operands */
+  int nops;
   int cap;
   int status;
   sp_err *err;
@@ -156,6 +164,7 @@ static void put_value(builder *b, sp_plan_pos pos, const sp_value *v, const sp_t
                       const sp_sharding *s) {
   sp_plan_value *pv = add_value(b);
   if (!pv) return;
+  if (v && sp_ptr_map_put(&b->vals, v, b->p->nvalues - 1)) b->status = SP_ENOMEM;
   pv->pos = pos;
   sp_strbuf sb = SP_STRBUF_INIT;
   if (v) sp_mlir_names_value(b->names, &sb, v);
@@ -172,11 +181,6 @@ static int func_of(builder *b, const sp_op *op) {
     if (o->kind == SP_OP_FUNC) return (int)sp_ptr_map_get(&b->funcs, o, -1);
   return -1;
 }
-
-typedef struct op_ref {
-  sp_op *op;
-  int number;
-} op_ref;
 
 static int cmp_op_ref(const void *x, const void *y) {
   const op_ref *a = x, *c = y;
@@ -228,6 +232,30 @@ static void build_values(builder *b) {
     for (int r = 0; r < op->nresults; r++)
       put_value(b, (sp_plan_pos){SP_PLAN_OP_RESULT, func_of(b, op), ops[k].number, r},
                 &op->results[r], op->results[r].type, op->results[r].sharding);
+  }
+  b->ops = ops;
+  b->nops = n;
+}
+
+/* Adds "operand_values" to an op's table: the plan value index of each operand (-1 for a
+ * value the plan does not list), so a reader can follow the data flow between ops. */
+static void add_operand_values(builder *b, sp_plan_op *po) {
+  op_ref key = {NULL, po->op};
+  op_ref *r = b->nops ? bsearch(&key, b->ops, (size_t)b->nops, sizeof *b->ops, cmp_op_ref) : NULL;
+  if (!r) return;
+  cJSON *arr = cJSON_CreateArray();
+  for (int i = 0; arr && i < r->op->noperands; i++) {
+    const sp_value *v = r->op->operands[i].value;
+    cJSON *n = cJSON_CreateNumber(v ? (double)sp_ptr_map_get(&b->vals, v, -1) : -1);
+    if (!n || !cJSON_AddItemToArray(arr, n)) {
+      cJSON_Delete(n);
+      cJSON_Delete(arr);
+      arr = NULL;
+    }
+  }
+  if (!arr || !cJSON_AddItemToObject(po->table, "operand_values", arr)) {
+    cJSON_Delete(arr);
+    b->status = SP_ENOMEM;
   }
 }
 
@@ -345,6 +373,7 @@ static void build_report(builder *b, cJSON *report) {
     po->name = str(b, cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, "name")));
     po->line = cJSON_GetObjectItemCaseSensitive(o, "line")->valueint;
     po->col = cJSON_GetObjectItemCaseSensitive(o, "col")->valueint;
+    add_operand_values(b, po);
   }
   p->conflicts = cJSON_DetachItemFromObjectCaseSensitive(report, "conflicts");
 }
@@ -378,6 +407,7 @@ int sp__plan_build(sp_module *m, sp_ptr_map *numbers, cJSON *report,
   if (!numbers) numbers = &own;
   builder b = {.m = m, .numbers = numbers, .err = err};
   sp_ptr_map_init(&b.funcs);
+  sp_ptr_map_init(&b.vals);
   int rc = sp__plan_number_ops(m, numbers, &next, err);
   if (rc) goto fail;
   if (!(b.p = sp__plan_new())) {
@@ -406,6 +436,7 @@ fail:
   sp_plan_free(b.p);
   sp_mlir_names_free(b.names);
   sp_ptr_map_free(&b.funcs);
+  sp_ptr_map_free(&b.vals);
   sp_ptr_map_free(&own);
   return rc;
 }

@@ -196,7 +196,7 @@ static int import_steps(sp_module *m, const sp_pipeline_options *o, sp_err *err)
   STEP(f.private_funcs, sp_symbol_dce(m, err));
   STEP(f.manual, sp_mesh_manual_axes_cleanup(m, err));
   STEP(f.data_flow, sp_data_flow_edges_add(m, err));
-  STEP(inline_calls, sp_func_calls_import(m, err));
+  STEP(inline_calls, sp_func_calls_import(m, true, err));
   STEP(inline_calls, sp_symbol_dce(m, err));
   STEP(f.constraints || f.manual, sp_sharding_constraints_apply(m, err));
   STEP(f.groups, sp_sharding_groups_import(m, err));

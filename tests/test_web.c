@@ -202,6 +202,16 @@ START_TEST(op_page_draws_factor_table_with_conflict_cells) {
   ck_assert_ptr_nonnull(strstr(b, "class=\"cell conflict"));
   ck_assert_ptr_nonnull(strstr(b, "{&quot;data&quot;}"));
   ck_assert_ptr_nonnull(strstr(b, "1 conflict on this op"));
+  ck_assert_ptr_nonnull(strstr(b, "{?}"));   /* the result's open, empty dimension */
+  /* the add feeds the dot_general (op 3), whose page links back to the add as producer */
+  char link[200];
+  snprintf(link, sizeof link, "feeds <a href=\"/plans/%s/ops/3\">", KEY_A);
+  ck_assert_msg(strstr(b, link), "no link to the op the add feeds");
+  free(b);
+  snprintf(path, sizeof path, "/plans/%s/ops/3", KEY_A);
+  b = get(path, &st);
+  snprintf(link, sizeof link, ">%%0</a> from <a href=\"/plans/%s/ops/2\">", KEY_A);
+  ck_assert_msg(strstr(b, link), "operand 0 of the dot_general does not link to its producer");
   free(b);
 }
 END_TEST
