@@ -100,8 +100,8 @@ static void fail_call(sp_service *s, sp_rpc_call *call, bool stream, const char 
                       const char *msg, int64_t retry_ms) {
   if (stream && retry_ms == 0) {
     atomic_fetch_add(&s->errors, 1);
-    sp_rpc_call_finish(call, status, msg);
     sp__svc_log(s, call, method_name(stream), key, NULL, status, msg);
+    sp_rpc_call_finish(call, status, msg);
     return;
   }
   sp__svc_fail(s, call, method_name(stream), key, status, msg, retry_ms);
@@ -188,9 +188,9 @@ static bool answer_stored(sp_service *s, sp_rpc_call *call, bool stream, int det
   }
   atomic_fetch_add(&s->hits, 1);
   if (s->obs.on_cache) s->obs.on_cache(s->obs.ctx, true);
+  sp__svc_log(s, call, method_name(stream), sp->key, outcome, SP_RPC_OK, NULL);
   deliver(call, stream, out, olen);
   free(out);
-  sp__svc_log(s, call, method_name(stream), sp->key, outcome, SP_RPC_OK, NULL);
   return same;
 }
 
@@ -237,9 +237,9 @@ static void on_cancel(sp_rpc_call *call, void *arg) {
   }
   pthread_mutex_unlock(&s->mu);
   if (!found) return;   /* already being answered */
-  sp_rpc_call_reply(call, SP_RPC_CANCELLED, NULL, 0, "cancelled", 0);
   sp__svc_log(s, call, method_name(found->stream), NULL, "cancelled", SP_RPC_CANCELLED,
               "the caller cancelled or its deadline passed");
+  sp_rpc_call_reply(call, SP_RPC_CANCELLED, NULL, 0, "cancelled", 0);
   free_waiter(found);
 }
 
@@ -440,9 +440,9 @@ static void run_job(void *arg) {
         if (sp_rpc_pack_response(o, &w->labels, false, w->coalesced, ms, ex, exl, &out, &olen))
           fail_call(s, w->call, w->stream, j->key, SP_RPC_RESOURCE_EXHAUSTED, "out of memory", 0);
         else {
-          deliver(w->call, w->stream, out, olen);
           sp__svc_log(s, w->call, method_name(w->stream), j->key, "miss (kept the better stored "
                       "plan)", SP_RPC_OK, NULL);
+          deliver(w->call, w->stream, out, olen);
         }
         free(ex);
         free(out);
@@ -481,11 +481,11 @@ static void run_job(void *arg) {
                              full ? elen : 0, &out, &olen)) {
       fail_call(s, w->call, w->stream, j->key, SP_RPC_RESOURCE_EXHAUSTED, "out of memory", 0);
     } else {
-      deliver(w->call, w->stream, out, olen);
       char outcome[64];
       snprintf(outcome, sizeof outcome, "%s %s", w->coalesced ? "coalesced" : "miss",
                sp_rpc_status_word(resp));
       sp__svc_log(s, w->call, method_name(w->stream), j->key, outcome, SP_RPC_OK, NULL);
+      deliver(w->call, w->stream, out, olen);
     }
     free(out);
     free_waiter(w);
@@ -518,6 +518,7 @@ static bool memory_hit(sp_service *s, sp_rpc_call *call, bool stream, const char
   if (rc) return false;
   atomic_fetch_add(&s->hits, 1);
   if (s->obs.on_cache) s->obs.on_cache(s->obs.ctx, true);
+  sp__svc_log(s, call, method_name(stream), key, "hit (memory)", SP_RPC_OK, NULL);
   deliver(call, stream, out, olen);
   free(out);
   /* Once a second per hot plan, the plan cache counts a hit, so its LRU order stays right. */
@@ -526,7 +527,6 @@ static bool memory_hit(sp_service *s, sp_rpc_call *call, bool stream, const char
     sp_store_get(s->store, key, SP_STORE_COUNT_HIT, &sp, NULL);
     sp_store_plan_free(&sp);
   }
-  sp__svc_log(s, call, method_name(stream), key, "hit (memory)", SP_RPC_OK, NULL);
   return true;
 }
 
@@ -614,8 +614,8 @@ static void handle(sp_rpc_call *call, sp_service *s, bool stream) {
   if (!sp_rpc_call_on_cancel(call, on_cancel, s)) {
     pthread_mutex_unlock(&s->mu);
     free_waiter(w);
-    sp_rpc_call_reply(call, SP_RPC_CANCELLED, NULL, 0, "cancelled", 0);
     sp__svc_log(s, call, M, req.key, "cancelled", SP_RPC_CANCELLED, NULL);
+    sp_rpc_call_reply(call, SP_RPC_CANCELLED, NULL, 0, "cancelled", 0);
     sp_rpc_request_free(&req);
     return;
   }
