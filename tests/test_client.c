@@ -538,6 +538,36 @@ START_TEST(test_cli_busy_daemon_is_unavailable_with_retry_hint) {
 }
 END_TEST
 
+START_TEST(test_cli_draws_progress_on_a_terminal_only) {
+  if (system("command -v script >/dev/null 2>&1") != 0) {
+    printf("test_client: no `script` command (util-linux) to give the CLI a terminal\n");
+    return;
+  }
+  th_daemon d;
+  start_daemon(&d, NULL);
+  char out[128], cmd[1024];
+  snprintf(out, sizeof out, "/tmp/sp-cli-tty-%d", (int)getpid());
+  snprintf(cmd, sizeof cmd, "script -qec '%s/shardplan --server %s plan %s --search' /dev/null "
+           "> %s 2>&1", SP_BIN_DIR, d.addr, MLP, out);
+  ck_assert_int_eq(system(cmd), 0);
+  size_t len;
+  char *tty = sp_test_read_file(out, &len);
+  ck_assert_ptr_nonnull(tty);
+  /* A bar redrawn in place (carriage return, erase to end of line), then the summary. */
+  ck_assert_msg(strstr(tty, "\r[") && strstr(tty, "\033[K"), "%s", tty);
+  ck_assert_ptr_nonnull(strstr(tty, "cache: miss"));
+  free(tty);
+  unlink(out);
+  /* Not a terminal: no bar at all. */
+  cli_run r = RUN("--server", d.addr, "plan", MLP, "--search", "--cluster", "four_machines_32gpu");
+  ck_assert_int_eq(r.code, 0);
+  ck_assert_ptr_null(strchr(r.err, '\r'));
+  ck_assert_ptr_null(strchr(r.out, '\r'));
+  cli_run_free(&r);
+  ck_assert_int_eq(th_daemon_stop(&d), 0);
+}
+END_TEST
+
 typedef struct hit_worker {
   sp_client *c;
   const char *mlir;
@@ -614,6 +644,7 @@ static Suite *client_suite(void) {
   tcase_add_test(td, test_cli_token_required_except_for_health);
   tcase_add_test(td, test_cli_busy_daemon_is_unavailable_with_retry_hint);
   tcase_add_test(td, test_library_client_is_shared_by_threads);
+  tcase_add_test(td, test_cli_draws_progress_on_a_terminal_only);
   suite_add_tcase(s, td);
   return s;
 }
