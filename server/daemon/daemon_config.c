@@ -13,7 +13,7 @@
 
 enum {
   OPT_GRPC = 1000, OPT_HTTP, OPT_DATA, OPT_MAXS, OPT_MAXQ, OPT_CACHE, OPT_MSG, OPT_TIME,
-  OPT_LOG, OPT_CERT, OPT_KEY, OPT_TOKEN, OPT_VERSION, OPT_HELP
+  OPT_LOG, OPT_CERT, OPT_KEY, OPT_TOKEN, OPT_ALLOW, OPT_VERSION, OPT_HELP
 };
 
 typedef struct flag {
@@ -26,6 +26,7 @@ typedef struct flag {
 static const flag FLAGS[] = {
     {"grpc-listen", "SHARDPLAN_GRPC_LISTEN", OPT_GRPC, true},
     {"http-listen", "SHARDPLAN_HTTP_LISTEN", OPT_HTTP, true},
+    {"http-allow-host", "SHARDPLAN_HTTP_ALLOW_HOST", OPT_ALLOW, true},
     {"data-dir", "SHARDPLAN_DATA_DIR", OPT_DATA, true},
     {"max-searches", "SHARDPLAN_MAX_SEARCHES", OPT_MAXS, true},
     {"max-queue", "SHARDPLAN_MAX_QUEUE", OPT_MAXQ, true},
@@ -49,6 +50,8 @@ void sp_daemon_config_usage(FILE *out) {
       "  --grpc-listen ADDR    SHARDPLAN_GRPC_LISTEN   default 127.0.0.1:50051; port 0 picks a\n"
       "                                               free port; unix:PATH for a socket\n"
       "  --http-listen H:P     SHARDPLAN_HTTP_LISTEN   dashboard, default 127.0.0.1:8080; off\n"
+      "  --http-allow-host N   SHARDPLAN_HTTP_ALLOW_HOST  host names the dashboard answers to\n"
+      "                                               besides loopback (comma separated)\n"
       "  --data-dir DIR        SHARDPLAN_DATA_DIR      default $XDG_STATE_HOME/shardplan or\n"
       "                                               ~/.local/state/shardplan\n"
       "  --max-searches N      SHARDPLAN_MAX_SEARCHES  searches at once, default: cores\n"
@@ -102,6 +105,7 @@ static int apply(sp_daemon_config *c, const flag *f, const char *what, const cha
       if (!strchr(v, ':'))
         return sp_err_set(err, SP_EINVAL, "%s: expected HOST:PORT, got \"%s\"", what, v);
       return set_str(&c->http_listen, v, err);
+    case OPT_ALLOW: return set_str(&c->http_allow_hosts, v, err);
     case OPT_DATA: return set_str(&c->data_dir, v, err);
     case OPT_MAXS:
       if ((rc = parse_int(what, v, 1, 1024, &x, err))) return rc;
@@ -268,6 +272,7 @@ fail:
 void sp_daemon_config_free(sp_daemon_config *c) {
   free(c->grpc_listen);
   free(c->http_listen);
+  free(c->http_allow_hosts);
   free(c->data_dir);
   free(c->tls_cert_pem);
   free(c->tls_key_pem);

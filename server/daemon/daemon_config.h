@@ -6,6 +6,9 @@
  *                                                    unix:PATH for a sidecar)
  *   --http-listen H:P      SHARDPLAN_HTTP_LISTEN     127.0.0.1:8080 (the dashboard; "" or
  *                                                    "off": none)
+ *   --http-allow-host N    SHARDPLAN_HTTP_ALLOW_HOST  names the dashboard answers to besides
+ *                                                    loopback ones (comma separated; behind
+ *                                                    a proxy or in a container)
  *   --data-dir DIR         SHARDPLAN_DATA_DIR        $XDG_STATE_HOME/shardplan, else
  *                                                    ~/.local/state/shardplan
  *   --max-searches N       SHARDPLAN_MAX_SEARCHES    the number of cores
@@ -36,6 +39,7 @@ typedef enum sp_log_level { SP_LOG_ERROR = 0, SP_LOG_WARN, SP_LOG_INFO, SP_LOG_D
 typedef struct sp_daemon_config {
   char *grpc_listen;
   char *http_listen;      /* NULL: no dashboard */
+  char *http_allow_hosts; /* comma-separated Host names besides loopback, or NULL */
   char *data_dir;
   int max_searches;
   int max_queue;

@@ -15,11 +15,9 @@
  * Exit codes: 0 after a clean shutdown (and for --help/--version), 2 for bad settings, 1 when
  * it cannot start (address in use, cache unreadable or of a newer schema).
  *
- * The dashboard hook: --http-listen is parsed and validated here and reserved for the
- * dashboard (web/); it is started right after the gRPC server, from the same service
- * (sp_service_store for the plans, sp_service_stats_get for the gauges, sp_service_observe for
- * per-request events), and stopped first at shutdown. Until it is wired in, the address is
- * printed as reserved.
+ * The dashboard (daemon/dashboard.h, web/) serves --http-listen from the same service: it is
+ * started before the gRPC server so that every call is counted in /metrics, and stopped first
+ * at shutdown.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -31,6 +29,7 @@
 #include <sys/stat.h>
 
 #include "daemon/daemon_config.h"
+#include "daemon/dashboard.h"
 #include "rpc/health.h"
 #include "rpc/planner_version.h"
 #include "rpc/rpc_server.h"
@@ -83,6 +82,8 @@ int main(int argc, char **argv) {
   static atomic_int serving = 1;
   sp_service *svc = NULL;
   sp_rpc_server *srv = NULL;
+  sp_dashboard *dash = NULL;
+  const char *dash_address = NULL;
   if (mkdir_p(cfg.data_dir, &err)) goto fail;
 
   sp_service_options so;
@@ -102,6 +103,9 @@ int main(int argc, char **argv) {
   ro.tls_cert_pem = cfg.tls_cert_pem;
   ro.tls_key_pem = cfg.tls_key_pem;
   int port = 0;
+  if (cfg.http_listen &&
+      sp_dashboard_start(&cfg, svc, SP_PLANNER_VERSION, &dash, &dash_address, &err))
+    goto fail;
   if (sp_rpc_server_new(&ro, &srv, &err) || sp_rpc_health_register(srv, &serving, &err) ||
       sp_service_register(svc, srv, &err) ||
       sp_rpc_server_listen(srv, cfg.grpc_listen, &port, &err) ||
@@ -116,10 +120,7 @@ int main(int argc, char **argv) {
     snprintf(colon + 1, sizeof shown - (size_t)(colon + 1 - shown), "%d", port);
   printf("shardpland: grpc listening on %s%s%s\n", shown, cfg.tls_cert_pem ? " (TLS)" : "",
          cfg.token ? " (bearer token required)" : "");
-  /* Dashboard hook (see the top comment). */
-  if (cfg.http_listen)
-    printf("shardpland: dashboard http://%s/ (reserved: the dashboard is not built into this "
-           "daemon yet)\n", cfg.http_listen);
+  if (dash) printf("shardpland: dashboard http://%s/\n", dash_address);
   printf("shardpland: plan cache %s\n", sp_service_cache_path(svc));
   printf("shardpland: planner %s, %d search%s at once, queue %d\n", SP_PLANNER_VERSION,
          cfg.max_searches, cfg.max_searches == 1 ? "" : "es", cfg.max_queue);
@@ -131,6 +132,8 @@ int main(int argc, char **argv) {
   fprintf(stderr, "shardpland: %s received, shutting down\n",
           sig == SIGTERM ? "SIGTERM" : "SIGINT");
   atomic_store(&serving, 0);
+  sp_dashboard_stop(dash);          /* the dashboard first: it reads the cache */
+  dash = NULL;
   sp_service_drain(svc);            /* refuse new searches, stop running ones, answer waiters */
   sp_rpc_server_shutdown(srv);      /* then close the calls and the queues */
   rc = 0;
@@ -140,6 +143,7 @@ fail:
   fprintf(stderr, "shardpland: %s\n", err.msg);
 done:
   if (srv) sp_rpc_server_shutdown(srv);
+  sp_dashboard_stop(dash);
   sp_service_close(svc);
   sp_rpc_server_free(srv);
   sp_daemon_config_free(&cfg);
