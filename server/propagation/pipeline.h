@@ -28,9 +28,11 @@
  *   debug-propagation-edge-sharding, propagation-strategy=basic|aggressive|
  *   basic-then-aggressive, skip-convert-to-reshard (constraints stay constraints),
  *   skip-inline (calls are not imported as named computations),
- *   avoid-export-for-partitioning (no explicit all-reduces/reshards). dedup-functions-fully=true,
- *   enable-insert-explicit-collectives=true and module-dump-directory are rejected (not
- *   implemented); unknown options are errors naming them.
+ *   avoid-export-for-partitioning (no explicit all-reduces/reshards),
+ *   enable-insert-explicit-collectives (every reshard and collective made explicit by the
+ *   export stage's hook, see sp_pipeline_options). dedup-functions-fully=true and
+ *   module-dump-directory are rejected (not implemented); unknown options are errors naming
+ *   them.
  *
  * Memory: everything in the module's arena; the steps free their scratch memory.
  */
@@ -48,6 +50,10 @@ typedef struct sp_pipeline_options {
   bool skip_convert_to_reshard;
   bool skip_inline;
   bool avoid_export_for_partitioning;
+  bool explicit_collectives;        /* enable-insert-explicit-collectives */
+  /* With explicit_collectives: the export stage's full explicit reshards and collectives
+   * (export/export_pipeline.h sets it; the pipeline fails without it). */
+  int (*explicit_reshards)(sp_module *m, sp_err *err);
 } sp_pipeline_options;
 
 /* Shardy's defaults, then the options in `text` (NULL or "" = none). */
