@@ -54,6 +54,8 @@ static cJSON *summary(const sp_plan *p) {
   cJSON_AddNumberToObject(o, "nwarnings", p->nwarnings);
   cJSON_AddNumberToObject(o, "nvalues", p->nvalues);
   cJSON_AddNumberToObject(o, "nops", p->nops);
+  cJSON_AddNumberToObject(o, "ncollectives", p->ncollectives);
+  cJSON_AddNumberToObject(o, "nconflicts", cJSON_GetArraySize(p->conflicts));
   cJSON *search = cJSON_GetObjectItemCaseSensitive(full, "search");
   if (cJSON_IsObject(search)) {
     static const char *keep[] = {"costs", "solver", "mesh"};

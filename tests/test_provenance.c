@@ -160,12 +160,44 @@ START_TEST(a_deep_chain_keeps_one_step_per_value_and_the_whole_path) {
 }
 END_TEST
 
+START_TEST(an_axis_the_search_added_is_said_to_be_the_searchs) {
+  /* nothing annotated: after a search every axis is the search's choice */
+  const char *text =
+      "sdy.mesh @mesh = <[\"data\"=2, \"model\"=4]>\n"
+      "func.func @main(%arg0: tensor<64x512xf32>, %arg1: tensor<512x512xf32>) -> tensor<64x512xf32> {\n"
+      "  %0 = stablehlo.dot_general %arg0, %arg1, contracting_dims = [1] x [0] : (tensor<64x512xf32>, tensor<512x512xf32>) -> tensor<64x512xf32>\n"
+      "  return %0 : tensor<64x512xf32>\n}\n";
+  sp_plan_options o;
+  sp_plan_options_init(&o);
+  o.mode = SP_PLAN_PROPAGATE_SEARCH;
+  o.time_limit = 10;
+  sp_cluster *cl = sp_test_load_cluster("one_machine_8gpu.json");
+  sp_plan_input in = {NULL, text, strlen(text), "t.mlir"};
+  sp_plan *p = NULL;
+  sp_err err;
+  ck_assert_msg(sp_plan_run(&in, cl, &o, &p, &err) == SP_OK, "%s", err.msg);
+  cJSON *all = NULL;
+  ck_assert_int_eq(sp_plan_provenance(p, &all, &err), SP_OK);
+  int axes = 0;
+  const cJSON *v, *x;
+  cJSON_ArrayForEach(v, all) cJSON_ArrayForEach(x, v) {
+    ck_assert_str_eq(cJSON_GetObjectItem(x, "origin")->valuestring, "chosen by the cost search");
+    axes++;
+  }
+  ck_assert_int_gt(axes, 0);   /* the search did shard something */
+  cJSON_Delete(all);
+  sp_plan_free(p);
+  sp_cluster_free(cl);
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("provenance");
   TCase *t = tcase_create("origins");
   tcase_add_test(t, each_axis_is_traced_to_its_annotation_through_the_ops_it_crossed);
   tcase_add_test(t, a_module_without_annotations_has_no_origins);
   tcase_add_test(t, a_deep_chain_keeps_one_step_per_value_and_the_whole_path);
+  tcase_add_test(t, an_axis_the_search_added_is_said_to_be_the_searchs);
   suite_add_tcase(s, t);
   return s;
 }

@@ -257,7 +257,9 @@ static cJSON *origin_json(const graph *g, const walk *w, int v, int dim, const c
   cJSON_AddStringToObject(o, "axis", axis);
   int src = w->origin[v];
   if (src < 0) {
-    cJSON_AddStringToObject(o, "origin", "not traced");
+    /* no annotation reaches it along the factors: after a search, the search put it there */
+    cJSON_AddStringToObject(o, "origin", g->p->searched ? "chosen by the cost search"
+                                                          : "not traced");
     return o;
   }
   const char *sname = g->p->values[src].name ? g->p->values[src].name : "?";

@@ -14,7 +14,7 @@
  * Result, per value (an array indexed like p->values), the value's origins: one entry per axis
  * of its sharding, dimension by dimension:
  *   {"dim": D, "axis": "x", "origin": "user annotation on %arg0" | "this value's own
- *    annotation" | "not traced", "source": {"value": I, "name": "%arg0"}, "hops": H,
+ *    annotation" | "chosen by the cost search" (a searched plan) | "not traced", "source": {"value": I, "name": "%arg0"}, "hops": H,
  *    "prev": {"value": J, "name": "%0", "op": N, "op_name": "stablehlo.add"}}
  * where H is the number of ops crossed from the source and `prev` the step before this value
  * (absent at the source): the value it came from and the op it crossed. The whole path is read
