@@ -11,7 +11,8 @@
 #   4. in a private network namespace: the container on a fresh named volume, read-only root,
 #      all capabilities dropped, ports published on 127.0.0.1; `podman healthcheck run`; the
 #      example planned with the host's CLI; the dashboard fetched with curl; SIGTERM stop, timed,
-#      with exit status 0; a second container on the same volume answers the earlier plan by key.
+#      with exit status 0; a second container on the same volume answers the earlier plan by key;
+#      then deploy/compose.yaml through docker-compose and `podman system service`.
 # Figures go to stdout and BUILD_DIR/image-test/report.txt.
 #
 # Podman here: rootful; runc (Debian's crun cannot run containers on cgroup v1 hybrid hosts);
@@ -35,6 +36,10 @@ work="$build/image-test"
 image="localhost/shardplan:test"
 volume="shardplan-test-data"
 
+# Podman's run-time state: one fixed folder per store (its database records the path), emptied
+# at start and at exit so that Podman sees a fresh boot and forgets a killed run's containers.
+runroot="/tmp/shardplan-image-test-$(printf '%s' "$work" | sha256sum | cut -c1-12)"
+
 log() { printf 'image-test: %s\n' "$*"; }
 fail() { printf 'image-test: FAILED: %s\n' "$*" >&2; exit 1; }
 now() { date +%s.%N; }
@@ -43,7 +48,7 @@ report() { log "$*"; printf '%s\n' "$*" >> "$work/report.txt"; }
 
 # ---- the run phase, re-entered inside a private network namespace (step 4) ----
 run_phase() {
-  trap 'podman rm --all --force --time 0 >/dev/null 2>&1 || true' EXIT
+  trap 'podman rm --all --force --time 0 >/dev/null 2>&1; podman network prune --force >/dev/null 2>&1 || true' EXIT
   ip link set lo up
   local cli="$build/bin/shardplan"
   local grpc="127.0.0.1:50051" http="127.0.0.1:8080"
@@ -93,6 +98,46 @@ run_phase() {
   [ "$again" = "$first" ] || fail "the plan fetched after a restart differs from the first one"
   log "a new container on the same volume answered plan $key unchanged"
   podman stop --time 30 shardplan-test-b >/dev/null
+
+  compose_phase
+}
+
+# deploy/compose.yaml through docker-compose and Podman's Docker API (podman system service):
+# up, healthy, reachable on 127.0.0.1 from the host, read-only and without capabilities as the
+# file says; down stops it with SIGTERM and exit status 0.
+compose_phase() {
+  local sock="$runroot/podman.sock" project=shardplan-test
+  podman tag "$image" docker.io/library/shardplan:latest
+  podman system service --time=0 "unix://$sock" > "$work/podman-service.log" 2>&1 &
+  local svc=$! i
+  for i in $(seq 1 100); do [ -S "$sock" ] && break; sleep 0.1; done
+  [ -S "$sock" ] || fail "podman system service did not open $sock (log: $work/podman-service.log)"
+  local compose=(docker-compose --project-name "$project" -f "$repo/deploy/compose.yaml")
+  local t0; t0=$(now)
+  DOCKER_HOST="unix://$sock" "${compose[@]}" up -d --no-build > "$work/compose.log" 2>&1 ||
+    { cat "$work/compose.log" >&2; fail "docker-compose up (deploy/compose.yaml)"; }
+  local id; id=$(DOCKER_HOST="unix://$sock" "${compose[@]}" ps -q shardplan)
+  [ -n "$id" ] || fail "docker-compose up started no shardplan container"
+  wait_healthy "$id"
+  report "compose up to healthy: $(since "$t0") s"
+  [ "$(podman inspect --format '{{.HostConfig.ReadonlyRootfs}}' "$id")" = true ] ||
+    fail "compose.yaml's container has a writable root file system"
+  podman inspect --format '{{.HostConfig.RestartPolicy.Name}}' "$id" | grep -q unless-stopped ||
+    fail "compose.yaml's container has no unless-stopped restart policy"
+  "$build/bin/shardplan" --server 127.0.0.1:50051 health >/dev/null ||
+    fail "shardplan health from the host against the compose service on 127.0.0.1:50051"
+  curl -fsS --max-time 10 http://127.0.0.1:8080/healthz >/dev/null ||
+    fail "the compose service's dashboard on 127.0.0.1:8080"
+  t0=$(now)
+  DOCKER_HOST="unix://$sock" "${compose[@]}" stop >> "$work/compose.log" 2>&1 ||
+    fail "docker-compose stop"
+  local code; code=$(podman inspect --format '{{.State.ExitCode}}' "$id")
+  [ "$code" = 0 ] || fail "the compose service exited with $code on docker-compose stop (0 expected)"
+  DOCKER_HOST="unix://$sock" "${compose[@]}" down --volumes >> "$work/compose.log" 2>&1 ||
+    fail "docker-compose down"
+  report "compose stop (SIGTERM) and down: $(since "$t0") s, exit status $code"
+  kill "$svc" 2>/dev/null || true
+  wait "$svc" 2>/dev/null || true
 }
 
 # Polls `podman healthcheck run` (the image's HEALTHCHECK, i.e. `shardplan health` inside the
@@ -220,7 +265,7 @@ if [ "$(id -u)" -ne 0 ]; then
   echo "SKIP: deploy/test-image.sh runs Podman rootful and needs root"
   exit 77
 fi
-for tool in podman runc debootstrap unshare ip curl tar; do
+for tool in podman runc debootstrap docker-compose unshare ip curl tar; do
   command -v "$tool" >/dev/null || fail "$tool is not installed (deploy/install-deps.sh installs it)"
 done
 [ -x "$build/bin/shardplan" ] || fail "$build/bin/shardplan is missing: build the project first"
@@ -234,13 +279,11 @@ fi
 start=$(now)
 mkdir -p "$work/conf"
 : > "$work/report.txt"
-# Podman's run-time state: one fixed folder per store (its database records the path), emptied
-# at start and at exit so that Podman sees a fresh boot and forgets a killed run's containers.
-runroot="/tmp/shardplan-image-test-$(printf '%s' "$work" | sha256sum | cut -c1-12)"
 rm -rf "$runroot"
 cleanup() {
   podman rm --all --force --time 0 >/dev/null 2>&1 || true
   podman volume rm --all --force >/dev/null 2>&1 || true
+  podman network prune --force >/dev/null 2>&1 || true
   rm -rf "$runroot"
 }
 trap cleanup EXIT
@@ -322,6 +365,6 @@ report "sizes: bookworm (build stage base) $(size_mb "$full"); bookworm-slim (ru
 t0=$(now)
 unshare --net -- "$0" --run-phase "$build" ||
   fail "running the image (see above)"
-report "run, health, plan, dashboard, stop, restart: $(since "$t0") s"
+report "run, health, plan, dashboard, stop, restart, compose: $(since "$t0") s"
 report "total: $(since "$start") s"
 log "PASSED"
