@@ -12,7 +12,9 @@
 #      all capabilities dropped, ports published on 127.0.0.1; `podman healthcheck run`; the
 #      example planned with the host's CLI; the dashboard fetched with curl; SIGTERM stop, timed,
 #      with exit status 0; a second container on the same volume answers the earlier plan by key;
-#      then deploy/compose.yaml through docker-compose and `podman system service`.
+#      a third one with TLS and a token (the README's recipe for other hosts) answers it to the
+#      CLI given the CA and the token, and refuses it without the token; then deploy/compose.yaml
+#      through docker-compose and `podman system service`.
 # Figures go to stdout and BUILD_DIR/image-test/report.txt.
 #
 # Podman here: rootful; runc (Debian's crun cannot run containers on cgroup v1 hybrid hosts);
@@ -50,16 +52,16 @@ report() { log "$*"; printf '%s\n' "$*" >> "$work/report.txt"; }
 run_phase() {
   trap 'podman rm --all --force --time 0 >/dev/null 2>&1; podman network prune --force >/dev/null 2>&1 || true' EXIT
   ip link set lo up
-  local cli="$build/bin/shardplan"
-  local grpc="127.0.0.1:50051" http="127.0.0.1:8080"
-  local run_flags=(--detach --volume "$volume:/var/lib/shardplan"
+  cli="$build/bin/shardplan"
+  grpc="127.0.0.1:50051" http="127.0.0.1:8080"
+  run_flags=(--detach --volume "$volume:/var/lib/shardplan"
                    --publish "$grpc:50051" --publish "$http:8080"
                    --read-only --read-only-tmpfs=false --cap-drop=all
                    --security-opt=no-new-privileges)
   podman volume create "$volume" >/dev/null
 
   local t0; t0=$(now)
-  podman run "${run_flags[@]}" --name shardplan-test-a "$image" >/dev/null
+  podman run "${run_flags[@]}" --name shardplan-test-a "$image" >/dev/null 2>>"$work/podman.log"
   wait_healthy shardplan-test-a
   report "container start to healthy: $(since "$t0") s"
   [ "$(podman inspect --format '{{.State.Health.Status}}' shardplan-test-a)" = healthy ] ||
@@ -92,14 +94,46 @@ run_phase() {
   awk -v s="$stop_s" 'BEGIN { exit !(s < 10) }' || fail "stopping took $stop_s s"
 
   # A new container on the same volume answers the earlier plan by key.
-  podman run "${run_flags[@]}" --name shardplan-test-b "$image" >/dev/null
+  podman run "${run_flags[@]}" --name shardplan-test-b "$image" >/dev/null 2>>"$work/podman.log"
   wait_healthy shardplan-test-b
   local again; again=$("$cli" --server "$grpc" get "$key") || fail "shardplan get $key after a restart"
   [ "$again" = "$first" ] || fail "the plan fetched after a restart differs from the first one"
   log "a new container on the same volume answered plan $key unchanged"
   podman stop --time 30 shardplan-test-b >/dev/null
 
+  tls_phase "$key" "$first"
   compose_phase
+}
+
+# The README's recipe for jobs on other hosts: TLS and a bearer token, files mounted read-only
+# under /run/secrets. The image's health check passes over TLS; the host's CLI fetches the plan
+# with the CA and the token, and is refused without the token and without TLS.
+tls_phase() {
+  local key=$1 first=$2 secrets="$work/secrets" name=planner.example.test
+  rm -rf "$secrets"; mkdir -p "$secrets"
+  openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj "/CN=$name" \
+    -addext "subjectAltName=DNS:$name,DNS:localhost" \
+    -keyout "$secrets/tls.key" -out "$secrets/tls.crt" 2>/dev/null || fail "openssl req"
+  openssl rand -hex 32 > "$secrets/token"
+  chown 10001:10001 "$secrets/tls.key" "$secrets/token"
+  chmod 0400 "$secrets/tls.key" "$secrets/token"
+  local t0; t0=$(now)
+  podman run "${run_flags[@]}" --name shardplan-test-tls -v "$secrets:/run/secrets:ro" \
+    -e SHARDPLAN_TLS_CERT=/run/secrets/tls.crt -e SHARDPLAN_TLS_KEY=/run/secrets/tls.key \
+    -e SHARDPLAN_TOKEN_FILE=/run/secrets/token "$image" >/dev/null 2>>"$work/podman.log"
+  wait_healthy shardplan-test-tls
+  local tls=(--server "$grpc" --tls-ca "$secrets/tls.crt" --tls-server-name "$name")
+  local again code
+  again=$("$cli" "${tls[@]}" --token-file "$secrets/token" get "$key") ||
+    fail "shardplan get over TLS with the token"
+  [ "$again" = "$first" ] || fail "the plan fetched over TLS differs from the first one"
+  code=0; "$cli" "${tls[@]}" get "$key" >/dev/null 2>&1 || code=$?
+  [ "$code" = 8 ] || fail "get over TLS without the token exited $code (8, auth, expected)"
+  code=0; SHARDPLAN_TOKEN_FILE= "$cli" --server "$grpc" --token-file "$secrets/token" get "$key" \
+    >/dev/null 2>&1 || code=$?
+  [ "$code" != 0 ] || fail "a plaintext call reached the TLS daemon"
+  podman stop --time 30 shardplan-test-tls >/dev/null
+  report "TLS and token: healthy over TLS, plan fetched with the token, refused without it ($(since "$t0") s)"
 }
 
 # deploy/compose.yaml through docker-compose and Podman's Docker API (podman system service):
@@ -265,7 +299,7 @@ if [ "$(id -u)" -ne 0 ]; then
   echo "SKIP: deploy/test-image.sh runs Podman rootful and needs root"
   exit 77
 fi
-for tool in podman runc debootstrap docker-compose unshare ip curl tar; do
+for tool in podman runc debootstrap docker-compose unshare ip curl openssl tar; do
   command -v "$tool" >/dev/null || fail "$tool is not installed (deploy/install-deps.sh installs it)"
 done
 [ -x "$build/bin/shardplan" ] || fail "$build/bin/shardplan is missing: build the project first"
@@ -365,6 +399,6 @@ report "sizes: bookworm (build stage base) $(size_mb "$full"); bookworm-slim (ru
 t0=$(now)
 unshare --net -- "$0" --run-phase "$build" ||
   fail "running the image (see above)"
-report "run, health, plan, dashboard, stop, restart, compose: $(since "$t0") s"
+report "run, health, plan, dashboard, stop, restart, TLS, compose: $(since "$t0") s"
 report "total: $(since "$start") s"
 log "PASSED"
