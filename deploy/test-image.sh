@@ -89,7 +89,7 @@ run_phase() {
 
   # SIGTERM (the image's STOPSIGNAL): a clean exit, well before podman's SIGKILL at 30 s.
   t0=$(now)
-  podman stop --time 30 shardplan-test-a >/dev/null
+  podman stop --time 30 shardplan-test-a >/dev/null 2>>"$work/podman.log"
   local stop_s; stop_s=$(since "$t0")
   local code; code=$(podman inspect --format '{{.State.ExitCode}}' shardplan-test-a)
   report "stop on SIGTERM: $stop_s s, exit status $code"
@@ -103,7 +103,7 @@ run_phase() {
     fail "shardplan export $key after a restart"
   [ "$again" = "$first" ] || fail "the plan fetched after a restart differs from the first one"
   log "a new container on the same volume answered plan $key unchanged"
-  podman stop --time 30 shardplan-test-b >/dev/null
+  podman stop --time 30 shardplan-test-b >/dev/null 2>>"$work/podman.log"
 
   tls_phase "$key" "$first"
   compose_phase
@@ -136,7 +136,7 @@ tls_phase() {
   code=0; SHARDPLAN_TOKEN_FILE= "$cli" --server "$grpc" --token-file "$secrets/token" get "$key" \
     >/dev/null 2>&1 || code=$?
   [ "$code" != 0 ] || fail "a plaintext call reached the TLS daemon"
-  podman stop --time 30 shardplan-test-tls >/dev/null
+  podman stop --time 30 shardplan-test-tls >/dev/null 2>>"$work/podman.log"
   report "TLS and token: healthy over TLS, plan fetched with the token, refused without it ($(since "$t0") s)"
 }
 
