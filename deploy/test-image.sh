@@ -22,8 +22,9 @@
 # setting goes into scratch config files named by CONTAINERS_CONF, CONTAINERS_STORAGE_CONF and
 # CONTAINERS_REGISTRIES_CONF, never the system's; the image store lives in
 # BUILD_DIR/image-test/store (kept between runs as the cache), Podman's run-time state in a
-# temporary folder removed at exit. The script runs in a private mount namespace and the
-# containers in a private network namespace, so no mount, bridge or firewall rule outlives it.
+# folder removed at exit; what Podman keeps in fixed places goes to tmpfs mounts. The script
+# runs in a private mount namespace and the containers in a private network namespace, so no
+# mount, bridge, firewall rule or state file outlives it.
 # Environment: SHARDPLAN_DEBIAN_MIRROR (default http://deb.debian.org/debian),
 # SHARDPLAN_DEBIAN_SECURITY_MIRROR (default http://deb.debian.org/debian-security),
 # SHARDPLAN_IMAGE_REBUILD_BASE=1 to rebuild the base images.
@@ -315,8 +316,15 @@ if [ -z "${SHARDPLAN_IMAGE_TEST_NS:-}" ]; then
 fi
 
 start=$(now)
+# State Podman keeps in fixed places whatever the configuration says (netavark's IPAM database
+# and aardvark-dns folder under /run/containers, the blob-info cache under
+# /var/lib/containers/cache): scratch tmpfs mounts, visible in this mount namespace only.
+for dir in /run/containers /var/lib/containers/cache; do
+  mkdir -p "$dir"
+  mount -t tmpfs -o mode=0700 shardplan-image-test "$dir"
+done
 mkdir -p "$work/conf"
-: > "$work/report.txt"
+: > "$work/report.txt"; : > "$work/podman.log"
 rm -rf "$runroot"
 cleanup() {
   podman rm --all --force --time 0 >/dev/null 2>&1 || true
