@@ -11,7 +11,7 @@ PREFIX     ?= /usr/local
 JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 CTEST_ARGS ?= --output-on-failure
 
-.PHONY: deps build build-asan run test test-plain test-asan conformance bench clean install
+.PHONY: deps build build-asan run test test-plain test-asan conformance bench screenshots clean install
 
 deps:
 	@./deploy/install-deps.sh
@@ -39,6 +39,15 @@ test: test-plain test-asan
 
 install: build
 	@cmake --install $(BUILD) --prefix $(PREFIX)
+
+# Refreshes the dashboard screenshots README.md shows (docs/screenshots/), from the browser
+# test's run against a real daemon.
+screenshots: build
+	@cd $(BUILD) && ctest -R '^browser_dashboard$$' --output-on-failure
+	@mkdir -p docs/screenshots
+	@cp $(BUILD)/screenshots/plan.png $(BUILD)/screenshots/factor_table.png \
+	    $(BUILD)/screenshots/provenance.png $(BUILD)/screenshots/conflicts.png docs/screenshots/
+	@echo "docs/screenshots/ refreshed"
 
 bench: build
 	@cmake --build $(BUILD) --target bench

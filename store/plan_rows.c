@@ -3,6 +3,8 @@
  */
 #include "store/plan_rows.h"
 
+#include "plan/provenance.h"
+
 #include <cjson/cJSON.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -145,8 +147,16 @@ int sp_plan_rows_build(const sp_plan *p, sp_plan_rows *out, sp_err *err) {
   users_index u = {-1, NULL};
   int rc = users_build(p, &u);
   if (!rc) rc = push(out, "summary", 0, p->filename, summary(p));
-  for (int i = 0; !rc && i < p->nvalues; i++)
-    rc = push(out, "value", i, p->values[i].name, sp_plan_value_to_json(&p->values[i]));
+  cJSON *origins = NULL;
+  if (!rc && sp_plan_provenance(p, &origins, err) != SP_OK) rc = SP_ENOMEM;
+  for (int i = 0; !rc && i < p->nvalues; i++) {
+    cJSON *v = sp_plan_value_to_json(&p->values[i]);
+    cJSON *o = cJSON_DetachItemFromArray(origins, 0);  /* origins[i], in order */
+    if (v && o) cJSON_AddItemToObject(v, "origins", o);
+    else cJSON_Delete(o);
+    rc = push(out, "value", i, p->values[i].name, v);
+  }
+  cJSON_Delete(origins);
   for (int i = 0; !rc && i < p->nops; i++) {
     char label[160];
     snprintf(label, sizeof label, "%s #%d", p->ops[i].name ? p->ops[i].name : "?", p->ops[i].op);

@@ -5,7 +5,8 @@
  * Sections, each row's JSON being the plan's own per-element JSON (plan/plan.h):
  *   "summary"     idx 0: {"searched", "file", "costs", "solver", "mesh", "nwarnings"}
  *                 (costs/solver/mesh only when the plan was searched)
- *   "value"       idx = position in the plan's value list; label = the value's name
+ *   "value"       idx = position in the plan's value list; label = the value's name; with
+ *                 "origins", where each axis of its sharding came from (plan/provenance.h)
  *   "op"          idx = op number; label = "NAME #N"; the op's factor tables, plus its
  *                 "operands" ({"value", "name", "producer"}), "results" and "users" when the
  *                 plan knows them

@@ -107,6 +107,8 @@ int sp_store_put(sp_store *s, const sp_store_plan *plan, const sp_store_row *row
       return sp_err_set(err, SP_EINVAL, "plan %s: row %zu has %s section name", key, i,
                         sl ? "a too long" : "no");
     if (!r->json) return sp_err_set(err, SP_EINVAL, "plan %s: row %zu has no JSON", key, i);
+    if (r->idx < 0)
+      return sp_err_set(err, SP_EINVAL, "plan %s: row %zu has a negative index", key, i);
   }
   return s->be->put(s->impl, &p, rows, n_rows, err);
 }
@@ -211,7 +213,7 @@ int sp_store_purge_version(sp_store *s, const char *keep_version, int64_t *n_pur
   int64_t dummy;
   if (!n_purged) n_purged = &dummy;
   *n_purged = 0;
-  if (!keep_version || !keep_version[0])
+  if (!keep_version)
     return sp_err_set(err, SP_EINVAL, "plan cache: purge needs the planner version to keep");
   return s->be->purge(s->impl, keep_version, n_purged, err);
 }

@@ -23,8 +23,9 @@
  * Durability. sp_store_put returns SP_OK only after its transaction committed: from then on the
  * plan survives the process being killed (kill -9) at any moment; with options.durable it also
  * survives power loss (synchronous=FULL; the default NORMAL skips the fsync per commit). Hit
- * counts and last-used times are batched in memory (options.touch_batch) and written with the
- * next write or flush: a crash can lose a few of those, never a plan.
+ * counts and last-used times are batched in memory (options.touch_batch) and written by a
+ * background thread of the store (a full batch, else within a second) or by the next write:
+ * a cache hit itself never writes, and a crash can lose a second of counts, never a plan.
  *
  * Size. options.max_bytes (the daemon's --cache-max-mb) bounds the database: after each put
  * the least recently used plans (never the one just stored) are evicted until the pages in use
@@ -78,12 +79,13 @@ typedef struct sp_store_options {
   bool skip_integrity_check;   /* true: no PRAGMA integrity_check at open (benchmarks) */
   bool durable;                /* true: synchronous=FULL (commits survive power loss) */
   int max_readers;             /* read connections in the pool; 0: 8 */
-  int touch_batch;             /* hits kept in memory before being written; 0: 64; 1: each */
+  int touch_batch;             /* hits kept in memory before being written; 0: 64; 1: each
+                                  hit written by its own call (no background thread) */
 } sp_store_options;
 
 /* One row of a plan: a section ("value", "op", "collective", "conflict", "summary", ... at
- * most SP_STORE_SECTION_MAX bytes), its position in the section (unique per plan and
- * section), a label to filter on (NULL = "") and the row's JSON text (not parsed). */
+ * most SP_STORE_SECTION_MAX bytes), its position in the section (>= 0, unique per plan
+ * and section), a label to filter on (NULL = "") and the row's JSON text (not parsed). */
 typedef struct sp_store_row {
   const char *section;
   int64_t idx;
@@ -216,7 +218,7 @@ int sp_store_stats_get(sp_store *s, sp_store_stats *out, sp_err *err);
 /* Evicts least recently used plans until the pages in use fit `max_bytes` (< 0: the
  * options' limit; 0 with no limit set: nothing to do). *n_evicted may be NULL. */
 int sp_store_evict(sp_store *s, int64_t max_bytes, int64_t *n_evicted, sp_err *err);
-/* Deletes every plan whose planner version differs from `keep_version`. */
+/* Deletes every plan whose planner version differs from `keep_version` ("": every plan). */
 int sp_store_purge_version(sp_store *s, const char *keep_version, int64_t *n_purged,
                            sp_err *err);
 /* Writes the hit counts kept in memory. */

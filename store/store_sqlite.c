@@ -264,6 +264,7 @@ static int check_and_create_schema(sq_store *s, sq_conn *c, sp_err *err) {
 }
 
 static void sq_close(void *impl);
+static void *flusher_main(void *arg);
 
 static int sq_open(const sp_store_options *o, void **impl, sp_err *err) {
   int rc;
@@ -273,6 +274,7 @@ static int sq_open(const sp_store_options *o, void **impl, sp_err *err) {
   pthread_mutex_init(&s->pmu, NULL);
   pthread_mutex_init(&s->tmu, NULL);
   pthread_cond_init(&s->pcv, NULL);
+  pthread_cond_init(&s->fcv, NULL);
   s->opt = *o;
   s->path = strdup(o->path);
   s->vfs = o->vfs ? strdup(o->vfs) : NULL;
@@ -310,6 +312,14 @@ static int sq_open(const sp_store_options *o, void **impl, sp_err *err) {
   if (rc != SP_OK) goto fail;
   rc = query_int(s, s->writer, "PRAGMA page_size", &s->page_size, err);
   if (rc != SP_OK) goto fail;
+  if (s->opt.touch_batch > 1) {
+    if (pthread_create(&s->flusher, NULL, flusher_main, s) != 0) {
+      rc = sp_err_set(err, SP_ENOMEM, "plan cache %s: cannot start the hit-count writer",
+                      s->path);
+      goto fail;
+    }
+    s->flusher_running = true;
+  }
   *impl = s;
   return SP_OK;
 fail:
@@ -320,6 +330,13 @@ fail:
 static void sq_close(void *impl) {
   sq_store *s = impl;
   if (!s) return;
+  if (s->flusher_running) {
+    pthread_mutex_lock(&s->tmu);
+    s->flusher_stop = true;
+    pthread_cond_signal(&s->fcv);
+    pthread_mutex_unlock(&s->tmu);
+    pthread_join(s->flusher, NULL);
+  }
   if (s->writer) {
     pthread_mutex_lock(&s->wmu);
     sq_flush_locked(s, NULL);
@@ -338,6 +355,7 @@ static void sq_close(void *impl) {
   pthread_mutex_destroy(&s->pmu);
   pthread_mutex_destroy(&s->tmu);
   pthread_cond_destroy(&s->pcv);
+  pthread_cond_destroy(&s->fcv);
   free(s);
 }
 
@@ -461,13 +479,43 @@ int sq_flush_locked(sq_store *s, sp_err *err) {
   return rc;
 }
 
-/* Flushes when the batch is full: without waiting if a write is in progress (that write
- * flushes when it starts its next operation), unless the backlog is four batches long. */
+/* The flusher thread: writes pending hit counts when a batch is full, or once a second while
+ * anything is pending, until sq_close stops it. */
+static void *flusher_main(void *arg) {
+  sq_store *s = arg;
+  pthread_mutex_lock(&s->tmu);
+  while (!s->flusher_stop) {
+    int64_t pending = s->n_touches + s->pending_misses;
+    if (pending < s->opt.touch_batch) {
+      struct timespec until;
+      clock_gettime(CLOCK_REALTIME, &until);
+      until.tv_sec += 1;
+      pthread_cond_timedwait(&s->fcv, &s->tmu, &until);
+      if (s->flusher_stop) break;
+      if (s->n_touches + s->pending_misses == 0) continue;
+    }
+    pthread_mutex_unlock(&s->tmu);
+    pthread_mutex_lock(&s->wmu);
+    sq_flush_locked(s, NULL);
+    pthread_mutex_unlock(&s->wmu);
+    pthread_mutex_lock(&s->tmu);
+  }
+  pthread_mutex_unlock(&s->tmu);
+  return NULL;
+}
+
+/* After a hit or miss was noted (`pending` entries waiting): a full batch wakes the flusher
+ * (or is written here when there is none: touch_batch 1); a backlog of four batches is
+ * written here, waiting for the writer. */
 static void maybe_flush(sq_store *s, int64_t pending) {
   if (pending < s->opt.touch_batch) return;
-  bool must = pending >= 4 * (int64_t)s->opt.touch_batch;
-  if (must) pthread_mutex_lock(&s->wmu);
-  else if (pthread_mutex_trylock(&s->wmu) != 0) return;
+  if (s->flusher_running && pending < 4 * (int64_t)s->opt.touch_batch) {
+    pthread_mutex_lock(&s->tmu);
+    pthread_cond_signal(&s->fcv);
+    pthread_mutex_unlock(&s->tmu);
+    return;
+  }
+  pthread_mutex_lock(&s->wmu);
   sq_flush_locked(s, NULL);
   pthread_mutex_unlock(&s->wmu);
 }

@@ -9,7 +9,9 @@
  *
  * Hit batching. A counted hit is recorded in `touches` (key, hits, last time) under `tmu`;
  * counted misses in `pending_misses`. They are written by sq_flush_locked (holding wmu), which
- * every write operation calls first, and when the batch is full.
+ * every write operation calls first, and by the flusher thread: woken when a batch is full,
+ * else once a second while anything is pending, so a cache hit never writes itself. A backlog
+ * of four batches (the flusher cannot keep up) is written by the hit's own thread.
  */
 #ifndef SP_STORE_SQLITE_INT_H
 #define SP_STORE_SQLITE_INT_H
@@ -59,10 +61,13 @@ typedef struct sq_store {
   sq_conn *idle;
   int n_readers;
 
-  pthread_mutex_t tmu;           /* guards touches, pending_misses */
+  pthread_mutex_t tmu;           /* guards touches, pending_misses, flusher_stop */
   sq_touch *touches;
   int n_touches, cap_touches;
   int64_t pending_misses;
+  pthread_cond_t fcv;            /* wakes the flusher (with tmu) */
+  pthread_t flusher;
+  bool flusher_running, flusher_stop;
 } sq_store;
 
 /* Unix time in milliseconds. */

@@ -31,20 +31,10 @@ static char g_dir[256];
 static char g_db[300];
 
 static void make_dir(void) {
-  snprintf(g_dir, sizeof g_dir, "/tmp/sp_store_test.XXXXXX");
-  ck_assert_ptr_nonnull(mkdtemp(g_dir));
-  snprintf(g_db, sizeof g_db, "%s/plans.db", g_dir);
+  sp_test_temp_db("sp_store_test", g_dir, sizeof g_dir, g_db, sizeof g_db);
 }
 
-static void remove_dir(void) {
-  const char *suffix[] = {"", "-wal", "-shm", "-journal"};
-  char p[400];
-  for (int i = 0; i < 4; i++) {
-    snprintf(p, sizeof p, "%s%s", g_db, suffix[i]);
-    unlink(p);
-  }
-  rmdir(g_dir);
-}
+static void remove_dir(void) { sp_test_remove_temp_db(g_dir, g_db); }
 
 static sp_store *open_store(int64_t max_bytes, int touch_batch) {
   sp_store_options o = {.path = g_db, .max_bytes = max_bytes, .touch_batch = touch_batch};
@@ -606,7 +596,12 @@ START_TEST(test_purge_drops_plans_of_other_planner_versions) {
   sp_store_plan_list_free(&l);
   ck_assert_int_eq(sp_store_purge_version(s, "0.2.0+ccc", &n, &err), SP_OK);
   ck_assert_int_eq(n, 0);
-  ck_assert_int_eq(sp_store_purge_version(s, "", &n, &err), SP_EINVAL);
+  ck_assert_int_eq(sp_store_purge_version(s, NULL, &n, &err), SP_EINVAL);
+  ck_assert_int_eq(sp_store_purge_version(s, "", &n, &err), SP_OK);   /* "": every plan */
+  ck_assert_int_eq(n, 3);
+  ck_assert_int_eq(sp_store_list(s, NULL, &l, &err), SP_OK);
+  ck_assert_uint_eq(l.n, 0);
+  sp_store_plan_list_free(&l);
   sp_store_close(s);
   remove_dir();
 }

@@ -118,10 +118,13 @@ void sp_cli_print_plan(FILE *f, const Shardplan__V1__PlanResponse *r, int max_va
     fprintf(f, "\n");
   }
   print_collectives(f, p);
-  if (p->solver && p->solver->status[0])
-    fprintf(f, "solver:      %s, %lld variables, %lld rows, %s\n", p->solver->status,
-            (long long)p->solver->variables, (long long)p->solver->rows,
-            sp_cli_seconds(p->solver->seconds, b1, sizeof b1));
+  if (p->solver && p->solver->status[0]) {
+    const Shardplan__V1__SolverStats *sv = p->solver;
+    fprintf(f, "solver:      %s, %lld variables", sv->status, (long long)sv->variables);
+    if (sv->rows) fprintf(f, ", %lld rows", (long long)sv->rows);
+    if (sv->seconds > 0) fprintf(f, ", %s", sp_cli_seconds(sv->seconds, b1, sizeof b1));
+    fprintf(f, "\n");
+  }
   if (p->n_conflicts) fprintf(f, "conflicts:   %zu\n", p->n_conflicts);
   fprintf(f, "planner:     %s (server %.2f ms%s)\n", p->planner_version, r->server_ms,
           r->coalesced ? ", coalesced" : "");

@@ -676,17 +676,18 @@ static int absorb_shardings(sp__mlir_parser *p, const sp__mlir_op_header *h, sp_
   if (list_name && (at = sp_attrs_get(&op->attrs, list_name)) &&
       at->kind == SP_ATTR_SHARDINGS) {
     if (at->u.shardings.n != op->nresults)
-      return sp__mlir_error(p, &h->name_tok, "'%s' of '%s' has %d shardings but the op has %d results",
-                            list_name, h->name, at->u.shardings.n, op->nresults);
+      return sp__mlir_error(p, &h->name_tok, "'%s' op result shardings don't match number of "
+                            "values: %d shardings vs %d values", h->name, at->u.shardings.n,
+                            op->nresults);
     for (int i = 0; i < op->nresults; i++) op->results[i].sharding = at->u.shardings.v[i];
     sp_attrs_remove(&op->attrs, list_name);
   }
   at = sp_attrs_get(&op->attrs, "sdy.sharding");
   if (at && at->kind == SP_ATTR_SHARDINGS && op->nresults > 0) {
     if (at->u.shardings.n != op->nresults)
-      return sp__mlir_error(p, &h->name_tok,
-                            "'sdy.sharding' of '%s' has %d shardings but the op has %d results",
-                            h->name, at->u.shardings.n, op->nresults);
+      return sp__mlir_error(p, &h->name_tok, "'%s' op result shardings don't match number of "
+                            "values: %d shardings vs %d values", h->name, at->u.shardings.n,
+                            op->nresults);
     for (int i = 0; i < op->nresults; i++) op->results[i].sharding = at->u.shardings.v[i];
     sp_attrs_remove(&op->attrs, "sdy.sharding");
   }

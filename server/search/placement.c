@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "ir/clock.h"
+#include "ir/run_ctl.h"
 #include "ir/strbuf.h"
 
 #define DEFAULT_MAX_ROUNDS 3
@@ -162,6 +163,9 @@ typedef struct best {
 static int plan_one(ctx *c, const sp_mesh *mesh, int64_t *dev, bool probe, const snapshot *orig,
                     best *b, sp_plan_summary *s, bool *planned, sp_err *err) {
   *planned = false;
+  /* A cancelled request plans no further configuration (the solver only checks inside). */
+  if (sp_run_ctl_cancelled(c->m->ctl))
+    return sp_err_set(err, SP_ETIMEOUT, "cancelled between placement trials");
   snapshot_restore(c, orig);
   c->mesh_attr->u.mesh = (sp_mesh *)mesh;
   sp_plan_search_opts oc = *c->o;

@@ -129,9 +129,14 @@ static const char *unquote(char *s) {
 static int parse_args(int argc, char **argv, options *o) {
   o->requests = calloc((size_t)argc, sizeof *o->requests);
   if (!o->requests) return 1;
+  bool options_done = false; /* after `--` every argument is a file (as LLVM's parser) */
   for (int i = 1; i < argc; i++) {
     char *a = argv[i];
-    if (a[0] != '-' || strcmp(a, "-") == 0) {
+    if (!options_done && strcmp(a, "--") == 0) {
+      options_done = true;
+      continue;
+    }
+    if (options_done || a[0] != '-' || strcmp(a, "-") == 0) {
       if (o->input) {
         fprintf(stderr, "shardplan-opt: more than one input file ('%s' and '%s')\n", o->input, a);
         return 2;

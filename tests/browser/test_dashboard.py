@@ -177,12 +177,17 @@ def main():
         run.check(len(conf_rows) >= 1, "conflicts page: conflict rows with cause and resolution")
 
         values = run.api("/api/plans/%s/values" % mlp)["rows"]
-        traced = [v for v in values if v["data"].get("origins")]
-        idx = traced[0]["index"] if traced else (values[-1]["index"] if values else 0)
-        dom, text = run.browse("/plans/%s/values/%d" % (mlp, idx), "provenance.png", "1280,900")
-        run.check("Provenance" in text, "value page: provenance section")
-        run.check(len(dom.find("ol", "path")) >= 1 and len(dom.find("li")) >= 1,
-                  "value page: a provenance path (%d traced values)" % len(traced))
+        def path_len(v):
+            return max([len(o.get("path") or []) for o in v["data"].get("origins") or []] or [0])
+        traced = [v for v in values if path_len(v) > 0]
+        best = max(traced, key=path_len) if traced else (values[-1] if values else {"index": 0})
+        dom, text = run.browse("/plans/%s/values/%d" % (mlp, best["index"]), "provenance.png", "1280,900")
+        run.check("Provenance" in text and "user annotation on" in text,
+                  "value page: an axis traced to a user annotation")
+        steps = [li for li in dom.find("li") if "via" in li["text"]]
+        run.check(len(dom.find("ol", "path")) >= 1 and len(steps) >= 1,
+                  "value page: a provenance path through ops (%d steps, %d traced values)"
+                  % (len(steps), len(traced)))
 
         evil, _ = run.browse("/plans/%s?q=%%3Cscript%%3Ealert(1)%%3C/script%%3E" % mlp)
         run.check(not evil.find("script"), "plan page: a script in the filter is text, not an element")
