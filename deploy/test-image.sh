@@ -73,28 +73,23 @@ run_phase() {
   out=$("$cli" --server "$grpc" plan "$repo/examples/mlp.mlir" --search 2>&1) ||
     { podman logs shardplan-test-a >&2; fail "shardplan plan through the container: $out"; }
   printf '%s\n' "$out" | sed 's/^/  plan: /'
-  key=$(printf '%s\n' "$out" | awk '/^key:/ { print $2; exit }')
+  key=$(awk '/^key:/ { print $2; exit }' <<<"$out")
   [ -n "$key" ] || fail "shardplan plan printed no 'key:' line"
-  printf '%s\n' "$out" | grep -q '^cache: miss' || fail "a first plan on a fresh volume was not a miss"
+  grep -q '^cache: miss' <<<"$out" || fail "a first plan on a fresh volume was not a miss"
   "$cli" --server "$grpc" get "$key" >/dev/null || fail "shardplan get $key"
   # The plan's bytes (get's text also shows the server's time for the call).
   local first; first=$("$cli" --server "$grpc" export "$key" --format json) ||
     fail "shardplan export $key --format json"
 
-  # The dashboard, through the published port (checked whenever the daemon has one: the
-  # dashboard library is linked into shardpland by the dashboard issue).
-  if [ "$dashboard" = 0 ]; then
-    report "dashboard: NOT CHECKED, this shardpland has no dashboard (no sp_web_new in $build/bin/shardpland)"
-  else
-    local page
-    page=$(curl -fsS --max-time 10 "http://$http/") ||
-      fail "the dashboard at http://$http/ did not answer"
-    printf '%s' "$page" | grep -q "$key" || fail "the dashboard's plan list does not show $key"
-    curl -fsS --max-time 10 "http://$http/plans/$key" >/dev/null ||
-      fail "the dashboard's page of plan $key (http://$http/plans/$key)"
-    curl -fsS --max-time 10 "http://$http/healthz" >/dev/null || fail "http://$http/healthz"
-    log "dashboard answered at http://$http/, lists the plan and shows its page"
-  fi
+  # The dashboard, through the published port.
+  local page
+  page=$(curl -fsS --max-time 10 "http://$http/") ||
+    fail "the dashboard at http://$http/ did not answer"
+  grep -q "$key" <<<"$page" || fail "the dashboard's plan list does not show $key"
+  curl -fsS --max-time 10 "http://$http/plans/$key" >/dev/null ||
+    fail "the dashboard's page of plan $key (http://$http/plans/$key)"
+  curl -fsS --max-time 10 "http://$http/healthz" >/dev/null || fail "http://$http/healthz"
+  log "dashboard answered at http://$http/, lists the plan and shows its page"
 
   # SIGTERM (the image's STOPSIGNAL): a clean exit, well before podman's SIGKILL at 30 s.
   t0=$(now)
@@ -169,14 +164,12 @@ compose_phase() {
   report "compose up to healthy: $(since "$t0") s"
   [ "$(podman inspect --format '{{.HostConfig.ReadonlyRootfs}}' "$id")" = true ] ||
     fail "compose.yaml's container has a writable root file system"
-  podman inspect --format '{{.HostConfig.RestartPolicy.Name}}' "$id" | grep -q unless-stopped ||
+  [ "$(podman inspect --format '{{.HostConfig.RestartPolicy.Name}}' "$id")" = unless-stopped ] ||
     fail "compose.yaml's container has no unless-stopped restart policy"
   "$build/bin/shardplan" --server 127.0.0.1:50051 health >/dev/null ||
     fail "shardplan health from the host against the compose service on 127.0.0.1:50051"
-  if [ "$dashboard" = 1 ]; then
-    curl -fsS --max-time 10 http://127.0.0.1:8080/healthz >/dev/null ||
-      fail "the compose service's dashboard on 127.0.0.1:8080"
-  fi
+  curl -fsS --max-time 10 http://127.0.0.1:8080/healthz >/dev/null ||
+    fail "the compose service's dashboard on 127.0.0.1:8080"
   t0=$(now)
   DOCKER_HOST="unix://$sock" "${compose[@]}" stop >> "$work/compose.log" 2>&1 ||
     fail "docker-compose stop"
@@ -318,12 +311,6 @@ for tool in podman runc debootstrap docker-compose unshare ip curl openssl tar; 
   command -v "$tool" >/dev/null || fail "$tool is not installed (deploy/install-deps.sh installs it)"
 done
 [ -x "$build/bin/shardplan" ] || fail "$build/bin/shardplan is missing: build the project first"
-# Whether the daemon (built from the same sources as the image's) serves the dashboard.
-dashboard=1
-if [ -x "$build/bin/shardpland" ] && ! nm "$build/bin/shardpland" 2>/dev/null | grep -q ' T sp_web_new$'; then
-  dashboard=0
-fi
-export dashboard
 
 # Enter a private mount namespace once: overlay mounts vanish with the script.
 if [ -z "${SHARDPLAN_IMAGE_TEST_NS:-}" ]; then
@@ -411,10 +398,10 @@ report "podman build --format docker: $(since "$t0") s"
   fail "the image has no HEALTHCHECK (built in OCI format?)"
 user=$(podman image inspect --format '{{.Config.User}}' "$image")
 case "$user" in ''|0|0:*|root|root:*) fail "the image runs as root (USER '$user')";; esac
-podman image inspect --format '{{json .Config.Volumes}}' "$image" | grep -q '"/var/lib/shardplan"' ||
+grep -q '"/var/lib/shardplan"' <<<"$(podman image inspect --format '{{json .Config.Volumes}}' "$image")" ||
   fail "the image declares no /var/lib/shardplan volume"
 for port in 50051/tcp 8080/tcp; do
-  podman image inspect --format '{{json .Config.ExposedPorts}}' "$image" | grep -q "\"$port\"" ||
+  grep -q "\"$port\"" <<<"$(podman image inspect --format '{{json .Config.ExposedPorts}}' "$image")" ||
     fail "the image does not expose $port"
 done
 
