@@ -20,7 +20,8 @@ const char *sp_cli_bytes(double b, char *buf, size_t cap) {
 }
 
 const char *sp_cli_seconds(double s, char *buf, size_t cap) {
-  if (s < 1e-3) snprintf(buf, cap, "%.0f us", s * 1e6);
+  if (s < 1e-6) snprintf(buf, cap, "%.0f ns", s * 1e9);
+  else if (s < 1e-3) snprintf(buf, cap, "%.0f us", s * 1e6);
   else if (s < 1) snprintf(buf, cap, "%.3g ms", s * 1e3);
   else snprintf(buf, cap, "%.3g s", s);
   return buf;
@@ -141,7 +142,7 @@ void sp_cli_print_plan(FILE *f, const Shardplan__V1__PlanResponse *r, int max_va
     char where[160];
     snprintf(where, sizeof where, "@%s %s %u%s%s", v->address->function,
              kind_name(v->address->kind), v->address->index, v->label[0] ? " " : "", v->label);
-    fprintf(f, "  %-32s %s\n", where, v->sdy);
+    fprintf(f, "  %-32s %s\n", where, v->sdy[0] ? v->sdy : "(no sharding)");
   }
   if (io > shown)
     fprintf(f, "  ... %zu more (shardplan export %s --format sdy)\n", io - shown, r->key);
