@@ -7,8 +7,9 @@
  * rank 8; a number that does not fit is clamped), so every input tests the rule parser.
  *
  * Invariants beyond "no crash": a rejected rule has an error message; an accepted one has
- * one mapping per tensor with the tensor's rank, factor indices in range, positive factor
- * sizes, and each dim's factor sizes multiply to the dim's size.
+ * one mapping per tensor with the tensor's rank, factor indices in range, non-negative factor
+ * sizes (zero only for a zero-sized dim), and each dim's factor sizes multiply to the dim's
+ * size.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -48,8 +49,8 @@ static void check_mapping(const sp_rule *r, const sp_rule_tensor *t, const sp_ty
       int f = dim->factors[k];
       sp_fuzz_check(f >= 0 && f < r->nfactors, "factor index out of range", NULL);
       int64_t s = r->factors[f].size;
-      sp_fuzz_check(s >= 1, "factor size below 1", NULL);
-      if (prod > INT64_MAX / s) overflow = 1;
+      sp_fuzz_check(s >= 0, "negative factor size", NULL);  /* 0 for a zero-sized dim */
+      if (s > 0 && prod > INT64_MAX / s) overflow = 1;
       else prod *= s;
     }
     if (dim->nfactors > 0 && !overflow)

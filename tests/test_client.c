@@ -538,6 +538,36 @@ START_TEST(test_cli_busy_daemon_is_unavailable_with_retry_hint) {
 }
 END_TEST
 
+START_TEST(test_cli_draws_progress_on_a_terminal_only) {
+  if (system("command -v script >/dev/null 2>&1") != 0) {
+    printf("test_client: no `script` command (util-linux) to give the CLI a terminal\n");
+    return;
+  }
+  th_daemon d;
+  start_daemon(&d, NULL);
+  char out[128], cmd[1024];
+  snprintf(out, sizeof out, "/tmp/sp-cli-tty-%d", (int)getpid());
+  snprintf(cmd, sizeof cmd, "script -qec '%s/shardplan --server %s plan %s --search' /dev/null "
+           "> %s 2>&1", SP_BIN_DIR, d.addr, MLP, out);
+  ck_assert_int_eq(system(cmd), 0);
+  size_t len;
+  char *tty = sp_test_read_file(out, &len);
+  ck_assert_ptr_nonnull(tty);
+  /* A bar redrawn in place (carriage return, erase to end of line), then the summary. */
+  ck_assert_msg(strstr(tty, "\r[") && strstr(tty, "\033[K"), "%s", tty);
+  ck_assert_ptr_nonnull(strstr(tty, "cache: miss"));
+  free(tty);
+  unlink(out);
+  /* Not a terminal: no bar at all. */
+  cli_run r = RUN("--server", d.addr, "plan", MLP, "--search", "--cluster", "four_machines_32gpu");
+  ck_assert_int_eq(r.code, 0);
+  ck_assert_ptr_null(strchr(r.err, '\r'));
+  ck_assert_ptr_null(strchr(r.out, '\r'));
+  cli_run_free(&r);
+  ck_assert_int_eq(th_daemon_stop(&d), 0);
+}
+END_TEST
+
 typedef struct hit_worker {
   sp_client *c;
   const char *mlir;
@@ -596,6 +626,48 @@ START_TEST(test_library_client_is_shared_by_threads) {
 }
 END_TEST
 
+START_TEST(test_plan_summary_prints_key_cache_status_and_costs) {
+  char b[32];
+  ck_assert_str_eq(sp_cli_seconds(40e-9, b, sizeof b), "40 ns");
+  ck_assert_str_eq(sp_cli_seconds(850e-6, b, sizeof b), "850 us");
+  ck_assert_str_eq(sp_cli_seconds(0.0123, b, sizeof b), "12.3 ms");
+  ck_assert_str_eq(sp_cli_bytes(512, b, sizeof b), "512 B");
+  ck_assert_str_eq(sp_cli_bytes(1.5 * 1024 * 1024 * 1024, b, sizeof b), "1.50 GiB");
+  Shardplan__V1__Costs costs = SHARDPLAN__V1__COSTS__INIT;
+  costs.total_seconds = 0.0184;
+  costs.compute_seconds = 0.0172;
+  costs.communication_seconds = 0.0012;
+  costs.peak_memory_bytes = 1024 * 1024;
+  Shardplan__V1__Collective col = SHARDPLAN__V1__COLLECTIVE__INIT;
+  Shardplan__V1__Collective *cols[2] = {&col, &col};
+  col.kind = "all-reduce";
+  col.bytes = 1024;
+  Shardplan__V1__Plan plan = SHARDPLAN__V1__PLAN__INIT;
+  plan.costs = &costs;
+  plan.n_collectives = 2;
+  plan.collectives = cols;
+  plan.planner_version = "0.1.0+abc";
+  Shardplan__V1__PlanResponse r = SHARDPLAN__V1__PLAN_RESPONSE__INIT;
+  r.key = "ab12";
+  r.cache_hit = true;
+  r.status = SHARDPLAN__V1__PLAN_STATUS__PLAN_STATUS_CUT_SHORT;
+  r.provisional = true;
+  r.gap = 0.021;
+  r.plan = &plan;
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  sp_cli_print_plan(f, &r, 10);
+  fclose(f);
+  ck_assert_msg(strstr(buf, "key:         ab12\ncache: hit\n"), "%s", buf);
+  ck_assert_ptr_nonnull(strstr(buf, "status:      cut short (provisional), gap 2.10%\n"));
+  ck_assert_ptr_nonnull(strstr(buf, "cost:        18.4 ms per step (compute 17.2 ms, "
+                                    "communication 1.2 ms)\n"));
+  ck_assert_ptr_nonnull(strstr(buf, "collectives: 2 (all-reduce 2), 2.00 KiB per device"));
+  free(buf);
+}
+END_TEST
+
 static Suite *client_suite(void) {
   Suite *s = suite_create("client");
   TCase *tc = tcase_create("library");
@@ -606,6 +678,7 @@ static Suite *client_suite(void) {
   tcase_add_test(tc, test_mesh_with_names_only_becomes_axes_to_search);
   tcase_add_test(tc, test_bad_mesh_specs_are_refused_with_reason);
   tcase_add_test(tc, test_export_jax_and_gspmd_list_arguments_then_results_in_order);
+  tcase_add_test(tc, test_plan_summary_prints_key_cache_status_and_costs);
   suite_add_tcase(s, tc);
   TCase *td = tcase_create("daemon");
   tcase_set_timeout(td, 300);
@@ -614,6 +687,7 @@ static Suite *client_suite(void) {
   tcase_add_test(td, test_cli_token_required_except_for_health);
   tcase_add_test(td, test_cli_busy_daemon_is_unavailable_with_retry_hint);
   tcase_add_test(td, test_library_client_is_shared_by_threads);
+  tcase_add_test(td, test_cli_draws_progress_on_a_terminal_only);
   suite_add_tcase(s, td);
   return s;
 }

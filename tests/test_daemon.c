@@ -286,7 +286,11 @@ START_TEST(sixteen_identical_requests_run_one_search) {
   for (int i = 0; i < 16; i++) pthread_join(th[i], NULL);
   th_channel *c = th_connect(d.addr, NULL);
   int64_t run = -1, inflight = -1, coal = -1;
-  ck_assert(th_stats(c, &run, &inflight, &coal));
+  /* The search counts as in flight until it has answered everyone: wait for that. */
+  for (int i = 0; i < 200 && inflight != 0; i++) {
+    ck_assert(th_stats(c, &run, &inflight, &coal));
+    if (inflight) usleep(10000);
+  }
   ck_assert_int_eq(run, 1);
   ck_assert_int_eq(inflight, 0);
   Shardplan__V1__PlanResponse *first = NULL;
@@ -444,6 +448,139 @@ START_TEST(a_cancelled_call_stops_its_search) {
 }
 END_TEST
 
+
+START_TEST(plan_stream_sends_progress_then_the_plan) {
+  th_daemon d;
+  ck_assert(th_daemon_start(&d, NULL, NULL));
+  th_channel *c = th_connect(d.addr, NULL);
+  char *gpt = gpt_text(8, true);
+  req_opts o = {.search = true, .time_limit = 2, .shape_auto = true, .no_share = true};
+  size_t len;
+  uint8_t *req = plan_request(gpt, o, &len);
+  th_result r = th_call(c, "/shardplan.v1.Planner/PlanStream", req, len, 120000, NULL);
+  ck_assert_msg(r.status == 0, "%s", r.details);
+  ck_assert_int_ge(r.nmsgs, 2);   /* at least "queued" and the plan */
+  Shardplan__V1__PlanEvent *ev = shardplan__v1__plan_event__unpack(NULL, r.len, r.msg);
+  ck_assert_ptr_nonnull(ev);
+  ck_assert_int_eq(ev->event_case, SHARDPLAN__V1__PLAN_EVENT__EVENT_PLAN);
+  ck_assert(!ev->plan->cache_hit && ev->plan->plan->n_values > 0);
+  printf("test_daemon: PlanStream sent %d events, the last the plan\n", r.nmsgs);
+  shardplan__v1__plan_event__free_unpacked(ev, NULL);
+  th_result_free(&r);
+  /* A hit on the stream: just the plan. */
+  r = th_call(c, "/shardplan.v1.Planner/PlanStream", req, len, 120000, NULL);
+  ck_assert_int_eq(r.status, 0);
+  ck_assert_int_eq(r.nmsgs, 1);
+  ev = shardplan__v1__plan_event__unpack(NULL, r.len, r.msg);
+  ck_assert(ev && ev->event_case == SHARDPLAN__V1__PLAN_EVENT__EVENT_PLAN && ev->plan->cache_hit);
+  shardplan__v1__plan_event__free_unpacked(ev, NULL);
+  th_result_free(&r);
+  free(req);
+  free(gpt);
+  th_close(c);
+  ck_assert_int_eq(th_daemon_stop(&d), 0);
+}
+END_TEST
+
+START_TEST(list_delete_and_purge_manage_the_cache) {
+  th_daemon d;
+  ck_assert(th_daemon_start(&d, NULL, NULL));
+  th_channel *c = th_connect(d.addr, NULL);
+  char *mlp = mlp_text();
+  req_opts variants[3] = {{.search = true}, {.search = false}, {.search = true, .gap = 0.5}};
+  char keys[3][65];
+  for (int i = 0; i < 3; i++) {
+    Shardplan__V1__PlanResponse *p = plan_ok(c, mlp, variants[i], NULL);
+    snprintf(keys[i], sizeof keys[i], "%s", p->key);
+    shardplan__v1__plan_response__free_unpacked(p, NULL);
+  }
+  /* Paging one plan at a time visits all three. */
+  int seen = 0;
+  char token[32] = "";
+  for (int page = 0; page < 5; page++) {
+    Shardplan__V1__ListPlansRequest lr = SHARDPLAN__V1__LIST_PLANS_REQUEST__INIT;
+    lr.page_size = 1;
+    lr.page_token = token;
+    uint8_t buf[128];
+    size_t n = shardplan__v1__list_plans_request__pack(&lr, buf);
+    th_result r = th_call(c, "/shardplan.v1.Planner/ListPlans", buf, n, 10000, NULL);
+    ck_assert_msg(r.status == 0, "%s", r.details);
+    Shardplan__V1__ListPlansResponse *l =
+        shardplan__v1__list_plans_response__unpack(NULL, r.len, r.msg ? r.msg : (uint8_t *)"");
+    ck_assert_ptr_nonnull(l);
+    seen += (int)l->n_plans;
+    for (size_t i = 0; i < l->n_plans; i++)
+      ck_assert(l->plans[i]->size_bytes > 0 && strlen(l->plans[i]->key) == 64);
+    snprintf(token, sizeof token, "%s", l->next_page_token);
+    shardplan__v1__list_plans_response__free_unpacked(l, NULL);
+    th_result_free(&r);
+    if (!token[0]) break;
+  }
+  ck_assert_int_eq(seen, 3);
+  /* Delete one: GetPlan then says NOT_FOUND and the next Plan misses. */
+  Shardplan__V1__DeletePlanRequest dr = SHARDPLAN__V1__DELETE_PLAN_REQUEST__INIT;
+  dr.key = keys[0];
+  uint8_t buf[128];
+  size_t n = shardplan__v1__delete_plan_request__pack(&dr, buf);
+  th_result r = th_call(c, "/shardplan.v1.Planner/DeletePlan", buf, n, 10000, NULL);
+  ck_assert_int_eq(r.status, 0);
+  th_result_free(&r);
+  Shardplan__V1__GetPlanRequest gr = SHARDPLAN__V1__GET_PLAN_REQUEST__INIT;
+  gr.key = keys[0];
+  n = shardplan__v1__get_plan_request__pack(&gr, buf);
+  r = th_call(c, "/shardplan.v1.Planner/GetPlan", buf, n, 10000, NULL);
+  ck_assert_int_eq(r.status, 5);
+  th_result_free(&r);
+  Shardplan__V1__PlanResponse *again = plan_ok(c, mlp, variants[0], NULL);
+  ck_assert(!again->cache_hit);
+  shardplan__v1__plan_response__free_unpacked(again, NULL);
+  /* Purge everything. */
+  Shardplan__V1__PurgeRequest pr = SHARDPLAN__V1__PURGE_REQUEST__INIT;
+  pr.all = true;
+  n = shardplan__v1__purge_request__pack(&pr, buf);
+  r = th_call(c, "/shardplan.v1.Planner/Purge", buf, n, 10000, NULL);
+  ck_assert_int_eq(r.status, 0);
+  Shardplan__V1__PurgeResponse *pres = shardplan__v1__purge_response__unpack(NULL, r.len, r.msg);
+  ck_assert(pres && pres->deleted == 3);
+  shardplan__v1__purge_response__free_unpacked(pres, NULL);
+  th_result_free(&r);
+  Shardplan__V1__PlanResponse *after = plan_ok(c, mlp, variants[1], NULL);
+  ck_assert(!after->cache_hit);
+  shardplan__v1__plan_response__free_unpacked(after, NULL);
+  free(mlp);
+  th_close(c);
+  ck_assert_int_eq(th_daemon_stop(&d), 0);
+}
+END_TEST
+
+START_TEST(sigterm_during_a_search_answers_the_caller_and_exits_cleanly) {
+  th_daemon d;
+  ck_assert(th_daemon_start(&d, NULL, NULL));
+  char *gpt = gpt_text(24, true);
+  req_opts big = {.search = true, .time_limit = 60, .shape_auto = true, .no_share = true};
+  size_t len;
+  uint8_t *req = plan_request(gpt, big, &len);
+  par p = {d.addr, req, len, {0}};
+  pthread_t th;
+  pthread_create(&th, NULL, par_call, &p);
+  th_channel *c = th_connect(d.addr, NULL);
+  int64_t inflight = 0;
+  for (int i = 0; i < 500 && inflight == 0; i++) {
+    usleep(20000);
+    th_stats(c, NULL, &inflight, NULL);
+  }
+  ck_assert_int_eq(inflight, 1);
+  th_close(c);
+  ck_assert_int_eq(th_daemon_stop(&d), 0);   /* exit status 0 within the harness's 15 s */
+  pthread_join(th, NULL);
+  /* The caller got an answer (not a hang): UNAVAILABLE from the drain, or CANCELLED. */
+  ck_assert_msg(p.r.status == 14 || p.r.status == 1, "status %d: %s", p.r.status, p.r.details);
+  th_result_free(&p.r);
+  free(req);
+  free(gpt);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("daemon");
   TCase *tc = tcase_create("daemon");
@@ -454,6 +591,9 @@ int main(void) {
   tcase_add_test(tc, health_and_a_cache_hit_answer_while_a_long_search_holds_the_only_slot);
   tcase_add_test(tc, a_cut_short_plan_is_provisional_and_improved_by_a_request_with_more_time);
   tcase_add_test(tc, a_cancelled_call_stops_its_search);
+  tcase_add_test(tc, plan_stream_sends_progress_then_the_plan);
+  tcase_add_test(tc, list_delete_and_purge_manage_the_cache);
+  tcase_add_test(tc, sigterm_during_a_search_answers_the_caller_and_exits_cleanly);
   suite_add_tcase(s, tc);
   return sp_test_run(s);
 }

@@ -150,6 +150,11 @@ static sp_op *dot_with_rule(sp_module *m, sp_rule *rule) {
   sp_block *b = add_func(m, 2, args, 1, res, NULL);
   sp_value *ops[2] = {b->args[0], b->args[1]};
   sp_op *dot = add_op(m, b, "stablehlo.dot_general", 2, ops, 1, res, 3);
+  static int64_t one = 1, zero = 0;
+  set_attr(m, dot, (sp_attr){.name = "lhs_contracting_dimensions", .kind = SP_ATTR_INTS,
+                             .u.ints = {1, &one}});
+  set_attr(m, dot, (sp_attr){.name = "rhs_contracting_dimensions", .kind = SP_ATTR_INTS,
+                             .u.ints = {1, &zero}});
   if (rule)
     set_attr(m, dot, (sp_attr){.name = "sdy.sharding_rule", .kind = SP_ATTR_RULE, .u.rule = rule});
   sp_value *r = &dot->results[0];
@@ -333,6 +338,7 @@ static const char *verify_resultless_op_with(int n, const char *axis, const char
   args[0] = tensor2(m, 8, 8);
   sp_block *b = add_func(m, 1, args, 0, NULL, NULL);
   sp_op *op = add_op(m, b, "stablehlo.custom_call", 1, b->args, 0, NULL, 3);
+  add_op(m, b, "func.return", 0, NULL, 0, NULL, 4);
   sp_sharding **list = sp_arena_calloc(m->arena, (size_t)n + 1, sizeof *list);
   for (int i = 0; i < n; i++) {
     list[i] = sharding1(m, strcmp(mesh_name, "maximal") == 0 ? 0 : 2, 0, axis);
@@ -363,6 +369,7 @@ START_TEST(sharding_constraint_without_a_sharding_is_rejected) {
   ts[0] = tensor2(m, 8, 8);
   sp_block *b = add_func(m, 1, ts, 0, NULL, NULL);
   sp_op *op = add_op(m, b, "sdy.sharding_constraint", 1, b->args, 1, ts, 3);
+  add_op(m, b, "func.return", 0, NULL, 0, NULL, 4);
   ck_assert_str_eq(verify(m), "v.mlir:3:5: 'sdy.sharding_constraint' op requires one result with "
                    "a sharding");
   op->results[0].sharding = sharding1(m, 2, 1, "b");

@@ -20,7 +20,8 @@ const char *sp_cli_bytes(double b, char *buf, size_t cap) {
 }
 
 const char *sp_cli_seconds(double s, char *buf, size_t cap) {
-  if (s < 1e-3) snprintf(buf, cap, "%.0f us", s * 1e6);
+  if (s < 1e-6) snprintf(buf, cap, "%.0f ns", s * 1e9);
+  else if (s < 1e-3) snprintf(buf, cap, "%.0f us", s * 1e6);
   else if (s < 1) snprintf(buf, cap, "%.3g ms", s * 1e3);
   else snprintf(buf, cap, "%.3g s", s);
   return buf;
@@ -118,10 +119,13 @@ void sp_cli_print_plan(FILE *f, const Shardplan__V1__PlanResponse *r, int max_va
     fprintf(f, "\n");
   }
   print_collectives(f, p);
-  if (p->solver && p->solver->status[0])
-    fprintf(f, "solver:      %s, %lld variables, %lld rows, %s\n", p->solver->status,
-            (long long)p->solver->variables, (long long)p->solver->rows,
-            sp_cli_seconds(p->solver->seconds, b1, sizeof b1));
+  if (p->solver && p->solver->status[0]) {
+    const Shardplan__V1__SolverStats *sv = p->solver;
+    fprintf(f, "solver:      %s, %lld variables", sv->status, (long long)sv->variables);
+    if (sv->rows) fprintf(f, ", %lld rows", (long long)sv->rows);
+    if (sv->seconds > 0) fprintf(f, ", %s", sp_cli_seconds(sv->seconds, b1, sizeof b1));
+    fprintf(f, "\n");
+  }
   if (p->n_conflicts) fprintf(f, "conflicts:   %zu\n", p->n_conflicts);
   fprintf(f, "planner:     %s (server %.2f ms%s)\n", p->planner_version, r->server_ms,
           r->coalesced ? ", coalesced" : "");
@@ -138,7 +142,7 @@ void sp_cli_print_plan(FILE *f, const Shardplan__V1__PlanResponse *r, int max_va
     char where[160];
     snprintf(where, sizeof where, "@%s %s %u%s%s", v->address->function,
              kind_name(v->address->kind), v->address->index, v->label[0] ? " " : "", v->label);
-    fprintf(f, "  %-32s %s\n", where, v->sdy);
+    fprintf(f, "  %-32s %s\n", where, v->sdy[0] ? v->sdy : "(no sharding)");
   }
   if (io > shown)
     fprintf(f, "  ... %zu more (shardplan export %s --format sdy)\n", io - shown, r->key);

@@ -25,7 +25,7 @@ void sp_cli_print_stats(FILE *f, const Shardplan__V1__Stats *s);
 bool sp_cli_export(FILE *f, const Shardplan__V1__PlanResponse *r, const char *format,
                    char *why, size_t cap);
 
-/* Bytes as "512 B", "12.3 KiB", "1.5 GiB"; seconds as "850 us", "12.3 ms", "1.20 s". */
+/* Bytes as "512 B", "12.3 KiB", "1.5 GiB"; seconds as "40 ns", "850 us", "12.3 ms", "1.2 s". */
 const char *sp_cli_bytes(double b, char *buf, size_t cap);
 const char *sp_cli_seconds(double s, char *buf, size_t cap);
 

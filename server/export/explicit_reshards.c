@@ -132,6 +132,45 @@ static void cut_before_overlap(const sp_mesh *m, sp_ft_axes *l, const sp_ft_axes
       }
 }
 
+static bool overlaps_any(const sp_mesh *m, sp_ft_axis a, const sp_ft_axes *l) {
+  for (int k = 0; k < l->n; k++)
+    if (overlaps(m, a, l->v[k])) return true;
+  return false;
+}
+
+static bool in_every_tensor(const sp_factor_table *t, int f) {
+  for (int r = 0; r < sp_factor_table_nrows(t); r++)
+    if (!t->rows[r].cells[f].present) return false;
+  return true;
+}
+
+/* Axes the tensors put on need-replication factors that every tensor has, when no factor got
+ * them, are appended to the first pass-through factor
+ * they still divide (tensor order, then factor order), so that devices are not left idle. */
+static int distribute_unused(sp_arena *a, const sp_factor_table *t, sp_ft_axes *common,
+                             sp_ft_axes *used) {
+  for (int r = 0; r < sp_factor_table_nrows(t); r++)
+    for (int f = 0; f < t->nfactors; f++) {
+      const sp_ft_cell *cell = &t->rows[r].cells[f];
+      if (t->rule->factors[f].kind != SP_FACTOR_NEED_REPLICATION || !in_every_tensor(t, f)) continue;
+      for (int k = 0; cell->present && k < cell->axes.n; k++) {
+        sp_ft_axis x = cell->axes.v[k];
+        if (overlaps_any(t->mesh, x, used)) continue;
+        int64_t xs = sp_ft_axis_size(t->mesh, x);
+        for (int g = 0; g < t->nfactors; g++) {
+          if (t->rule->factors[g].kind != SP_FACTOR_PASS_THROUGH) continue;
+          int64_t have = sp_ft_axes_product(t->mesh, &common[g]);
+          if (t->rule->factors[g].size % (have * xs) != 0) continue;
+          int rc = sp_ft_axes_push(a, &common[g], x);
+          if (!rc) rc = sp_ft_axes_push(a, used, x);
+          if (rc) return rc;
+          break;
+        }
+      }
+    }
+  return SP_OK;
+}
+
 /* Greedy choice of one axes list per factor into `common` (nfactors lists). */
 static int choose_greedy(sp_arena *a, const sp_factor_table *t, const int64_t *sizes,
                          sp_ft_axes *common) {
@@ -165,6 +204,7 @@ static int choose_greedy(sp_arena *a, const sp_factor_table *t, const int64_t *s
     }
   }
   free(ch.c);
+  if (!rc) rc = distribute_unused(a, t, common, &used);
   return rc;
 }
 
@@ -231,7 +271,37 @@ static bool same_mesh(const sp_module *m, const sp_sharding *a, const sp_shardin
   return x && y && sp_mesh_equal(x, y);
 }
 
+static bool has_axes(const sp_sharding *s) {
+  return s && (!sp_sharding_is_unsharded(s) || s->nunreduced);
+}
+
+/* A returned value whose sharding differs from the function result's is resharded to it
+ * right before the return (a missing sharding is replicated; two replicated shardings match
+ * whatever their meshes). */
+static int reshard_returns(sp_module *m, sp_op *ret, sp_err *err) {
+  sp_op *fn = sp_op_parent(ret);
+  if (!fn || fn->kind != SP_OP_FUNC || !fn->func) return SP_OK;
+  for (int i = 0; i < ret->noperands && i < fn->func->nresults; i++) {
+    sp_value *v = ret->operands[i].value;
+    sp_sharding *want = fn->func->result_shardings ? fn->func->result_shardings[i] : NULL;
+    const sp_sharding *have = v->sharding;
+    if (!has_axes(want) && !has_axes(have)) continue;
+    if (want && have && same_mesh(m, want, have) && sp_sharding_same_axes(want, have)) continue;
+    if (!want) {
+      want = sp_sharding_new(m->arena, have->mesh_name, have->rank, true);
+      if (!want) return sp_err_set(err, SP_ENOMEM, "out of memory inserting explicit reshards");
+      want->inline_mesh = have->inline_mesh;
+    }
+    sp_op *rs = make_reshard(m, v, want, ret->loc);
+    if (!rs) return sp_err_set(err, SP_ENOMEM, "out of memory inserting explicit reshards");
+    sp_op_insert_before(ret, rs);
+    sp_op_set_operand(ret, i, &rs->results[0]);
+  }
+  return SP_OK;
+}
+
 static int reconcile(sp_module *m, sp_arena *scratch, sp_op *op, sp_err *err) {
+  if (op->kind == SP_OP_FUNC_RETURN) return reshard_returns(m, op, err);
   if (skipped_kind(op)) return SP_OK;
   const sp_sharding *mesh_ref = NULL;
   for (int i = 0; i < op->noperands && !mesh_ref; i++) mesh_ref = op->operands[i].value->sharding;

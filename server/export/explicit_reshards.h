@@ -16,7 +16,9 @@
  *          the element count of the tensors that have it (as it is, or with more axes after
  *          it); the heaviest (then the one sharding more devices, then the lower factor) is
  *          taken, candidates of the same factor are dropped and the others are cut before the
- *          first axis the chosen one uses; need-replication factors get no axes;
+ *          first axis the chosen one uses; need-replication factors get no axes, and the
+ *          axes tensors had on a need-replication factor all tensors share move to the first
+ *          pass-through factor whose size they still divide;
  *   3. an operand whose sharding differs from the chosen one gets `sdy.reshard` to it right
  *      before the op; a result that differs takes the chosen sharding and is resharded back
  *      to its own right after the op;

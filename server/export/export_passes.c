@@ -12,6 +12,7 @@
 #include "export/export_pipeline.h"
 #include "export/func_edges.h"
 #include "export/meshes.h"
+#include "export/reshard_to_collectives.h"
 #include "export/verify_unreduced.h"
 #include "ir/pass_options.h"
 #include "propagation/constants.h"
@@ -72,6 +73,14 @@ static int pass_explicit_reshards(sp_module *m, const char *options, sp_err *err
   return full ? sp_export_insert_explicit_reshards_full(m, err) : sp_export_insert_explicit_reshards(m, err);
 }
 
+static int pass_reshard_to_collectives(sp_module *m, const char *options, sp_err *err) {
+  bool keep = false;
+  static const char *const keys[] = {"keep-redundant-reshards"};
+  bool *outs[] = {&keep};
+  int rc = sp_export_parse_bools("sdy-reshard-to-collectives", options, keys, outs, 1, err);
+  return rc ? rc : sp_export_reshard_to_collectives(m, keep, err);
+}
+
 const sp_export_pass sp_export_passes[] = {
     {"sdy-remove-propagation-debug-info", pass_remove_debug_info, "remove propagation's debugging attributes"},
     {"sdy-drop-sharding-rules", pass_drop_rules, "remove non-custom sdy.sharding_rule attributes"},
@@ -90,5 +99,6 @@ const sp_export_pass sp_export_passes[] = {
     {"sdy-sink-func-data-flow-edges", pass_sink_func_edges, "write func data-flow edge shardings back to arguments and calls"},
     {"sdy-close-shardings", pass_close, "close every sharding, drop replicated lists"},
     {"sdy-insert-explicit-reshards", pass_explicit_reshards, "explicit reshards and all-reduces (enable-full-version)"},
+    {"sdy-reshard-to-collectives", pass_reshard_to_collectives, "reshards to all_slice/all_to_all/all_gather/collective_permute (keep-redundant-reshards)"},
     {"sdy-export-pipeline", sp_export_pipeline_pass, "Shardy's export passes in order (see export/export_pipeline.h for options)"},
     {NULL, NULL, NULL}};

@@ -82,7 +82,8 @@ bool sp_type_is_static_tensor(const sp_type *t) {
 int64_t sp_type_num_elements(const sp_type *t) {
   if (!sp_type_is_static_tensor(t)) return -1;
   int64_t n = 1;
-  for (int i = 0; i < t->rank; i++) n *= t->dims[i];
+  for (int i = 0; i < t->rank; i++)
+    if (__builtin_mul_overflow(n, t->dims[i], &n)) return -1;
   return n;
 }
 

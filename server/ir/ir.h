@@ -83,7 +83,8 @@ typedef struct sp_type {
 sp_type *sp_type_tensor(sp_arena *a, int rank, const int64_t *dims, const char *elem);
 bool sp_type_equal(const sp_type *x, const sp_type *y);
 bool sp_type_is_static_tensor(const sp_type *t);    /* ranked, no '?' */
-int64_t sp_type_num_elements(const sp_type *t);     /* static tensors; -1 otherwise */
+int64_t sp_type_num_elements(const sp_type *t);     /* static tensors; -1 otherwise or when
+                                                      the count does not fit in int64 */
 int sp_type_elem_bits(const sp_type *t);            /* f32 -> 32, i1 -> 1, bf16 -> 16; 0 unknown */
 void sp_type_print(sp_strbuf *sb, const sp_type *t);
 

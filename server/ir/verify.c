@@ -1025,12 +1025,14 @@ static int verify_op(verifier *v, const sp_op *op) {
       break;
   }
   if (rc) return rc;
+  if ((rc = sp_verify_stablehlo_op(v->m, op, v->err))) return rc;
   if ((rc = verify_results(v, op))) return rc;
   if (collective && (rc = sp_verify_collective(v->m, op, v->err))) return rc;
   if ((rc = verify_sharding_attrs(v, op))) return rc;
   sp_rule *rule = sp_op_rule(op);
   if (rule && (rc = check_rule(v, op, rule))) return rc;
-  return verify_regions(v, op);
+  if ((rc = verify_regions(v, op))) return rc;
+  return op->kind == SP_OP_FUNC ? sp_verify_func_return(v->m, op, v->err) : SP_OK;
 }
 
 int sp_verify_module(const sp_module *m, sp_err *err) {

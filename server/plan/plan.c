@@ -10,6 +10,7 @@
 #include "plan/plan.h"
 
 #include <cjson/cJSON.h>
+#include <glpk.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -157,3 +158,5 @@ done:
   sp_module_free(owned);
   return rc;
 }
+
+void sp_plan_thread_end(void) { glp_free_env(); }

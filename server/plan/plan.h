@@ -189,6 +189,10 @@ typedef struct sp_plan {
 
 void sp_plan_free(sp_plan *p);
 
+/* Releases what the engine keeps per thread (GLPK's environment, created on a thread's first
+ * solve). A host thread that ran sp_plan_run calls it before it exits; harmless otherwise. */
+void sp_plan_thread_end(void);
+
 /* ------------------------------------------------------------------ making a plan */
 
 typedef enum sp_plan_mode {

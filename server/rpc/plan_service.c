@@ -100,8 +100,8 @@ static void fail_call(sp_service *s, sp_rpc_call *call, bool stream, const char 
                       const char *msg, int64_t retry_ms) {
   if (stream && retry_ms == 0) {
     atomic_fetch_add(&s->errors, 1);
-    sp_rpc_call_finish(call, status, msg);
     sp__svc_log(s, call, method_name(stream), key, NULL, status, msg);
+    sp_rpc_call_finish(call, status, msg);
     return;
   }
   sp__svc_fail(s, call, method_name(stream), key, status, msg, retry_ms);
@@ -149,7 +149,8 @@ static bool usable(const sp_service *s, const sp_store_plan *sp, const sp_rpc_re
   Shardplan__V1__PlanResponse *resp =
       shardplan__v1__plan_response__unpack(NULL, sp->plan_len, sp->plan);
   if (!resp) return false;
-  double had = resp->search_seconds;
+  double had = resp->time_limit_seconds > resp->search_seconds ? resp->time_limit_seconds
+                                                                : resp->search_seconds;
   shardplan__v1__plan_response__free_unpacked(resp, NULL);
   return allowed_seconds(s, r, ms_left) <= had * 1.2 + 0.05;
 }
@@ -187,9 +188,9 @@ static bool answer_stored(sp_service *s, sp_rpc_call *call, bool stream, int det
   }
   atomic_fetch_add(&s->hits, 1);
   if (s->obs.on_cache) s->obs.on_cache(s->obs.ctx, true);
+  sp__svc_log(s, call, method_name(stream), sp->key, outcome, SP_RPC_OK, NULL);
   deliver(call, stream, out, olen);
   free(out);
-  sp__svc_log(s, call, method_name(stream), sp->key, outcome, SP_RPC_OK, NULL);
   return same;
 }
 
@@ -236,9 +237,9 @@ static void on_cancel(sp_rpc_call *call, void *arg) {
   }
   pthread_mutex_unlock(&s->mu);
   if (!found) return;   /* already being answered */
-  sp_rpc_call_reply(call, SP_RPC_CANCELLED, NULL, 0, "cancelled", 0);
   sp__svc_log(s, call, method_name(found->stream), NULL, "cancelled", SP_RPC_CANCELLED,
               "the caller cancelled or its deadline passed");
+  sp_rpc_call_reply(call, SP_RPC_CANCELLED, NULL, 0, "cancelled", 0);
   free_waiter(found);
 }
 
@@ -305,7 +306,8 @@ static int store_plan(sp_job *j, const sp_plan *p, const Shardplan__V1__PlanResp
   return rc;
 }
 
-/* Takes the job out of the table; returns its waiters (the caller answers and frees them). */
+/* Takes the job out of the table (no one joins it any more); returns its waiters (the caller
+ * answers and frees them, then calls job_done). */
 static waiter *finish_job(sp_job *j) {
   sp_service *s = j->svc;
   pthread_mutex_lock(&s->mu);
@@ -314,12 +316,18 @@ static waiter *finish_job(sp_job *j) {
       *pj = j->next;
       break;
     }
-  s->njobs--;
   waiter *ws = j->waiters;
   j->waiters = NULL;
-  if (s->njobs == 0) pthread_cond_broadcast(&s->idle);
   pthread_mutex_unlock(&s->mu);
   return ws;
+}
+
+/* The job has answered everyone: it no longer counts (drain waits for this, so no reply is
+ * started after the gRPC queues shut down). */
+static void job_done(sp_service *s) {
+  pthread_mutex_lock(&s->mu);
+  if (--s->njobs == 0) pthread_cond_broadcast(&s->idle);
+  pthread_mutex_unlock(&s->mu);
 }
 
 static void answer_error(sp_service *s, waiter *ws, const char *key, int status, const char *msg) {
@@ -374,6 +382,7 @@ static void run_job(void *arg) {
   j->req.popts.progress_ctx = j;
   j->last_progress_ms = now;
   sp_plan_input in = {.module = j->req.module, .filename = j->req.module->filename};
+  double run_start = sp_clock_now();
   int rc = sp_plan_run(&in, j->req.search ? j->req.cluster : NULL, &j->req.popts, &plan, &err);
   if (rc) {
     status = atomic_load(&j->cancel) ? (s->draining ? SP_RPC_UNAVAILABLE : SP_RPC_CANCELLED)
@@ -385,7 +394,7 @@ static void run_job(void *arg) {
     goto answer;
   }
   /* Wall time is not part of the plan (equal requests get equal bytes): it goes beside it. */
-  double search_s = plan->solver.build_s + plan->solver.solve_s;
+  double search_s = sp_clock_now() - run_start;
   plan->solver.build_s = plan->solver.solve_s = 0;
   Shardplan__V1__PlanResponse *resp = NULL;
   a = sp_arena_new(0);
@@ -394,7 +403,8 @@ static void run_job(void *arg) {
     snprintf(msg, sizeof msg, "out of memory building the answer");
     goto answer;
   }
-  resp->search_seconds = search_s > 0 ? search_s : (double)(sp_rpc_now_ms() - now) / 1000.0;
+  resp->search_seconds = search_s;
+  resp->time_limit_seconds = j->req.popts.time_limit;
   n = shardplan__v1__plan_response__get_packed_size(resp);
   bytes = malloc(n ? n : 1);
   if (!bytes) {
@@ -430,9 +440,9 @@ static void run_job(void *arg) {
         if (sp_rpc_pack_response(o, &w->labels, false, w->coalesced, ms, ex, exl, &out, &olen))
           fail_call(s, w->call, w->stream, j->key, SP_RPC_RESOURCE_EXHAUSTED, "out of memory", 0);
         else {
-          deliver(w->call, w->stream, out, olen);
           sp__svc_log(s, w->call, method_name(w->stream), j->key, "miss (kept the better stored "
                       "plan)", SP_RPC_OK, NULL);
+          deliver(w->call, w->stream, out, olen);
         }
         free(ex);
         free(out);
@@ -471,11 +481,11 @@ static void run_job(void *arg) {
                              full ? elen : 0, &out, &olen)) {
       fail_call(s, w->call, w->stream, j->key, SP_RPC_RESOURCE_EXHAUSTED, "out of memory", 0);
     } else {
-      deliver(w->call, w->stream, out, olen);
       char outcome[64];
       snprintf(outcome, sizeof outcome, "%s %s", w->coalesced ? "coalesced" : "miss",
                sp_rpc_status_word(resp));
       sp__svc_log(s, w->call, method_name(w->stream), j->key, outcome, SP_RPC_OK, NULL);
+      deliver(w->call, w->stream, out, olen);
     }
     free(out);
     free_waiter(w);
@@ -489,6 +499,7 @@ done:
   sp_arena_free(a);
   sp_plan_free(plan);
   free_job(j);
+  job_done(s);
 }
 
 /* ------------------------------------------------------------------ the handlers */
@@ -507,6 +518,7 @@ static bool memory_hit(sp_service *s, sp_rpc_call *call, bool stream, const char
   if (rc) return false;
   atomic_fetch_add(&s->hits, 1);
   if (s->obs.on_cache) s->obs.on_cache(s->obs.ctx, true);
+  sp__svc_log(s, call, method_name(stream), key, "hit (memory)", SP_RPC_OK, NULL);
   deliver(call, stream, out, olen);
   free(out);
   /* Once a second per hot plan, the plan cache counts a hit, so its LRU order stays right. */
@@ -515,7 +527,6 @@ static bool memory_hit(sp_service *s, sp_rpc_call *call, bool stream, const char
     sp_store_get(s->store, key, SP_STORE_COUNT_HIT, &sp, NULL);
     sp_store_plan_free(&sp);
   }
-  sp__svc_log(s, call, method_name(stream), key, "hit (memory)", SP_RPC_OK, NULL);
   return true;
 }
 
@@ -603,8 +614,8 @@ static void handle(sp_rpc_call *call, sp_service *s, bool stream) {
   if (!sp_rpc_call_on_cancel(call, on_cancel, s)) {
     pthread_mutex_unlock(&s->mu);
     free_waiter(w);
-    sp_rpc_call_reply(call, SP_RPC_CANCELLED, NULL, 0, "cancelled", 0);
     sp__svc_log(s, call, M, req.key, "cancelled", SP_RPC_CANCELLED, NULL);
+    sp_rpc_call_reply(call, SP_RPC_CANCELLED, NULL, 0, "cancelled", 0);
     sp_rpc_request_free(&req);
     return;
   }

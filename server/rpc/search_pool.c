@@ -20,6 +20,7 @@ struct sp_pool {
   task *head, *tail;
   int queued, running, max_queue, nthreads, nstarted;
   bool closed;
+  void (*at_exit)(void);
   pthread_t *threads;
 };
 
@@ -41,13 +42,15 @@ static void *worker(void *arg) {
     p->running--;
   }
   pthread_mutex_unlock(&p->mu);
+  if (p->at_exit) p->at_exit();
   return NULL;
 }
 
-int sp_pool_new(int threads, int max_queue, sp_pool **out, sp_err *err) {
+int sp_pool_new(int threads, int max_queue, void (*at_exit)(void), sp_pool **out, sp_err *err) {
   *out = NULL;
   sp_pool *p = calloc(1, sizeof *p);
   if (!p) return sp_err_set(err, SP_ENOMEM, "out of memory");
+  p->at_exit = at_exit;
   p->nthreads = threads > 0 ? threads : 1;
   p->max_queue = max_queue >= 0 ? max_queue : 0;
   pthread_mutex_init(&p->mu, NULL);

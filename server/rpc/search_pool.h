@@ -16,7 +16,9 @@
 typedef struct sp_pool sp_pool;
 typedef void (*sp_pool_fn)(void *arg);
 
-int sp_pool_new(int threads, int max_queue, sp_pool **out, sp_err *err);
+/* `at_exit` (may be NULL) runs on each worker thread just before it exits (per-thread
+ * cleanup of what the tasks used). */
+int sp_pool_new(int threads, int max_queue, void (*at_exit)(void), sp_pool **out, sp_err *err);
 /* Queues fn(arg). SP_OK, SP_ELIMIT (queue full), SP_EUNSUPPORTED (closed), SP_ENOMEM. */
 int sp_pool_submit(sp_pool *p, sp_pool_fn fn, void *arg);
 void sp_pool_gauges(sp_pool *p, int *running, int *queued);

@@ -51,6 +51,7 @@ const char *sp__svc_status_name(int st) {
   }
 }
 
+/* Called before the call is answered: once answered, a call may be freed at any moment. */
 void sp__svc_log(sp_service *s, sp_rpc_call *call, const char *method, const char *key,
                  const char *outcome, int status, const char *msg) {
   if (s->obs.on_rpc && call)
@@ -73,8 +74,8 @@ void sp__svc_log(sp_service *s, sp_rpc_call *call, const char *method, const cha
 void sp__svc_fail(sp_service *s, sp_rpc_call *call, const char *method, const char *key,
                   int status, const char *msg, int64_t retry_ms) {
   atomic_fetch_add(&s->errors, 1);
+  sp__svc_log(s, call, method, key, NULL, status, msg);   /* the call may be freed once answered */
   sp_rpc_call_reply(call, status, NULL, 0, msg, retry_ms);
-  sp__svc_log(s, call, method, key, NULL, status, msg);
 }
 
 /* Replies with a packed message (or RESOURCE_EXHAUSTED when packing ran out of memory). */
@@ -87,9 +88,9 @@ void sp__svc_fail(sp_service *s, sp_rpc_call *call, const char *method, const ch
       break;                                                                 \
     }                                                                        \
     type##__pack(msgp, b_);                                                  \
+    sp__svc_log(s, call, method, key, outcome, SP_RPC_OK, NULL);             \
     sp_rpc_call_reply(call, SP_RPC_OK, b_, n_, NULL, 0);                     \
     free(b_);                                                                \
-    sp__svc_log(s, call, method, key, outcome, SP_RPC_OK, NULL);             \
   } while (0)
 
 /* ------------------------------------------------------------------ GetPlan */
@@ -157,9 +158,9 @@ static void get_plan(sp_rpc_call *call, void *data) {
     sp__svc_fail(s, call, M, key, SP_RPC_RESOURCE_EXHAUSTED, "out of memory", 0);
     return;
   }
+  sp__svc_log(s, call, M, key, "found", SP_RPC_OK, NULL);
   sp_rpc_call_reply(call, SP_RPC_OK, out, olen, NULL, 0);
   free(out);
-  sp__svc_log(s, call, M, key, "found", SP_RPC_OK, NULL);
 }
 
 /* ------------------------------------------------------------------ ListPlans */
@@ -404,7 +405,8 @@ int sp_service_open(const sp_service_options *o, sp_service **out, sp_err *err) 
     rc = sp_err_set(err, SP_ENOMEM, "out of memory");
     goto fail;
   }
-  if ((rc = sp_pool_new(s->o.max_searches, s->o.max_queue, &s->pool, err))) goto fail;
+  if ((rc = sp_pool_new(s->o.max_searches, s->o.max_queue, sp_plan_thread_end, &s->pool, err)))
+    goto fail;
   *out = s;
   return SP_OK;
 fail:

@@ -707,11 +707,26 @@ static void compute_liveness(search *S) {
 
 /* ------------------------------------------------------------------ the strategy graph */
 
-static int64_t to_units(double v) {
-  if (!(v > 0)) return 0;
+/* A cost or usage in integer units; false when it does not fit what the solver counts exactly
+ * (2^53): the caller reports it, naming the value, instead of planning with a wrong number. */
+static bool to_units(double v, int64_t *out) {
+  if (!(v > 0)) {
+    *out = 0;
+    return true;
+  }
   double r = floor(v + 0.5);
-  if (r >= (double)SP_SG_MAX_EXACT) return SP_SG_MAX_EXACT;
-  return (int64_t)r;
+  if (!(r < (double)SP_SG_MAX_EXACT)) return false;
+  *out = (int64_t)r;
+  return true;
+}
+
+static int too_large(search *S, const pnode *n, const char *what, double v, sp_err *err) {
+  const char *name = n->nmem > 0 ? value_name(S, n->mem[0].v)
+                     : n->op      ? sp_arena_printf(S->m->arena, "%s (line %d)", n->op->name,
+                                                   n->op->loc.line)
+                                  : "a node";
+  return sp_err_set(err, SP_ELIMIT, "search: %s of %s is %.4g, beyond the 2^53 the solver "
+                    "counts exactly", what, name, v);
 }
 
 static int build_graph(search *S, sp_sg **out, sp_err *err) {
@@ -732,9 +747,16 @@ static int build_graph(search *S, sp_sg **out, sp_err *err) {
     pnode *n = &S->nodes[k];
     for (int s = 0; s < n->set.n; s++) {
       double bytes = node_bytes(S, n, s);
-      costs[s] = to_units((node_own_s(S, n, s) + n->self_s[s]) * UNITS_PER_SECOND +
-                          mem_weight(S) * bytes / MIB);
-      usages[s] = (int64_t)ceil(bytes);
+      double cost = (node_own_s(S, n, s) + n->self_s[s]) * UNITS_PER_SECOND +
+                    mem_weight(S) * bytes / MIB;
+      if (!to_units(cost, &costs[s])) {
+        rc = too_large(S, n, "the cost (ns)", cost, err);
+        goto fail;
+      }
+      if (!to_units(ceil(bytes), &usages[s])) {
+        rc = too_large(S, n, "the bytes per device", bytes, err);
+        goto fail;
+      }
     }
     sp_sg_interval live = {n->live_start, n->live_end};
     rc = sp_sg_add_node(g, n->set.n, costs, usages, live, err);
@@ -743,12 +765,19 @@ static int build_graph(search *S, sp_sg **out, sp_err *err) {
   for (int e = 0; e < S->nedges; e++) {
     const pedge *pe = &S->edges[e];
     size_t cnt = (size_t)S->nodes[pe->a].set.n * (size_t)S->nodes[pe->b].set.n;
-    for (size_t q = 0; q < cnt; q++) costs[q] = to_units(pe->sec[q] * UNITS_PER_SECOND);
+    for (size_t q = 0; q < cnt; q++)
+      if (!to_units(pe->sec[q] * UNITS_PER_SECOND, &costs[q])) {
+        rc = too_large(S, &S->nodes[pe->a], "the resharding cost (ns)",
+                       pe->sec[q] * UNITS_PER_SECOND, err);
+        goto fail;
+      }
     rc = sp_sg_add_edge(g, pe->a, pe->b, costs, err);
     if (rc < 0) goto fail;
   }
   double limit = S->o->memory_limit > 0 ? S->o->memory_limit : S->cm.memory_bytes;
-  rc = sp_sg_set_usage_limit(g, limit > 0 ? (int64_t)limit : SP_SG_NO_LIMIT, err);
+  /* A limit beyond what any usage can reach is no limit. */
+  bool limited = limit > 0 && limit < (double)SP_SG_MAX_EXACT;
+  rc = sp_sg_set_usage_limit(g, limited ? (int64_t)limit : SP_SG_NO_LIMIT, err);
   if (rc < 0) goto fail;
   free(costs);
   free(usages);
