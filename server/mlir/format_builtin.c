@@ -327,6 +327,8 @@ const sp__mlir_format sp__mlir_builtin_formats[] = {
 
 /* ------------------------------------------------------------------ the table */
 
+/* Filled once, under pthread_once, from the constant tables above; read-only afterwards, so
+ * any number of threads may parse and print at once. */
 static const sp__mlir_format *format_index[SP_OP_KIND_COUNT];
 static pthread_once_t format_index_once = PTHREAD_ONCE_INIT;
 

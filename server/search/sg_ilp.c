@@ -7,12 +7,21 @@
  * took 64,780 iterations (57 s) instead of about 7,800 (7 s). Rows: node rows, linking
  * rows, usage rows. GLPK is silenced (msg_lev off, terminal output off while it runs); its
  * time limits are in milliseconds and are clamped to the caller's deadlines.
+ *
+ * Threads and GLPK errors: GLPK keeps its environment per thread (thread-local storage), so
+ * solves on different threads do not meet. Every public entry point here runs GLPK under an
+ * error hook that jumps back to it (glp_error would otherwise abort the process): the
+ * thread's GLPK environment is then freed, as GLPK requires, and the call returns
+ * SP_EINTERNAL naming GLPK; memory the interrupted GLPK call held in our own arrays may be
+ * lost (it cannot happen on valid input). sp_sg_ilp_release_env() frees the thread's
+ * environment when no program is alive (the solver calls it at the end of its ILP phase).
  */
 #include "search/sg_ilp.h"
 
 #include <float.h>
 #include <glpk.h>
 #include <math.h>
+#include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -99,6 +108,24 @@ static void add_usage_rows(sg_ilp *q, const sg_rows *rows, triplets *tr) {
     }
   }
 }
+
+/* ------------------------------------------------------------------ GLPK errors */
+
+typedef struct glpk_guard {
+  jmp_buf jb;
+} glpk_guard;
+
+static void on_glpk_error(void *info) { longjmp(((glpk_guard *)info)->jb, 1); }
+
+/* After a GLPK error: the thread's environment (and every GLPK object in it) is gone. */
+static int glpk_failed(sg_ilp *q, const char *what, sp_err *err) {
+  glp_error_hook(NULL, NULL);
+  glp_free_env();
+  if (q) q->lp = NULL;
+  return sp_err_set(err, SP_EINTERNAL, "GLPK failed while %s (internal error)", what);
+}
+
+void sp_sg_ilp_release_env(void) { glp_free_env(); }
 
 /* ------------------------------------------------------------------ building */
 
@@ -223,9 +250,23 @@ static void name_columns(sg_ilp *q) {
   }
 }
 
+static int build(const sg_prob *p, const int *nodes, int nn, bool plain, int64_t max_nonzeros,
+                 int64_t ub, const sg_excess *ex, sg_ilp **out, sp_err *err);
+
 int sp_sg_ilp_build(const sg_prob *p, const int *nodes, int nn, bool plain,
                     int64_t max_nonzeros, int64_t ub, const sg_excess *ex, sg_ilp **out,
                     sp_err *err) {
+  glpk_guard g;
+  *out = NULL;
+  glp_error_hook(on_glpk_error, &g);
+  if (setjmp(g.jb)) return glpk_failed(NULL, "building the ILP", err);
+  int rc = build(p, nodes, nn, plain, max_nonzeros, ub, ex, out, err);
+  glp_error_hook(NULL, NULL);
+  return rc;
+}
+
+static int build(const sg_prob *p, const int *nodes, int nn, bool plain, int64_t max_nonzeros,
+                 int64_t ub, const sg_excess *ex, sg_ilp **out, sp_err *err) {
   *out = NULL;
   sg_ilp *q = calloc(1, sizeof *q);
   triplets tr = {0};
@@ -348,7 +389,18 @@ fail:
   return rc;
 }
 
+static int write_lp(sg_ilp *q, int64_t offset, const char *path, sp_err *err);
+
 int sp_sg_ilp_write_lp(sg_ilp *q, int64_t offset, const char *path, sp_err *err) {
+  glpk_guard g;
+  glp_error_hook(on_glpk_error, &g);
+  if (setjmp(g.jb)) return glpk_failed(q, "writing the LP file", err);
+  int rc = write_lp(q, offset, path, err);
+  glp_error_hook(NULL, NULL);
+  return rc;
+}
+
+static int write_lp(sg_ilp *q, int64_t offset, const char *path, sp_err *err) {
   /* The constant goes in as a column fixed at 1 (GLPK would write it only as a comment,
    * and an empty problem not at all): any LP reader then reports the full cost. */
   int col = glp_add_cols(q->lp, 1), row = glp_add_rows(q->lp, 1);
@@ -500,9 +552,13 @@ static int ms_until(double deadline) {
 static int solve(sg_ilp *q, sg_ilp_run *r, int *plan, sp_err *err);
 
 int sp_sg_ilp_solve(sg_ilp *q, sg_ilp_run *r, int *plan, sp_err *err) {
+  glpk_guard g;
+  glp_error_hook(on_glpk_error, &g);
+  if (setjmp(g.jb)) return glpk_failed(q, "solving the ILP", err);
   int was = glp_term_out(GLP_OFF); /* scaling and basis construction print regardless */
   int rc = solve(q, r, plan, err);
   glp_term_out(was);
+  glp_error_hook(NULL, NULL);
   return rc;
 }
 

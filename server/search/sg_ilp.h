@@ -44,6 +44,9 @@ int sp_sg_ilp_build(const sg_prob *p, const int *nodes, int nn, bool plain,
                     int64_t max_nonzeros, int64_t ub, const sg_excess *ex, sg_ilp **out,
                     sp_err *err);
 void sp_sg_ilp_free(sg_ilp *q);
+/* Frees the calling thread's GLPK environment; call only when no sg_ilp of this thread is
+ * alive. (A GLPK error inside any entry point frees it too and returns SP_EINTERNAL.) */
+void sp_sg_ilp_release_env(void);
 sg_ilp_size sp_sg_ilp_size(const sg_ilp *q);
 
 /* Writes the program in CPLEX LP format; `offset` (a constant cost) goes in as a column

@@ -268,6 +268,7 @@ static int run_ilp(solver *s, double share_end, bool *proved, bool *infeasible, 
   }
   *proved = all_proved && rc == SP_OK && !*infeasible;
   free(plan);
+  sp_sg_ilp_release_env(); /* no program is alive: leave no GLPK state on this thread */
 out:
   free(comp);
   free(nodes);
@@ -493,6 +494,7 @@ int sp_sg_write_lp(const sp_sg *g, bool reduced, const char *path, sp_err *err) 
   rc = sp_sg_ilp_write_lp(q, p->offset, path, err);
 done:
   sp_sg_ilp_free(q);
+  sp_sg_ilp_release_env();
   sp_sg_model_free(m);
   return rc;
 }
