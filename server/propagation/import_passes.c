@@ -8,7 +8,10 @@
 #include "ir/pass_options.h"
 #include "propagation/constants.h"
 #include "propagation/data_flow_edges.h"
+#include "propagation/flatten_call_graph.h"
 #include "propagation/func_calls.h"
+#include "propagation/gather_scatter_batching.h"
+#include "propagation/func_data_flow_edges.h"
 #include "propagation/mesh_import.h"
 #include "propagation/sharding_constraints.h"
 #include "propagation/sharding_groups.h"
@@ -33,6 +36,9 @@ static int pass_import_calls(sp_module *m, const char *options, sp_err *err) {
   int rc = sp_options_parse_bools("sdy-import-func-calls", options, keys, outs, 1, err);
   return rc ? rc : sp_func_calls_import(m, edges, err);
 }
+NO_OPTION_PASS(pass_func_edges, "sdy-add-func-data-flow-edges", sp_func_data_flow_edges_add)
+NO_OPTION_PASS(pass_flatten, "sdy-flatten-call-graph", sp_flatten_call_graph)
+NO_OPTION_PASS(pass_batching, "sdy-explicit-gather-scatter-batching", sp_gather_scatter_explicit_batching)
 NO_OPTION_PASS(pass_pre_order, "sdy-pre-order-funcs", sp_func_calls_pre_order)
 NO_OPTION_PASS(pass_splitter, "sdy-constant-or-scalar-splitter", sp_constants_split)
 NO_OPTION_PASS(pass_group_import, "sdy-sharding-group-import", sp_sharding_groups_import)
@@ -57,6 +63,9 @@ const sp_import_pass sp_import_passes[] = {
     {"sdy-manual-axes-cleanup", pass_manual_cleanup, "manual computations' manual axes in mesh order, free axes closed"},
     {"sdy-propagate-sharding-from-func-to-call", pass_func_to_call, "calls take their callee's result shardings"},
     {"sdy-import-func-calls", pass_import_calls, "calls become sdy.named_computation ops"},
+    {"sdy-add-func-data-flow-edges", pass_func_edges, "sdy.func_data_flow_edge on non-main function arguments and call results"},
+    {"sdy-flatten-call-graph", pass_flatten, "one call site per function (later calls get copies)"},
+    {"sdy-explicit-gather-scatter-batching", pass_batching, "batch iotas in gather/scatter indices become explicit batching dims"},
     {"sdy-pre-order-funcs", pass_pre_order, "functions ordered callers before callees"},
     {"sdy-constant-or-scalar-splitter", pass_splitter, "one constant (or scalar broadcast) per use"},
     {"sdy-sharding-group-import", pass_group_import, "merge and check sharding groups"},
