@@ -1035,7 +1035,10 @@ sp_op *sp_plan_mesh_op(sp_module *m, const char *name, sp_err *err) {
     for (sp_op *op = sp_module_body(m)->first; op; op = op->next) {
       if (op->kind != SP_OP_SDY_MESH) continue;
       const char *n = sp_op_get_str(op, "sym_name");
-      if (!n) continue;
+      sp_attr *at = sp_op_attr(op, "mesh");
+      /* A mesh without axes (JAX's @empty_mesh for scalars, a maximal mesh) has nothing to
+       * plan; it does not compete for "the" mesh. */
+      if (!n || !at || at->kind != SP_ATTR_MESH || !at->u.mesh || at->u.mesh->naxes == 0) continue;
       if (count++ == 0) name = n;
     }
     if (count == 0) {
