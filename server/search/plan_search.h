@@ -125,6 +125,13 @@ typedef struct sp_plan_collective {
   sp_collective c;
 } sp_plan_collective;
 
+/* An operand of a planned op that the op takes in another layout than its value's. */
+typedef struct sp_plan_operand_reshard {
+  sp_op *op;
+  int operand;
+  sp_sharding *sharding;      /* the layout the op's strategy wants */
+} sp_plan_operand_reshard;
+
 /* One configuration the placement search planned (placement.h). */
 typedef struct sp_plan_trial {
   const char *shape;          /* "data=2, model=4" */
@@ -189,7 +196,17 @@ typedef struct sp_plan_summary {
   sp_plan_trial *trials;
   /* The pass's report=FILE (module arena), NULL otherwise: where the caller writes the JSON. */
   const char *report_path;
+  /* Operands the chosen strategies take in another layout than their value's (module arena):
+   * the plan's resharding edges, free slices included. sp_plan_insert_operand_reshards turns
+   * them into sdy.reshard ops so the printed module carries the whole plan. */
+  int noperand_reshards;
+  sp_plan_operand_reshard *operand_reshards;
 } sp_plan_summary;
+
+/* Inserts `sdy.reshard` before each recorded operand (see sp_plan_summary.operand_reshards)
+ * and routes the operand through it. Call once, on the module the summary was planned on.
+ * SP_ENOMEM. */
+int sp_plan_insert_operand_reshards(sp_module *m, const sp_plan_summary *s, sp_err *err);
 
 /* Searches and writes the plan into `m` (see the top comment). Errors: SP_EINVAL for a module
  * the search cannot work on (no main function, no mesh or several without `mesh_name`,
