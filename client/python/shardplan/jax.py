@@ -83,6 +83,64 @@ def paths(lowered, args) -> tuple[list, list]:
     return arg_paths, res_paths
 
 
+def pin_every_value(module) -> int:
+    """Adds a closed sdy.sharding_constraint after every op result the plan shards (its
+    `sdy.sharding` attribute) and routes the result's uses through it. XLA's import keeps
+    sharding constraints but drops the shardings of ordinary ops, so without this only the
+    arguments and results of the planned module would stay as planned and XLA's own
+    propagation would re-decide the rest. Returns how many constraints were added."""
+    from jax._src.lib.mlir import ir
+    from jax._src.lib.mlir.dialects import sdy
+    skip = {"sdy.sharding_constraint", "sdy.reshard", "func.func", "sdy.mesh",
+            "sdy.manual_computation", "sdy.data_flow_edge"}
+    added = 0
+
+    def walk(op):
+        nonlocal added
+        for region in op.regions:
+            for block in region.blocks:
+                ops = list(block.operations)
+                for k, o in enumerate(ops):
+                    walk(o.operation)
+                    if o.operation.name in skip or "sdy.sharding" not in o.attributes:
+                        continue
+                    per = o.attributes["sdy.sharding"]
+                    if not sdy.TensorShardingPerValueAttr.isinstance(per) or k + 1 >= len(ops):
+                        continue
+                    shardings = sdy.TensorShardingPerValueAttr(per).shardings
+                    for r, sh in zip(o.results, shardings):
+                        if not isinstance(r.type, ir.RankedTensorType):
+                            continue
+                        c = sdy.ShardingConstraintOp(r, sh, ip=ir.InsertionPoint(ops[k + 1]))
+                        r.replace_all_uses_except(c.result, c.operation)
+                        added += 1
+                    # The constraints carry it now; JAX's canonicalisation may drop results of
+                    # a while (loop-invariant operands) without updating the attribute.
+                    del o.attributes["sdy.sharding"]
+
+    walk(module.operation)
+    # XLA's import has no sdy.reshard (shardplan's export turns constraints into reshards): a
+    # closed constraint pins the same sharding.
+    reshards = []
+
+    def find(op):
+        for region in op.regions:
+            for block in region.blocks:
+                for o in block.operations:
+                    find(o.operation)
+                    if o.operation.name == "sdy.reshard":
+                        reshards.append(o)
+
+    find(module.operation)
+    for o in reshards:
+        c = sdy.ShardingConstraintOp(o.operands[0], o.attributes["sharding"],
+                                     ip=ir.InsertionPoint(o))
+        o.results[0].replace_all_uses_with(c.result)
+        o.operation.erase()
+        added += 1
+    return added
+
+
 def compile_planned(lowered, module_text: str):
     """Compiles `module_text` (the planned module) with the compile arguments of `lowered`."""
     try:
@@ -92,10 +150,13 @@ def compile_planned(lowered, module_text: str):
         raise errors.PlanningFailed(f"this JAX ({jax.__version__}) does not expose the MLIR "
                                     f"context needed to compile a planned module: {e}") from None
     try:
-        with jmlir.make_ir_context():
+        ctx = jmlir.make_ir_context()
+        with ctx:
             module = ir.Module.parse(module_text)
     except Exception as e:
         raise errors.PlanningFailed(f"JAX's MLIR parser rejected the planned module: {e}") from None
+    with ctx, ir.Location.unknown():
+        pin_every_value(module)
     lowering = getattr(lowered, "_lowering", None)
     if lowering is None or not hasattr(lowering, "_hlo"):
         raise errors.PlanningFailed(f"this JAX ({jax.__version__}) lowers in a way shardplan "
