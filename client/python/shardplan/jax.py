@@ -166,11 +166,13 @@ def compile_planned(lowered, module_text: str):
 
 
 def plan(fn: Callable, *args, mesh, in_shardings=None, search: bool = False, cluster=None,
-         client=None, time_limit: float = 0.0, **jit_kwargs) -> tuple[Planned, Plan]:
+         client=None, time_limit: float = 0.0, memory_limit: float = 0.0,
+         **jit_kwargs) -> tuple[Planned, Plan]:
     """Lowers fn(*args) with the partial in_shardings on `mesh`, plans it (search=False:
     Shardy propagation only; True: the cost search for `cluster` too; the mesh shape and device
     order stay the user's), compiles the planned module with JAX and returns (callable, plan).
-    `client` is a shardplan.Client (default: Client() on 127.0.0.1:50051) or LocalPlanner."""
+    `client` is a shardplan.Client (default: Client() on 127.0.0.1:50051) or LocalPlanner;
+    `memory_limit` the bytes per device the plan must fit (0: the cluster's device memory)."""
     if client is None:
         from .client import Client
         client = Client()
@@ -179,7 +181,7 @@ def plan(fn: Callable, *args, mesh, in_shardings=None, search: bool = False, clu
     if not re.fullmatch(r"[\w.-]+", name):
         name = "fn"
     p = client.plan(text, search=search, cluster=cluster, time_limit=time_limit,
-                    filename=f"{name}.mlir")
+                    filename=f"{name}.mlir", memory_limit_bytes=memory_limit)
     arg_paths, res_paths = paths(lowered, args)
     p.label(arg_paths, res_paths, jax.tree_util.tree_structure(args), lowered.out_tree)
     compiled = compile_planned(lowered, p.module_sdy)

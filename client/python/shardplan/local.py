@@ -70,6 +70,8 @@ class LocalPlanner:
                     o.append(f"mesh={mesh}")
                 if time_limit:
                     o.append(f"time-limit={time_limit}")
+                if options.get("memory_limit_bytes"):
+                    o.append(f"memory-limit={int(options['memory_limit_bytes'])}")
                 args.append("-shardplan-search=" + " ".join(o))
             p = subprocess.run(args, capture_output=True, text=True, timeout=timeout or 600)
             if p.returncode != 0:
