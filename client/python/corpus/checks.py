@@ -221,6 +221,14 @@ def _shape_bytes(text: str) -> float:
 
 
 def _group_size(rest: str) -> int:
+    m = re.search(r"replica_groups=mesh\[([^\]]*)\][^{]*\{([^}]*)\}", rest)
+    if m:  # replica_groups=mesh['axis_0'=4,'axis_1'=2] {'axis_1'}
+        sizes = dict((k.strip("' "), int(v)) for k, v in
+                     (kv.split("=") for kv in m.group(1).split(",")))
+        n = 1
+        for a in m.group(2).split(","):
+            n *= sizes.get(a.strip("' "), 1)
+        return n
     m = re.search(r"replica_groups=\[(\d+),(\d+)\]<=", rest)
     if m:
         return int(m.group(2))
