@@ -29,6 +29,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "ir/clock.h"
 #include "gen/model_gen.h"
 #include "mlir/mlir.h"
 #include "propagation/propagate.h"
@@ -39,12 +40,6 @@
 #endif
 
 #define MAX_LAYERS 96
-
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static sp_module *gpt(int layers, const char *mesh, sp_gen_annotate annotate) {
   sp_gen_options o;
@@ -120,9 +115,9 @@ static int layers_table(const sp_cluster *one, double seconds) {
       if (!m) return 1;
       o.no_share_layers = !share;
       sp_plan_summary s;
-      double t0 = now_s();
+      double t0 = sp_clock_now();
       int rc = sp_plan_search_module(m, &o, &s, &err);
-      double wall = now_s() - t0;
+      double wall = sp_clock_now() - t0;
       if (rc) {
         fprintf(stderr, "bench_search: %d layers: %s\n", layers, err.msg);
         sp_module_free(m);
@@ -149,12 +144,12 @@ static int deep_run(const sp_cluster *c, double seconds) {
   training_opts(&o, c, 96, seconds);
   sp_err err;
   sp_plan_summary s, meg;
-  double t0 = now_s();
+  double t0 = sp_clock_now();
   sp_module *m = gpt(96, "data=8,model=8", SP_GEN_ANNOTATE_NONE);
-  double t1 = now_s();
+  double t1 = sp_clock_now();
   if (!m) return 1;
   int rc = sp_plan_search_module(m, &o, &s, &err);
-  double t2 = now_s();
+  double t2 = sp_clock_now();
   if (rc) {
     fprintf(stderr, "bench_search: 96 layers: %s\n", err.msg);
     sp_module_free(m);
@@ -206,9 +201,9 @@ static int placement_run(const sp_cluster *c, const char *mesh, bool auto_device
   po.auto_shape = auto_shape;
   sp_plan_summary s;
   sp_err err;
-  double t0 = now_s();
+  double t0 = sp_clock_now();
   int rc = sp_placement_search(m, &o, &po, &s, &err);
-  double wall = now_s() - t0;
+  double wall = sp_clock_now() - t0;
   if (rc) {
     fprintf(stderr, "bench_search: placement: %s\n", err.msg);
     sp_module_free(m);

@@ -160,9 +160,30 @@ EOF
   "$BUILD/bin/bench_search" --seconds "$SEARCH_SECONDS" --source "$HERE/.."
 }
 
+bench_store() {
+  cat <<'EOF'
+## Plan cache (bench_store)
+
+The SQLite plan cache (`store/store.h`) on its own, in one process, on a temporary database in
+/tmp: 2,000 plans of a 20 KB answer, a 2 KB request and 100 rows each, put one transaction
+per plan (WAL, synchronous=NORMAL; then 200 more with synchronous=FULL); 20,000 cache-hit gets
+of random plans (answer blob loaded, hit counted: counts are batched and written by the
+store's background thread) from 1 thread and from 8 threads sharing the store (8 threads on
+2 cores: the p99 is scheduling); pages of 50 rows of a 5,000-row plan (each page also counts
+the matching rows); pages of the plan list; open with and without `PRAGMA integrity_check`;
+eviction to half the size (LRU, then incremental vacuum).
+
+EOF
+  machine
+  echo
+  echo "Command: \`bench/run.sh $BUILD_ARG bench_store\`, which runs \`$BUILD_ARG/bin/bench_store 2000\`."
+  echo
+  "$BUILD/bin/bench_store" 2000
+}
+
 # ---------------------------------------------------------------- driver
 
-ALL="bench_propagation bench_iopddl bench_search"
+ALL="bench_propagation bench_iopddl bench_search bench_store"
 [ $# -gt 0 ] && ALL="$*"
 for name in $ALL; do
   if [ ! -x "$BUILD/bin/$name" ]; then

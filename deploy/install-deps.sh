@@ -2,13 +2,28 @@
 # Installs every build and test dependency of shardplan on Debian 12 (bookworm).
 # Idempotent and quiet: packages already present are skipped, apt's chatter goes to a log.
 # Runs as root, or through sudo when it is available.
+#   deploy/install-deps.sh                everything: build, tests, benchmarks, CI
+#   deploy/install-deps.sh --build-only   only what compiling the programs needs (the Docker
+#                                         image's build stage)
 set -eu
 
-PKGS="build-essential cmake pkg-config git ca-certificates \
+# A library a program links against goes in BUILD_PKGS: the image's runtime stage installs the
+# runtime packages of whatever the programs end up linked with (deploy/runtime-packages.sh).
+BUILD_PKGS="build-essential cmake pkg-config ca-certificates \
   libgrpc-dev libprotobuf-c-dev protobuf-c-compiler \
-  libsqlite3-dev libmicrohttpd-dev libglpk-dev glpk-utils check \
-  libssl-dev zlib1g-dev libcjson-dev \
-  llvm-14-tools coinor-cbc python3 python3-venv"
+  libsqlite3-dev libmicrohttpd-dev libglpk-dev check \
+  libssl-dev zlib1g-dev libcjson-dev"
+# Tests, benchmarks and CI: git, GLPK's and CBC's command-line solvers, FileCheck, Python (and
+# its venv), clang with its runtimes (fuzzing), Chromium (dashboard browser tests); podman, runc, debootstrap, iproute2 and curl
+# build and run the Docker image (deploy/test-image.sh); systemd's systemd-analyze checks the
+# unit file.
+PKGS="$BUILD_PKGS git glpk-utils llvm-14-tools coinor-cbc python3 python3-venv \
+  clang-14 libclang-rt-14-dev chromium \
+  podman runc debootstrap iproute2 curl systemd openssl"
+
+if [ "${1:-}" = "--build-only" ]; then
+  PKGS="$BUILD_PKGS"
+fi
 
 missing=""
 for p in $PKGS; do

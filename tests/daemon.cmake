@@ -3,3 +3,23 @@
 if(TARGET test_graph)
   target_link_libraries(test_graph PRIVATE sp_graph)
 endif()
+
+# sp_daemon: the daemon harness (support/daemon_harness.h: start the real build/bin/shardpland
+# on a loopback port, raw gRPC calls) for the daemon suites and bench/bench_daemon.c. It
+# depends on the programs it runs.
+add_library(sp_daemon STATIC ${CMAKE_CURRENT_SOURCE_DIR}/support/daemon_harness.c)
+target_include_directories(sp_daemon PUBLIC ${CMAKE_CURRENT_SOURCE_DIR}
+                           ${CMAKE_CURRENT_SOURCE_DIR}/support)
+target_compile_definitions(sp_daemon PUBLIC SP_SOURCE_DIR="${CMAKE_SOURCE_DIR}"
+                           SP_BIN_DIR="${CMAKE_BINARY_DIR}/bin")
+target_link_libraries(sp_daemon PUBLIC sp_rpc)
+add_dependencies(sp_daemon shardpland shardplan-gen)
+
+foreach(t test_daemon test_daemon_errors test_plan_request)
+  if(TARGET ${t})
+    target_link_libraries(${t} PRIVATE sp_daemon)
+  endif()
+endforeach()
+if(TARGET test_daemon)
+  set_tests_properties(test_daemon test_daemon_errors PROPERTIES LABELS daemon)
+endif()

@@ -118,6 +118,13 @@ START_TEST(malformed_cluster_files_name_the_field) {
   snprintf(buf, sizeof buf, "%s\"machines\": [{\"device_type\": \"g\", \"num_devices\": 2.5, "
            "\"link\": {\"bandwidth\": 1e9}}]}", types);
   assert_parse_error(buf, "machines[0].num_devices: expected an integer");
+  /* JSON numbers beyond a double read as infinity. */
+  snprintf(buf, sizeof buf, "%s\"machines\": [{\"device_type\": \"g\", \"num_devices\": 1e999, "
+           "\"link\": {\"bandwidth\": 1e9}}]}", types);
+  assert_parse_error(buf, "machines[0].num_devices: expected a finite number");
+  snprintf(buf, sizeof buf, "%s\"machines\": [{\"device_type\": \"g\", \"num_devices\": 2, "
+           "\"link\": {\"bandwidth\": 1e999}}]}", types);
+  assert_parse_error(buf, "machines[0].link.bandwidth: expected a finite number");
 }
 END_TEST
 

@@ -103,6 +103,17 @@ START_TEST(expectations_above_below_absolute_and_same_line) {
 }
 END_TEST
 
+START_TEST(space_between_annotation_and_its_line_offset_is_allowed) {
+  sp_diag_emit(&L, SP_DIAG_ERROR, (sp_loc){2, 1}, "duplicate axis name");
+  sp_diag_emit(&L, SP_DIAG_ERROR, (sp_loc){4, 1}, "unknown mesh");
+  ck_assert_int_eq(verify("// expected-error @+1 {{duplicate axis name}}\n"
+                          "op1\n"
+                          "// expected-error  @below {{unknown mesh}}\n"
+                          "op2\n"),
+                   0);
+}
+END_TEST
+
 START_TEST(count_and_regex_expectations) {
   sp_diag_emit(&L, SP_DIAG_WARNING, (sp_loc){2, 1}, "value 17 is odd");
   sp_diag_emit(&L, SP_DIAG_WARNING, (sp_loc){2, 9}, "value 19 is odd");
@@ -281,6 +292,7 @@ static Suite *diag_suite(void) {
   tcase_add_checked_fixture(tc, setup, teardown);
   tcase_add_test(tc, expectation_with_a_line_offset_matches_a_diagnostic_there);
   tcase_add_test(tc, expectations_above_below_absolute_and_same_line);
+  tcase_add_test(tc, space_between_annotation_and_its_line_offset_is_allowed);
   tcase_add_test(tc, count_and_regex_expectations);
   tcase_add_test(tc, missing_unexpected_and_wrong_severity_are_each_a_problem);
   tcase_add_test(tc, wrong_line_or_text_does_not_match);

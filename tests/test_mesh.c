@@ -102,7 +102,7 @@ START_TEST(mesh_axis_of_size_zero_is_rejected) {
   const char *n[] = {"a", "b"};
   int64_t s[] = {2, 0};
   ck_assert_str_eq(check_mesh(mk_mesh(a, 2, n, s, 0, NULL), L),
-                   "t.mlir:3:7: axis size must be at least 1: \"b\"=0");
+                   "t.mlir:3:7: axis size must be at least 1, got: 0");
   sp_arena_free(a);
 }
 END_TEST
@@ -122,7 +122,7 @@ START_TEST(mesh_negative_device_id_is_rejected) {
   const char *n[] = {"a"};
   int64_t s[] = {2}, ids[] = {1, -1};
   ck_assert_str_eq(check_mesh(mk_mesh(a, 1, n, s, 2, ids), L),
-                   "t.mlir:3:7: device id must be non-negative: -1");
+                   "t.mlir:3:7: device id must be non-negative, got: -1");
   sp_arena_free(a);
 }
 END_TEST
@@ -141,8 +141,7 @@ START_TEST(mesh_device_id_count_must_equal_product_of_axis_sizes) {
   const char *n[] = {"a", "b"};
   int64_t s[] = {2, 2}, ids[] = {0, 1, 2};
   ck_assert_str_eq(check_mesh(mk_mesh(a, 2, n, s, 3, ids), L),
-                   "t.mlir:3:7: total product of axis sizes must match total number of device "
-                   "ids: 4 != 3");
+                   "t.mlir:3:7: total product of axis sizes must match total number of device ids, got: 4 != 3");
   sp_arena_free(a);
 }
 END_TEST
@@ -152,11 +151,9 @@ START_TEST(mesh_device_ids_must_be_a_permutation_of_iota) {
   const char *n[] = {"a", "b"};
   int64_t s[] = {2, 2}, twice[] = {0, 1, 1, 3}, range[] = {0, 1, 4, 3};
   ck_assert_str_eq(check_mesh(mk_mesh(a, 2, n, s, 4, twice), L),
-                   "t.mlir:3:7: sorted device ids must be iota(product(axes)): device id 1 "
-                   "appears twice");
+                   "t.mlir:3:7: sorted device ids must be iota(product(axes)), got: 0, 1, 1, 3");
   ck_assert_str_eq(check_mesh(mk_mesh(a, 2, n, s, 4, range), L),
-                   "t.mlir:3:7: sorted device ids must be iota(product(axes)): device id 4 is "
-                   "out of range [0, 4)");
+                   "t.mlir:3:7: sorted device ids must be iota(product(axes)), got: 0, 1, 3, 4");
   sp_arena_free(a);
 }
 END_TEST
@@ -274,7 +271,7 @@ START_TEST(overlapping_sub_axes_in_different_dims_are_rejected) {
   SET_DIM(s, 0, sub("c", 2, 4));
   SET_DIM(s, 1, sub("c", 1, 4));
   ck_assert_str_eq(check_sharding(m, s, tensor(m, 2, 8)),
-                   "t.mlir:3:7: overlapping sub-axes: \"c\":(1)4 and \"c\":(2)4");
+                   "t.mlir:3:7: overlapping sub-axes: \"c\":(1)4, \"c\":(2)4");
   sp_module_free(m);
 }
 END_TEST
@@ -286,8 +283,7 @@ START_TEST(sub_axis_inside_a_larger_sub_axis_overlaps_it) {
   SET_DIM(s, 0, sub("c", 4, 2));
   SET_DIM(s, 1, sub("c", 1, 8));
   SET_LIST(s, replicated, nreplicated, full("a"));
-  ck_assert_str_eq(check_sharding(m, s, tensor(m, 3, 8)), "t.mlir:3:7: overlapping sub-axes: "
-                   "\"c\":(1)8 and \"c\":(4)2");
+  ck_assert_str_eq(check_sharding(m, s, tensor(m, 3, 8)), "t.mlir:3:7: overlapping sub-axes: \"c\":(1)8, \"c\":(4)2");
   sp_module_free(m);
 }
 END_TEST
@@ -298,7 +294,7 @@ START_TEST(full_axis_and_its_sub_axis_cannot_both_be_used) {
   SET_DIM(s, 0, full("c"));
   SET_DIM(s, 1, sub("c", 2, 2));
   ck_assert_str_eq(check_sharding(m, s, tensor(m, 2, 8)),
-                   "t.mlir:3:7: both the full axis \"c\" and its sub-axis \"c\":(2)2 are used");
+                   "t.mlir:3:7: both sub-axis and full-axis are used for axis name: \"c\"");
   sp_module_free(m);
 }
 END_TEST
@@ -308,12 +304,10 @@ START_TEST(sub_axis_that_does_not_divide_its_axis_is_rejected) {
   sp_sharding *s = sp_sharding_new(m->arena, "mesh", 1, true);
   SET_DIM(s, 0, sub("c", 3, 2));
   ck_assert_str_eq(check_sharding(m, s, tensor(m, 1, 8)),
-                   "t.mlir:3:7: invalid sub-axis \"c\":(3)2 of axis \"c\"=16: pre-size times "
-                   "size must divide the axis size");
+                   "t.mlir:3:7: sub-axis next pre-size 6 doesn't divide the size of the full axis 16: \"c\":(3)2");
   SET_DIM(s, 0, sub("c", 4, 8));
   ck_assert_str_eq(check_sharding(m, s, tensor(m, 1, 8)),
-                   "t.mlir:3:7: invalid sub-axis \"c\":(4)8 of axis \"c\"=16: pre-size times "
-                   "size must divide the axis size");
+                   "t.mlir:3:7: sub-axis next pre-size 32 doesn't divide the size of the full axis 16: \"c\":(4)8");
   sp_module_free(m);
 }
 END_TEST
@@ -323,16 +317,13 @@ START_TEST(sub_axis_of_size_one_zero_pre_or_whole_axis_is_rejected) {
   sp_sharding *s = sp_sharding_new(m->arena, "mesh", 1, true);
   SET_DIM(s, 0, sub("c", 2, 1));
   ck_assert_str_eq(check_sharding(m, s, tensor(m, 1, 8)),
-                   "t.mlir:3:7: invalid sub-axis \"c\":(2)1 of axis \"c\"=16: size must be "
-                   "greater than 1");
+                   "t.mlir:3:7: sub-axis sizes must be greater than 1: \"c\":(2)1");
   SET_DIM(s, 0, sub("c", 0, 2));
   ck_assert_str_eq(check_sharding(m, s, tensor(m, 1, 8)),
-                   "t.mlir:3:7: invalid sub-axis \"c\":(0)2 of axis \"c\"=16: pre-size must be "
-                   "at least 1");
+                   "t.mlir:3:7: sub-axis pre-size must be at least 1: \"c\":(0)2");
   SET_DIM(s, 0, sub("c", 1, 16));
   ck_assert_str_eq(check_sharding(m, s, tensor(m, 1, 8)),
-                   "t.mlir:3:7: invalid sub-axis \"c\":(1)16 of axis \"c\"=16: a sub-axis can't "
-                   "cover the whole axis");
+                   "t.mlir:3:7: sub-axis size is equal to the full axis size: \"c\":(1)16");
   sp_module_free(m);
 }
 END_TEST
@@ -354,8 +345,7 @@ START_TEST(consecutive_mergeable_sub_axes_in_one_dim_are_rejected) {
   sp_sharding *s = sp_sharding_new(m->arena, "mesh", 1, true);
   SET_DIM(s, 0, full("a"), sub("c", 1, 2), sub("c", 2, 4));
   ck_assert_str_eq(check_sharding(m, s, tensor(m, 1, 64)),
-                   "t.mlir:3:7: two consecutive sub-axes can be merged: \"c\":(1)2, \"c\":(2)4 "
-                   "(in dim 0)");
+                   "t.mlir:3:7: two consecutive sub-axes can be merged: \"c\":(1)2, \"c\":(2)4");
   sp_module_free(m);
 }
 END_TEST
@@ -375,8 +365,7 @@ START_TEST(consecutive_mergeable_sub_axes_in_replicated_are_rejected) {
   sp_sharding *s = sp_sharding_new(m->arena, "mesh", 1, true);
   SET_LIST(s, replicated, nreplicated, sub("c", 2, 2), sub("c", 4, 4));
   ck_assert_str_eq(check_sharding(m, s, tensor(m, 1, 8)),
-                   "t.mlir:3:7: two consecutive sub-axes can be merged: \"c\":(2)2, \"c\":(4)4 "
-                   "(in replicated)");
+                   "t.mlir:3:7: two consecutive sub-axes can be merged: \"c\":(2)2, \"c\":(4)4");
   sp_module_free(m);
 }
 END_TEST
@@ -432,8 +421,7 @@ START_TEST(maximal_mesh_sharding_must_have_no_dims) {
   ck_assert_str_eq(check_sharding(m, s, tensor(m, 2, 8)), ""); /* [] on a 2-d value is fine */
   s = sp_sharding_new(m->arena, "maximal", 2, true);
   ck_assert_str_eq(check_sharding(m, s, tensor(m, 2, 8)),
-                   "t.mlir:3:7: a sharding on a maximal mesh must have rank 0 and no replicated "
-                   "or unreduced axes");
+                   "t.mlir:3:7: a maximal sharding can only have a sharding with rank 0 and no replicated or unreduced axes");
   sp_module_free(m);
 }
 END_TEST
@@ -445,17 +433,15 @@ START_TEST(non_shaped_tuple_and_unranked_types_limit_shardings) {
   ck_assert_str_eq(check_sharding(m, s0, &tok), "");
   sp_sharding *s1 = sp_sharding_new(m->arena, "mesh", 1, true);
   ck_assert_str_eq(check_sharding(m, s1, &tok),
-                   "t.mlir:3:7: non-shaped tensors can only have a sharding with rank 0 and no "
-                   "replicated or unreduced axes");
+                   "t.mlir:3:7: non-shaped tensors can only have a sharding with rank 0 and no replicated or unreduced axes.");
   sp_type *one[1] = {tensor(m, 1, 8)}, *two[2] = {one[0], one[0]};
   sp_type tup1 = {.kind = SP_TYPE_TUPLE, .nelems = 1, .elems = one};
   sp_type tup2 = {.kind = SP_TYPE_TUPLE, .nelems = 2, .elems = two};
   ck_assert_str_eq(check_sharding(m, s1, &tup1), "");
   ck_assert_str_eq(check_sharding(m, s1, &tup2),
-                   "t.mlir:3:7: a tuple type must have exactly one element to carry a sharding, "
-                   "it has 2");
+                   "t.mlir:3:7: ops can only have a sharding for a tuple of size 1");
   ck_assert_str_eq(check_sharding(m, s1, tensor(m, -1, 0)),
-                   "t.mlir:3:7: an unranked tensor can't carry a sharding");
+                   "t.mlir:3:7: only ranked tensors can have a sharding");
   sp_module_free(m);
 }
 END_TEST

@@ -294,6 +294,40 @@ START_TEST(sdy_ops_print_in_sdy_opt_form) {
 }
 END_TEST
 
+START_TEST(sdy_collectives_print_in_sdy_opt_form) {
+  const char *text =
+      "module {\n"
+      "  sdy.mesh @m = <[\"p\"=4, \"q\"=2, \"r\"=2]>\n"
+      "  func.func @c(%arg0: tensor<8x4x2xf32> {sdy.sharding = #sdy.sharding<@m, [{\"p\", \"q\"}, {\"r\"}, {}]>}) -> tensor<8x4x2xf32> {\n"
+      "    %0 = sdy.all_gather [{\"q\"}, {}, {}] %arg0 out_sharding=<@m, [{\"p\"}, {\"r\"}, {}]> {foo = 1 : i64} : tensor<8x4x2xf32>\n"
+      "    %1 = sdy.all_slice [{}, {}, {\"q\"}] %0 out_sharding=<@m, [{\"p\"}, {\"r\"}, {\"q\"}]> : tensor<8x4x2xf32>\n"
+      "    %2 = sdy.all_to_all [{\"r\"}: 1->0] %1 out_sharding=<@m, [{\"p\", \"r\"}, {}, {\"q\"}]> : tensor<8x4x2xf32>\n"
+      "    %3 = sdy.collective_permute %2 out_sharding=<@m, [{\"r\", \"p\"}, {}, {\"q\"}]> : tensor<8x4x2xf32>\n"
+      "    %4 = sdy.all_reduce min {\"q\"} %3 out_sharding=<@m, [{\"r\", \"p\"}, {}, {}]> : tensor<8x4x2xf32>\n"
+      "    %5 = sdy.reduce_scatter max [{}, {\"q\"}, {}] %4 out_sharding=<@m, [{\"r\", \"p\"}, {\"q\"}, {}]> : tensor<8x4x2xf32>\n"
+      "    %6 = sdy.sharded_to_unreduced [{}, {\"q\"}, {}] %5 out_sharding=<@m, [{\"r\", \"p\"}, {}, {}], unreduced={\"q\"}> : tensor<8x4x2xf32>\n"
+      "    %7 = sdy.replicated_to_unreduced {\"q\"} %1 out_sharding=<@m, [{\"p\"}, {\"r\"}, {\"q\"}], unreduced={\"q\"}> : tensor<8x4x2xf32>\n"
+      "    return %6 : tensor<8x4x2xf32>\n"
+      "  }\n"
+      "}\n";
+  assert_prints(text, text);
+  /* `sum` is the default reduction kind and is not printed. */
+  const char *sum =
+      "module {\n"
+      "  sdy.mesh @m = <[\"p\"=4]>\n"
+      "  func.func @s(%arg0: tensor<8xf32>) -> tensor<8xf32> {\n"
+      "    %0 = sdy.all_reduce sum {\"p\"} %arg0 out_sharding=<@m, [{}]> : tensor<8xf32>\n"
+      "    return %0 : tensor<8xf32>\n"
+      "  }\n"
+      "}\n";
+  char *want = strdup(sum);
+  char *at = strstr(want, "sum ");
+  memmove(at, at + 4, strlen(at + 4) + 1);
+  assert_prints(sum, want);
+  free(want);
+}
+END_TEST
+
 START_TEST(quoted_symbols_escaped_axis_names_and_unreduced_kinds_print_back) {
   const char *text =
       "module {\n"
@@ -418,6 +452,7 @@ static Suite *printer_suite(void) {
   tcase_add_test(tc, attribute_dictionaries_are_sorted_and_normalised);
   tcase_add_test(tc, func_signatures_use_parentheses_only_when_needed);
   tcase_add_test(tc, sdy_ops_print_in_sdy_opt_form);
+  tcase_add_test(tc, sdy_collectives_print_in_sdy_opt_form);
   tcase_add_test(tc, quoted_symbols_escaped_axis_names_and_unreduced_kinds_print_back);
   tcase_add_test(tc, project_example_prints_to_a_fixed_point);
   suite_add_tcase(s, tc);

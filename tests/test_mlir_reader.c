@@ -465,7 +465,7 @@ static const bad_case bad_cases[] = {
      "2:75", "factor 'j' is used but has no size"},
     {"sharding count mismatch",
      "func.func @f(%a: tensor<f32>) {\n  %0 = stablehlo.abs %a {sdy.sharding = #sdy.sharding_per_value<[<@m, []>, <@m, []>]>} : tensor<f32>\n  return\n}\n",
-     "2:8", "'sdy.sharding' of 'stablehlo.abs' has 2 shardings but the op has 1 results"},
+     "2:8", "'stablehlo.abs' op result shardings don't match number of values: 2 shardings vs 1 values"},
     {"mesh without '='", "sdy.mesh @m <[\"a\"=2]>\n", "1:13", "expected '=' in sdy.mesh"},
     {"unknown custom syntax", "func.func @f(%a: tensor<f32>) {\n  %0 = foo.bar %a\n}\n", "2:8",
      "custom syntax of 'foo.bar' is not supported"},

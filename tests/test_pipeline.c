@@ -4,6 +4,7 @@
  */
 #include <check.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "pass_test.h"
 #include "propagation/pipeline.h"
@@ -93,6 +94,57 @@ static void parse_fails(const char *text, int code, const char *fragment) {
   ck_assert_msg(strstr(err.msg, fragment) != NULL, "message '%s' lacks '%s'", err.msg, fragment);
 }
 
+/* A function called twice, only one call site's operand sharded. */
+static const char *const TWO_CALLS =
+    "sdy.mesh @m = <[\"x\"=2, \"y\"=2]>\n"
+    "func.func @main(%arg0: tensor<8x4xf32> {sdy.sharding = #sdy.sharding<@m, [{}, {\"y\"}]>}, %arg1: tensor<8x4xf32>) -> (tensor<8x4xf32>, tensor<8x4xf32>) {\n"
+    "  %0 = call @scale(%arg0) : (tensor<8x4xf32>) -> tensor<8x4xf32>\n"
+    "  %1 = call @scale(%arg1) : (tensor<8x4xf32>) -> tensor<8x4xf32>\n"
+    "  return %0, %1 : tensor<8x4xf32>, tensor<8x4xf32>\n"
+    "}\n"
+    "func.func private @scale(%arg0: tensor<8x4xf32>) -> tensor<8x4xf32> {\n"
+    "  %0 = stablehlo.multiply %arg0, %arg0 : tensor<8x4xf32>\n"
+    "  return %0 : tensor<8x4xf32>\n"
+    "}\n";
+
+static int pipeline_dedup(sp_module *m, sp_err *err) {
+  return sp_pipeline_pass_propagation(m, "dedup-functions-fully=true", err);
+}
+
+static int count_funcs(const sp_module *m) {
+  int n = 0;
+  for (const sp_op *op = sp_module_body(m)->first; op; op = op->next) n += op->kind == SP_OP_FUNC;
+  return n;
+}
+
+START_TEST(dedup_functions_fully_keeps_one_function_whose_sharding_all_calls_share) {
+  sp_module *m = pt_parse(TWO_CALLS);
+  pt_run(m, pipeline_dedup);
+  ck_assert_int_eq(count_funcs(m), 2); /* main and the one @scale */
+  sp_op *main_fn = sp_module_lookup_func(m, "main");
+  /* The second call's operand reaches the shared body: it takes the first one's sharding. */
+  const sp_sharding *a1 = main_fn->regions[0].blocks[0]->args[1]->sharding;
+  ck_assert_ptr_nonnull(a1);
+  ck_assert_int_eq(a1->dims[1].naxes, 1);
+  ck_assert_str_eq(a1->dims[1].axes[0].name, "y");
+  char *out = pt_print(m);
+  ck_assert_ptr_null(strstr(out, "func_data_flow_edge")); /* the edges are sunk */
+  ck_assert_ptr_nonnull(strstr(out, "call @scale(%arg1)"));
+  free(out);
+  sp_module_free(m);
+}
+END_TEST
+
+START_TEST(without_dedup_each_call_site_gets_its_own_function) {
+  sp_module *m = pt_parse(TWO_CALLS);
+  pt_run(m, pipeline_default);
+  ck_assert_int_eq(count_funcs(m), 3); /* main, @scale and its copy for the second call */
+  sp_op *main_fn = sp_module_lookup_func(m, "main");
+  ck_assert_ptr_null(main_fn->regions[0].blocks[0]->args[1]->sharding);
+  sp_module_free(m);
+}
+END_TEST
+
 START_TEST(pipeline_options_parse_with_shardy_defaults_and_name_bad_ones) {
   sp_pipeline_options o;
   sp_err err;
@@ -109,7 +161,8 @@ START_TEST(pipeline_options_parse_with_shardy_defaults_and_name_bad_ones) {
   parse_fails("no-such-option=1", SP_EINVAL, "unknown option 'no-such-option'");
   parse_fails("skip-inline=maybe", SP_EINVAL, "skip-inline expects true or false, not 'maybe'");
   parse_fails("propagation-strategy=greedy", SP_EINVAL, "propagation-strategy");
-  parse_fails("dedup-functions-fully=true", SP_EUNSUPPORTED, "dedup-functions-fully=true is not supported");
+  ck_assert_int_eq(sp_pipeline_parse_options("dedup-functions-fully=true", &o, &err), SP_OK);
+  ck_assert(o.dedup_functions_fully);
   parse_fails("module-dump-directory=/tmp", SP_EUNSUPPORTED, "module-dump-directory is not supported");
 }
 END_TEST
@@ -192,6 +245,8 @@ static Suite *pipeline_suite(void) {
   suite_add_tcase(s, tc);
   tc = tcase_create("options");
   tcase_add_test(tc, pipeline_options_parse_with_shardy_defaults_and_name_bad_ones);
+  tcase_add_test(tc, dedup_functions_fully_keeps_one_function_whose_sharding_all_calls_share);
+  tcase_add_test(tc, without_dedup_each_call_site_gets_its_own_function);
   tcase_add_test(tc, pass_adapters_check_their_options);
   suite_add_tcase(s, tc);
   return s;

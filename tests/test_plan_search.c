@@ -375,6 +375,26 @@ START_TEST(nothing_fitting_the_memory_is_an_error) {
 }
 END_TEST
 
+START_TEST(tensor_beyond_what_the_solver_counts_is_an_error_naming_it) {
+  /* 2^60 f32 elements: 2^62 bytes fit in int64, 2^59 bytes per device over 8 devices do not
+   * fit the solver's exact 2^53. */
+  sp_module *m = sp_test_parse(
+      "sdy.mesh @mesh = <[\"data\"=8]>\n"
+      "func.func @main(%big: tensor<1073741824x1073741824xf32>) -> tensor<1073741824x1073741824xf32> {\n"
+      "  %0 = stablehlo.negate %big : tensor<1073741824x1073741824xf32>\n"
+      "  return %0 : tensor<1073741824x1073741824xf32>\n"
+      "}\n");
+  sp_plan_search_opts o;
+  sp_plan_search_opts_init(&o);
+  o.cluster = ONE;
+  sp_plan_summary s;
+  sp_err err;
+  ck_assert_int_eq(sp_plan_search_module(m, &o, &s, &err), SP_ELIMIT);
+  ck_assert_msg(strstr(err.msg, "%big") && strstr(err.msg, "2^53"), "%s", err.msg);
+  sp_module_free(m);
+}
+END_TEST
+
 static const char *TRAIN_STEP =
     "module {\n  " MESH_DM
     "  func.func @main(%%arg0: tensor<512x1024xf32> {sdy.sharding = #sdy.sharding<@mesh, "
@@ -744,6 +764,7 @@ static Suite *plan_search_suite(void) {
   tcase_add_test(tc, mlp_on_one_machine_runs_data_parallel_without_communication);
   tcase_add_test(tc, mlp_over_a_tight_memory_limit_shards_its_weights);
   tcase_add_test(tc, nothing_fitting_the_memory_is_an_error);
+  tcase_add_test(tc, tensor_beyond_what_the_solver_counts_is_an_error_naming_it);
   tcase_add_test(tc, state_pair_brings_the_gradient_back_to_its_weights_layout);
   tcase_add_test(tc, follower_of_an_argument_pays_for_resharding_its_other_operand);
   tcase_add_test(tc, follower_of_an_argument_lets_the_other_operand_choose_that_arguments_layout);

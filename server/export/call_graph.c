@@ -44,6 +44,20 @@ static int set_str(sp_arena *a, sp_attrs *d, const char *name, sp_attr_kind kind
   return sp_attrs_set(a, d, &at);
 }
 
+/* If `v` feeds an sdy.data_flow_edge, the edge goes (its uses use `v`) and its sharding, when
+ * it has one, is returned; else NULL. */
+static sp_sharding *take_edge(sp_value *v) {
+  for (sp_use *u = v->uses; u; u = u->next) {
+    sp_op *e = u->owner;
+    if (e->kind != SP_OP_SDY_DATA_FLOW_EDGE || e->nresults != 1) continue;
+    sp_sharding *s = e->results[0].sharding;
+    sp_value_replace_all_uses(&e->results[0], v);
+    sp_op_erase(e);
+    return s;
+  }
+  return NULL;
+}
+
 /* Turns one named computation into a function and a call; false on out-of-memory. */
 static bool export_one(sp_module *m, sp_op *nc) {
   sp_arena *a = m->arena;
@@ -75,6 +89,13 @@ static bool export_one(sp_module *m, sp_op *nc) {
     fi->arg_types[i] = entry->args[i]->type;
     if (in && in->kind == SP_ATTR_SHARDINGS && i < in->u.shardings.n)
       entry->args[i]->sharding = in->u.shardings.v[i];
+    /* The data-flow edges of the computation hold the live shardings. */
+    sp_sharding *live = take_edge(entry->args[i]);
+    if (live) entry->args[i]->sharding = live;
+  }
+  for (int i = 0; i < nc->nresults; i++) {
+    sp_sharding *live = take_edge(&nc->results[i]);
+    if (live) nc->results[i].sharding = live;
   }
   for (int i = 0; i < nc->nresults; i++) fi->result_types[i] = nc->results[i].type;
   fn->func = fi;

@@ -7,7 +7,9 @@
  *     appended to the module) carrying `sdy.original_func_name = "<name>"`, whose arguments
  *     take the in_shardings (results carry none), and a func.call to it replaces the
  *     computation, with the out_shardings as its `sdy.sharding` and the computation's other
- *     attributes. Every computation gets its own function: merging them is the un-flattening
+ *     attributes. Data-flow edges on the computation's arguments and results are removed,
+ *     their shardings (when they have one) taking the place of the in/out shardings. Every
+ *     computation gets its own function: merging them is the un-flattening
  *     pass's job.
  *   sp_export_unflatten_call_graph: functions that are copies of one original (same
  *     `sdy.original_func_name`, or the function's own name without one; same

@@ -8,7 +8,11 @@
 
 #include "export/call_graph.h"
 #include "export/debug_info.h"
+#include "export/explicit_reshards.h"
+#include "export/export_pipeline.h"
+#include "export/func_edges.h"
 #include "export/meshes.h"
+#include "export/reshard_to_collectives.h"
 #include "export/verify_unreduced.h"
 #include "ir/pass_options.h"
 #include "propagation/constants.h"
@@ -20,24 +24,7 @@
 
 int sp_export_parse_bools(const char *pass, const char *text, const char *const *keys,
                           bool *const *outs, int n, sp_err *err) {
-  const char *p = sp_options_begin(text);
-  sp_option_item it;
-  while (sp_options_next(&p, &it)) {
-    int k = 0;
-    while (k < n && !(strlen(keys[k]) == it.key_len && memcmp(keys[k], it.key, it.key_len) == 0)) k++;
-    if (k == n)
-      return sp_err_set(err, SP_EINVAL, "-%s: unknown option '%.*s'", pass, (int)it.key_len, it.key);
-    const char *v = it.value;
-    size_t vn = it.value_len;
-    if (vn == 0 || (vn == 4 && memcmp(v, "true", 4) == 0) || (vn == 1 && v[0] == '1'))
-      *outs[k] = true;
-    else if ((vn == 5 && memcmp(v, "false", 5) == 0) || (vn == 1 && v[0] == '0'))
-      *outs[k] = false;
-    else
-      return sp_err_set(err, SP_EINVAL, "-%s: option %s expects true or false, not '%.*s'", pass,
-                        keys[k], (int)vn, v);
-  }
-  return SP_OK;
+  return sp_options_parse_bools(pass, text, keys, outs, n, err);
 }
 
 /* A pass without options: `fn` runs after the option text was checked to be empty. */
@@ -66,6 +53,7 @@ NO_OPTION_PASS(pass_results_from_returns, "sdy-propagate-to-func-results", sp_fu
 NO_OPTION_PASS(pass_func_call_reshards, "sdy-insert-func-call-reshards", sp_func_calls_insert_reshards)
 NO_OPTION_PASS(pass_non_divisible, "sdy-update-non-divisible-input-output-shardings", sp_export_update_non_divisible)
 NO_OPTION_PASS(pass_remove_sub_axes, "sdy-remove-sub-axes-in-input-output-shardings", sp_export_remove_sub_axes_in_main)
+NO_OPTION_PASS(pass_sink_func_edges, "sdy-sink-func-data-flow-edges", sp_export_sink_func_data_flow_edges)
 NO_OPTION_PASS(pass_close, "sdy-close-shardings", sp_export_close_shardings)
 
 static int pass_unflatten(sp_module *m, const char *options, sp_err *err) {
@@ -82,7 +70,15 @@ static int pass_explicit_reshards(sp_module *m, const char *options, sp_err *err
   bool *outs[] = {&full};
   int rc = sp_export_parse_bools("sdy-insert-explicit-reshards", options, keys, outs, 1, err);
   if (rc) return rc;
-  return sp_export_insert_explicit_reshards(m, err);
+  return full ? sp_export_insert_explicit_reshards_full(m, err) : sp_export_insert_explicit_reshards(m, err);
+}
+
+static int pass_reshard_to_collectives(sp_module *m, const char *options, sp_err *err) {
+  bool keep = false;
+  static const char *const keys[] = {"keep-redundant-reshards"};
+  bool *outs[] = {&keep};
+  int rc = sp_export_parse_bools("sdy-reshard-to-collectives", options, keys, outs, 1, err);
+  return rc ? rc : sp_export_reshard_to_collectives(m, keep, err);
 }
 
 const sp_export_pass sp_export_passes[] = {
@@ -100,6 +96,9 @@ const sp_export_pass sp_export_passes[] = {
     {"sdy-insert-func-call-reshards", pass_func_call_reshards, "reshard call results to the callee's result shardings"},
     {"sdy-update-non-divisible-input-output-shardings", pass_non_divisible, "cut I/O shardings to divisible prefixes"},
     {"sdy-remove-sub-axes-in-input-output-shardings", pass_remove_sub_axes, "cut main's open I/O dims at the first sub-axis"},
+    {"sdy-sink-func-data-flow-edges", pass_sink_func_edges, "write func data-flow edge shardings back to arguments and calls"},
     {"sdy-close-shardings", pass_close, "close every sharding, drop replicated lists"},
     {"sdy-insert-explicit-reshards", pass_explicit_reshards, "explicit reshards and all-reduces (enable-full-version)"},
+    {"sdy-reshard-to-collectives", pass_reshard_to_collectives, "reshards to all_slice/all_to_all/all_gather/collective_permute (keep-redundant-reshards)"},
+    {"sdy-export-pipeline", sp_export_pipeline_pass, "Shardy's export passes in order (see export/export_pipeline.h for options)"},
     {NULL, NULL, NULL}};

@@ -82,16 +82,18 @@ static bool any_overlap(const sp_sharding *in, const sp_axis_ref *axes, int n) {
   return false;
 }
 
-static void check_kept_kind(checker *c, const sp_op *op, const sp_sharding *in,
+/* Reports (and returns true) when `out` keeps an unreduced axis of `in` under another kind. */
+static bool check_kept_kind(checker *c, const sp_op *op, const sp_sharding *in,
                             const sp_sharding *out) {
-  if (!in || !out || !in->nunreduced || !out->nunreduced || !same_mesh(c->m, in, out)) return;
-  if (strcmp(kind_of(in), kind_of(out)) == 0) return;
+  if (!in || !out || !in->nunreduced || !out->nunreduced || !same_mesh(c->m, in, out)) return false;
+  if (strcmp(kind_of(in), kind_of(out)) == 0) return false;
   for (int i = 0; i < in->nunreduced; i++)
     if (has_axis(out, &in->unreduced[i])) {
       report(c, op, "'%s' op cannot change the reduction operator of kept unreduced axes from %s to %s.",
              op->name, kind_of(in), kind_of(out));
-      return;
+      return true;
     }
+  return false;
 }
 
 static void check_blessed(checker *c, const sp_op *op) {
@@ -141,7 +143,7 @@ static void check_default(checker *c, const sp_op *op) {
                  op->name, ax);
           return;
         }
-      check_kept_kind(c, op, in, out);
+      if (check_kept_kind(c, op, in, out)) return;
     }
     if (!out || !out->nunreduced || strcmp(kind_of(out), own) == 0) continue;
     /* Axes new in this result must be of the op's own kind. */
@@ -181,18 +183,21 @@ static void check_call(checker *c, const sp_op *op) {
   }
 }
 
+/* A function result may not ask for unreduced axes its returned value does not have. */
 static void check_return(checker *c, const sp_op *op) {
   sp_op *f = sp_op_parent(op);
   if (!f || f->kind != SP_OP_FUNC || !f->func) return;
   char ax[128];
   for (int i = 0; i < op->noperands && i < f->func->nresults; i++) {
     const sp_sharding *want = f->func->result_shardings ? f->func->result_shardings[i] : NULL;
-    const sp_axis_ref *bad = first_mismatch(op->operands[i].value->sharding, want);
-    if (bad) {
-      axis_text(ax, sizeof ax, bad);
+    const sp_sharding *have = op->operands[i].value->sharding;
+    for (int k = 0; want && k < want->nunreduced; k++) {
+      if (has_axis(have, &want->unreduced[k])) continue;
+      axis_text(ax, sizeof ax, &want->unreduced[k]);
       report(c, op, "'%s' op has unreduced axes mismatch for '%s' at return value %d without a "
              "blessed operation (e.g., sdy.reshard). This is an invalid transition from "
              "unreduced to reduced.", op->name, ax, i);
+      break;
     }
   }
 }

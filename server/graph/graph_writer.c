@@ -283,6 +283,20 @@ static int put_attr(writer *w, const sp_attr *at, Shardplan__V1__Attribute **out
       pa->value_case = SHARDPLAN__V1__ATTRIBUTE__VALUE_MESH;
       rc = put_mesh(w, at->u.mesh, &pa->mesh);
       break;
+    case SP_ATTR_DIM_AXES:
+    case SP_ATTR_ALL_TO_ALL: {
+      /* The sdy collectives' axis lists travel as their MLIR text. */
+      sp_strbuf sb = SP_STRBUF_INIT;
+      if (at->kind == SP_ATTR_DIM_AXES)
+        sp_dim_axes_print(&sb, at->u.dim_axes.v, at->u.dim_axes.n);
+      else
+        sp_all_to_all_params_print(&sb, at->u.all_to_all.v, at->u.all_to_all.n);
+      pa->value_case = SHARDPLAN__V1__ATTRIBUTE__VALUE_TEXT;
+      pa->text = str(w, sp_strbuf_str(&sb));
+      sp_strbuf_free(&sb);
+      if (!pa->text) rc = SP_ENOMEM;
+      break;
+    }
   }
   *out = pa;
   return rc;

@@ -241,6 +241,7 @@ static int parse_annotation(const char *p, const char *le, const line_index *li,
     x->regex = true;
     q += 3;
   }
+  while (q < le && (*q == ' ' || *q == '\t')) q++;
   if (q < le && *q == '@') {
     q++;
     if (le - q >= 5 && memcmp(q, "above", 5) == 0) {

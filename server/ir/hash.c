@@ -442,6 +442,20 @@ static void put_attr(sp_hasher *h, const sp_attr *a) {
     case SP_ATTR_MESH:
       sp_hasher_update_mesh(h, a->u.mesh);
       return;
+    case SP_ATTR_DIM_AXES:
+      sp_hasher_update_i64(h, a->u.dim_axes.n);
+      for (int i = 0; i < a->u.dim_axes.n; i++)
+        put_axes(h, a->u.dim_axes.v[i].axes, a->u.dim_axes.v[i].naxes);
+      return;
+    case SP_ATTR_ALL_TO_ALL:
+      sp_hasher_update_i64(h, a->u.all_to_all.n);
+      for (int i = 0; i < a->u.all_to_all.n; i++) {
+        const sp_all_to_all_param *q = &a->u.all_to_all.v[i];
+        put_axes(h, q->axes, q->naxes);
+        sp_hasher_update_i64(h, q->src_dim);
+        sp_hasher_update_i64(h, q->tgt_dim);
+      }
+      return;
   }
   fail(h, SP_EINTERNAL);
 }

@@ -82,7 +82,8 @@ bool sp_type_is_static_tensor(const sp_type *t) {
 int64_t sp_type_num_elements(const sp_type *t) {
   if (!sp_type_is_static_tensor(t)) return -1;
   int64_t n = 1;
-  for (int i = 0; i < t->rank; i++) n *= t->dims[i];
+  for (int i = 0; i < t->rank; i++)
+    if (__builtin_mul_overflow(n, t->dims[i], &n)) return -1;
   return n;
 }
 
@@ -460,4 +461,18 @@ int64_t sp_module_num_ops(const sp_module *m) {
   int64_t n = 0;
   sp_op_walk(m->op, count_op, &n);
   return n - 1;
+}
+
+void sp_all_to_all_params_print(sp_strbuf *sb, const sp_all_to_all_param *v, int n) {
+  sp_strbuf_putc(sb, '[');
+  for (int i = 0; i < n; i++) {
+    if (i) sp_strbuf_puts(sb, ", ");
+    sp_strbuf_putc(sb, '{');
+    for (int k = 0; k < v[i].naxes; k++) {
+      if (k) sp_strbuf_puts(sb, ", ");
+      sp_axis_ref_print(sb, &v[i].axes[k]);
+    }
+    sp_strbuf_printf(sb, "}: %lld->%lld", (long long)v[i].src_dim, (long long)v[i].tgt_dim);
+  }
+  sp_strbuf_putc(sb, ']');
 }

@@ -83,7 +83,8 @@ typedef struct sp_type {
 sp_type *sp_type_tensor(sp_arena *a, int rank, const int64_t *dims, const char *elem);
 bool sp_type_equal(const sp_type *x, const sp_type *y);
 bool sp_type_is_static_tensor(const sp_type *t);    /* ranked, no '?' */
-int64_t sp_type_num_elements(const sp_type *t);     /* static tensors; -1 otherwise */
+int64_t sp_type_num_elements(const sp_type *t);     /* static tensors; -1 otherwise or when
+                                                      the count does not fit in int64 */
 int sp_type_elem_bits(const sp_type *t);            /* f32 -> 32, i1 -> 1, bf16 -> 16; 0 unknown */
 void sp_type_print(sp_strbuf *sb, const sp_type *t);
 
@@ -107,8 +108,20 @@ typedef enum sp_attr_kind {
   SP_ATTR_SHARDINGS,   /* shardings: a list, e.g. in_shardings */
   SP_ATTR_AXES,        /* axes: a list of axis refs, e.g. manual_axes */
   SP_ATTR_RULE,        /* rule */
-  SP_ATTR_MESH         /* mesh */
+  SP_ATTR_MESH,        /* mesh */
+  SP_ATTR_DIM_AXES,    /* dim_axes: one axis list per tensor dimension, e.g. gathering_axes */
+  SP_ATTR_ALL_TO_ALL   /* all_to_all: the params of sdy.all_to_all */
 } sp_attr_kind;
+
+/* One parameter of sdy.all_to_all: `{"x", "y"}: 0->2` moves axes from src_dim to tgt_dim. */
+typedef struct sp_all_to_all_param {
+  int naxes;
+  sp_axis_ref *axes;
+  int64_t src_dim, tgt_dim;
+} sp_all_to_all_param;
+
+/* [{"x"}: 0->1, {"y"}: 1->3] */
+void sp_all_to_all_params_print(sp_strbuf *sb, const sp_all_to_all_param *v, int n);
 
 typedef struct sp_attr {
   const char *name;
@@ -123,6 +136,9 @@ typedef struct sp_attr {
     struct { int n; sp_axis_ref *v; } axes;
     sp_rule *rule;
     sp_mesh *mesh;
+    /* Closed dims without priority; printed [{"x"}, {}]. */
+    struct { int n; sp_dim_sharding *v; } dim_axes;
+    struct { int n; sp_all_to_all_param *v; } all_to_all;
   } u;
 } sp_attr;
 
@@ -259,6 +275,13 @@ typedef struct sp_module {
    * conflicts it meets (propagation/conflict.h) when its options name no log of their own. */
   struct sp_diag_list *diags;
   struct sp_conflict_log *conflicts;
+  /* The request's deadline, cancel flag and progress callback (ir/run_ctl.h), read by
+   * propagation and the search; NULL = run to completion, report nothing. Not owned. */
+  const struct sp_run_ctl *ctl;
+  /* Which rule-registry warnings were already given (rules/registry.h: Shardy gives each
+   * kind once per process). A tool planning several modules shares one across them;
+   * NULL = each pass run starts afresh. Not owned. */
+  struct sp_rules_diag *warned;
 } sp_module;
 
 /* A new empty module with its own arena (NULL on out-of-memory). */

@@ -58,6 +58,14 @@
  *  sdy.named_computation       name STR, in_shardings SHARDINGS (out: results' shardings)
  *  sdy.sharding_group          group_id                          INT
  *  sdy.all_reduce              reduction_axes                    AXES
+ *                              reduction_kind                    ENUM (max, min; absent = sum)
+ *  sdy.reduce_scatter          reduce_scatter_axes DIM_AXES, reduction_kind ENUM
+ *  sdy.all_gather              gathering_axes                    DIM_AXES
+ *  sdy.all_slice               slicing_axes                      DIM_AXES
+ *  sdy.all_to_all              params                            ALL_TO_ALL
+ *  sdy.sharded_to_unreduced    axes                              DIM_AXES
+ *  sdy.replicated_to_unreduced axes                              AXES
+ *  (sdy collectives: out_sharding is the result's sharding)
  *  any op                      sdy.sharding_rule                 RULE
  */
 #ifndef SP_OP_ATTRS_H

@@ -2,6 +2,9 @@
  * pass_options.c - the tokenizer of pass option strings (see pass_options.h).
  */
 #include "ir/pass_options.h"
+#include "ir/err.h"
+
+#include <string.h>
 
 static bool is_separator(char c) { return c == ' ' || c == ',' || c == '\t'; }
 
@@ -37,4 +40,26 @@ bool sp_options_next(const char **cursor, sp_option_item *out) {
   }
   *cursor = p;
   return true;
+}
+
+int sp_options_parse_bools(const char *pass, const char *text, const char *const *keys,
+                           bool *const *outs, int n, sp_err *err) {
+  const char *p = sp_options_begin(text);
+  sp_option_item it;
+  while (sp_options_next(&p, &it)) {
+    int k = 0;
+    while (k < n && !(strlen(keys[k]) == it.key_len && memcmp(keys[k], it.key, it.key_len) == 0)) k++;
+    if (k == n)
+      return sp_err_set(err, SP_EINVAL, "-%s: unknown option '%.*s'", pass, (int)it.key_len, it.key);
+    const char *v = it.value;
+    size_t vn = it.value_len;
+    if (vn == 0 || (vn == 4 && memcmp(v, "true", 4) == 0) || (vn == 1 && v[0] == '1'))
+      *outs[k] = true;
+    else if ((vn == 5 && memcmp(v, "false", 5) == 0) || (vn == 1 && v[0] == '0'))
+      *outs[k] = false;
+    else
+      return sp_err_set(err, SP_EINVAL, "-%s: option %s expects true or false, not '%.*s'", pass,
+                        keys[k], (int)vn, v);
+  }
+  return SP_OK;
 }

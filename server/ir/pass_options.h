@@ -26,4 +26,11 @@ const char *sp_options_begin(const char *text);
 /* Reads the next item at *cursor and advances it; false at the end of the options. */
 bool sp_options_next(const char **cursor, sp_option_item *out);
 
+/* Parses boolean options of pass `pass` (for messages, without the dash): the item named
+ * `keys[i]` sets `*outs[i]` (n entries; a bare key means true; values true/false/1/0). An
+ * unknown key or value is an error naming it. */
+struct sp_err;
+int sp_options_parse_bools(const char *pass, const char *text, const char *const *keys,
+                           bool *const *outs, int n, struct sp_err *err);
+
 #endif /* SP_PASS_OPTIONS_H */

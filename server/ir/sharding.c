@@ -183,3 +183,17 @@ void sp_sharding_print(sp_strbuf *sb, const sp_sharding *s) {
   }
   sp_strbuf_putc(sb, '>');
 }
+
+void sp_dim_axes_print(sp_strbuf *sb, const sp_dim_sharding *v, int n) {
+  sp_strbuf_putc(sb, '[');
+  for (int i = 0; i < n; i++) {
+    if (i) sp_strbuf_puts(sb, ", ");
+    sp_strbuf_putc(sb, '{');
+    for (int k = 0; k < v[i].naxes; k++) {
+      if (k) sp_strbuf_puts(sb, ", ");
+      sp_axis_ref_print(sb, &v[i].axes[k]);
+    }
+    sp_strbuf_putc(sb, '}');
+  }
+  sp_strbuf_putc(sb, ']');
+}

@@ -66,6 +66,9 @@ bool sp_sharding_is_fully_open_empty(const sp_sharding *s);
 void sp_sharding_print(sp_strbuf *sb, const sp_sharding *s);
 void sp_dim_sharding_print(sp_strbuf *sb, const sp_dim_sharding *d);
 void sp_axis_ref_print(sp_strbuf *sb, const sp_axis_ref *r);
-void sp_mesh_print(sp_strbuf *sb, const sp_mesh *m);   /* <["x"=2, "y"=4], device_ids=[...]> */
+void sp_mesh_print(sp_strbuf *sb, const sp_mesh *m);
+/* Per-dim axis lists of the sdy collectives: [{"x"}, {}] (dims' closedness and priority are
+ * not printed). */
+void sp_dim_axes_print(sp_strbuf *sb, const sp_dim_sharding *v, int n);   /* <["x"=2, "y"=4], device_ids=[...]> */
 
 #endif /* SP_SHARDING_H */

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "ir/axis_ref.h"
+#include "ir/diag.h"
 #include "ir/op_attrs.h"
 #include "ir/sp_limits.h"
 
@@ -31,6 +32,8 @@ typedef struct where {
   const char *role;  /* "arg", "result", "operand", ... or NULL */
   int index;         /* with role; -1 for none */
   const char *sym;   /* symbol the op defines (meshes), or NULL */
+  bool bare;         /* the op has one such value: "result - ", no index (as Shardy) */
+  const char *lead;  /* printed first instead of the op ("custom op 'sdy.mesh' "), or NULL */
 } where;
 
 typedef struct mesh_slot {
@@ -54,6 +57,7 @@ typedef struct verifier {
   size_t mesh_cap;
   const sp_mesh *last_inline; /* the inline mesh verified last (shared meshes are common) */
   const char **manual;   /* axis names bound by enclosing manual computations */
+  sp_loc *manual_locs;   /* the computation binding each */
   int nmanual, capmanual;
   ref_slot *refs;        /* scratch for one sharding */
   int caprefs;
@@ -68,10 +72,11 @@ static int failv(verifier *v, int code, sp_loc loc, const where *w, const char *
   if (loc.line > 0) snprintf(pos, sizeof pos, ":%d:%d", loc.line, loc.col);
   if (w) {
     size_t n = 0;
-    if (w->op) n += (size_t)snprintf(ctx + n, sizeof ctx - n, "'%s' op ", w->op);
+    if (w->lead) n += (size_t)snprintf(ctx + n, sizeof ctx - n, "%s", w->lead);
+    else if (w->op) n += (size_t)snprintf(ctx + n, sizeof ctx - n, "'%s' op ", w->op);
     if (n < sizeof ctx && w->sym) n += (size_t)snprintf(ctx + n, sizeof ctx - n, "@%s: ", w->sym);
     if (n < sizeof ctx && w->role) {
-      if (w->index >= 0)
+      if (w->index >= 0 && !w->bare)
         n += (size_t)snprintf(ctx + n, sizeof ctx - n, "%s %d - ", w->role, w->index);
       else
         n += (size_t)snprintf(ctx + n, sizeof ctx - n, "%s - ", w->role);
@@ -100,6 +105,12 @@ static int fail_code(verifier *v, int code, sp_loc loc, const where *w, const ch
   return rc;
 }
 
+/* A note attached to the error being reported (MLIR's attachNote), where the module's
+ * diagnostics go. */
+static void note(const verifier *v, sp_loc loc, const char *msg) {
+  if (v->m && v->m->diags) sp_diag_emit(v->m->diags, SP_DIAG_NOTE, loc, "%s", msg);
+}
+
 /* "x" or "x":(2)4 into buf. */
 static const char *ref_text(const sp_axis_ref *r, char *buf, size_t cap) {
   if (sp_axis_is_sub(r))
@@ -125,6 +136,7 @@ static void verifier_init(verifier *v, const sp_module *m, sp_err *err) {
 static void verifier_free(verifier *v) {
   free(v->meshes);
   free(v->manual);
+  free(v->manual_locs);
   free(v->refs);
 }
 
@@ -164,7 +176,8 @@ static int build_mesh_table(verifier *v, bool check) {
     if (op->kind != SP_OP_SDY_MESH) continue;
     const char *name = sp_op_get_str(op, "sym_name");
     sp_attr *at = sp_op_attr(op, "mesh");
-    where w = {op->name, NULL, -1, name};
+    /* Shardy verifies a mesh while it parses the sdy.mesh op. */
+    where w = {op->name, NULL, -1, NULL, false, "custom op 'sdy.mesh' "};
     if (!name) {
       if (check) return fail(v, op->loc, &w, "requires a symbol name");
       continue;
@@ -195,7 +208,7 @@ static int verify_device_ids(verifier *v, const sp_mesh *mesh, int64_t ndevices,
   if (mesh->ndevice_ids == 0) return SP_OK; /* the default order */
   for (int i = 0; i < mesh->ndevice_ids; i++)
     if (mesh->device_ids[i] < 0)
-      return fail(v, loc, w, "device id must be non-negative: %lld",
+      return fail(v, loc, w, "device id must be non-negative, got: %lld",
                   (long long)mesh->device_ids[i]);
   if (mesh->naxes == 0) {
     if (mesh->ndevice_ids > 1)
@@ -204,23 +217,35 @@ static int verify_device_ids(verifier *v, const sp_mesh *mesh, int64_t ndevices,
   }
   if (mesh->ndevice_ids != ndevices)
     return fail(v, loc, w,
-                "total product of axis sizes must match total number of device ids: "
+                "total product of axis sizes must match total number of device ids, got: "
                 "%lld != %d", (long long)ndevices, mesh->ndevice_ids);
   /* A permutation of 0..N-1: every id in range and none twice. */
   unsigned char *seen = calloc((size_t)ndevices, 1);
   if (!seen) return sp_err_set(v->err, SP_ENOMEM, "out of memory verifying device ids");
-  int rc = SP_OK;
-  for (int i = 0; i < mesh->ndevice_ids && rc == SP_OK; i++) {
+  bool iota = true;
+  for (int i = 0; i < mesh->ndevice_ids && iota; i++) {
     int64_t id = mesh->device_ids[i];
-    if (id >= ndevices)
-      rc = fail(v, loc, w, "sorted device ids must be iota(product(axes)): device id %lld is "
-                "out of range [0, %lld)", (long long)id, (long long)ndevices);
-    else if (seen[id]++)
-      rc = fail(v, loc, w, "sorted device ids must be iota(product(axes)): device id %lld "
-                "appears twice", (long long)id);
+    iota = id < ndevices && !seen[id]++;
   }
   free(seen);
-  return rc;
+  if (iota) return SP_OK;
+  /* Shardy prints the sorted ids. */
+  int64_t *sorted = malloc((size_t)mesh->ndevice_ids * sizeof *sorted);
+  if (!sorted) return sp_err_set(v->err, SP_ENOMEM, "out of memory verifying device ids");
+  memcpy(sorted, mesh->device_ids, (size_t)mesh->ndevice_ids * sizeof *sorted);
+  for (int i = 1; i < mesh->ndevice_ids; i++)
+    for (int j = i; j > 0 && sorted[j - 1] > sorted[j]; j--) {
+      int64_t t = sorted[j];
+      sorted[j] = sorted[j - 1];
+      sorted[j - 1] = t;
+    }
+  char list[SP_ERR_MSG_MAX / 2];
+  size_t n = 0;
+  list[0] = '\0';
+  for (int i = 0; i < mesh->ndevice_ids && n < sizeof list; i++)
+    n += (size_t)snprintf(list + n, sizeof list - n, "%s%lld", i ? ", " : "", (long long)sorted[i]);
+  free(sorted);
+  return fail(v, loc, w, "sorted device ids must be iota(product(axes)), got: %s", list);
 }
 
 static int verify_mesh(verifier *v, const sp_mesh *mesh, sp_loc loc, const where *w) {
@@ -235,8 +260,7 @@ static int verify_mesh(verifier *v, const sp_mesh *mesh, sp_loc loc, const where
     const sp_mesh_axis *ax = &mesh->axes[i];
     if (!ax->name) return fail_code(v, SP_EINTERNAL, loc, w, "mesh axis %d has no name", i);
     if (ax->size < 1)
-      return fail(v, loc, w, "axis size must be at least 1: \"%s\"=%lld", ax->name,
-                  (long long)ax->size);
+      return fail(v, loc, w, "axis size must be at least 1, got: %lld", (long long)ax->size);
     /* Axes are few (<= SP_MAX_MESH_AXES): pairwise is cheaper than a table. */
     for (int j = 0; j < i; j++)
       if (strcmp(mesh->axes[j].name, ax->name) == 0)
@@ -270,12 +294,17 @@ static int reserve_refs(verifier *v, int n) {
   return SP_OK;
 }
 
-static const char *invalid_sub_axis_reason(const sp_axis_ref *r, int64_t n) {
-  if (r->pre < 1) return "pre-size must be at least 1";
-  if (r->size <= 1) return "size must be greater than 1";
+/* Shardy's message for an invalid sub-axis `r` of an axis of size n. */
+static int fail_sub_axis(verifier *v, sp_loc loc, const where *w, const sp_axis_ref *r,
+                         int64_t n) {
+  char a[SP_ERR_MSG_MAX / 4];
+  ref_text(r, a, sizeof a);
+  if (r->pre < 1) return fail(v, loc, w, "sub-axis pre-size must be at least 1: %s", a);
+  if (r->size <= 1) return fail(v, loc, w, "sub-axis sizes must be greater than 1: %s", a);
   if (r->pre > n / r->size || n % (r->pre * r->size) != 0)
-    return "pre-size times size must divide the axis size";
-  return "a sub-axis can't cover the whole axis";
+    return fail(v, loc, w, "sub-axis next pre-size %lld doesn't divide the size of the full "
+                "axis %lld: %s", (long long)(r->pre * r->size), (long long)n, a);
+  return fail(v, loc, w, "sub-axis size is equal to the full axis size: %s", a);
 }
 
 /* Checks one list (dim `dim`'s axes, or replicated/unreduced named `list_name` with dim -1) on
@@ -283,7 +312,8 @@ static const char *invalid_sub_axis_reason(const sp_axis_ref *r, int64_t n) {
 static int check_axis_list(verifier *v, const sp_mesh *mesh, const sp_axis_ref *axes, int naxes,
                            const char *list_name, int dim, bool ordered, int *nrefs, sp_loc loc,
                            const where *w) {
-  char a[SP_ERR_MSG_MAX / 4], b[SP_ERR_MSG_MAX / 4], dim_name[32];
+  char a[SP_ERR_MSG_MAX / 4], b[SP_ERR_MSG_MAX / 4];
+  (void)dim;
   if (naxes > 0 && !axes) return fail_code(v, SP_EINTERNAL, loc, w, "malformed axis list");
   int rc = reserve_refs(v, *nrefs + naxes);
   if (rc) return rc;
@@ -293,15 +323,11 @@ static int check_axis_list(verifier *v, const sp_mesh *mesh, const sp_axis_ref *
     int idx = sp_mesh_axis_index(mesh, r->name);
     if (idx < 0) return fail(v, loc, w, "unknown axis name: \"%s\"", r->name);
     int64_t n = mesh->axes[idx].size;
-    if (!sp_axis_is_valid(r, n))
-      return fail(v, loc, w, "invalid sub-axis %s of axis \"%s\"=%lld: %s",
-                  ref_text(r, a, sizeof a), r->name, (long long)n, invalid_sub_axis_reason(r, n));
-    if (i > 0 && sp_axis_can_merge(&axes[i - 1], r)) {
-      if (dim >= 0) snprintf(dim_name, sizeof dim_name, "dim %d", dim);
-      return fail(v, loc, w, "two consecutive sub-axes can be merged: %s, %s (in %s)",
-                  ref_text(&axes[i - 1], a, sizeof a), ref_text(r, b, sizeof b),
-                  dim >= 0 ? dim_name : list_name);
-    }
+    /* As Shardy: neighbours that form one part are reported before the parts themselves. */
+    if (i > 0 && sp_axis_can_merge(&axes[i - 1], r))
+      return fail(v, loc, w, "two consecutive sub-axes can be merged: %s, %s",
+                  ref_text(&axes[i - 1], a, sizeof a), ref_text(r, b, sizeof b));
+    if (!sp_axis_is_valid(r, n)) return fail_sub_axis(v, loc, w, r, n);
     if (ordered && i > 0 && sp_axis_compare(&axes[i - 1], r, mesh) > 0)
       return fail(v, loc, w, "%s axes are not ordered w.r.t. mesh: %s comes before %s",
                   list_name, ref_text(&axes[i - 1], a, sizeof a), ref_text(r, b, sizeof b));
@@ -354,15 +380,14 @@ static int check_axis_uses(verifier *v, int nrefs, sp_loc loc, const where *w) {
       }
     }
     if (full >= 0 && sub >= 0)
-      return fail(v, loc, w, "both the full axis %s and its sub-axis %s are used",
-                  ref_text(&v->refs[full].ref, a, sizeof a),
-                  ref_text(&v->refs[sub].ref, b, sizeof b));
+      return fail(v, loc, w, "both sub-axis and full-axis are used for axis name: \"%s\"",
+                  v->refs[full].ref.name);
     for (int k = i + 1; k < j && full < 0; k++) {
       const ref_slot *p = &v->refs[k - 1], *q = &v->refs[k];
       if (sp_axis_ref_equal(&p->ref, &q->ref))
         return fail(v, loc, w, "duplicate axis ref: %s", ref_text(&q->ref, a, sizeof a));
       if (sp_axis_overlaps(&p->ref, &q->ref, p->n))
-        return fail(v, loc, w, "overlapping sub-axes: %s and %s",
+        return fail(v, loc, w, "overlapping sub-axes: %s, %s",
                     ref_text(&p->ref, a, sizeof a), ref_text(&q->ref, b, sizeof b));
       if (!sp_axis_can_coexist(&p->ref, &q->ref, p->n))
         return fail(v, loc, w, "sub-axes %s and %s can't coexist",
@@ -379,25 +404,35 @@ static bool is_manual_bound(const verifier *v, const char *name) {
   return false;
 }
 
+/* Shardy's error for an axis an enclosing manual computation binds, with its note there. */
+static int fail_manual_bound(verifier *v, sp_loc loc, const where *w, const char *name) {
+  for (int i = v->nmanual - 1; i >= 0; i--)
+    if (strcmp(v->manual[i], name) == 0) {
+      note(v, v->manual_locs[i], "parent bounding this axis as manual");
+      break;
+    }
+  return fail(v, loc, w, "operates on axis \"%s\" which is already bound by a parent "
+              "sdy.manual_computation op", name);
+}
+
 /* The rank a sharding must have for type `t`; -1 when not checked, -2 for unranked. */
 static int check_type(verifier *v, const sp_sharding *s, const sp_type *t, sp_loc loc,
                       const where *w) {
   while (t && t->kind == SP_TYPE_TUPLE) {
     if (t->nelems != 1)
-      return fail(v, loc, w, "a tuple type must have exactly one element to carry a sharding, "
-                  "it has %d", t->nelems);
+      return fail(v, loc, w, "ops can only have a sharding for a tuple of size 1");
     t = t->elems[0];
   }
   if (!t) return SP_OK;
   if (t->kind == SP_TYPE_TENSOR) {
-    if (t->rank < 0) return fail(v, loc, w, "an unranked tensor can't carry a sharding");
+    if (t->rank < 0) return fail(v, loc, w, "only ranked tensors can have a sharding");
     if (s->rank != t->rank)
       return fail(v, loc, w, "sharding doesn't match tensor rank: %d != %d", s->rank, t->rank);
     return SP_OK;
   }
   if (s->rank != 0 || s->nreplicated || s->nunreduced)
     return fail(v, loc, w, "non-shaped tensors can only have a sharding with rank 0 and no "
-                "replicated or unreduced axes");
+                "replicated or unreduced axes.");
   return SP_OK;
 }
 
@@ -428,8 +463,8 @@ static int check_sharding(verifier *v, const sp_sharding *s, const sp_type *t, s
   if (sp_mesh_is_maximal(mesh)) {
     /* A maximal sharding puts the whole value on one device, whatever its shape. */
     if (s->rank != 0 || s->nreplicated || s->nunreduced)
-      return fail(v, loc, w, "a sharding on a maximal mesh must have rank 0 and no replicated "
-                  "or unreduced axes");
+      return fail(v, loc, w, "a maximal sharding can only have a sharding with rank 0 and no "
+                  "replicated or unreduced axes");
     return SP_OK;
   }
   if ((rc = check_type(v, s, t, loc, w))) return rc;
@@ -455,8 +490,7 @@ static int check_sharding(verifier *v, const sp_sharding *s, const sp_type *t, s
   if ((rc = check_axis_uses(v, nrefs, loc, w))) return rc;
   for (int i = 0; i < nrefs && v->nmanual; i++)
     if (is_manual_bound(v, v->refs[i].ref.name))
-      return fail(v, loc, w, "axis \"%s\" is already bound by a parent sdy.manual_computation op",
-                  v->refs[i].ref.name);
+      return fail_manual_bound(v, loc, w, v->refs[i].ref.name);
   return SP_OK;
 }
 
@@ -510,7 +544,7 @@ static int check_rule_tensor(verifier *v, const sp_op *op, const sp_rule *rule,
 }
 
 static int check_rule(verifier *v, const sp_op *op, const sp_rule *rule) {
-  where w = {op->name, NULL, -1, NULL};
+  where w = {op->name, NULL, -1, NULL, false, NULL};
   char name[16];
   if (rule->nfactors < 0 || (rule->nfactors > 0 && !rule->factors) || rule->noperands < 0 ||
       rule->nresults < 0)
@@ -609,16 +643,19 @@ static int local_type(verifier *v, const sp_sharding *s, const sp_type *global,
         if (!free_axis) free_axis = r;
         continue;
       }
-      if (free_axis)
-        return fail(v, loc, w, "manual axis %s comes after free axis %s in dim %d; manual axes "
-                    "must come before free axes", ref_text(r, a, sizeof a),
-                    ref_text(free_axis, b, sizeof b), d);
+      if (free_axis) {
+        where wo = {w->op, NULL, -1, NULL, false, NULL};
+        return fail(v, loc, &wo, "%s sharding at index %d must have all manual axes come before "
+                    "free axes in its dimension sharding at index %d. Saw manual axis %s after "
+                    "free axis %s", w->role, w->index, d, ref_text(r, a, sizeof a),
+                    ref_text(free_axis, b, sizeof b));
+      }
       manual_size *= sp_axis_size(r, sp_mesh_axis_size(mesh, r->name));
     }
     int64_t size = global->dims[d];
     if (size != SP_DYN_DIM && size % manual_size != 0)
-      return fail(v, loc, w, "dim %d of size %lld is not divisible by the size of its manual "
-                  "axes (%lld)", d, (long long)size, (long long)manual_size);
+      return fail(v, loc, w, "dimension size %lld is not divisible by the manual axes size %lld",
+                  (long long)size, (long long)manual_size);
     buf[d] = size == SP_DYN_DIM ? size : size / manual_size;
   }
   local->dims = buf;
@@ -637,11 +674,9 @@ static int check_manual_axes(verifier *v, const sp_op *op, const manual_view *mv
       return fail(v, op->loc, w, "manual axis \"%s\" must be a full axis", r->name);
     if (axes_name_in(mv->axes, i, r->name))
       return fail(v, op->loc, w, "duplicate manual axis: \"%s\"", r->name);
-    if (is_manual_bound(v, r->name))
-      return fail(v, op->loc, w, "manual axis \"%s\" is already bound by a parent "
-                  "sdy.manual_computation op", r->name);
+    if (is_manual_bound(v, r->name)) return fail_manual_bound(v, op->loc, w, r->name);
     if (mesh && sp_mesh_axis_index(mesh, r->name) < 0)
-      return fail(v, op->loc, w, "manual axis \"%s\" is not an axis of the mesh", r->name);
+      return fail(v, op->loc, w, "unknown manual axis: \"%s\"", r->name);
   }
   return SP_OK;
 }
@@ -657,8 +692,8 @@ static int common_mesh(verifier *v, const sp_op *op, sp_sharding *const *in, int
     if (!*out)
       *out = mesh;
     else if (*out != mesh && !sp_mesh_equal(*out, mesh))
-      return fail(v, op->loc, w, "all in/out shardings must refer to the same mesh when there "
-                  "are manual axes");
+      return fail(v, op->loc, w, "all in and out shardings must be bound to the same mesh or an "
+                  "empty mesh.");
   }
   return SP_OK;
 }
@@ -670,7 +705,7 @@ static int check_local_types(verifier *v, const sp_op *op, sp_sharding *const *i
   sp_type local;
   const sp_block *body = op->regions[0].blocks[0];
   for (int i = 0; i < op->noperands; i++) {
-    where wi = {op->name, "operand", i, NULL};
+    where wi = {op->name, "operand", i, NULL, op->noperands == 1, NULL};
     const sp_type *global = value_type(op->operands[i].value);
     int rc = local_type(v, in[i], global, mv, &local, buf, op->loc, &wi);
     if (rc) return rc;
@@ -678,17 +713,18 @@ static int check_local_types(verifier *v, const sp_op *op, sp_sharding *const *i
     if (global && !sp_type_equal(&local, arg->type)) {
       type_text(arg->type, a, sizeof a);
       type_text(&local, b, sizeof b);
-      return fail(v, value_loc(arg, op->loc), w, "body argument %d has type %s but the local "
-                  "type of operand %d is %s", i, a, i, b);
+      return fail(v, op->loc, w, "operand shape, corresponding sharding, and region operand "
+                  "shape at index %d must match. Expected local shape '%s', actual local shape "
+                  "'%s'", i, b, a);
     }
   }
   const sp_op *ret = body->last;
   if (!ret || ret->kind != SP_OP_SDY_RETURN) return SP_OK;
   if (ret->noperands != op->nresults)
-    return fail(v, ret->loc, w, "number of returned values doesn't match number of results: "
-                "%d != %d", ret->noperands, op->nresults);
+    return fail(v, op->loc, w, "number of op results and region results must match. Op has %d "
+                "op results and %d region results", op->nresults, ret->noperands);
   for (int i = 0; i < op->nresults; i++) {
-    where wi = {op->name, "result", i, NULL};
+    where wi = {op->name, "result", i, NULL, op->nresults == 1, NULL};
     const sp_type *global = op->results[i].type;
     int rc = local_type(v, op->results[i].sharding, global, mv, &local, buf, op->loc, &wi);
     if (rc) return rc;
@@ -696,23 +732,30 @@ static int check_local_types(verifier *v, const sp_op *op, sp_sharding *const *i
     if (global && got && !sp_type_equal(&local, got)) {
       type_text(got, a, sizeof a);
       type_text(&local, b, sizeof b);
-      return fail(v, ret->loc, w, "returned value %d has type %s but the local type of result "
-                  "%d is %s", i, a, i, b);
+      return fail(v, op->loc, w, "result shape, corresponding sharding, and region result shape "
+                  "at index %d must match. Expected local shape '%s', actual local shape '%s'", i,
+                  b, a);
     }
   }
   return SP_OK;
 }
 
-static int push_manual(verifier *v, const manual_view *mv) {
+static int push_manual(verifier *v, const manual_view *mv, sp_loc loc) {
   if (v->nmanual + mv->n > v->capmanual) {
     int cap = v->capmanual ? v->capmanual : 8;
     while (cap < v->nmanual + mv->n) cap *= 2;
     const char **p = realloc(v->manual, (size_t)cap * sizeof *p);
     if (!p) return sp_err_set(v->err, SP_ENOMEM, "out of memory verifying manual axes");
     v->manual = p;
+    sp_loc *l = realloc(v->manual_locs, (size_t)cap * sizeof *l);
+    if (!l) return sp_err_set(v->err, SP_ENOMEM, "out of memory verifying manual axes");
+    v->manual_locs = l;
     v->capmanual = cap;
   }
-  for (int i = 0; i < mv->n; i++) v->manual[v->nmanual++] = mv->axes[i].name;
+  for (int i = 0; i < mv->n; i++) {
+    v->manual_locs[v->nmanual] = loc;
+    v->manual[v->nmanual++] = mv->axes[i].name;
+  }
   return SP_OK;
 }
 
@@ -721,15 +764,15 @@ static int verify_regions(verifier *v, const sp_op *op);
 
 /* in_shardings of manual and named computations: one per operand, each fits its operand. */
 static int check_in_shardings(verifier *v, const sp_op *op, sp_sharding *const **in_out) {
-  where w = {op->name, NULL, -1, NULL};
+  where w = {op->name, NULL, -1, NULL, false, NULL};
   sp_attr *at = sp_op_attr(op, "in_shardings");
   int nin = at && at->kind == SP_ATTR_SHARDINGS ? at->u.shardings.n : 0;
   if (nin != op->noperands)
-    return fail(v, op->loc, &w, "number of in_shardings doesn't match number of operands: "
-                "%d != %d", nin, op->noperands);
+    return fail(v, op->loc, &w, "operand shardings don't match number of values: %d shardings "
+                "vs %d values", nin, op->noperands);
   sp_sharding *const *in = nin ? at->u.shardings.v : NULL;
   for (int i = 0; i < nin; i++) {
-    where wi = {op->name, "operand", i, NULL};
+    where wi = {op->name, "operand", i, NULL, nin == 1, NULL};
     if (!in[i]) return fail_code(v, SP_EINTERNAL, op->loc, &wi, "missing in_sharding");
     int rc = check_sharding(v, in[i], value_type(op->operands[i].value), op->loc, &wi);
     if (rc) return rc;
@@ -739,7 +782,7 @@ static int check_in_shardings(verifier *v, const sp_op *op, sp_sharding *const *
 }
 
 static int verify_manual_computation(verifier *v, const sp_op *op) {
-  where w = {op->name, NULL, -1, NULL};
+  where w = {op->name, NULL, -1, NULL, false, NULL};
   sp_sharding *const *in = NULL;
   int rc = check_in_shardings(v, op, &in);
   if (rc) return rc;
@@ -749,7 +792,7 @@ static int verify_manual_computation(verifier *v, const sp_op *op) {
                   "result %d has none", i);
   /* Results (out_shardings) are checked like any op's results, outside the manual scope. */
   for (int i = 0; i < op->nresults; i++) {
-    where wi = {op->name, "result", i, NULL};
+    where wi = {op->name, "result", i, NULL, op->nresults == 1, NULL};
     const sp_value *r = &op->results[i];
     if ((rc = check_sharding(v, r->sharding, r->type, value_loc(r, op->loc), &wi))) return rc;
   }
@@ -763,11 +806,11 @@ static int verify_manual_computation(verifier *v, const sp_op *op) {
     return fail(v, op->loc, &w, "expects one region with one block");
   const sp_block *body = op->regions[0].blocks[0];
   if (body->nargs != op->noperands)
-    return fail(v, op->loc, &w, "number of body arguments doesn't match number of operands: "
-                "%d != %d", body->nargs, op->noperands);
+    return fail(v, op->loc, &w, "number of op operands and region operands must match. Op has "
+                "%d op operands and %d region operands", op->noperands, body->nargs);
   if ((rc = check_local_types(v, op, in, &mv, &w))) return rc;
   int saved = v->nmanual;
-  if ((rc = push_manual(v, &mv))) return rc;
+  if ((rc = push_manual(v, &mv, op->loc))) return rc;
   rc = verify_regions(v, op);
   v->nmanual = saved;
   return rc;
@@ -779,7 +822,10 @@ static int verify_results(verifier *v, const sp_op *op) {
   for (int i = 0; i < op->nresults; i++) {
     const sp_value *r = &op->results[i];
     if (!r->sharding) continue;
-    where w = {op->name, "result", i, NULL};
+    /* The inline sharding of a constraint or reshard is the op's own: no value prefix. */
+    bool inline_sharding = op->kind == SP_OP_SDY_SHARDING_CONSTRAINT ||
+                           op->kind == SP_OP_SDY_RESHARD || op->kind == SP_OP_SDY_DATA_FLOW_EDGE;
+    where w = {op->name, inline_sharding ? NULL : "result", i, NULL, op->nresults == 1, NULL};
     int rc = check_sharding(v, r->sharding, r->type, value_loc(r, op->loc), &w);
     if (rc) return rc;
   }
@@ -791,7 +837,7 @@ static int verify_func(verifier *v, const sp_op *op) {
   if (!fi || !fi->result_shardings) return SP_OK;
   for (int i = 0; i < fi->nresults; i++) {
     if (!fi->result_shardings[i]) continue;
-    where w = {op->name, "result", i, NULL};
+    where w = {op->name, "result", i, NULL, false, NULL};
     const sp_type *t = fi->result_types ? fi->result_types[i] : NULL;
     int rc = check_sharding(v, fi->result_shardings[i], t, op->loc, &w);
     if (rc) return rc;
@@ -803,7 +849,7 @@ static int verify_block(verifier *v, const sp_op *parent, const sp_block *b, boo
   for (int i = 0; i < b->nargs; i++) {
     const sp_value *arg = b->args[i];
     if (!arg->sharding) continue;
-    where w = {parent->name, func_entry ? "arg" : "block argument", i, NULL};
+    where w = {parent->name, func_entry ? "arg" : "block argument", i, NULL, false, NULL};
     int rc = check_sharding(v, arg->sharding, arg->type, value_loc(arg, parent->loc), &w);
     if (rc) return rc;
   }
@@ -831,14 +877,14 @@ static int verify_regions(verifier *v, const sp_op *op) {
 static int verify_sharding_attrs(verifier *v, const sp_op *op) {
   for (int i = 0; i < op->attrs.n; i++) {
     const sp_attr *at = &op->attrs.v[i];
-    where w = {op->name, at->name, -1, NULL};
+    where w = {op->name, at->name, -1, NULL, false, NULL};
     int rc = SP_OK;
     if (at->kind == SP_ATTR_SHARDING && at->u.sharding) {
       rc = check_sharding(v, at->u.sharding, NULL, op->loc, &w);
     } else if (at->kind == SP_ATTR_SHARDINGS && strcmp(at->name, "sdy.sharding") == 0) {
       int n = at->u.shardings.n;
       /* An op without results may carry one sharding: where it runs, not how it splits. */
-      int want = op->nresults ? op->nresults : 1;
+      int want = op->nresults ? op->nresults : n == 0 ? 0 : 1;
       if (n != want)
         return fail(v, op->loc, &w, "shardings don't match number of values: %d != %d", n,
                     op->nresults);
@@ -858,42 +904,135 @@ static int verify_sharding_attrs(verifier *v, const sp_op *op) {
   return SP_OK;
 }
 
+/* The input of a data-flow edge: a static shape and no other user; for sdy.data_flow_edge
+ * not made by an sdy op, for sdy.func_data_flow_edge a call result or a function argument. */
+static int check_edge_input(verifier *v, const sp_op *op) {
+  where w = {op->name, NULL, -1, NULL, false, NULL};
+  if (op->noperands != 1 || op->nresults != 1 || !op->operands[0].value)
+    return fail(v, op->loc, &w, "requires one operand and one result");
+  bool func_edge = op->kind == SP_OP_SDY_FUNC_DATA_FLOW_EDGE;
+  const char *what = func_edge ? "operand" : "input";
+  const sp_value *in = op->operands[0].value;
+  if (!sp_type_is_static_tensor(op->results[0].type) &&
+      op->results[0].type->kind == SP_TYPE_TENSOR)
+    return fail(v, op->loc, &w, "expected %s to have a static-shaped result", op->name);
+  if (sp_value_num_uses(in) != 1)
+    return fail(v, op->loc, &w, "expected %s of %s to have a single user", what, op->name);
+  if (!func_edge) {
+    /* Data-flow ops of the sdy dialect own their edges; any other sdy op may not. */
+    if (in->def && strncmp(in->def->name, "sdy.", 4) == 0 &&
+        in->def->kind != SP_OP_SDY_MANUAL_COMPUTATION &&
+        in->def->kind != SP_OP_SDY_NAMED_COMPUTATION) {
+      note(v, in->def->loc, "sdy op defining the input of the sdy.data_flow_edge");
+      return fail(v, op->loc, &w, "expected input of sdy.data_flow_edge to not be defined by an "
+                  "SdyDialect op");
+    }
+    return SP_OK;
+  }
+  if (in->def && in->def->kind != SP_OP_FUNC_CALL)
+    return fail(v, op->loc, &w, "expected operand of sdy.func_data_flow_edge to be a result of "
+                "call op.");
+  if (!in->def) {
+    const sp_op *owner = in->block ? sp_block_parent_op(in->block) : NULL;
+    if (!owner || owner->kind != SP_OP_FUNC)
+      return fail(v, op->loc, &w, "expected operand of sdy.func_data_flow_edge to be a block "
+                  "argument of a func op.");
+  }
+  return SP_OK;
+}
+
+/* A constraint or reshard may drop unreduced axes and introduce `sum` ones, but not change the
+ * reduction of the axes it keeps nor introduce other kinds (Shardy's wording). */
+static int check_unreduced_kinds(verifier *v, const sp_op *op) {
+  const sp_sharding *in = op->noperands == 1 && op->operands[0].value
+                              ? op->operands[0].value->sharding : NULL;
+  const sp_sharding *out = op->results[0].sharding;
+  const char *in_kind = in && in->unreduced_kind ? in->unreduced_kind : "sum";
+  const char *out_kind = out->unreduced_kind ? out->unreduced_kind : "sum";
+  where w = {op->name, NULL, -1, NULL, false, NULL};
+  bool kept = false, introduced = false;
+  for (int i = 0; i < out->nunreduced; i++) {
+    bool found = false;
+    for (int k = 0; in && k < in->nunreduced && !found; k++)
+      found = sp_axis_ref_equal(&in->unreduced[k], &out->unreduced[i]);
+    if (found) kept = true;
+    else introduced = true;
+  }
+  if (kept && strcmp(in_kind, out_kind) != 0)
+    return fail(v, op->loc, &w, "cannot change the reduction operator of kept unreduced axes from "
+                "%s to %s.", in_kind, out_kind);
+  if (introduced && strcmp(out_kind, "sum") != 0)
+    return fail(v, op->loc, &w, "cannot introduce '%s' unreduced axes. Expected 'sum'.", out_kind);
+  return SP_OK;
+}
+
 static int verify_op(verifier *v, const sp_op *op) {
   int rc = SP_OK;
+  bool collective = false;
   switch (op->kind) {
     case SP_OP_SDY_MESH:
       if (op->block != sp_module_body(v->m)) { /* top-level meshes were checked up front */
         sp_attr *at = sp_op_attr(op, "mesh");
-        where w = {op->name, NULL, -1, sp_op_get_str(op, "sym_name")};
+        where w = {op->name, NULL, -1, sp_op_get_str(op, "sym_name"), false, NULL};
         if (at && at->kind == SP_ATTR_MESH) rc = verify_mesh(v, at->u.mesh, op->loc, &w);
       }
       break;
     case SP_OP_FUNC:
       rc = verify_func(v, op);
       break;
-    case SP_OP_SDY_SHARDING_CONSTRAINT:
-    case SP_OP_SDY_RESHARD:
-      if (op->nresults != 1 || !op->results[0].sharding) {
-        where w = {op->name, NULL, -1, NULL};
-        rc = fail(v, op->loc, &w, "requires one result with a sharding");
-      }
-      break;
+
     case SP_OP_SDY_MANUAL_COMPUTATION:
       return verify_manual_computation(v, op);
+    case SP_OP_SDY_PROPAGATION_BARRIER: {
+      const char *dir = sp_op_get_str(op, "allowed_direction");
+      where w = {op->name, NULL, -1, NULL, false, NULL};
+      if (dir && strcmp(dir, "BOTH") == 0)
+        rc = fail(v, op->loc, &w, "cannot specify `BOTH` as the direction");
+      break;
+    }
+    case SP_OP_SDY_DATA_FLOW_EDGE:
+    case SP_OP_SDY_FUNC_DATA_FLOW_EDGE:
+      rc = check_edge_input(v, op);
+      break;
+    case SP_OP_SDY_RESHARD:
+    case SP_OP_SDY_SHARDING_CONSTRAINT:
+      if (op->nresults != 1 || !op->results[0].sharding) {
+        where w = {op->name, NULL, -1, NULL, false, NULL};
+        rc = fail(v, op->loc, &w, "requires one result with a sharding");
+      } else {
+        rc = check_unreduced_kinds(v, op);
+      }
+      break;
+    case SP_OP_SDY_ALL_GATHER:
+    case SP_OP_SDY_ALL_SLICE:
+    case SP_OP_SDY_ALL_TO_ALL:
+    case SP_OP_SDY_ALL_REDUCE:
+    case SP_OP_SDY_REDUCE_SCATTER:
+    case SP_OP_SDY_COLLECTIVE_PERMUTE:
+    case SP_OP_SDY_SHARDED_TO_UNREDUCED:
+    case SP_OP_SDY_REPLICATED_TO_UNREDUCED:
+      /* The out_sharding first (mesh, rank, axes), then how it relates to the operand. */
+      collective = true;
+      break;
     case SP_OP_SDY_NAMED_COMPUTATION: {
+      /* A named computation's in_shardings are optional (absent: none of its operands has
+       * one); when given there is one per operand. */
       sp_sharding *const *in;
-      rc = check_in_shardings(v, op, &in);
+      if (sp_op_attr(op, "in_shardings")) rc = check_in_shardings(v, op, &in);
       break;
     }
     default:
       break;
   }
   if (rc) return rc;
+  if ((rc = sp_verify_stablehlo_op(v->m, op, v->err))) return rc;
   if ((rc = verify_results(v, op))) return rc;
+  if (collective && (rc = sp_verify_collective(v->m, op, v->err))) return rc;
   if ((rc = verify_sharding_attrs(v, op))) return rc;
   sp_rule *rule = sp_op_rule(op);
   if (rule && (rc = check_rule(v, op, rule))) return rc;
-  return verify_regions(v, op);
+  if ((rc = verify_regions(v, op))) return rc;
+  return op->kind == SP_OP_FUNC ? sp_verify_func_return(v->m, op, v->err) : SP_OK;
 }
 
 int sp_verify_module(const sp_module *m, sp_err *err) {

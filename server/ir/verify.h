@@ -47,4 +47,17 @@ int sp_verify_sharding(const sp_module *m, const sp_sharding *s, const sp_type *
  * kinds). */
 int sp_verify_rule(const sp_module *m, const sp_op *op, const sp_rule *rule, sp_err *err);
 
+/* Verifies what relates an sdy collective's out_sharding to its operand's sharding
+ * (verify_collectives.c); the out_sharding itself is checked like any sharding. */
+int sp_verify_collective(const sp_module *m, const sp_op *op, sp_err *err);
+
+/* Verifies what StableHLO's verifier checks of an op the engine reads (verify_stablehlo.c):
+ * no undefined operand, element and byte counts that fit in int64, operand/result counts,
+ * shapes and attributes per op kind. */
+int sp_verify_stablehlo_op(const sp_module *m, const sp_op *op, sp_err *err);
+/* A func.func with a single-block body ends in a func.return of its result types, or in an op
+ * of an unknown dialect taken as its terminator (checked after the body, so that errors inside
+ * it are reported first). */
+int sp_verify_func_return(const sp_module *m, const sp_op *op, sp_err *err);
+
 #endif /* SP_VERIFY_H */

@@ -140,6 +140,7 @@ static const sp__mlir_attr_schema schema[] = {
     ENT(CONSTANT, "value", TEXT, true, NULL),
     /* func / sdy */
     ENT(FUNC_CALL, "callee", SYMBOL, true, NULL),
+    ENT(FUNC, "sdy.original_func_name", STR, false, NULL),
     ENT(SDY_PROPAGATION_BARRIER, "allowed_direction", ENUM, true, "#sdy<propagation_direction"),
     ENT(SDY_SHARDING_GROUP, "group_id", INT, true, NULL),
     ENT(SDY_NAMED_COMPUTATION, "name", STR, true, NULL),
@@ -153,15 +154,15 @@ const sp__mlir_attr_schema *sp__mlir_schema_find(sp_op_kind kind, const char *na
 }
 
 int sp__mlir_schema_parts(sp__mlir_attr_form form, const char **names, bool *is_int) {
-  static const char *gather[] = {"offset_dims", "collapsed_slice_dims", "operand_batching_dims",
+  static const char *const gather[] = {"offset_dims", "collapsed_slice_dims", "operand_batching_dims",
                                  "start_indices_batching_dims", "start_index_map",
                                  "index_vector_dim"};
-  static const char *scatter[] = {"update_window_dims", "inserted_window_dims",
+  static const char *const scatter[] = {"update_window_dims", "inserted_window_dims",
                                   "input_batching_dims", "scatter_indices_batching_dims",
                                   "scatter_dims_to_operand_dims", "index_vector_dim"};
-  static const char *dot[] = {"lhs_batching_dimensions", "rhs_batching_dimensions",
+  static const char *const dot[] = {"lhs_batching_dimensions", "rhs_batching_dimensions",
                               "lhs_contracting_dimensions", "rhs_contracting_dimensions"};
-  const char **src;
+  const char *const *src;
   int n;
   switch (form) {
     case SP__FORM_GATHER_DIMS: src = gather; n = 6; break;

@@ -4,7 +4,7 @@
  *
  * The table maps an op kind to the pair that reads and writes its custom assembly form, so the
  * two directions of one syntax live side by side (format_builtin.c: module, func;
- * format_sdy.c: the sdy dialect; format_stablehlo.c: StableHLO). Kinds without an entry are
+ * format_sdy.c: the sdy dialect; format_sdy_collectives.c: its collectives; format_stablehlo.c: StableHLO). Kinds without an entry are
  * read with the permissive fallback syntax and printed in MLIR's generic form.
  *
  * A printer returns false, having written nothing, when the op does not have the shape its
@@ -43,6 +43,7 @@ bool sp__mlir_print_constant_like(sp__mlir_writer *w, const sp_op *op);
 /* The per-family tables (terminated by an entry with kind SP_OP_UNKNOWN). */
 extern const sp__mlir_format sp__mlir_builtin_formats[];
 extern const sp__mlir_format sp__mlir_sdy_formats[];
+extern const sp__mlir_format sp__mlir_sdy_collective_formats[];
 extern const sp__mlir_format sp__mlir_stablehlo_formats[];
 
 #endif /* SP_MLIR_FORMAT_H */

@@ -327,12 +327,14 @@ const sp__mlir_format sp__mlir_builtin_formats[] = {
 
 /* ------------------------------------------------------------------ the table */
 
+/* Filled once, under pthread_once, from the constant tables above; read-only afterwards, so
+ * any number of threads may parse and print at once. */
 static const sp__mlir_format *format_index[SP_OP_KIND_COUNT];
 static pthread_once_t format_index_once = PTHREAD_ONCE_INIT;
 
 static void build_format_index(void) {
   const sp__mlir_format *tables[] = {sp__mlir_builtin_formats, sp__mlir_sdy_formats,
-                                     sp__mlir_stablehlo_formats};
+                                     sp__mlir_sdy_collective_formats, sp__mlir_stablehlo_formats};
   for (size_t t = 0; t < sizeof tables / sizeof tables[0]; t++)
     for (const sp__mlir_format *f = tables[t]; f->kind != SP_OP_UNKNOWN; f++)
       format_index[f->kind] = f;

@@ -7,7 +7,6 @@
  *   %1 = sdy.func_data_flow_edge %0 {sdy.sharding = ...} : T
  *   %1 = sdy.propagation_barrier %0 allowed_direction=BACKWARD : T
  *   sdy.sharding_group %0 group_id=3 : T
- *   %1 = sdy.all_reduce {"b"} %0 out_sharding=<@m, [...]> : T
  *   %1 = sdy.constant {attrs} dense<1.0> : T
  *   %r = sdy.manual_computation(%a) in_shardings=[..] out_shardings=[..] manual_axes={"a"}
  *          (%arg1: T) { ... } : (T) -> T
@@ -197,47 +196,33 @@ static bool print_group(sp__mlir_writer *w, const sp_op *op) {
   return true;
 }
 
-/* ------------------------------------------------------------------ all_reduce */
-
-static int parse_all_reduce(sp__mlir_parser *p, const sp__mlir_op_header *h, sp_op **out) {
-  sp_attrs attrs = {0};
-  sp_attr axes = {.name = "reduction_axes", .kind = SP_ATTR_AXES};
-  sp_attr sh = {.name = "out_sharding", .kind = SP_ATTR_SHARDING};
-  sp_value *in;
-  sp_type *t;
-  int rc;
-  if ((rc = sp__mlir_parse_axis_list(p, &axes.u.axes.n, &axes.u.axes.v)) ||
-      (rc = sp__mlir_parse_operand(p, &in)) ||
-      (rc = sp__mlir_expect_word(p, "out_sharding", h->name)) ||
-      (rc = sp__mlir_expect(p, SP_TOK_EQUAL, h->name)) ||
-      (rc = sp__mlir_parse_sharding_stripped(p, &sh.u.sharding)) ||
-      (rc = sp__mlir_set_attr(p, &attrs, &axes)) || (rc = sp__mlir_set_attr(p, &attrs, &sh)) ||
-      (rc = sp__mlir_parse_attr_dict(p, h->kind, &attrs)) ||
-      (rc = sp__mlir_expect(p, SP_TOK_COLON, h->name)) || (rc = sp__mlir_parse_type(p, &t)))
-    return rc;
-  return sp__mlir_build_op(p, h, 1, &in, 1, &t, 0, NULL, &attrs, out);
-}
-
-static bool print_all_reduce(sp__mlir_writer *w, const sp_op *op) {
-  sp_attr *axes = sp_op_attr(op, "reduction_axes");
-  if (!unary_shape(op, 1) || !axes || axes->kind != SP_ATTR_AXES || !op->results[0].sharding)
-    return false;
-  static const char *const elided[] = {"reduction_axes", "sdy.sharding", NULL};
-  sp__mlir_w_op_name(w, op);
-  sp__mlir_w_putc(w, ' ');
-  sp__mlir_w_attr_value(w, op->kind, axes);
-  sp__mlir_w_operands_lead(w, op);
-  sp__mlir_w_puts(w, " out_sharding=");
-  sp__mlir_w_sharding(w, op->results[0].sharding);
-  sp__mlir_w_attr_dict(w, op, elided, false);
-  sp__mlir_w_puts(w, " : ");
-  sp__mlir_w_type(w, op->results[0].type);
-  return true;
-}
-
 /* ------------------------------------------------------------------ sdy.constant */
 
+/* `() {value = ...} : () -> T`: the form StableHLO's parser also takes (and its printer uses
+ * when the value's type is not the result's). */
+static int parse_constant_call_form(sp__mlir_parser *p, const sp__mlir_op_header *h,
+                                    sp_op **out) {
+  sp_attrs attrs = {0};
+  sp__mlir_types ins = {0}, outs = {0};
+  int rc;
+  if ((rc = sp__mlir_expect(p, SP_TOK_RPAREN, h->name))) return rc;
+  if (p->lx.tok.kind == SP_TOK_LESS) { /* properties: <{value = ...}> */
+    sp__mlir_next(p);
+    if ((rc = sp__mlir_parse_attr_dict(p, h->kind, &attrs)) ||
+        (rc = sp__mlir_expect(p, SP_TOK_GREATER, h->name)))
+      return rc;
+  }
+  if ((rc = sp__mlir_parse_attr_dict(p, h->kind, &attrs)) ||
+      (rc = sp__mlir_expect(p, SP_TOK_COLON, h->name)) ||
+      (rc = sp__mlir_parse_function_type(p, &ins, &outs)))
+    return rc;
+  if (ins.n != 0 || outs.n != 1 || !sp_attrs_get(&attrs, "value"))
+    return sp__mlir_error(p, &h->name_tok, "'%s' takes a value and has one result", h->name);
+  return sp__mlir_build_op(p, h, 0, NULL, 1, outs.v, 0, NULL, &attrs, out);
+}
+
 int sp__mlir_parse_constant_like(sp__mlir_parser *p, const sp__mlir_op_header *h, sp_op **out) {
+  if (sp__mlir_accept(p, SP_TOK_LPAREN)) return parse_constant_call_form(p, h, out);
   sp_attrs attrs = {0};
   sp_strbuf sb = SP_STRBUF_INIT;
   sp_type *t = NULL;
@@ -246,6 +231,9 @@ int sp__mlir_parse_constant_like(sp__mlir_parser *p, const sp__mlir_op_header *h
   sp__mlir_token at = p->lx.tok;
   rc = sp__mlir_parse_attr_text(p, &sb, false, &t);
   if (!rc && !t) rc = sp__mlir_error(p, &at, "expected a typed value (such as dense<0> : tensor<i32>) in '%s'", h->name);
+  if (!rc && t->kind == SP_TYPE_TENSOR && !sp_type_is_static_tensor(t) &&
+      strncmp(sp_strbuf_str(&sb), "dense<", 6) == 0)
+    rc = sp__mlir_error(p, &at, "elements literal type must have static shape");
   sp_attr value = {.name = "value", .kind = SP_ATTR_TEXT};
   if (!rc) {
     value.u.s = sp_arena_strndup(p->a, sp_strbuf_str(&sb), sb.len);
@@ -260,8 +248,24 @@ bool sp__mlir_print_constant_like(sp__mlir_writer *w, const sp_op *op) {
   sp_attr *value = sp_op_attr(op, "value");
   if (op->noperands || op->nresults != 1 || op->nregions || !value || value->kind != SP_ATTR_TEXT)
     return false;
+  /* The pretty form says the type once: the value's must be the result's. */
+  sp_strbuf ts = SP_STRBUF_INIT;
+  sp_type_print(&ts, op->results[0].type);
+  const char *v = value->u.s, *colon = strrchr(v, ':');
+  bool same = sp_strbuf_ok(&ts) && colon && colon > v && colon[-1] == ' ' && colon[1] == ' ' &&
+              strcmp(colon + 2, sp_strbuf_str(&ts)) == 0;
+  sp_strbuf_free(&ts);
   static const char *const elided[] = {"value", NULL};
   sp__mlir_w_op_name(w, op);
+  if (!same) { /* StableHLO's printer: `() <{value = ...}> : () -> T` */
+    sp__mlir_w_puts(w, "() <{value = ");
+    sp__mlir_w_puts(w, v);
+    sp__mlir_w_puts(w, "}>");
+    sp__mlir_w_attr_dict(w, op, elided, false);
+    sp__mlir_w_puts(w, " : () -> ");
+    sp__mlir_w_type(w, op->results[0].type);
+    return true;
+  }
   sp__mlir_w_attr_dict(w, op, elided, false);
   sp__mlir_w_putc(w, ' ');
   sp__mlir_w_puts(w, value->u.s);
@@ -409,8 +413,9 @@ const sp__mlir_format sp__mlir_sdy_formats[] = {
     {SP_OP_SDY_FUNC_DATA_FLOW_EDGE, parse_func_edge, print_func_edge},
     {SP_OP_SDY_PROPAGATION_BARRIER, parse_barrier, print_barrier},
     {SP_OP_SDY_SHARDING_GROUP, parse_group, print_group},
-    {SP_OP_SDY_ALL_REDUCE, parse_all_reduce, print_all_reduce},
     {SP_OP_SDY_CONSTANT, sp__mlir_parse_constant_like, sp__mlir_print_constant_like},
+    /* arith.constant shares the form (Shardy's tests use it as a plain producer). */
+    {SP_OP_ARITH_CONSTANT, sp__mlir_parse_constant_like, sp__mlir_print_constant_like},
     {SP_OP_SDY_MANUAL_COMPUTATION, parse_manual, print_manual},
     {SP_OP_SDY_NAMED_COMPUTATION, parse_named, print_named},
     {SP_OP_SDY_RETURN, sp__mlir_parse_return_like, sp__mlir_print_return_like},

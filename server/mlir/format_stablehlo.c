@@ -259,7 +259,7 @@ static int parse_slice_ranges(sp__mlir_parser *p, sp_attrs *attrs) {
     }
   }
   if ((rc = sp__mlir_expect(p, SP_TOK_RSQUARE, "slice"))) return rc;
-  static const char *names[3] = {"start_indices", "limit_indices", "strides"};
+  static const char *const names[3] = {"start_indices", "limit_indices", "strides"};
   for (int k = 0; k < 3; k++) {
     sp_ints ints = {n, NULL};
     if (n) {

@@ -45,4 +45,12 @@ typedef struct sp_mlir_chunk {
  * Fills at most `max` chunks and returns how many there are (which may exceed `max`). */
 int sp_mlir_split(const char *text, size_t len, sp_mlir_chunk *chunks, int max);
 
+/* The printed names of a module's values ("%arg0", "%3", "%2#1"), as sp_mlir_print names
+ * them: built once (sp_mlir_names_new), then looked up per value. The module must not change
+ * while the names are in use. Owned by the caller; free with sp_mlir_names_free. */
+typedef struct sp_mlir_names sp_mlir_names;
+int sp_mlir_names_new(const sp_module *m, sp_mlir_names **out, sp_err *err);
+void sp_mlir_names_value(const sp_mlir_names *n, sp_strbuf *sb, const sp_value *v);
+void sp_mlir_names_free(sp_mlir_names *n);
+
 #endif /* SP_MLIR_H */

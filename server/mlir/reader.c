@@ -660,7 +660,9 @@ static int absorb_shardings(sp__mlir_parser *p, const sp__mlir_op_header *h, sp_
     case SP_OP_SDY_ALL_SLICE:
     case SP_OP_SDY_ALL_TO_ALL:
     case SP_OP_SDY_COLLECTIVE_PERMUTE:
-    case SP_OP_SDY_REDUCE_SCATTER: inline_name = "out_sharding"; break;
+    case SP_OP_SDY_REDUCE_SCATTER:
+    case SP_OP_SDY_SHARDED_TO_UNREDUCED:
+    case SP_OP_SDY_REPLICATED_TO_UNREDUCED: inline_name = "out_sharding"; break;
     case SP_OP_SDY_MANUAL_COMPUTATION:
     case SP_OP_SDY_NAMED_COMPUTATION: list_name = "out_shardings"; break;
     default: break;
@@ -674,17 +676,18 @@ static int absorb_shardings(sp__mlir_parser *p, const sp__mlir_op_header *h, sp_
   if (list_name && (at = sp_attrs_get(&op->attrs, list_name)) &&
       at->kind == SP_ATTR_SHARDINGS) {
     if (at->u.shardings.n != op->nresults)
-      return sp__mlir_error(p, &h->name_tok, "'%s' of '%s' has %d shardings but the op has %d results",
-                            list_name, h->name, at->u.shardings.n, op->nresults);
+      return sp__mlir_error(p, &h->name_tok, "'%s' op result shardings don't match number of "
+                            "values: %d shardings vs %d values", h->name, at->u.shardings.n,
+                            op->nresults);
     for (int i = 0; i < op->nresults; i++) op->results[i].sharding = at->u.shardings.v[i];
     sp_attrs_remove(&op->attrs, list_name);
   }
   at = sp_attrs_get(&op->attrs, "sdy.sharding");
   if (at && at->kind == SP_ATTR_SHARDINGS && op->nresults > 0) {
     if (at->u.shardings.n != op->nresults)
-      return sp__mlir_error(p, &h->name_tok,
-                            "'sdy.sharding' of '%s' has %d shardings but the op has %d results",
-                            h->name, at->u.shardings.n, op->nresults);
+      return sp__mlir_error(p, &h->name_tok, "'%s' op result shardings don't match number of "
+                            "values: %d shardings vs %d values", h->name, at->u.shardings.n,
+                            op->nresults);
     for (int i = 0; i < op->nresults; i++) op->results[i].sharding = at->u.shardings.v[i];
     sp_attrs_remove(&op->attrs, "sdy.sharding");
   }
@@ -1001,6 +1004,16 @@ int sp_mlir_parse(const char *text, size_t len, const char *filename, int first_
   if (len > (size_t)SP_MAX_INPUT_BYTES)
     return sp_err_set(err, SP_ELIMIT, "%s: input of %zu bytes exceeds SP_MAX_INPUT_BYTES",
                       filename, len);
+  /* A NUL byte would end the C strings that verbatim attributes and names are kept in. */
+  const char *nul = memchr(text, '\0', len);
+  if (nul) {
+    int line = first_line;
+    const char *bol = text;
+    for (const char *q = text; q < nul; q++)
+      if (*q == '\n') line++, bol = q + 1;
+    return sp_err_set(err, SP_EINVAL, "%s:%d:%d: unexpected NUL character", filename, line,
+                      (int)(nul - bol) + 1);
+  }
   sp__mlir_parser p;
   memset(&p, 0, sizeof p);
   sp__mlir_names names;

@@ -196,7 +196,7 @@ bool sp__mlir_at_type(const sp__mlir_parser *p) {
   const sp__mlir_token *t = &p->lx.tok;
   if (t->kind == SP_TOK_BANG) return true;
   if (t->kind != SP_TOK_BARE) return false;
-  static const char *words[] = {"tensor", "tuple", "none", "index", "vector", "memref",
+  static const char *const words[] = {"tensor", "tuple", "none", "index", "vector", "memref",
                                 "complex", "bf16", "f16", "f32", "f64", "tf32"};
   for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
     if (sp__mlir_tok_is(t, words[i])) return true;

@@ -197,6 +197,14 @@ static void put_axes(sp__mlir_writer *w, const sp_axis_ref *v, int n) {
   sp__mlir_w_putc(w, '}');
 }
 
+void sp__mlir_w_dim_axes(sp__mlir_writer *w, const sp_dim_sharding *v, int n) {
+  sp_dim_axes_print(w->out, v, n);
+}
+
+void sp__mlir_w_all_to_all_params(sp__mlir_writer *w, const sp_all_to_all_param *v, int n) {
+  sp_all_to_all_params_print(w->out, v, n);
+}
+
 void sp__mlir_w_attr_value(sp__mlir_writer *w, sp_op_kind kind, const sp_attr *a) {
   const sp__mlir_attr_schema *s = sp__mlir_schema_find(kind, a->name);
   switch (a->kind) {
@@ -229,6 +237,16 @@ void sp__mlir_w_attr_value(sp__mlir_writer *w, sp_op_kind kind, const sp_attr *a
       sp__mlir_w_putc(w, '>');
       return;
     case SP_ATTR_AXES: put_axes(w, a->u.axes.v, a->u.axes.n); return;
+    case SP_ATTR_DIM_AXES:
+      sp__mlir_w_puts(w, "#sdy<list_of_axis_ref_lists");
+      sp__mlir_w_dim_axes(w, a->u.dim_axes.v, a->u.dim_axes.n);
+      sp__mlir_w_putc(w, '>');
+      return;
+    case SP_ATTR_ALL_TO_ALL:
+      sp__mlir_w_puts(w, "#sdy<all_to_all_param_list");
+      sp__mlir_w_all_to_all_params(w, a->u.all_to_all.v, a->u.all_to_all.n);
+      sp__mlir_w_putc(w, '>');
+      return;
     case SP_ATTR_RULE: sp_rule_print(w->out, a->u.rule); return;
     case SP_ATTR_MESH:
       sp__mlir_w_puts(w, "#sdy.mesh");
@@ -536,4 +554,31 @@ int sp_mlir_print(const sp_module *m, sp_strbuf *out, sp_err *err) {
   sp__mlir_namer_free(w.names);
   if (!sp_strbuf_ok(out)) return sp_err_set(err, SP_ENOMEM, "out of memory while printing");
   return SP_OK;
+}
+
+/* ------------------------------------------------------------------ value names (mlir.h) */
+
+struct sp_mlir_names {
+  sp__mlir_namer *namer;
+};
+
+int sp_mlir_names_new(const sp_module *m, sp_mlir_names **out, sp_err *err) {
+  *out = NULL;
+  sp_mlir_names *n = calloc(1, sizeof *n);
+  if (!n || sp__mlir_namer_build(m->op, &n->namer) != SP_OK) {
+    free(n);
+    return sp_err_set(err, SP_ENOMEM, "out of memory naming values");
+  }
+  *out = n;
+  return SP_OK;
+}
+
+void sp_mlir_names_value(const sp_mlir_names *n, sp_strbuf *sb, const sp_value *v) {
+  sp__mlir_namer_value(n->namer, sb, v);
+}
+
+void sp_mlir_names_free(sp_mlir_names *n) {
+  if (!n) return;
+  sp__mlir_namer_free(n->namer);
+  free(n);
 }

@@ -57,6 +57,9 @@ void sp__mlir_w_value_attrs(sp__mlir_writer *w, const sp_sharding *sharding,
                             const sp_attrs *attrs);
 /* An attribute value as MLIR spells it generically (structured kinds per the schema). */
 void sp__mlir_w_attr_value(sp__mlir_writer *w, sp_op_kind kind, const sp_attr *a);
+/* [{"x"}, {}] (per-dim axis lists) and [{"x"}: 0->1, ...] (sdy.all_to_all params). */
+void sp__mlir_w_dim_axes(sp__mlir_writer *w, const sp_dim_sharding *v, int n);
+void sp__mlir_w_all_to_all_params(sp__mlir_writer *w, const sp_all_to_all_param *v, int n);
 /* <@mesh, [...]> and [<...>, <...>] */
 void sp__mlir_w_sharding(sp__mlir_writer *w, const sp_sharding *s);
 void sp__mlir_w_shardings(sp__mlir_writer *w, sp_sharding *const *v, int n);

@@ -381,6 +381,10 @@ static int reduce_after_op(sp_module *m, sp_op *op, sp_err *err) {
 }
 
 int sp_export_insert_explicit_reshards(sp_module *m, sp_err *err) {
+  return sp_export_insert_explicit_reshards_mode(m, true, err);
+}
+
+int sp_export_insert_explicit_reshards_mode(sp_module *m, bool reduce_after_ops, sp_err *err) {
   op_vec l = {NULL, 0, 0, false};
   sp_op_walk(m->op, push_op, &l);
   int rc = l.oom ? SP_ENOMEM : SP_OK;
@@ -391,7 +395,7 @@ int sp_export_insert_explicit_reshards(sp_module *m, sp_err *err) {
       if (v && v->sharding && v->sharding->nunreduced) rc = insert_all_reduce(m, op, i);
     }
     if (!rc && op->kind == SP_OP_FUNC_CALL) rc = reshard_call_operands(m, op);
-    if (!rc && (rc = reduce_after_op(m, op, err))) {
+    if (!rc && reduce_after_ops && (rc = reduce_after_op(m, op, err))) {
       free(l.v);
       return rc;
     }

@@ -39,6 +39,9 @@ int sp_export_update_non_divisible(sp_module *m, sp_err *err);
 int sp_export_remove_sub_axes_in_main(sp_module *m, sp_err *err);
 int sp_export_close_shardings(sp_module *m, sp_err *err);
 int sp_export_insert_explicit_reshards(sp_module *m, sp_err *err);
+/* The same, the all-reduces after ops whose result has unreduced axes only when
+ * `reduce_after_ops` (the full version, export/explicit_reshards.h, inserts its own). */
+int sp_export_insert_explicit_reshards_mode(sp_module *m, bool reduce_after_ops, sp_err *err);
 int sp_export_canonicalize(sp_module *m, sp_err *err);
 
 /* Whether `op` has no side effects, so that it may be erased once its results are unused. */

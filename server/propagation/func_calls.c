@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "ir/clone.h"
+#include "ir/diag.h"
 #include "propagation/data_flow_edges.h"
 #include "propagation/mesh_import.h"
 #include "propagation/sharding_walk.h"
@@ -110,24 +111,51 @@ static bool is_recursive(const sp_op *call, const char *callee) {
   return false;
 }
 
-static int import_call(sp_module *m, sp_op *call, sp_op *fn, sp_err *err) {
+/* The in_shardings of a computation imported from `fn`: its argument shardings, those without
+ * one fully open on the mesh of the first argument sharding that is not on a maximal mesh;
+ * NULL when no argument has such a sharding (an open sharding needs a mesh with axes). */
+static sp_sharding **import_in_shardings(const sp_module *m, const sp_op *fn,
+                                         const sp_block *body, bool *oom) {
+  const sp_sharding *first = NULL;
+  for (int i = 0; i < body->nargs && !first; i++) {
+    const sp_sharding *s = body->args[i]->sharding;
+    if (s && !sp_mesh_is_maximal(sp_module_sharding_mesh(m, s))) first = s;
+  }
+  if (!first) return NULL;
+  sp_sharding **out = sp_arena_alloc(m->arena, (size_t)body->nargs * sizeof *out);
+  if (!out) {
+    *oom = true;
+    return NULL;
+  }
+  for (int i = 0; i < body->nargs; i++) {
+    int rank = sp_sharding_rank_of(fn->func->arg_types[i]);
+    out[i] = body->args[i]->sharding ? body->args[i]->sharding
+                                     : sp_sharding_open_like(m->arena, first, rank < 0 ? 0 : rank);
+    if (!out[i]) *oom = true;
+  }
+  return out;
+}
+
+static int import_call(sp_module *m, sp_op *call, sp_op *fn, bool add_edges, sp_err *err) {
   sp_arena *a = m->arena;
   const char *name = sp_op_get_str(fn, "sym_name");
+  const char *original = sp_op_get_str(fn, "sdy.original_func_name");
   sp_block *body = entry_block(fn);
   sp_type **types = call->nresults ? sp_arena_alloc(a, (size_t)call->nresults * sizeof *types) : NULL;
   if (call->nresults && !types) goto oom;
   for (int i = 0; i < call->nresults; i++) types[i] = call->results[i].type;
   sp_op *nc = sp_op_create(a, "sdy.named_computation", call->noperands, NULL, call->nresults,
                            types, 1);
-  if (!nc || set_str_attr(a, nc, "name", SP_ATTR_STR, name)) goto oom;
+  if (!nc || set_str_attr(a, nc, "name", SP_ATTR_STR, original ? original : name)) goto oom;
   nc->loc = call->loc;
   for (int i = 0; i < call->noperands; i++) sp_op_set_operand(nc, i, call->operands[i].value);
+  /* The call's other attributes (frontend attributes, ...) stay with the computation. */
+  for (int i = 0; i < call->attrs.n; i++)
+    if (strcmp(call->attrs.v[i].name, "callee") != 0 && sp_attrs_set(a, &nc->attrs, &call->attrs.v[i]))
+      goto oom;
 
   bool oom = false;
-  sp_sharding **args = sp_arena_alloc(a, (size_t)(body->nargs + 1) * sizeof *args);
-  if (!args) goto oom;
-  for (int i = 0; i < body->nargs; i++) args[i] = body->args[i]->sharding;
-  sp_sharding **in = complete_list(a, args, fn->func->arg_types, body->nargs, &oom);
+  sp_sharding **in = import_in_shardings(m, fn, body, &oom);
   if (oom) goto oom;
   if (in) {
     sp_attr at = {.name = "in_shardings", .kind = SP_ATTR_SHARDINGS};
@@ -159,20 +187,41 @@ static int import_call(sp_module *m, sp_op *call, sp_op *fn, sp_err *err) {
   for (int i = 0; i < call->nresults; i++)
     sp_value_replace_all_uses(&call->results[i], &nc->results[i]);
   sp_op_erase(call);
-  return sp_data_flow_edges_add_within(m, nc, err);
+  return add_edges ? sp_data_flow_edges_add_within(m, nc, err) : SP_OK;
 oom:
   return sp_err_set(err, SP_ENOMEM, "out of memory importing a call to @%s", name);
 }
 
-int sp_func_calls_import(sp_module *m, sp_err *err) {
+/* Whether a function carries an argument or result sharding (cloning it per call site may then
+ * be a surprise worth a warning). */
+static bool has_shardings(const sp_op *fn) {
+  const sp_block *body = entry_block(fn);
+  for (int i = 0; body && i < body->nargs; i++)
+    if (body->args[i]->sharding) return true;
+  for (int i = 0; fn->func->result_shardings && i < fn->func->nresults; i++)
+    if (fn->func->result_shardings[i]) return true;
+  return false;
+}
+
+static bool has_call_to(sp_op *op, void *ctx) {
+  const char *name = ctx;
+  if (op->kind != SP_OP_FUNC_CALL) return true;
+  const char *callee = sp_op_get_str(op, "callee");
+  return !(callee && strcmp(callee, name) == 0);
+}
+
+int sp_func_calls_import(sp_module *m, bool add_edges, sp_err *err) {
+  op_vec done = {0}; /* callees imported at least once */
+  int rc = SP_OK;
   for (;;) {
     op_vec l = {0};
     sp_op_walk(m->op, collect_calls, &l);
     if (l.oom) {
       free(l.v);
-      return sp_err_set(err, SP_ENOMEM, "out of memory importing calls");
+      rc = sp_err_set(err, SP_ENOMEM, "out of memory importing calls");
+      break;
     }
-    int imported = 0, rc = SP_OK;
+    int imported = 0;
     for (int i = 0; !rc && i < l.n; i++) {
       sp_op *call = l.v[i], *fn = callee_of(m, call);
       sp_block *body = fn ? entry_block(fn) : NULL;
@@ -186,13 +235,26 @@ int sp_func_calls_import(sp_module *m, sp_err *err) {
                         call->loc.col, name);
         break;
       }
-      rc = import_call(m, call, fn, err);
+      bool seen = false;
+      for (int k = 0; k < done.n && !seen; k++) seen = done.v[k] == fn;
+      if (seen && has_shardings(fn))
+        sp_module_warn(m, call->loc, "function @%s has multiple call ops, we need to clone the "
+                       "function body for each call", name);
+      else if (!vec_push(&done, fn))
+        rc = sp_err_set(err, SP_ENOMEM, "out of memory importing calls");
+      if (!rc) rc = import_call(m, call, fn, add_edges, err);
       imported++;
     }
     free(l.v);
-    if (rc) return rc;
-    if (!imported) return SP_OK;
+    if (rc || !imported) break;
   }
+  /* Imported functions nobody calls any more are gone (their bodies live in the computations). */
+  for (int k = 0; !rc && k < done.n; k++) {
+    const char *name = sp_op_get_str(done.v[k], "sym_name");
+    if (name && sp_op_walk(m->op, has_call_to, (void *)name)) sp_op_erase(done.v[k]);
+  }
+  free(done.v);
+  return rc;
 }
 
 /* ------------------------------------------------------------------ pre-order funcs */
@@ -412,7 +474,7 @@ int sp_func_calls_results_from_returns(sp_module *m, sp_err *err) {
     if (!ret || ret->kind != SP_OP_FUNC_RETURN) continue;
     for (int i = 0; i < ret->noperands && i < fn->func->nresults; i++) {
       sp_value *v = ret->operands[i].value;
-      if (v && v->sharding) fn->func->result_shardings[i] = v->sharding;
+      if (v) fn->func->result_shardings[i] = v->sharding;
     }
   }
   return SP_OK;
@@ -426,7 +488,7 @@ int sp_func_calls_insert_reshards(sp_module *m, sp_err *err) {
     sp_op *call = l.v[i], *fn = callee_of(m, call);
     if (!fn || !fn->func || fn->func->nresults != call->nresults || !fn->func->result_shardings)
       continue;
-    sp_op *anchor = call;
+    sp_op *const anchor = call;
     for (int k = 0; k < call->nresults; k++) {
       sp_value *r = &call->results[k];
       sp_sharding *want = fn->func->result_shardings[k];
@@ -440,8 +502,16 @@ int sp_func_calls_insert_reshards(sp_module *m, sp_err *err) {
         rs->results[0].sharding = r->sharding;
         sp_value_replace_all_uses(r, &rs->results[0]);
         sp_op_set_operand(rs, 0, r);
-        sp_op_insert_after(anchor, rs);
-        anchor = rs;
+        sp_op_insert_after(anchor, rs); /* right after the call: later results come first */
+      }
+      /* A callee result without a sharding is replicated: say so on the call's mesh. */
+      if (!want && r->sharding) {
+        want = sp_sharding_new(m->arena, r->sharding->mesh_name, r->sharding->rank, true);
+        if (!want) {
+          rc = SP_ENOMEM;
+          break;
+        }
+        want->inline_mesh = r->sharding->inline_mesh;
       }
       r->sharding = want;
     }

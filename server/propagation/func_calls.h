@@ -10,9 +10,13 @@
  *     `sdy.named_computation<"callee">` holding a private copy of the callee's body (so a
  *     function called from several places gets one copy per call site: the call graph is
  *     flattened), with in_shardings from the callee's argument shardings, out_shardings from
- *     the call's result shardings, and data-flow edges on its arguments and results. Calls
- *     inside the copied bodies are imported too. A call cycle is an error. Callees left
- *     without callers are removed by the symbol DCE that follows.
+ *     the call's result shardings, and (with add_edges) data-flow edges on its arguments and
+ *     results. The computation is named after the callee's `sdy.original_func_name` when it
+ *     has one, keeps the call's other attributes, and its in_shardings are the callee's
+ *     argument shardings, missing ones fully open on the mesh of the first non-maximal one
+ *     (none when there is no such sharding). A function with argument or result shardings that
+ *     is called more than once gets a warning at each further call. Calls inside the copied bodies are imported too. A call cycle is
+ *     an error. Imported callees left without callers are erased.
  *   sp_func_calls_pre_order: moves the functions to the end of the module, callers before
  *     their callees (module order otherwise).
  *   sp_func_calls_export: each sdy.named_computation (innermost first) becomes a private
@@ -33,11 +37,13 @@
 #ifndef SP_FUNC_CALLS_H
 #define SP_FUNC_CALLS_H
 
+#include <stdbool.h>
+
 #include "ir/err.h"
 #include "ir/ir.h"
 
 int sp_func_calls_shardings_to_calls(sp_module *m, sp_err *err);
-int sp_func_calls_import(sp_module *m, sp_err *err);
+int sp_func_calls_import(sp_module *m, bool add_edges, sp_err *err);
 int sp_func_calls_pre_order(sp_module *m, sp_err *err);
 int sp_func_calls_export(sp_module *m, sp_err *err);
 int sp_func_calls_results_from_returns(sp_module *m, sp_err *err);

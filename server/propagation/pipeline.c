@@ -11,6 +11,8 @@
 #include "propagation/data_flow_edges.h"
 #include "propagation/export_shardings.h"
 #include "propagation/func_calls.h"
+#include "propagation/func_data_flow_edges.h"
+#include "propagation/gather_scatter_batching.h"
 #include "propagation/mesh_import.h"
 #include "propagation/prop_passes.h"
 #include "propagation/sharding_constraints.h"
@@ -86,7 +88,9 @@ static int pipeline_item(const char *k, size_t kn, const char *v, size_t vn, voi
     return SP_OK;
   }
   bool on = false;
-  if (key_is(k, kn, "dedup-functions-fully") || key_is(k, kn, "enable-insert-explicit-collectives")) {
+  if (key_is(k, kn, "dedup-functions-fully"))
+    return parse_bool(PIPELINE, k, kn, v, vn, &o->dedup_functions_fully, err);
+  if (key_is(k, kn, "enable-insert-explicit-collectives")) {
     int rc = parse_bool(PIPELINE, k, kn, v, vn, &on, err);
     if (rc || !on) return rc;
     return sp_err_set(err, SP_EUNSUPPORTED, "-%s: %.*s=true is not supported", PIPELINE, (int)kn, k);
@@ -108,6 +112,7 @@ int sp_pipeline_parse_options(const char *text, sp_pipeline_options *out, sp_err
  * step walks the whole module, and a walk of a large module costs as much as a small step). */
 typedef struct features {
   bool private_funcs, calls, constants, manual, data_flow, named, edges, constraints, groups;
+  bool func_edges, gathers;
   bool inline_meshes;
 } features;
 
@@ -142,6 +147,9 @@ static bool scan_op(sp_op *op, void *ctx) {
     case SP_OP_CASE:
     case SP_OP_OPTIMIZATION_BARRIER: f->data_flow = true; break;
     case SP_OP_SDY_DATA_FLOW_EDGE: f->edges = true; break;
+    case SP_OP_SDY_FUNC_DATA_FLOW_EDGE: f->func_edges = true; break;
+    case SP_OP_GATHER:
+    case SP_OP_SCATTER: f->gathers = true; break;
     case SP_OP_SDY_SHARDING_CONSTRAINT: f->constraints = true; break;
     case SP_OP_SDY_SHARDING_GROUP: f->groups = true; break;
     default: break;
@@ -186,7 +194,8 @@ static int import_steps(sp_module *m, const sp_pipeline_options *o, sp_err *err)
   features f = scan(m);
   bool duplicate_meshes, size_one_axes;
   scan_meshes(m, &duplicate_meshes, &size_one_axes);
-  bool inline_calls = f.calls && !o->skip_inline;
+  /* dedup-functions-fully: functions stay functions, linked by func data-flow edges. */
+  bool inline_calls = f.calls && !o->skip_inline && !o->dedup_functions_fully;
   int rc;
   STEP(f.private_funcs, sp_symbol_dce(m, err));
   STEP(f.inline_meshes || duplicate_meshes, sp_mesh_lift_inlined(m, err));
@@ -195,8 +204,10 @@ static int import_steps(sp_module *m, const sp_pipeline_options *o, sp_err *err)
   STEP(f.constants, sp_constants_split(m, err));
   STEP(f.private_funcs, sp_symbol_dce(m, err));
   STEP(f.manual, sp_mesh_manual_axes_cleanup(m, err));
+  STEP(f.gathers, sp_gather_scatter_explicit_batching(m, err));
   STEP(f.data_flow, sp_data_flow_edges_add(m, err));
-  STEP(inline_calls, sp_func_calls_import(m, err));
+  STEP(f.calls && o->dedup_functions_fully, sp_func_data_flow_edges_add(m, err));
+  STEP(inline_calls, sp_func_calls_import(m, true, err));
   STEP(inline_calls, sp_symbol_dce(m, err));
   STEP(f.constraints || f.manual, sp_sharding_constraints_apply(m, err));
   STEP(f.groups, sp_sharding_groups_import(m, err));
@@ -208,6 +219,7 @@ static int export_steps(sp_module *m, const sp_pipeline_options *o, sp_err *err)
   features f = scan(m);
   bool export_calls = f.named && !o->skip_inline;
   int rc;
+  STEP(f.func_edges, sp_func_data_flow_edges_sink(m, err));
   STEP(f.edges, sp_data_flow_edges_sink(m, err));
   STEP(export_calls, sp_func_calls_export(m, err));
   STEP(export_calls || f.calls, sp_func_calls_results_from_returns(m, err));

@@ -8,7 +8,9 @@
  *            (constants.h); symbol DCE; manual-axes cleanup; data-flow edges
  *            (data_flow_edges.h); flatten + import calls as named computations, symbol DCE
  *            (func_calls.h); apply sharding constraints (sharding_constraints.h); sharding
- *            group import (sharding_groups.h); functions in caller-before-callee order.
+ *            group import (sharding_groups.h); functions in caller-before-callee order;
+ *            explicit gather/scatter batching (gather_scatter_batching.h) after the
+ *            manual-axes cleanup.
  *   propagate user-priority propagation (user_priority.h: op priorities, aggressive strategy).
  *   export   sink data-flow edges; named computations back to functions + un-flatten;
  *            non-main functions take their returned values' shardings; call reshards;
@@ -28,9 +30,14 @@
  *   debug-propagation-edge-sharding, propagation-strategy=basic|aggressive|
  *   basic-then-aggressive, skip-convert-to-reshard (constraints stay constraints),
  *   skip-inline (calls are not imported as named computations),
- *   avoid-export-for-partitioning (no explicit all-reduces/reshards). dedup-functions-fully=true,
- *   enable-insert-explicit-collectives=true and module-dump-directory are rejected (not
- *   implemented); unknown options are errors naming them.
+ *   avoid-export-for-partitioning (no explicit all-reduces/reshards), dedup-functions-fully
+ *   (calls are not imported as named computations: every non-main function's arguments and
+ *   every call's results get sdy.func_data_flow_edge ops (func_data_flow_edges.h), which
+ *   propagation treats as data-flow edges and the export sinks; a function called from
+ *   several places keeps one body whose sharding all its call sites share, and call results
+ *   that differ from the function's get reshards). enable-insert-explicit-collectives=true and
+ *   module-dump-directory are rejected (not implemented); unknown options are errors naming
+ *   them.
  *
  * Memory: everything in the module's arena; the steps free their scratch memory.
  */
@@ -48,6 +55,8 @@ typedef struct sp_pipeline_options {
   bool skip_convert_to_reshard;
   bool skip_inline;
   bool avoid_export_for_partitioning;
+  bool dedup_functions_fully;       /* functions stay functions: func data-flow edges instead
+                                       of named computations */
 } sp_pipeline_options;
 
 /* Shardy's defaults, then the options in `text` (NULL or "" = none). */

@@ -2,10 +2,10 @@
  * prop_passes.c - option parsing and entry points of the propagation passes (see
  * prop_passes.h).
  *
- * The registry warning latches are process-wide on purpose: Shardy reports each kind of
- * registry warning once per process, and shardplan-opt runs every -split-input-file chunk in
- * one process. They are the only mutable static state of the propagation stage; the daemon
- * does not use these entry points.
+ * Registry warnings are given once per kind per latch (sp_rules_diag): the module's
+ * m->warned when the caller shares one across modules (shardplan-opt across its
+ * -split-input-file chunks, as Shardy warns once per process), else one per pass run. No
+ * state outlives a call.
  */
 #include "propagation/prop_passes.h"
 
@@ -17,12 +17,6 @@
 #include "propagation/op_priority.h"
 #include "propagation/user_priority.h"
 #include "rules/populate.h"
-
-static sp_rules_diag warning_latches;
-
-sp_rules_diag *sp_prop_passes_warning_latches(void) { return &warning_latches; }
-
-void sp_prop_passes_reset_warnings(void) { memset(&warning_latches, 0, sizeof warning_latches); }
 
 static const char *const pass_names[] = {"sdy-basic-propagate", "sdy-aggressive-propagate",
                                          "sdy-op-priority-propagate",
@@ -110,7 +104,9 @@ int sp_prop_pass_parse_options(sp_prop_pass_kind kind, const char *text,
 int sp_prop_pass_run(sp_module *m, sp_prop_pass_kind kind, const sp_propagate_options *opts,
                      sp_err *err) {
   sp_propagate_options o = *opts;
-  if (!o.diag) o.diag = &warning_latches;
+  sp_rules_diag fresh;
+  memset(&fresh, 0, sizeof fresh);
+  if (!o.diag) o.diag = m->warned ? m->warned : &fresh;
   if (kind == SP_PASS_USER_PRIORITY) return sp_user_priority_propagate(m, &o, NULL, err);
   sp_propagate_session *s;
   int rc = sp_propagate_session_new(m, true, &s, err);
@@ -152,5 +148,7 @@ int sp_prop_pass_populate_rules(sp_module *m, const char *options, sp_err *err) 
   sp_rules_options ro;
   int rc = sp_rules_parse_options(options, &ro, err);
   if (rc) return rc;
-  return sp_rules_populate(m, &ro, &warning_latches, warn_to_module, m, err);
+  sp_rules_diag fresh;
+  memset(&fresh, 0, sizeof fresh);
+  return sp_rules_populate(m, &ro, m->warned ? m->warned : &fresh, warn_to_module, m, err);
 }

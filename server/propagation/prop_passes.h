@@ -10,8 +10,8 @@
  *   -sdy-user-priority-propagate      (same options)
  * Options are `name=value` pairs separated by spaces or commas; booleans accept true/false/1/0.
  * An unknown option or value is an error naming it. Warnings (registry) go to m->diags, as
- * Shardy emits them: once per process for each kind, so the latches live as long as the
- * process (sp_prop_passes_reset_warnings clears them, for tests).
+ * Shardy emits them: once for each kind per latch, the module's m->warned when set (a tool
+ * shares one across the modules of a run), else a fresh one per pass run.
  */
 #ifndef SP_PROP_PASSES_H
 #define SP_PROP_PASSES_H
@@ -39,12 +39,9 @@ int sp_prop_pass_op_priority(sp_module *m, const char *options, sp_err *err);
 int sp_prop_pass_user_priority(sp_module *m, const char *options, sp_err *err);
 int sp_prop_pass_populate_rules(sp_module *m, const char *options, sp_err *err);
 
-/* Runs pass `kind` with parsed options; registry warnings go to m->diags. */
+/* Runs pass `kind` with parsed options; registry warnings go to m->diags (o->diag, else
+ * m->warned, else a latch of this run decides whether each is given). */
 int sp_prop_pass_run(sp_module *m, sp_prop_pass_kind kind, const sp_propagate_options *o,
                      sp_err *err);
-
-/* The process-wide registry warning latches (Shardy warns once per process). */
-sp_rules_diag *sp_prop_passes_warning_latches(void);
-void sp_prop_passes_reset_warnings(void);
 
 #endif /* SP_PROP_PASSES_H */

@@ -27,8 +27,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ir/clock.h"
 #include "ir/diag.h"
 #include "ir/op_attrs.h"
+#include "ir/run_ctl.h"
 #include "propagation/prop_memo.h"
 #include "propagation/rule_cache.h"
 
@@ -1371,7 +1373,17 @@ int sp_propagate_session_run(sp_propagate_session *d, const sp_propagate_options
     d->st[i].pending = true;
     d->stack[d->nstack++] = i;
   }
+  const sp_run_ctl *ctl = d->m->ctl;
+  double started = ctl ? sp_clock_now() : 0;
+  unsigned tick = 0;
   while (d->nstack) {
+    /* The caller's cancel flag and deadline, every 1024 visits (a clock read is ~20 ns). */
+    if (ctl && (++tick & 1023u) == 0 && sp_run_ctl_stopped(ctl)) {
+      rc = sp_err_set(err, SP_ETIMEOUT, "%s", sp_run_ctl_cancelled(ctl)
+                          ? "propagation cancelled"
+                          : "the deadline passed during propagation");
+      break;
+    }
     int i = d->stack[--d->nstack];
     d->st[i].pending = false;
     if (d->st[i].erased) continue;
@@ -1385,6 +1397,12 @@ int sp_propagate_session_run(sp_propagate_session *d, const sp_propagate_options
   for (int i = 0; i < d->nstack; i++) d->st[d->stack[i]].pending = false;
   d->nstack = 0;
   d->runs++;
+  if (!rc && ctl) {
+    sp_progress pr = {.stage = "propagation", .seconds = sp_clock_now() - started,
+                      .round = d->runs, .visits = stats->visits, .updates = stats->updates,
+                      .bound = INT64_MIN, .gap = 1};
+    sp_run_ctl_report(ctl, &pr);
+  }
   return rc ? rc : sync_func_results(d, d->main_fn, err);
 }
 

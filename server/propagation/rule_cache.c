@@ -158,8 +158,11 @@ bool sp_rule_cache_keyable(const sp_op *op) {
   return true;
 }
 
+/* NULL for an operand that is unset: a representative op that propagation erased as dead
+ * (its memory stays valid, its operand uses are dropped) then matches no live op. */
 static const sp_type *type_at(const sp_op *op, int i) {
-  return i < op->noperands ? op->operands[i].value->type : op->results[i - op->noperands].type;
+  if (i >= op->noperands) return op->results[i - op->noperands].type;
+  return op->operands[i].value ? op->operands[i].value->type : NULL;
 }
 
 static uint64_t hash_signature(const sp_op *op, bool conservative) {

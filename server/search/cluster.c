@@ -6,6 +6,7 @@
 
 #include <cjson/cJSON.h>
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +34,8 @@ static int get_number(const cJSON *obj, const char *key, const char *where, bool
   }
   if (!cJSON_IsNumber(v))
     return sp_err_set(err, SP_EINVAL, "%s.%s: expected a number", where, key);
+  if (!isfinite(v->valuedouble)) /* 1e999 reads as inf */
+    return sp_err_set(err, SP_EINVAL, "%s.%s: expected a finite number", where, key);
   if (v->valuedouble < min)
     return sp_err_set(err, SP_EINVAL, "%s.%s: %g is below the minimum %g", where, key,
                       v->valuedouble, min);
@@ -120,7 +123,7 @@ static int parse_machines(const cJSON *arr, sp_cluster *c, sp_err *err) {
     if ((rc = get_name(m, "name", where, false, mc->name, err))) return rc;
     double n = 0;
     if ((rc = get_number(m, "num_devices", where, true, 1, &n, err))) return rc;
-    if (n != (double)(long)n || n > MAX_CLUSTER_DEVICES)
+    if (n > MAX_CLUSTER_DEVICES || n != (double)(long)n)
       return sp_err_set(err, SP_EINVAL, "%s.num_devices: expected an integer up to %d", where,
                         MAX_CLUSTER_DEVICES);
     char tname[SP_CLUSTER_NAME_MAX];

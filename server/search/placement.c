@@ -12,6 +12,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "ir/clock.h"
+#include "ir/run_ctl.h"
 #include "ir/strbuf.h"
 
 #define DEFAULT_MAX_ROUNDS 3
@@ -38,12 +40,6 @@ typedef struct ctx {
   double deadline;            /* monotonic seconds; 0: none */
   int trials_left;            /* planned, for splitting the time */
 } ctx;
-
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 /* ------------------------------------------------------------------ snapshots */
 
@@ -142,7 +138,7 @@ static sp_plan_trial *new_trial(ctx *c, const sp_mesh *mesh, const int64_t *dev)
 /* The time one more trial gets: what is left, shared by the trials still planned. */
 static double trial_time(ctx *c) {
   if (c->deadline <= 0) return c->o->time_limit;
-  double left = c->deadline - now_s();
+  double left = c->deadline - sp_clock_now();
   double share = left / (c->trials_left > 0 ? c->trials_left : 1);
   return share > MIN_TRIAL_SECONDS ? share : MIN_TRIAL_SECONDS;
 }
@@ -167,6 +163,9 @@ typedef struct best {
 static int plan_one(ctx *c, const sp_mesh *mesh, int64_t *dev, bool probe, const snapshot *orig,
                     best *b, sp_plan_summary *s, bool *planned, sp_err *err) {
   *planned = false;
+  /* A cancelled request plans no further configuration (the solver only checks inside). */
+  if (sp_run_ctl_cancelled(c->m->ctl))
+    return sp_err_set(err, SP_ETIMEOUT, "cancelled between placement trials");
   snapshot_restore(c, orig);
   c->mesh_attr->u.mesh = (sp_mesh *)mesh;
   sp_plan_search_opts oc = *c->o;
@@ -394,7 +393,7 @@ int sp_placement_search(sp_module *m, const sp_plan_search_opts *o, const sp_pla
     if (!meshes[i]) return sp_err_set(err, SP_ENOMEM, "out of memory");
     c.trials_left += shape_budget(&c, meshes[i], map_ranks);
   }
-  if (o->time_limit > 0) c.deadline = now_s() + o->time_limit;
+  if (o->time_limit > 0) c.deadline = sp_clock_now() + o->time_limit;
   int rc = SP_OK;
   for (int i = 0; i < nshapes && !rc; i++)
     rc = plan_shape(&c, meshes[i], map_ranks, max_rounds, &orig, &b, err);

@@ -54,6 +54,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "ir/clock.h"
 #include "rules/registry.h"
 #include "search/iopddl.h"
 #include "search/strategies.h"
@@ -164,12 +165,6 @@ typedef struct search {
   sp_plan_state_pair *states;
   sp_rules_diag diag;
 } search;
-
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static bool placeable(const sp_value *v) {
   return v && v->type && sp_type_is_static_tensor(v->type) && v->type->rank >= 1;
@@ -712,11 +707,26 @@ static void compute_liveness(search *S) {
 
 /* ------------------------------------------------------------------ the strategy graph */
 
-static int64_t to_units(double v) {
-  if (!(v > 0)) return 0;
+/* A cost or usage in integer units; false when it does not fit what the solver counts exactly
+ * (2^53): the caller reports it, naming the value, instead of planning with a wrong number. */
+static bool to_units(double v, int64_t *out) {
+  if (!(v > 0)) {
+    *out = 0;
+    return true;
+  }
   double r = floor(v + 0.5);
-  if (r >= (double)SP_SG_MAX_EXACT) return SP_SG_MAX_EXACT;
-  return (int64_t)r;
+  if (!(r < (double)SP_SG_MAX_EXACT)) return false;
+  *out = (int64_t)r;
+  return true;
+}
+
+static int too_large(search *S, const pnode *n, const char *what, double v, sp_err *err) {
+  const char *name = n->nmem > 0 ? value_name(S, n->mem[0].v)
+                     : n->op      ? sp_arena_printf(S->m->arena, "%s (line %d)", n->op->name,
+                                                   n->op->loc.line)
+                                  : "a node";
+  return sp_err_set(err, SP_ELIMIT, "search: %s of %s is %.4g, beyond the 2^53 the solver "
+                    "counts exactly", what, name, v);
 }
 
 static int build_graph(search *S, sp_sg **out, sp_err *err) {
@@ -737,9 +747,16 @@ static int build_graph(search *S, sp_sg **out, sp_err *err) {
     pnode *n = &S->nodes[k];
     for (int s = 0; s < n->set.n; s++) {
       double bytes = node_bytes(S, n, s);
-      costs[s] = to_units((node_own_s(S, n, s) + n->self_s[s]) * UNITS_PER_SECOND +
-                          mem_weight(S) * bytes / MIB);
-      usages[s] = (int64_t)ceil(bytes);
+      double cost = (node_own_s(S, n, s) + n->self_s[s]) * UNITS_PER_SECOND +
+                    mem_weight(S) * bytes / MIB;
+      if (!to_units(cost, &costs[s])) {
+        rc = too_large(S, n, "the cost (ns)", cost, err);
+        goto fail;
+      }
+      if (!to_units(ceil(bytes), &usages[s])) {
+        rc = too_large(S, n, "the bytes per device", bytes, err);
+        goto fail;
+      }
     }
     sp_sg_interval live = {n->live_start, n->live_end};
     rc = sp_sg_add_node(g, n->set.n, costs, usages, live, err);
@@ -748,12 +765,19 @@ static int build_graph(search *S, sp_sg **out, sp_err *err) {
   for (int e = 0; e < S->nedges; e++) {
     const pedge *pe = &S->edges[e];
     size_t cnt = (size_t)S->nodes[pe->a].set.n * (size_t)S->nodes[pe->b].set.n;
-    for (size_t q = 0; q < cnt; q++) costs[q] = to_units(pe->sec[q] * UNITS_PER_SECOND);
+    for (size_t q = 0; q < cnt; q++)
+      if (!to_units(pe->sec[q] * UNITS_PER_SECOND, &costs[q])) {
+        rc = too_large(S, &S->nodes[pe->a], "the resharding cost (ns)",
+                       pe->sec[q] * UNITS_PER_SECOND, err);
+        goto fail;
+      }
     rc = sp_sg_add_edge(g, pe->a, pe->b, costs, err);
     if (rc < 0) goto fail;
   }
   double limit = S->o->memory_limit > 0 ? S->o->memory_limit : S->cm.memory_bytes;
-  rc = sp_sg_set_usage_limit(g, limit > 0 ? (int64_t)limit : SP_SG_NO_LIMIT, err);
+  /* A limit beyond what any usage can reach is no limit. */
+  bool limited = limit > 0 && limit < (double)SP_SG_MAX_EXACT;
+  rc = sp_sg_set_usage_limit(g, limited ? (int64_t)limit : SP_SG_NO_LIMIT, err);
   if (rc < 0) goto fail;
   free(costs);
   free(usages);
@@ -1163,12 +1187,14 @@ static int push_collective(search *S, sp_plan_summary *out, int *cap, const sp_v
   if (sp_arena_grow(S->m->arena, (void **)&out->collectives, cap, out->ncollectives,
                     sizeof *out->collectives))
     return SP_ENOMEM;
-  sp_plan_collective *pc = &out->collectives[out->ncollectives++];
+  sp_search_collective *pc = &out->collectives[out->ncollectives++];
   pc->value = value_name(S, v);
   pc->op = at->name;
   pc->line = at->loc.line;
   pc->operand = operand;
   pc->c = *c;
+  pc->value_ref = v;
+  pc->op_ref = at;
   double sent = collective_bytes_sent(c);
   for (int i = 0; i < c->naxes; i++)
     if (c->axes[i].axis >= 0 && c->axes[i].axis < SP_MAX_MESH_AXES_CLUSTER)
@@ -1287,6 +1313,18 @@ static int write_back(search *S, const int *choice, sp_plan_summary *out, sp_err
   return SP_OK;
 }
 
+/* The solver's progress as the caller's (ir/run_ctl.h). */
+static void report_progress(void *ctx, const sp_sg_progress *sp) {
+  const sp_run_ctl *ctl = ctx;
+  double gap = 1;
+  if (sp->has_plan && sp->bound != INT64_MIN && sp->cost > 0)
+    gap = (double)(sp->cost - sp->bound) / (double)sp->cost;
+  sp_progress p = {.stage = "search", .seconds = sp->seconds, .phase = sp->phase,
+                   .has_plan = sp->has_plan, .cost = sp->cost, .bound = sp->bound,
+                   .gap = gap < 0 ? 0 : gap};
+  sp_run_ctl_report(ctl, &p);
+}
+
 static int run(sp_module *m, const sp_plan_search_opts *o, bool fixed, sp_plan_summary *out,
                sp_err *err) {
   memset(out, 0, sizeof *out);
@@ -1295,7 +1333,7 @@ static int run(sp_module *m, const sp_plan_search_opts *o, bool fixed, sp_plan_s
   sp_sg *g = NULL;
   sp_sg_result res;
   memset(&res, 0, sizeof res);
-  double t0 = now_s();
+  double t0 = sp_clock_now();
   int rc = setup(&S, m, o, fixed, err);
   if (!rc) rc = build_nodes(&S, err);
   if (!rc) rc = cap_strategies(&S, err);
@@ -1306,16 +1344,21 @@ static int run(sp_module *m, const sp_plan_search_opts *o, bool fixed, sp_plan_s
   if (!rc && !fixed && !o->no_share_layers) rc = tie_layers(&S, g, out, err);
   if (!rc && o->dump_graph) rc = sp_iopddl_write_file(g, o->dump_graph, err);
   if (rc) goto fail;
-  double t1 = now_s();
+  double t1 = sp_clock_now();
   sp_sg_opts so;
   sp_sg_opts_init(&so);
   so.time_limit = o->time_limit;
   so.gap = o->gap;
   so.work_limit = o->work_limit;
   so.seed = o->seed;
+  so.ctl = m->ctl;
+  if (m->ctl && m->ctl->progress) {
+    so.progress = report_progress;
+    so.progress_ctx = (void *)m->ctl;
+  }
   rc = sp_sg_solve(g, &so, &res, err);
   if (rc) goto fail;
-  double t2 = now_s();
+  double t2 = sp_clock_now();
   if (!res.has_plan) {
     rc = sp_err_set(err, SP_ENOTFOUND, "%s: no valid plan (%s): %s", m->filename,
                     sp_sg_status_name(res.status),
@@ -1588,7 +1631,7 @@ cJSON *sp_plan_summary_to_json(const sp_plan_summary *s) {
   for (int64_t i = 0; s->device_of && i < s->ndevices; i++)
     cJSON_AddItemToArray(devs, cJSON_CreateNumber((double)s->device_of[i]));
   for (int i = 0; i < s->ncollectives; i++) {
-    const sp_plan_collective *pc = &s->collectives[i];
+    const sp_search_collective *pc = &s->collectives[i];
     cJSON *c = cJSON_CreateObject();
     if (!c) goto fail;
     cJSON_AddItemToArray(colls, c);

@@ -116,14 +116,16 @@ typedef struct sp_plan_tie_group {
 } sp_plan_tie_group;
 
 /* One collective of the plan: an op's own reduction, or a resharding on an edge. */
-typedef struct sp_plan_collective {
+typedef struct sp_search_collective {
   const char *value;          /* the value moved, e.g. "%12" */
   const char *op;             /* the op where it happens (consumer, or the reducing op) */
   int line;                   /* that op's line, 0 if unknown */
   int operand;                /* consumer operand index; -1 for an op's own collective */
   const char *axes;           /* the group's axes, e.g. "\"data\", \"model\"" */
   sp_collective c;
-} sp_plan_collective;
+  const sp_value *value_ref;  /* the value moved and the op, as IR pointers (the plan stage */
+  const sp_op *op_ref;        /* addresses them by position) */
+} sp_search_collective;
 
 /* An operand of a planned op that the op takes in another layout than its value's. */
 typedef struct sp_plan_operand_reshard {
@@ -184,7 +186,7 @@ typedef struct sp_plan_summary {
   const int64_t *device_of;   /* [ndevices] (module arena) */
   /* Every collective of the plan, in program order (module arena). */
   int ncollectives;
-  sp_plan_collective *collectives;
+  sp_search_collective *collectives;
   /* Bytes a device sends per step over the groups of each mesh axis (a collective over
    * several axes counts for each of them): what rank mapping orders the axes by. */
   double axis_traffic[SP_MAX_MESH_AXES_CLUSTER];

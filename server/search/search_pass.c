@@ -128,7 +128,20 @@ static int parse_auto(const char *key, const char *val, bool *out, sp_err *err) 
   return SP_OK;
 }
 
+void sp_search_overrides_init(sp_search_overrides *ov) {
+  ov->cluster = NULL;
+  ov->time_limit = -1;
+  ov->gap = -1;
+  ov->placement = -1;
+  ov->mesh_shape = -1;
+}
+
 int sp_search_pass(sp_module *m, const char *options, sp_plan_summary *out, sp_err *err) {
+  return sp_search_pass_with(m, options, NULL, out, err);
+}
+
+int sp_search_pass_with(sp_module *m, const char *options, const sp_search_overrides *ov,
+                        sp_plan_summary *out, sp_err *err) {
   sp_plan_search_opts o;
   sp_plan_search_opts_init(&o);
   sp_placement_opts po;
@@ -211,16 +224,26 @@ int sp_search_pass(sp_module *m, const char *options, sp_plan_summary *out, sp_e
       goto fail;
     }
   }
-  if (!cluster_path) {
-    rc = sp_err_set(err, SP_EINVAL, "-shardplan-search: cluster=FILE is required");
-    goto fail;
+  if (ov) {
+    if (ov->time_limit >= 0) o.time_limit = ov->time_limit;
+    if (ov->gap >= 0) o.gap = ov->gap;
+    if (ov->placement >= 0) po.auto_devices = ov->placement != 0;
+    if (ov->mesh_shape >= 0) po.auto_shape = ov->mesh_shape != 0;
   }
-  rc = sp_cluster_load(cluster_path, &cluster, err);
-  if (rc) {
-    sp_err_prefix(err, "-shardplan-search");
-    goto fail;
+  if (ov && ov->cluster) {
+    o.cluster = ov->cluster;
+  } else {
+    if (!cluster_path) {
+      rc = sp_err_set(err, SP_EINVAL, "-shardplan-search: cluster=FILE is required");
+      goto fail;
+    }
+    rc = sp_cluster_load(cluster_path, &cluster, err);
+    if (rc) {
+      sp_err_prefix(err, "-shardplan-search");
+      goto fail;
+    }
+    o.cluster = cluster;
   }
-  o.cluster = cluster;
   o.mesh_name = mesh;
   if (mesh_axes) {
     /* Only a device count and the axis names: the search picks the shape. */
@@ -238,10 +261,10 @@ int sp_search_pass(sp_module *m, const char *options, sp_plan_summary *out, sp_e
                       "it cannot be combined with mesh-axes=");
       goto fail;
     }
-    int64_t count = po.num_devices > 0 ? po.num_devices : cluster->ndevices;
-    if (count > cluster->ndevices) {
+    int64_t count = po.num_devices > 0 ? po.num_devices : o.cluster->ndevices;
+    if (count > o.cluster->ndevices) {
       rc = sp_err_set(err, SP_EINVAL, "-shardplan-search: num-devices=%lld, the cluster has %d",
-                      (long long)count, cluster->ndevices);
+                      (long long)count, o.cluster->ndevices);
       goto fail;
     }
     if ((rc = add_mesh(m, mesh_axes, count, &added_mesh, err))) goto fail;
@@ -267,9 +290,9 @@ int sp_search_pass(sp_module *m, const char *options, sp_plan_summary *out, sp_e
       goto fail;
     }
     for (int i = 0; i < ndevices; i++)
-      if (devices[i] >= cluster->ndevices) {
+      if (devices[i] >= o.cluster->ndevices) {
         rc = sp_err_set(err, SP_EINVAL, "-shardplan-search: device %lld is not in the cluster "
-                        "(%d devices)", (long long)devices[i], cluster->ndevices);
+                        "(%d devices)", (long long)devices[i], o.cluster->ndevices);
         goto fail;
       }
   }

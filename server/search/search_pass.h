@@ -27,4 +27,21 @@
 
 int sp_search_pass(sp_module *m, const char *options, sp_plan_summary *out, sp_err *err);
 
+/* What a caller that has the request in structured form sets over the option text: the
+ * cluster itself (then cluster= is not needed and is ignored), and any of the time limit,
+ * gap, placement and mesh-shape choices (negative = the text's, or the default). */
+typedef struct sp_search_overrides {
+  const sp_cluster *cluster;  /* not owned; NULL: load cluster=FILE */
+  double time_limit;          /* seconds */
+  double gap;
+  int placement;              /* 1 auto, 0 given */
+  int mesh_shape;             /* 1 auto, 0 given */
+} sp_search_overrides;
+
+/* Nothing overridden. */
+void sp_search_overrides_init(sp_search_overrides *ov);
+/* sp_search_pass with `ov` (may be NULL) applied after the options are parsed. */
+int sp_search_pass_with(sp_module *m, const char *options, const sp_search_overrides *ov,
+                        sp_plan_summary *out, sp_err *err);
+
 #endif /* SP_SEARCH_SEARCH_PASS_H */

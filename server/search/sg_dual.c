@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ir/clock.h"
 #include "search/sg_heuristic.h"
 
 #define BIG 1e30
@@ -359,7 +360,7 @@ double sp_sg_dual_run(sg_dual *d, int iters, int passes, double deadline,
   int stall = 0, flat = 0;
   double last = -HUGE_VAL, last_flat = -HUGE_VAL;
   for (int it = 0; it < iters; it++) {
-    if (deadline > 0 && sp_sg_now() >= deadline) break;
+    if (deadline > 0 && sp_clock_now() >= deadline) break;
     price_unaries(d);
     for (int q = 0; q < passes; q++) {
       trws_pass(d, true);

@@ -21,6 +21,7 @@
 
 #include <stdint.h>
 
+#include "ir/clock.h"
 #include "search/sg_model.h"
 #include "search/sg_rows.h"
 
@@ -34,7 +35,7 @@ int sp_sg_dual_new(const sg_prob *p, const sg_rows *rows, sg_dual **out);
 void sp_sg_dual_free(sg_dual *d);
 
 /* Runs `iters` rounds (`passes` message passes, one primal call, a price update) or until
- * `deadline` (sp_sg_now seconds; 0: none). Stops early when the bound proves the primal's
+ * `deadline` (sp_clock_now seconds; 0: none). Stops early when the bound proves the primal's
  * best plan (costs are integers: bound > cost - 1), or when no price moves (no usage row
  * is violated or priced) and the bound has stopped rising: rounds without a price move
  * still pass messages, and on models whose rows do not bind that is what the bound needs.

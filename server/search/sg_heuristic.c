@@ -16,6 +16,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "ir/clock.h"
+
 typedef __int128 wide;
 
 #define WIDE_MAX ((wide)1 << 120)
@@ -57,12 +59,6 @@ struct sg_heur {
   int *cov_off, *cov;
 };
 
-double sp_sg_now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 static uint64_t rnd(sg_heur *h) { /* xorshift64* */
   h->rng ^= h->rng >> 12;
   h->rng ^= h->rng << 25;
@@ -80,7 +76,7 @@ static bool spend(sg_heur *h, int64_t units, int64_t limit) {
     /* A time-out must still return a plan, so the deadline does not cut the construction of
      * the first one (ASan builds or a loaded machine can spend the whole budget reading). */
     bool waiting = h->owe_plan && !h->has_best;
-    if (h->deadline > 0 && !waiting && sp_sg_now() >= h->deadline) h->out_of_time = true;
+    if (h->deadline > 0 && !waiting && sp_clock_now() >= h->deadline) h->out_of_time = true;
   }
   return h->out_of_time || h->work >= limit;
 }

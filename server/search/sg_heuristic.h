@@ -54,7 +54,5 @@ bool sp_sg_heur_has_plan(const sg_heur *h);
 const int *sp_sg_heur_best(const sg_heur *h, int64_t *cost);
 int64_t sp_sg_heur_work(const sg_heur *h);
 
-/* Monotonic clock in seconds. */
-double sp_sg_now(void);
 
 #endif /* SP_SEARCH_SG_HEURISTIC_H */

@@ -7,16 +7,26 @@
  * took 64,780 iterations (57 s) instead of about 7,800 (7 s). Rows: node rows, linking
  * rows, usage rows. GLPK is silenced (msg_lev off, terminal output off while it runs); its
  * time limits are in milliseconds and are clamped to the caller's deadlines.
+ *
+ * Threads and GLPK errors: GLPK keeps its environment per thread (thread-local storage), so
+ * solves on different threads do not meet. Every public entry point here runs GLPK under an
+ * error hook that jumps back to it (glp_error would otherwise abort the process): the
+ * thread's GLPK environment is then freed, as GLPK requires, and the call returns
+ * SP_EINTERNAL naming GLPK; memory the interrupted GLPK call held in our own arrays may be
+ * lost (it cannot happen on valid input). sp_sg_ilp_release_env() frees the thread's
+ * environment when no program is alive (the solver calls it at the end of its ILP phase).
  */
 #include "search/sg_ilp.h"
 
 #include <float.h>
 #include <glpk.h>
 #include <math.h>
+#include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "ir/clock.h"
 #include "search/sg_heuristic.h"
 #include "search/sg_rows.h"
 
@@ -98,6 +108,24 @@ static void add_usage_rows(sg_ilp *q, const sg_rows *rows, triplets *tr) {
     }
   }
 }
+
+/* ------------------------------------------------------------------ GLPK errors */
+
+typedef struct glpk_guard {
+  jmp_buf jb;
+} glpk_guard;
+
+static void on_glpk_error(void *info) { longjmp(((glpk_guard *)info)->jb, 1); }
+
+/* After a GLPK error: the thread's environment (and every GLPK object in it) is gone. */
+static int glpk_failed(sg_ilp *q, const char *what, sp_err *err) {
+  glp_error_hook(NULL, NULL);
+  glp_free_env();
+  if (q) q->lp = NULL;
+  return sp_err_set(err, SP_EINTERNAL, "GLPK failed while %s (internal error)", what);
+}
+
+void sp_sg_ilp_release_env(void) { glp_free_env(); }
 
 /* ------------------------------------------------------------------ building */
 
@@ -222,9 +250,23 @@ static void name_columns(sg_ilp *q) {
   }
 }
 
+static int build(const sg_prob *p, const int *nodes, int nn, bool plain, int64_t max_nonzeros,
+                 int64_t ub, const sg_excess *ex, sg_ilp **out, sp_err *err);
+
 int sp_sg_ilp_build(const sg_prob *p, const int *nodes, int nn, bool plain,
                     int64_t max_nonzeros, int64_t ub, const sg_excess *ex, sg_ilp **out,
                     sp_err *err) {
+  glpk_guard g;
+  *out = NULL;
+  glp_error_hook(on_glpk_error, &g);
+  if (setjmp(g.jb)) return glpk_failed(NULL, "building the ILP", err);
+  int rc = build(p, nodes, nn, plain, max_nonzeros, ub, ex, out, err);
+  glp_error_hook(NULL, NULL);
+  return rc;
+}
+
+static int build(const sg_prob *p, const int *nodes, int nn, bool plain, int64_t max_nonzeros,
+                 int64_t ub, const sg_excess *ex, sg_ilp **out, sp_err *err) {
   *out = NULL;
   sg_ilp *q = calloc(1, sizeof *q);
   triplets tr = {0};
@@ -347,7 +389,18 @@ fail:
   return rc;
 }
 
+static int write_lp(sg_ilp *q, int64_t offset, const char *path, sp_err *err);
+
 int sp_sg_ilp_write_lp(sg_ilp *q, int64_t offset, const char *path, sp_err *err) {
+  glpk_guard g;
+  glp_error_hook(on_glpk_error, &g);
+  if (setjmp(g.jb)) return glpk_failed(q, "writing the LP file", err);
+  int rc = write_lp(q, offset, path, err);
+  glp_error_hook(NULL, NULL);
+  return rc;
+}
+
+static int write_lp(sg_ilp *q, int64_t offset, const char *path, sp_err *err) {
   /* The constant goes in as a column fixed at 1 (GLPK would write it only as a comment,
    * and an empty problem not at all): any LP reader then reports the full cost. */
   int col = glp_add_cols(q->lp, 1), row = glp_add_rows(q->lp, 1);
@@ -414,7 +467,7 @@ static void callback(glp_tree *tree, void *info) {
   cb_state *s = info;
   /* GLPK's own time limit is checked between nodes but not always honoured (node LPs
    * and cut rounds can run past it): stop explicitly at the deadline. */
-  if (s->r->deadline > 0 && sp_sg_now() >= s->r->deadline) {
+  if ((s->r->deadline > 0 && sp_clock_now() >= s->r->deadline) || sp_run_ctl_cancelled(s->r->ctl)) {
     glp_ios_terminate(tree);
     return;
   }
@@ -491,7 +544,7 @@ static int fix_by_reduced_cost(glp_prob *lp, const double *dj, double room) {
 
 static int ms_until(double deadline) {
   if (deadline <= 0) return INT32_MAX;
-  double ms = (deadline - sp_sg_now()) * 1000.0;
+  double ms = (deadline - sp_clock_now()) * 1000.0;
   if (ms < 1) return 1;
   return ms > INT32_MAX ? INT32_MAX : (int)ms;
 }
@@ -499,9 +552,13 @@ static int ms_until(double deadline) {
 static int solve(sg_ilp *q, sg_ilp_run *r, int *plan, sp_err *err);
 
 int sp_sg_ilp_solve(sg_ilp *q, sg_ilp_run *r, int *plan, sp_err *err) {
+  glpk_guard g;
+  glp_error_hook(on_glpk_error, &g);
+  if (setjmp(g.jb)) return glpk_failed(q, "solving the ILP", err);
   int was = glp_term_out(GLP_OFF); /* scaling and basis construction print regardless */
   int rc = solve(q, r, plan, err);
   glp_term_out(was);
+  glp_error_hook(NULL, NULL);
   return rc;
 }
 
@@ -529,7 +586,7 @@ static int solve(sg_ilp *q, sg_ilp_run *r, int *plan, sp_err *err) {
   }
   /* Root relaxation: dual simplex with a time limit; reaching the incumbent's cost
    * proves the incumbent optimal. */
-  double t0 = sp_sg_now();
+  double t0 = sp_clock_now();
   glp_smcp sm;
   glp_init_smcp(&sm);
   sm.msg_lev = GLP_MSG_OFF;
@@ -546,13 +603,13 @@ static int solve(sg_ilp *q, sg_ilp_run *r, int *plan, sp_err *err) {
   glp_scale_prob(q->lp, GLP_SF_AUTO);
   glp_adv_basis(q->lp, 0);
   sm.tm_lim = ms_until(r->lp_deadline); /* what is left after scaling and the basis */
-  if (r->lp_deadline > 0 && sp_sg_now() >= r->lp_deadline) {
-    r->t_lp = sp_sg_now() - t0;
+  if (r->lp_deadline > 0 && sp_clock_now() >= r->lp_deadline) {
+    r->t_lp = sp_clock_now() - t0;
     r->timed_out = true;
     goto done;
   }
   int ret = glp_simplex(q->lp, &sm);
-  r->t_lp = sp_sg_now() - t0;
+  r->t_lp = sp_clock_now() - t0;
   int st = glp_get_status(q->lp);
   if (ret == GLP_EOBJUL) {
     /* The dual objective passed the incumbent's cost. Check it with the safe bound of the
@@ -569,7 +626,7 @@ static int solve(sg_ilp *q, sg_ilp_run *r, int *plan, sp_err *err) {
     sm.obj_ul = DBL_MAX;
     sm.tm_lim = ms_until(r->lp_deadline);
     ret = glp_simplex(q->lp, &sm);
-    r->t_lp = sp_sg_now() - t0;
+    r->t_lp = sp_clock_now() - t0;
     st = glp_get_status(q->lp);
   }
   if (ret == 0 && st == GLP_NOFEAS) {
@@ -604,7 +661,7 @@ static int solve(sg_ilp *q, sg_ilp_run *r, int *plan, sp_err *err) {
     goto done;
   }
   /* Branch and bound from that basis. */
-  t0 = sp_sg_now();
+  t0 = sp_clock_now();
   glp_iocp io;
   glp_init_iocp(&io);
   io.msg_lev = GLP_MSG_OFF;
@@ -617,11 +674,11 @@ static int solve(sg_ilp *q, sg_ilp_run *r, int *plan, sp_err *err) {
    * glp_intopt, without calling back: when one LP takes a large share of the time left (IOPDDL
    * V: a 164 s root LP, then 201 s of branching against a 135 s budget), that overruns the
    * deadline. Then branch with the Driebeck-Tomlin heuristic, which needs no extra LPs. */
-  double left = r->deadline > 0 ? r->deadline - sp_sg_now() : HUGE_VAL;
+  double left = r->deadline > 0 ? r->deadline - sp_clock_now() : HUGE_VAL;
   io.br_tech = r->t_lp * 10 < left ? GLP_BR_PCH : GLP_BR_DTH;
   io.bt_tech = GLP_BT_BLB;
   ret = glp_intopt(q->lp, &io);
-  r->t_ilp = sp_sg_now() - t0;
+  r->t_ilp = sp_clock_now() - t0;
   int mst = glp_mip_status(q->lp);
   if (mst == GLP_OPT || mst == GLP_FEAS) {
     int64_t c = (int64_t)llround(glp_mip_obj_val(q->lp));

@@ -24,6 +24,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "ir/clock.h"
+#include "ir/run_ctl.h"
 #include "search/sg_dual.h"
 #include "search/sg_model.h"
 
@@ -42,6 +44,9 @@ int sp_sg_ilp_build(const sg_prob *p, const int *nodes, int nn, bool plain,
                     int64_t max_nonzeros, int64_t ub, const sg_excess *ex, sg_ilp **out,
                     sp_err *err);
 void sp_sg_ilp_free(sg_ilp *q);
+/* Frees the calling thread's GLPK environment; call only when no sg_ilp of this thread is
+ * alive. (A GLPK error inside any entry point frees it too and returns SP_EINTERNAL.) */
+void sp_sg_ilp_release_env(void);
 sg_ilp_size sp_sg_ilp_size(const sg_ilp *q);
 
 /* Writes the program in CPLEX LP format; `offset` (a constant cost) goes in as a column
@@ -53,11 +58,12 @@ typedef void (*sg_ilp_plan_fn)(void *ctx, const int *plan, int64_t cost);
 
 typedef struct sg_ilp_run {
   /* in */
-  double lp_deadline, deadline; /* absolute (sp_sg_now); 0: none */
+  double lp_deadline, deadline; /* absolute (sp_clock_now); 0: none */
   double gap;                   /* relative MIP gap */
   const int *start;             /* a valid plan of the whole compact model, or NULL */
   sg_ilp_plan_fn on_plan;       /* called with each better plan (whole compact model) */
   void *ctx;
+  const sp_run_ctl *ctl;        /* a set cancel flag stops the search like the deadline */
   /* out */
   bool lp_solved;               /* the root relaxation reached optimality */
   bool infeasible;              /* proven */

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ir/clock.h"
 #include "search/sg_dual.h"
 #include "search/sg_heuristic.h"
 #include "search/sg_ilp.h"
@@ -73,7 +74,7 @@ typedef struct solver {
 } solver;
 
 static bool out_of_time(const solver *s) {
-  return s->deadline > 0 && sp_sg_now() >= s->deadline;
+  return (s->deadline > 0 && sp_clock_now() >= s->deadline) || sp_run_ctl_cancelled(s->o->ctl);
 }
 
 /* The bound has reached the heuristic's best plan (often the Lagrangian bound alone does):
@@ -89,7 +90,7 @@ static void report(solver *s, const char *phase, const char *note) {
   int64_t cost = 0;
   bool has = s->h && sp_sg_heur_has_plan(s->h);
   if (has) sp_sg_heur_best(s->h, &cost);
-  sp_sg_progress pr = {.seconds = sp_sg_now() - s->t_start, .phase = phase, .has_plan = has,
+  sp_sg_progress pr = {.seconds = sp_clock_now() - s->t_start, .phase = phase, .has_plan = has,
                        .cost = has ? cost + s->p->offset : 0, .bound = s->bound,
                        .note = note ? note : ""};
   s->o->progress(s->o->progress_ctx, &pr);
@@ -134,9 +135,9 @@ static int run_lagrange(solver *s, int64_t size, int rounds, double end) {
     if (sp_sg_dual_new(s->p, &s->rows, &s->dual) != SP_OK) return SP_ENOMEM;
   }
   primal_ctx pc = {s, size * 50 + 10000, end};
-  double t0 = sp_sg_now();
+  double t0 = sp_clock_now();
   double lb = sp_sg_dual_run(s->dual, rounds, 3, end, lagrange_primal, &pc);
-  s->res->stats.t_heuristic += sp_sg_now() - t0;
+  s->res->stats.t_heuristic += sp_clock_now() - t0;
   if (lb > -HUGE_VAL) {
     int64_t b = (int64_t)ceil(lb) + s->p->offset;
     if (b > s->bound) s->bound = b;
@@ -214,7 +215,7 @@ static int run_ilp(solver *s, double share_end, bool *proved, bool *infeasible, 
       if (comp[i] == c) { nodes[nn++] = i; weight += p->k[i]; }
     cbound[c] = trivial_bound(p, comp, c);
     /* This component's share of the time left, by its share of the node variables. */
-    double now = sp_sg_now(), end = share_end;
+    double now = sp_clock_now(), end = share_end;
     if (share_end > 0 && weight_total > weight_done)
       end = now + (share_end - now) * (double)weight / (double)(weight_total - weight_done);
     weight_done += weight;
@@ -234,7 +235,8 @@ static int run_ilp(solver *s, double share_end, bool *proved, bool *infeasible, 
     s->res->stats.ilp_nonzeros += sz.nonzeros;
     s->res->stats.ilp_ran = true;
     sg_ilp_run r = {.lp_deadline = end > 0 ? now + (end - now) * 0.6 : 0, .deadline = end,
-                    .gap = s->o->gap, .start = start, .on_plan = on_ilp_plan, .ctx = s};
+                    .gap = s->o->gap, .start = start, .on_plan = on_ilp_plan, .ctx = s,
+                    .ctl = s->o->ctl};
     char note[160];
     snprintf(note, sizeof note, "component %d/%d: %lld columns, %lld rows (%lld usage), "
              "%lld nonzeros", c + 1, ncomp, (long long)sz.cols, (long long)sz.rows,
@@ -266,6 +268,7 @@ static int run_ilp(solver *s, double share_end, bool *proved, bool *infeasible, 
   }
   *proved = all_proved && rc == SP_OK && !*infeasible;
   free(plan);
+  sp_sg_ilp_release_env(); /* no program is alive: leave no GLPK state on this thread */
 out:
   free(comp);
   free(nodes);
@@ -352,7 +355,7 @@ int sp_sg_solve(const sp_sg *g, const sp_sg_opts *opts, sp_sg_result *res, sp_er
     return sp_err_set(err, SP_EINVAL, "gap %g is outside [0, 1)", opts->gap);
   if (isnan(opts->time_limit))
     return sp_err_set(err, SP_EINVAL, "the time limit is not a number");
-  solver s = {.g = g, .o = opts, .res = res, .t_start = sp_sg_now(), .bound = INT64_MIN,
+  solver s = {.g = g, .o = opts, .res = res, .t_start = sp_clock_now(), .bound = INT64_MIN,
               .best_reported = INT64_MAX};
   s.deadline = opts->time_limit > 0 ? s.t_start + opts->time_limit : 0;
   res->stats.nodes = g->nnodes;
@@ -367,10 +370,10 @@ int sp_sg_solve(const sp_sg *g, const sp_sg_opts *opts, sp_sg_result *res, sp_er
   res->stats.dominated = rs.dominated;
   if (s.m->infeasible) {
     infeasible = true;
-    res->stats.t_reduce = sp_sg_now() - s.t_start;
+    res->stats.t_reduce = sp_clock_now() - s.t_start;
     rc = finish(&s, false, true, err);
     if (opts->progress) {
-      sp_sg_progress pr = {.seconds = sp_sg_now() - s.t_start, .phase = "reduce",
+      sp_sg_progress pr = {.seconds = sp_clock_now() - s.t_start, .phase = "reduce",
                            .bound = INT64_MIN, .note = s.m->why};
       opts->progress(opts->progress_ctx, &pr);
     }
@@ -382,7 +385,7 @@ int sp_sg_solve(const sp_sg *g, const sp_sg_opts *opts, sp_sg_result *res, sp_er
   for (int i = 0; i < s.p->n; i++) res->stats.red_strategies += s.p->k[i];
   for (int e = 0; e < s.p->m; e++)
     res->stats.red_pairs += (int64_t)s.p->k[s.p->ea[e]] * s.p->k[s.p->eb[e]];
-  res->stats.t_reduce = sp_sg_now() - s.t_start;
+  res->stats.t_reduce = sp_clock_now() - s.t_start;
   {
     int *all = calloc((size_t)s.p->n + 1, sizeof(int)); /* one component: everything */
     if (!all) { rc = sp_err_set(err, SP_ENOMEM, "out of memory"); goto done; }
@@ -411,7 +414,7 @@ int sp_sg_solve(const sp_sg *g, const sp_sg_opts *opts, sp_sg_result *res, sp_er
   }
   sp_sg_heur_set_callback(s.h, on_incumbent, &s);
   /* 2. incumbent */
-  double t_h = sp_sg_now();
+  double t_h = sp_clock_now();
   double h_deadline = s.deadline > 0 ? s.t_start + opts->time_limit * 0.15 : 0;
   sp_sg_heur_greedy(s.h, h_deadline);
   if (opts->incumbent) {
@@ -427,15 +430,15 @@ int sp_sg_solve(const sp_sg *g, const sp_sg_opts *opts, sp_sg_result *res, sp_er
   }
   if (!opts->no_heuristic) {
     sp_sg_heur_descend(s.h, work_limit / 4, h_deadline);
-    double lg_end = s.deadline > 0 ? sp_sg_now() + (s.deadline - sp_sg_now()) * 0.4 : 0;
+    double lg_end = s.deadline > 0 ? sp_clock_now() + (s.deadline - sp_clock_now()) * 0.4 : 0;
     if (s.p->n > 0 && (rc = run_lagrange(&s, size, LAGRANGE_ROUNDS, lg_end)) != SP_OK) {
       sp_err_set(err, rc, "out of memory in the Lagrangian relaxation");
       goto done;
     }
-    double ils_end = s.deadline > 0 ? sp_sg_now() + (s.deadline - sp_sg_now()) * 0.2 : 0;
+    double ils_end = s.deadline > 0 ? sp_clock_now() + (s.deadline - sp_clock_now()) * 0.2 : 0;
     if (!incumbent_proved(&s)) sp_sg_heur_improve(s.h, first_round, ils_end);
   }
-  res->stats.t_heuristic = sp_sg_now() - t_h;
+  res->stats.t_heuristic = sp_clock_now() - t_h;
   /* 3. integer program */
   if (incumbent_proved(&s)) proved = true;
   if (!proved && !opts->no_ilp && s.p->n > 0 && !out_of_time(&s)) {
@@ -450,21 +453,21 @@ int sp_sg_solve(const sp_sg *g, const sp_sg_opts *opts, sp_sg_result *res, sp_er
       hc + s.p->offset > s.bound && !out_of_time(&s)) {
     /* With a deadline, more Lagrangian rounds first: a better bound, and new starts. */
     if (s.deadline > 0 && s.dual) {
-      double lg_end = sp_sg_now() + (s.deadline - sp_sg_now()) * 0.3;
+      double lg_end = sp_clock_now() + (s.deadline - sp_clock_now()) * 0.3;
       if ((rc = run_lagrange(&s, size, LAGRANGE_MORE_ROUNDS, lg_end)) != SP_OK) {
         sp_err_set(err, rc, "out of memory in the Lagrangian relaxation");
         goto done;
       }
     }
-    double t2 = sp_sg_now();
+    double t2 = sp_clock_now();
     int64_t left = work_limit - sp_sg_heur_work(s.h);
     if (left > 0) sp_sg_heur_improve(s.h, left, s.deadline);
-    res->stats.t_heuristic += sp_sg_now() - t2;
+    res->stats.t_heuristic += sp_clock_now() - t2;
   }
   res->stats.heuristic_work = sp_sg_heur_work(s.h);
   rc = finish(&s, proved, infeasible, err);
 done:
-  res->stats.seconds = sp_sg_now() - s.t_start;
+  res->stats.seconds = sp_clock_now() - s.t_start;
   sp_sg_heur_free(s.h);
   sp_sg_model_free(s.m);
   if (s.have_excess) sp_sg_excess_free(&s.excess);
@@ -491,6 +494,7 @@ int sp_sg_write_lp(const sp_sg *g, bool reduced, const char *path, sp_err *err) 
   rc = sp_sg_ilp_write_lp(q, p->offset, path, err);
 done:
   sp_sg_ilp_free(q);
+  sp_sg_ilp_release_env();
   sp_sg_model_free(m);
   return rc;
 }

@@ -26,6 +26,7 @@
 #include <stdint.h>
 
 #include "ir/err.h"
+#include "ir/run_ctl.h"
 #include "search/strategy_graph.h"
 
 typedef enum sp_sg_status {
@@ -62,6 +63,8 @@ typedef struct sp_sg_opts {
   int64_t ilp_max_entries;/* skip the ILP above this many constraint nonzeros; 0: default */
   sp_sg_progress_fn progress; /* optional */
   void *progress_ctx;
+  const sp_run_ctl *ctl;  /* optional: a set cancel flag stops the solve between phases and
+                             inside the ILP (status "timeout", the best plan so far) */
 } sp_sg_opts;
 
 void sp_sg_opts_init(sp_sg_opts *o);

@@ -6,7 +6,7 @@
  *   shardplan-opt [FILE|-] [-split-input-file] [-o FILE] [-<pass>[=options] ...]
  *
  * Flags are MLIR style: one dash and a long name (`-split-input-file`); two dashes are accepted
- * too. Passes run in command-line order on each module; a pass flag may carry an option string
+ * too. The pass flags are the registry's (plan/passes.h), shared with the daemon. Passes run in command-line order on each module; a pass flag may carry an option string
  * (`-sdy-basic-propagate=conservative-propagation=true`, with or without quotes around the
  * value). With -split-input-file each `// -----` chunk is an independent module; their outputs
  * are separated by `// -----` lines and a failing chunk does not stop the others.
@@ -32,13 +32,11 @@
 #include "ir/sp_limits.h"
 #include "ir/strbuf.h"
 #include "mlir/mlir.h"
-#include "export/export_passes.h"
 #include "propagation/conflict.h"
-#include "propagation/pipeline.h"
-#include "propagation/prop_passes.h"
+#include "plan/passes.h"
 #include "propagation/report.h"
+#include "rules/registry.h"
 #include "search/plan_search.h"
-#include "search/search_pass.h"
 
 /* The verifier is a separate stage; use it when it is part of the build. */
 #if __has_include("ir/verify.h")
@@ -50,71 +48,41 @@
 
 /* ------------------------------------------------------------------ passes */
 
-/* A pass transforms a module in place. `options` is the text after '=' in the flag (NULL when
- * absent), e.g. "conservative-propagation=true"; the pass parses it and reports bad options
- * through `err` like any other failure. */
-typedef sp_export_pass_fn opt_pass_fn;
-/* Same shape as the export stage's table entries (export/export_passes.h). */
-typedef sp_export_pass opt_pass;
+/* A pass flag from the command line: the registry's pass (plan/passes.h) and its options. */
+typedef struct pass_request {
+  sp_pass_info pass;
+  const char *options;
+} pass_request;
 
-/* -shardplan-search="cluster=FILE ...": the cost-model search (search/plan_search.h) shards every
- * value; its cost summary goes to stderr and, with report=FILE, as JSON into FILE. */
-static int run_shardplan_search(sp_module *m, const char *options, sp_err *err) {
-  sp_plan_summary s;
-  int rc = sp_search_pass(m, options, &s, err);
-  if (rc) return rc;
+/* -shardplan-search hands back its cost summary: printed to stderr and, with report=FILE,
+ * written as JSON into FILE. */
+static int report_search(const sp_plan_summary *s, sp_err *err) {
   sp_strbuf sb = SP_STRBUF_INIT;
-  sp_plan_summary_print(&sb, &s);
+  sp_plan_summary_print(&sb, s);
   fputs(sp_strbuf_str(&sb), stderr);
   sp_strbuf_free(&sb);
-  if (!s.report_path) return SP_OK;
-  cJSON *j = sp_plan_summary_to_json(&s);
+  if (!s->report_path) return SP_OK;
+  cJSON *j = sp_plan_summary_to_json(s);
   char *text = j ? cJSON_Print(j) : NULL;
   cJSON_Delete(j);
   if (!text) return sp_err_set(err, SP_ENOMEM, "-shardplan-search: out of memory");
-  FILE *f = fopen(s.report_path, "wb");
+  FILE *f = fopen(s->report_path, "wb");
   bool written = f && fputs(text, f) >= 0 && fputc('\n', f) != EOF;
   if (f && fclose(f) != 0) written = false;
   free(text);
   if (!written)
     return sp_err_set(err, SP_EIO, "-shardplan-search: cannot write report '%s': %s",
-                      s.report_path, strerror(errno));
+                      s->report_path, strerror(errno));
   return SP_OK;
 }
 
-/* The registry of pass flags, in the order `-help` lists them. Propagation passes register
- * here as they land (see DESIGN.md: -sdy-basic-propagate, -sdy-aggressive-propagate,
- * -sdy-op-priority-propagate, -sdy-user-priority-propagate, -sdy-propagation-pipeline,
- * -sdy-populate-op-sharding-rules, -sdy-add-data-flow-edges, -sdy-sink-data-flow-edges,
- * -sdy-apply-sharding-constraints). */
-static const opt_pass passes[] = {
-    {"shardplan-search", run_shardplan_search,
-     "search every open sharding by cost (\"cluster=FILE [time-limit=S] [gap=G] [report=FILE] "
-     "...\")"},
-    {"sdy-populate-op-sharding-rules", sp_prop_pass_populate_rules, "attach every op's sharding rule (conservative-propagation)"},
-    {"sdy-basic-propagate", sp_prop_pass_basic, "basic propagation (conservative-propagation, keep-sharding-rules)"},
-    {"sdy-aggressive-propagate", sp_prop_pass_aggressive, "aggressive propagation (+ propagation-strategy=basic|aggressive|basic-then-aggressive)"},
-    {"sdy-op-priority-propagate", sp_prop_pass_op_priority, "op-priority propagation (+ run-op-priority-propagation)"},
-    {"sdy-user-priority-propagate", sp_prop_pass_user_priority, "user-priority propagation (same options)"},
-    {"sdy-propagation-pipeline", sp_pipeline_pass_propagation, "import, user-priority propagation and export, as Shardy's pipeline (see propagation/pipeline.h for options)"},
-    {"sdy-add-data-flow-edges", sp_pipeline_pass_add_data_flow_edges, "insert sdy.data_flow_edge ops on while/case/optimization_barrier/named and manual computation owners"},
-    {"sdy-sink-data-flow-edges", sp_pipeline_pass_sink_data_flow_edges, "write data-flow edge shardings back to their ops and remove the edges (sink-debug-*)"},
-    {"sdy-apply-sharding-constraints", sp_pipeline_pass_apply_sharding_constraints, "give sharding_constraint inputs the constraint's closed sharding (debug-*)"},
-    {NULL, NULL, NULL} /* end */
-};
-
-typedef struct pass_request {
-  const opt_pass *pass;
-  const char *options;
-} pass_request;
-
-static const opt_pass *find_pass(const char *flag, size_t n) {
-  for (const opt_pass *p = passes; p->flag; p++)
-    if (strlen(p->flag) == n && memcmp(p->flag, flag, n) == 0) return p;
-  /* The export stage's passes (export/export_passes.h) have the same shape. */
-  for (const sp_export_pass *p = sp_export_passes; p->flag; p++)
-    if (strlen(p->flag) == n && memcmp(p->flag, flag, n) == 0) return p;
-  return NULL;
+/* Runs one requested pass, then reports what it handed back. */
+static int run_pass(const pass_request *r, sp_module *m, sp_err *err) {
+  sp_pass_ctx ctx;
+  memset(&ctx, 0, sizeof ctx);
+  int rc = sp_pass_run(&r->pass, m, r->options, &ctx, err);
+  if (!rc && ctx.has_summary) rc = report_search(&ctx.summary, err);
+  return rc;
 }
 
 /* ------------------------------------------------------------------ options */
@@ -125,6 +93,7 @@ typedef struct options {
   bool split_input_file;
   bool verify_diagnostics;  /* match expected-* annotations instead of printing diagnostics */
   const char *report_json;  /* -report-json=FILE: factor tables and conflicts of every chunk */
+  sp_rules_diag *warned;    /* registry warnings given in this run (once per kind, as sdy_opt) */
   pass_request *requests;
   int nrequests;
 } options;
@@ -143,10 +112,8 @@ static void usage(FILE *f) {
           "  -help                 print this help\n"
           "\n"
           "passes (-name or -name=options):\n");
-  if (!passes[0].flag) fprintf(f, "  (none registered yet)\n");
-  for (const opt_pass *p = passes; p->flag; p++) fprintf(f, "  -%-36s %s\n", p->flag, p->help);
-  for (const sp_export_pass *p = sp_export_passes; p->flag; p++)
-    fprintf(f, "  -%-36s %s\n", p->flag, p->help);
+  sp_pass_info p;
+  for (int i = 0; sp_pass_at(i, &p); i++) fprintf(f, "  -%-36s %s\n", p.flag, p.help);
 }
 
 /* Strips one level of matching quotes: conservative-propagation="true" stays, "a=b" -> a=b. */
@@ -162,9 +129,14 @@ static const char *unquote(char *s) {
 static int parse_args(int argc, char **argv, options *o) {
   o->requests = calloc((size_t)argc, sizeof *o->requests);
   if (!o->requests) return 1;
+  bool options_done = false; /* after `--` every argument is a file (as LLVM's parser) */
   for (int i = 1; i < argc; i++) {
     char *a = argv[i];
-    if (a[0] != '-' || strcmp(a, "-") == 0) {
+    if (!options_done && strcmp(a, "--") == 0) {
+      options_done = true;
+      continue;
+    }
+    if (options_done || a[0] != '-' || strcmp(a, "-") == 0) {
       if (o->input) {
         fprintf(stderr, "shardplan-opt: more than one input file ('%s' and '%s')\n", o->input, a);
         return 2;
@@ -201,8 +173,8 @@ static int parse_args(int argc, char **argv, options *o) {
         return 2;
       }
     } else {
-      const opt_pass *p = find_pass(name, n);
-      if (!p) {
+      sp_pass_info p;
+      if (!sp_pass_find(name, n, &p)) {
         fprintf(stderr, "shardplan-opt: unknown option '%s'\n", a);
         usage(stderr);
         return 2;
@@ -294,6 +266,7 @@ static bool process(const options *o, const char *file, const char *text, size_t
     goto done;
   }
   m->diags = &diags;
+  m->warned = o->warned;
 #if HAVE_VERIFIER
   if (sp_verify_module(m, &err) != SP_OK) {
     add_error(&diags, file, &err);
@@ -314,7 +287,7 @@ static bool process(const options *o, const char *file, const char *text, size_t
     }
   }
   for (int i = 0; ok && i < o->nrequests; i++) {
-    if (o->requests[i].pass->run(m, o->requests[i].options, &err) != SP_OK) {
+    if (run_pass(&o->requests[i], m, &err) != SP_OK) {
       add_error(&diags, file, &err);
       ok = false;
     }
@@ -363,6 +336,9 @@ static bool write_reports(const options *o, cJSON *reports) {
 int main(int argc, char **argv) {
   options o;
   memset(&o, 0, sizeof o);
+  sp_rules_diag warned;
+  memset(&warned, 0, sizeof warned);
+  o.warned = &warned;
   int rc = parse_args(argc, argv, &o);
   if (rc) {
     free(o.requests);

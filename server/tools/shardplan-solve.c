@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ir/clock.h"
 #include "search/iopddl.h"
 #include "search/sg_heuristic.h"
 #include "search/sg_solve.h"
@@ -100,7 +101,7 @@ int main(int argc, char **argv) {
             argv[optind + 1]);
     return 2;
   }
-  double t_start = sp_sg_now();
+  double t_start = sp_clock_now();
   opts.progress = on_progress;
   opts.progress_ctx = &pc;
   sp_err err;
@@ -121,7 +122,7 @@ int main(int argc, char **argv) {
   }
   /* SECONDS covers the whole run: reading and writing files count, and 2% is kept for
    * printing the plan and exiting. */
-  double left = seconds * 0.98 - (sp_sg_now() - t_start);
+  double left = seconds * 0.98 - (sp_clock_now() - t_start);
   opts.time_limit = left > seconds * 0.02 ? left : seconds * 0.02;
   sp_sg_result res;
   if (status == 0 && sp_sg_solve(g, &opts, &res, &err) != SP_OK) {

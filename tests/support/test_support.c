@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "ir/strbuf.h"
 #include "mlir/mlir.h"
@@ -48,6 +49,22 @@ int sp_test_run_partial(Suite *s, const char *rel) {
     return 77;
   }
   return rc;
+}
+
+void sp_test_temp_db(const char *tag, char *dir, size_t dir_cap, char *db, size_t db_cap) {
+  snprintf(dir, dir_cap, "/tmp/%s.XXXXXX", tag);
+  ck_assert_msg(mkdtemp(dir) != NULL, "cannot make a folder %s", dir);
+  snprintf(db, db_cap, "%s/plans.db", dir);
+}
+
+void sp_test_remove_temp_db(const char *dir, const char *db) {
+  static const char *const suffix[] = {"", "-wal", "-shm", "-journal"};
+  char p[4096];
+  for (int i = 0; i < 4; i++) {
+    snprintf(p, sizeof p, "%s%s", db, suffix[i]);
+    unlink(p);
+  }
+  rmdir(dir);
 }
 
 char *sp_test_read_file(const char *path, size_t *len) {

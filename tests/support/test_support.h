@@ -26,6 +26,11 @@ bool sp_test_have_shared(const char *rel);
 /* Runs a suite whose ../shared part was left out when `rel` is absent: after the other tests
  * pass, reports that part as skipped (exit 77, with a message). */
 int sp_test_run_partial(Suite *s, const char *rel);
+/* A fresh folder /tmp/<tag>.XXXXXX (into dir) and the path <dir>/plans.db (into db); fails
+ * the test when the folder cannot be made. */
+void sp_test_temp_db(const char *tag, char *dir, size_t dir_cap, char *db, size_t db_cap);
+/* Removes that database with its -wal, -shm and -journal files, then the folder. */
+void sp_test_remove_temp_db(const char *dir, const char *db);
 /* Reads a whole file into a malloc'd NUL-terminated buffer (NULL on error). */
 char *sp_test_read_file(const char *path, size_t *len);
 

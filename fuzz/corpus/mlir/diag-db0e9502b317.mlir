@@ -1,0 +1,5 @@
+func.func @main(%arg0: tensor<8xf32>) -> tensor<8xf32> {
+  // expected-warning@+1 {{custom call @mystery is unknown to SDY sharding rule registry}}
+  %0 = stablehlo.custom_call @mystery(%arg0) : (tensor<8xf32>) -> tensor<8xf32>
+  return %0 : tensor<8xf32>
+}

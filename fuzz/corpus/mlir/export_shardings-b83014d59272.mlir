@@ -1,0 +1,11 @@
+sdy.mesh @mesh = <["a"=2, "b"=2, "c"=2]>
+func.func private @g(%arg0: tensor<8x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"a"}, {}]>}) -> tensor<8x16xf32> {
+  return %arg0 : tensor<8x16xf32>
+}
+func.func @main(%arg0: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"a"}, {"b", "c"}]>}, %arg1: tensor<8x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"b", "c"}, {}]>}) -> (tensor<8x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"a"}, {}]>}, tensor<8x16xf32>) {
+  %0 = stablehlo.dot_general %arg0, %arg1, contracting_dims = [1] x [0] {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{"a"}, {}], unreduced={"b", "c"}>]>} : (tensor<8x8xf32>, tensor<8x16xf32>) -> tensor<8x16xf32>
+  %1 = sdy.reshard %0 <@mesh, [{"a"}, {}], unreduced={"c"}> : tensor<8x16xf32>
+  %2 = stablehlo.add %1, %1 {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{"a"}, {}], unreduced={"c"}>]>} : tensor<8x16xf32>
+  %3 = call @g(%arg1) : (tensor<8x16xf32>) -> tensor<8x16xf32>
+  return %2, %3 : tensor<8x16xf32>, tensor<8x16xf32>
+}

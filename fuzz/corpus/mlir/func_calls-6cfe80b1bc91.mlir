@@ -1,0 +1,7 @@
+module {
+  func.func private @ext(tensor<8xf32>) -> tensor<8xf32>
+  func.func @main(%arg0: tensor<8xf32>) -> tensor<8xf32> {
+    %0 = call @ext(%arg0) : (tensor<8xf32>) -> tensor<8xf32>
+    return %0 : tensor<8xf32>
+  }
+}

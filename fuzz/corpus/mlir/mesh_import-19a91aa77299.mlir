@@ -1,0 +1,15 @@
+sdy.mesh @mesh = <["a"=2]>
+func.func private @dead(%arg0: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = call @dead_too(%arg0) : (tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+func.func private @dead_too(%arg0: tensor<4xf32>) -> tensor<4xf32> {
+  return %arg0 : tensor<4xf32>
+}
+func.func private @used(%arg0: tensor<4xf32>) -> tensor<4xf32> {
+  return %arg0 : tensor<4xf32>
+}
+func.func @main(%arg0: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = call @used(%arg0) : (tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}

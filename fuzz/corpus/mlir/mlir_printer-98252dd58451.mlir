@@ -1,0 +1,1 @@
+func.func @f(%arg0: tensor<16x8xf32>) -> tensor<8x8xf32> {

@@ -1,0 +1,4 @@
+
+func.func @f() {
+  return %zz : tensor<f32>
+}

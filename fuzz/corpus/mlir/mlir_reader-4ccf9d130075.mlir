@@ -1,0 +1,3 @@
+func.func @f() attributes {x = 1, x = 2} {
+  return
+}

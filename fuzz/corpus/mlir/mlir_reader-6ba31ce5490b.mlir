@@ -1,0 +1,3 @@
+func.func @f() attributes {x = "a\qb"} {
+  return
+}

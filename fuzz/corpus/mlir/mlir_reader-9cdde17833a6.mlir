@@ -1,0 +1,3 @@
+func.func @f(%x: tensor<8xf32> {sdy.sharding = #sdy.sharding<@m, [{"a"}p01]>}) {
+  return
+}

@@ -1,0 +1,3 @@
+func.func @f(%a: tensor<4xf32>) {
+  %0 = stablehlo.abs %a : tensor<4xi32>
+}

@@ -1,0 +1,12 @@
+module {
+  func.func @a() {
+    return
+  }
+}
+// -----
+// -----
+module {
+  func.func @c() {
+    return
+  }
+}

@@ -1,0 +1,7 @@
+module {
+  sdy.mesh @mesh = <["data"=2, "model"=4]>
+  func.func @main(%arg0: tensor<1024x1024xf32>) -> tensor<1024x1024xf32> {
+    %0 = stablehlo.add %arg0, %arg0 : tensor<1024x1024xf32>
+    return %0 : tensor<1024x1024xf32>
+  }
+}

@@ -1,0 +1,1 @@
+t.mlir:2:14: 'func.func' op arg 0 - two consecutive sub-axes can be merged: "a":(1)2, "a":(2)2 (in dim 0)

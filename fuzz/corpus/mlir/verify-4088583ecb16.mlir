@@ -1,0 +1,1 @@
+v.mlir:2:40: 'func.func' op arg 1 - unknown axis name: "c"

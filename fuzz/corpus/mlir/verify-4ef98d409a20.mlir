@@ -1,0 +1,1 @@
+t.mlir:2:1: 'func.func' op result 0 - duplicate axis ref: "a"

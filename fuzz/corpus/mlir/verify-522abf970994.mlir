@@ -1,0 +1,1 @@
+v.mlir:2:1: 'func.func' op result 0 - sharding doesn't match tensor rank: 1 != 2

@@ -1,0 +1,1 @@
+t.mlir:2:14: 'func.func' op arg 0 - invalid sub-axis "a":(3)2 of axis "a"=8: pre-size times size must divide the axis size

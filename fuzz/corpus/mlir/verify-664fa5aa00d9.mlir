@@ -1,0 +1,1 @@
+t.mlir:2:14: 'func.func' op arg 0 - a sharding on a maximal mesh must have rank 0 and no replicated or unreduced axes

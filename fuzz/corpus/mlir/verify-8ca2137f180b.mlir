@@ -1,0 +1,1 @@
+t.mlir:2:14: 'func.func' op arg 0 - both the full axis "a" and its sub-axis "a":(2)2 are used

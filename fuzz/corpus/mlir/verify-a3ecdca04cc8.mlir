@@ -1,0 +1,1 @@
+t.mlir:2:14: 'func.func' op arg 0 - dim 1 is empty and closed but has a priority

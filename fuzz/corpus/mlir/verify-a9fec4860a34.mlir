@@ -1,0 +1,1 @@
+t.mlir:2:14: 'func.func' op arg 0 - replicated axes are not ordered w.r.t. mesh: "b" comes before "a"

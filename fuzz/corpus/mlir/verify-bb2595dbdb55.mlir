@@ -1,0 +1,1 @@
+t.mlir:1:14: 'func.func' op arg 0 - duplicate axis name: "x"

@@ -1,0 +1,1 @@
+t.mlir:2:14: 'func.func' op arg 0 - overlapping sub-axes: "a":(1)4 and "a":(2)2

@@ -1,0 +1,1 @@
+t.mlir:2:36: 'func.func' op arg 1 - duplicate axis ref: "a"

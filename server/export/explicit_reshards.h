@@ -1,0 +1,40 @@
+/*
+ * explicit_reshards.h - Shardy's -sdy-insert-explicit-reshards with enable-full-version=true:
+ * after it, every op's operands and results agree on one sharding per factor of its rule, so
+ * that a partitioner can run each op locally, plus the all-reduces the op's sharded reduction
+ * factors need.
+ *
+ * Per op with a sharding rule whose tensors share one mesh (ops without any sharding, sdy ops,
+ * calls, returns and data-flow ops are left alone):
+ *   1. the op's shardings are projected onto its factors (propagation/factor_projection.h);
+ *   2. when the tensors already agree on every factor (no tensor shards a need-replication
+ *      factor) nothing changes; otherwise one list of axes per factor is chosen:
+ *        - an op with one operand and one result, no need-replication factor and one factor
+ *          per dimension takes the sharding of whichever of the two shards more devices
+ *          (the operand on a tie);
+ *        - otherwise greedily: every (factor, axes) a tensor has is a candidate weighted by
+ *          the element count of the tensors that have it (as it is, or with more axes after
+ *          it); the heaviest (then the one sharding more devices, then the lower factor) is
+ *          taken, candidates of the same factor are dropped and the others are cut before the
+ *          first axis the chosen one uses; need-replication factors get no axes, and the
+ *          axes tensors had on a need-replication factor all tensors share move to the first
+ *          pass-through factor whose size they still divide;
+ *   3. an operand whose sharding differs from the chosen one gets `sdy.reshard` to it right
+ *      before the op; a result that differs takes the chosen sharding and is resharded back
+ *      to its own right after the op;
+ *   4. the axes chosen for reduction factors, unless the result keeps them unreduced, are
+ *      all-reduced right after the op (before the result reshard).
+ * The unreduced-operand all-reduces and call reshards of the default mode run as well
+ * (propagation/export_shardings.h).
+ *
+ * Memory: new ops and shardings in the module's arena; factor tables in a scratch arena.
+ */
+#ifndef SP_EXPORT_EXPLICIT_RESHARDS_H
+#define SP_EXPORT_EXPLICIT_RESHARDS_H
+
+#include "ir/err.h"
+#include "ir/ir.h"
+
+int sp_export_insert_explicit_reshards_full(sp_module *m, sp_err *err);
+
+#endif /* SP_EXPORT_EXPLICIT_RESHARDS_H */

@@ -1,0 +1,67 @@
+/*
+ * export_pipeline.c - -sdy-export-pipeline (see export_pipeline.h).
+ */
+#include "export/export_pipeline.h"
+
+#include <string.h>
+
+#include "export/call_graph.h"
+#include "export/debug_info.h"
+#include "export/export_passes.h"
+#include "export/meshes.h"
+#include "propagation/constants.h"
+#include "propagation/data_flow_edges.h"
+#include "propagation/export_shardings.h"
+#include "propagation/func_calls.h"
+#include "propagation/mesh_import.h"
+#include "propagation/propagate.h"
+#include "propagation/sharding_constraints.h"
+#include "propagation/sharding_groups.h"
+
+static const char PASS[] = "sdy-export-pipeline";
+
+int sp_export_parse_options(const char *text, sp_export_options *out, sp_err *err) {
+  memset(out, 0, sizeof *out);
+  static const char *const keys[] = {"enable-insert-explicit-collectives",
+                                     "remove-all-gather-reduce-scatter-for-cmv1",
+                                     "dedup-functions-fully", "keep-sharding-rules",
+                                     "avoid-export-for-partitioning"};
+  bool *outs[] = {&out->explicit_collectives, &out->remove_ag_rs_cmv1,
+                  &out->dedup_functions_fully, &out->keep_sharding_rules,
+                  &out->avoid_export_for_partitioning};
+  return sp_export_parse_bools(PASS, text, keys, outs, 5, err);
+}
+
+#define STEP(call)                 \
+  do {                             \
+    if ((rc = (call))) return rc;  \
+  } while (0)
+
+int sp_export_pipeline_run(sp_module *m, const sp_export_options *o, sp_err *err) {
+  int rc;
+  STEP(sp_sharding_groups_remove(m, err));
+  STEP(sp_sharding_constraints_to_reshard(m, err));
+  STEP(sp_data_flow_edges_sink(m, err));
+  STEP(sp_export_named_computations(m, err));
+  STEP(sp_export_unflatten_call_graph(m, o->dedup_functions_fully, err));
+  STEP(sp_export_update_non_divisible(m, err));
+  STEP(sp_export_remove_sub_axes_in_main(m, err));
+  STEP(sp_export_close_shardings(m, err));
+  STEP(sp_constants_merge(m, err));
+  if (!o->avoid_export_for_partitioning) STEP(sp_export_insert_explicit_reshards(m, err));
+  STEP(sp_func_calls_insert_reshards(m, err));
+  STEP(sp_export_canonicalize(m, err));
+  if (!o->keep_sharding_rules) sp_propagate_drop_rules(m);
+  STEP(sp_export_inline_meshes(m, err));
+  STEP(sp_export_remove_debug_info(m, err));
+  STEP(sp_symbol_dce(m, err));
+  return SP_OK;
+}
+
+#undef STEP
+
+int sp_export_pipeline_pass(sp_module *m, const char *options, sp_err *err) {
+  sp_export_options o;
+  int rc = sp_export_parse_options(options, &o, err);
+  return rc ? rc : sp_export_pipeline_run(m, &o, err);
+}

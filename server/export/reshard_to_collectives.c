@@ -1,0 +1,340 @@
+/*
+ * reshard_to_collectives.c - reshards to all_slice / all_to_all / all_gather /
+ * collective_permute (see reshard_to_collectives.h).
+ */
+#include "export/reshard_to_collectives.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir/axis_ref.h"
+#include "propagation/sharding_walk.h"
+
+#define MAX_PIECES 64
+
+/* The pieces of one dimension, major first. */
+typedef struct dim_pieces {
+  int n;
+  sp_axis_ref v[MAX_PIECES];
+} dim_pieces;
+
+typedef struct layout {
+  int rank;
+  dim_pieces *dims;
+} layout;
+
+/* ---------------------------------------------------------------- pieces */
+
+/* Every boundary (pre and next of each reference) of axis `name` in s1 and s2. */
+static int boundaries(const sp_sharding *s1, const sp_sharding *s2, const char *name, int64_t n,
+                      int64_t *out, int cap) {
+  int k = 0;
+  const sp_sharding *ss[2] = {s1, s2};
+  out[k++] = 1;
+  out[k++] = n;
+  for (int w = 0; w < 2; w++)
+    for (int d = 0; ss[w] && d < ss[w]->rank; d++)
+      for (int i = 0; i < ss[w]->dims[d].naxes && k + 2 <= cap; i++) {
+        const sp_axis_ref *r = &ss[w]->dims[d].axes[i];
+        if (strcmp(r->name, name) != 0) continue;
+        out[k++] = sp_axis_pre(r);
+        out[k++] = sp_axis_next(r, n);
+      }
+  return k;
+}
+
+/* Splits `r` at the boundaries strictly inside it; appends the pieces to `dst`. */
+static bool split_ref(const sp_mesh *mesh, const sp_sharding *s1, const sp_sharding *s2,
+                      const sp_axis_ref *r, dim_pieces *dst) {
+  int64_t n = sp_mesh_axis_size(mesh, r->name);
+  if (n <= 0) return false;
+  int64_t b[4 * MAX_PIECES];
+  int nb = boundaries(s1, s2, r->name, n, b, 4 * MAX_PIECES);
+  int64_t lo = sp_axis_pre(r), hi = sp_axis_next(r, n);
+  for (;;) {
+    int64_t cut = hi;
+    for (int i = 0; i < nb; i++)
+      if (b[i] > lo && b[i] < cut && b[i] % lo == 0) cut = b[i];
+    if (dst->n == MAX_PIECES || cut % lo) return false;
+    dst->v[dst->n++] = sp_axis_make(r->name, lo, cut / lo, n);
+    if (cut == hi) return true;
+    lo = cut;
+  }
+}
+
+static bool to_layout(const sp_mesh *mesh, const sp_sharding *s, const sp_sharding *s1,
+                      const sp_sharding *s2, int rank, layout *out) {
+  out->rank = rank;
+  out->dims = calloc((size_t)(rank ? rank : 1), sizeof *out->dims);
+  if (!out->dims) return false;
+  for (int d = 0; s && d < rank && d < s->rank; d++)
+    for (int i = 0; i < s->dims[d].naxes; i++)
+      if (!split_ref(mesh, s1, s2, &s->dims[d].axes[i], &out->dims[d])) return false;
+  return true;
+}
+
+/* The dim of `l` holding piece `r`, -1 if none; *pos its place there. */
+static int find_piece(const layout *l, const sp_axis_ref *r, int *pos) {
+  for (int d = 0; d < l->rank; d++)
+    for (int i = 0; i < l->dims[d].n; i++)
+      if (sp_axis_ref_equal(&l->dims[d].v[i], r)) {
+        if (pos) *pos = i;
+        return d;
+      }
+  return -1;
+}
+
+static bool same_layout(const layout *a, const layout *b) {
+  for (int d = 0; d < a->rank; d++) {
+    if (a->dims[d].n != b->dims[d].n) return false;
+    for (int i = 0; i < a->dims[d].n; i++)
+      if (!sp_axis_ref_equal(&a->dims[d].v[i], &b->dims[d].v[i])) return false;
+  }
+  return true;
+}
+
+/* Pieces merged back into axis references (adjacent parts of one axis become one). */
+static sp_axis_ref *merged(sp_arena *a, const sp_mesh *mesh, const dim_pieces *p, int *n) {
+  sp_axis_ref *v = sp_arena_alloc(a, (size_t)(p->n + 1) * sizeof *v);
+  if (!v) return NULL;
+  int k = 0;
+  for (int i = 0; i < p->n; i++) {
+    if (k && sp_axis_can_merge(&v[k - 1], &p->v[i]))
+      v[k - 1] = sp_axis_merge(&v[k - 1], &p->v[i], sp_mesh_axis_size(mesh, p->v[i].name));
+    else
+      v[k++] = p->v[i];
+  }
+  *n = k;
+  return v;
+}
+
+static sp_sharding *layout_sharding(sp_arena *a, const sp_mesh *mesh, const layout *l,
+                                    const sp_sharding *like) {
+  sp_sharding *s = sp_sharding_new(a, like->mesh_name, l->rank, true);
+  if (!s) return NULL;
+  s->inline_mesh = like->inline_mesh;
+  for (int d = 0; d < l->rank; d++) {
+    int n;
+    sp_axis_ref *v = merged(a, mesh, &l->dims[d], &n);
+    if (!v) return NULL;
+    s->dims[d].axes = v;
+    s->dims[d].naxes = n;
+  }
+  return s;
+}
+
+/* ---------------------------------------------------------------- ops */
+
+typedef struct emitter {
+  sp_module *m;
+  const sp_mesh *mesh;
+  sp_op *reshard;
+  sp_value *cur;          /* the value the next collective reads */
+  const sp_sharding *like;
+  bool oom;
+} emitter;
+
+static sp_op *emit(emitter *e, const char *name, const layout *after, const sp_attr *lead) {
+  sp_value *in = e->cur;
+  sp_op *op = sp_op_create(e->m->arena, name, 1, &in, 1, &in->type, 0);
+  sp_sharding *s = op ? layout_sharding(e->m->arena, e->mesh, after, e->like) : NULL;
+  if (!s || (lead && sp_attrs_set(e->m->arena, &op->attrs, lead))) {
+    e->oom = true;
+    return NULL;
+  }
+  op->loc = e->reshard->loc;
+  op->results[0].sharding = s;
+  sp_op_insert_before(e->reshard, op);
+  e->cur = &op->results[0];
+  return op;
+}
+
+static sp_attr dim_axes_attr(sp_arena *a, const char *name, const sp_mesh *mesh,
+                             const layout *moved, bool *oom) {
+  sp_attr at = {.name = name, .kind = SP_ATTR_DIM_AXES};
+  sp_dim_sharding *v = sp_arena_calloc(a, (size_t)moved->rank + 1, sizeof *v);
+  if (!v) *oom = true;
+  for (int d = 0; v && d < moved->rank; d++) {
+    v[d].closed = true;
+    v[d].priority = SP_NO_PRIORITY;
+    v[d].axes = merged(a, mesh, &moved->dims[d], &v[d].naxes);
+    if (!v[d].axes) *oom = true;
+  }
+  at.u.dim_axes.n = moved->rank;
+  at.u.dim_axes.v = v;
+  return at;
+}
+
+static bool any_pieces(const layout *l) {
+  for (int d = 0; d < l->rank; d++)
+    if (l->dims[d].n) return true;
+  return false;
+}
+
+static void append(dim_pieces *dst, const sp_axis_ref *v, int n) {
+  for (int i = 0; i < n && dst->n < MAX_PIECES; i++) dst->v[dst->n++] = v[i];
+}
+
+/* Lowers one reshard whose operand and result share a mesh; false when it must stay. */
+static bool lower(emitter *e, const sp_sharding *from, const sp_sharding *to, int rank) {
+  layout cur = {0}, tgt = {0}, moved = {0};
+  bool ok = to_layout(e->mesh, from, from, to, rank, &cur) &&
+            to_layout(e->mesh, to, from, to, rank, &tgt) &&
+            (moved.dims = calloc((size_t)(rank ? rank : 1), sizeof *moved.dims)) != NULL;
+  moved.rank = rank;
+  if (!ok) goto done;
+  /* all_slice */
+  for (int d = 0; d < rank; d++)
+    for (int i = 0; i < tgt.dims[d].n; i++)
+      if (find_piece(&cur, &tgt.dims[d].v[i], NULL) < 0) {
+        append(&cur.dims[d], &tgt.dims[d].v[i], 1);
+        append(&moved.dims[d], &tgt.dims[d].v[i], 1);
+      }
+  if (any_pieces(&moved)) {
+    sp_attr at = dim_axes_attr(e->m->arena, "slicing_axes", e->mesh, &moved, &e->oom);
+    if (e->oom || !emit(e, "sdy.all_slice", &cur, &at)) goto done;
+  }
+  /* all_to_all */
+  for (bool progress = true; progress;) {
+    progress = false;
+    for (int t = 0; t < rank && !progress; t++) {
+      dim_pieces *ct = &cur.dims[t], *tt = &tgt.dims[t];
+      if (ct->n >= tt->n) continue;
+      bool prefix = true;
+      for (int i = 0; i < ct->n && prefix; i++) prefix = sp_axis_ref_equal(&ct->v[i], &tt->v[i]);
+      if (!prefix) continue;
+      int pos, s = find_piece(&cur, &tt->v[ct->n], &pos);
+      if (s < 0 || s == t) continue;
+      dim_pieces *cs = &cur.dims[s];
+      int k = cs->n - pos;
+      if (ct->n + k > tt->n) continue;
+      bool match = true;
+      for (int i = 0; i < k && match; i++) match = sp_axis_ref_equal(&cs->v[pos + i], &tt->v[ct->n + i]);
+      if (!match) continue;
+      sp_all_to_all_param *p = sp_arena_calloc(e->m->arena, 1, sizeof *p);
+      int n;
+      dim_pieces mv = {0};
+      append(&mv, &cs->v[pos], k);
+      if (!p || !(p->axes = merged(e->m->arena, e->mesh, &mv, &n))) {
+        e->oom = true;
+        goto done;
+      }
+      p->naxes = n;
+      p->src_dim = s;
+      p->tgt_dim = t;
+      append(ct, &cs->v[pos], k);
+      cs->n = pos;
+      sp_attr at = {.name = "params", .kind = SP_ATTR_ALL_TO_ALL};
+      at.u.all_to_all.n = 1;
+      at.u.all_to_all.v = p;
+      if (!emit(e, "sdy.all_to_all", &cur, &at)) goto done;
+      progress = true;
+    }
+  }
+  /* all_gather */
+  for (int d = 0; d < rank; d++) moved.dims[d].n = 0;
+  for (int d = 0; d < rank; d++) {
+    dim_pieces *c = &cur.dims[d];
+    int start = c->n;
+    while (start > 0 && find_piece(&tgt, &c->v[start - 1], NULL) < 0) start--;
+    append(&moved.dims[d], &c->v[start], c->n - start);
+    c->n = start;
+  }
+  if (any_pieces(&moved)) {
+    sp_attr at = dim_axes_attr(e->m->arena, "gathering_axes", e->mesh, &moved, &e->oom);
+    if (e->oom || !emit(e, "sdy.all_gather", &cur, &at)) goto done;
+  }
+  /* collective_permute */
+  if (!same_layout(&cur, &tgt) && !emit(e, "sdy.collective_permute", &tgt, NULL)) goto done;
+done:
+  free(cur.dims);
+  free(tgt.dims);
+  free(moved.dims);
+  return ok && !e->oom;
+}
+
+static bool same_mesh(const sp_module *m, const sp_sharding *a, const sp_sharding *b) {
+  if (a->mesh_name && b->mesh_name && strcmp(a->mesh_name, b->mesh_name) == 0) return true;
+  const sp_mesh *x = sp_sharding_mesh(m, a), *y = sp_sharding_mesh(m, b);
+  return x && y && sp_mesh_equal(x, y);
+}
+
+static bool same_unreduced(const sp_sharding *a, const sp_sharding *b) {
+  int na = a ? a->nunreduced : 0, nb = b ? b->nunreduced : 0;
+  if (na != nb) return false;
+  for (int i = 0; i < na; i++)
+    if (!sp_axis_ref_equal(&a->unreduced[i], &b->unreduced[i])) return false;
+  return true;
+}
+
+typedef struct op_list {
+  sp_op **v;
+  int n, cap;
+  bool oom;
+} op_list;
+
+static bool collect(sp_op *op, void *ctx) {
+  op_list *l = ctx;
+  if (op->kind != SP_OP_SDY_RESHARD) return true;
+  if (l->n == l->cap) {
+    int cap = l->cap ? 2 * l->cap : 16;
+    sp_op **nv = realloc(l->v, (size_t)cap * sizeof *nv);
+    if (!nv) {
+      l->oom = true;
+      return false;
+    }
+    l->v = nv;
+    l->cap = cap;
+  }
+  l->v[l->n++] = op;
+  return true;
+}
+
+static int lower_reshard(sp_module *m, sp_op *rs, bool keep_redundant) {
+  sp_value *in = rs->operands[0].value;
+  const sp_sharding *to = rs->results[0].sharding, *from = in->sharding;
+  if (!to) return SP_OK;
+  int rank = sp_sharding_rank_of(in->type);
+  if (rank < 0 || rank != to->rank || (from && from->rank != rank)) return SP_OK;
+  if (!same_unreduced(from, to)) return SP_OK;
+  bool from_empty = sp_sharding_is_unsharded(from), to_empty = sp_sharding_is_unsharded(to);
+  emitter e = {m, sp_sharding_mesh(m, to), rs, in, to, false};
+  if (from_empty && to_empty) {
+    if (keep_redundant) return SP_OK;
+  } else if (from && !same_mesh(m, from, to)) {
+    if (!to_empty) return SP_OK;
+    /* Everything gathered, straight onto the other mesh. */
+    layout moved = {0};
+    e.mesh = sp_sharding_mesh(m, from);
+    if (!e.mesh || !to_layout(e.mesh, from, from, NULL, rank, &moved)) {
+      free(moved.dims);
+      return moved.dims || !e.mesh ? SP_OK : SP_ENOMEM;
+    }
+    sp_attr at = dim_axes_attr(m->arena, "gathering_axes", e.mesh, &moved, &e.oom);
+    layout none = {rank, calloc((size_t)(rank ? rank : 1), sizeof(dim_pieces))};
+    sp_op *g = !e.oom && none.dims ? emit(&e, "sdy.all_gather", &none, &at) : NULL;
+    free(moved.dims);
+    free(none.dims);
+    if (!g) return SP_ENOMEM;
+    g->results[0].sharding = (sp_sharding *)to;
+  } else {
+    if (!e.mesh) return SP_OK;
+    if (sp_sharding_same_axes(from, to) || (from_empty && to_empty)) {
+      if (keep_redundant) return SP_OK;
+    } else if (!lower(&e, from, to, rank)) {
+      return e.oom ? SP_ENOMEM : SP_OK;
+    }
+  }
+  sp_value_replace_all_uses(&rs->results[0], e.cur);
+  sp_op_erase(rs);
+  return SP_OK;
+}
+
+int sp_export_reshard_to_collectives(sp_module *m, bool keep_redundant, sp_err *err) {
+  op_list l = {0};
+  sp_op_walk(m->op, collect, &l);
+  int rc = l.oom ? SP_ENOMEM : SP_OK;
+  for (int i = 0; !rc && i < l.n; i++) rc = lower_reshard(m, l.v[i], keep_redundant);
+  free(l.v);
+  return rc ? sp_err_set(err, rc, "out of memory lowering reshards to collectives") : SP_OK;
+}

@@ -1,0 +1,31 @@
+/*
+ * reshard_to_collectives.h - Shardy's -sdy-reshard-to-collectives: every sdy.reshard becomes
+ * the collectives that move its operand's sharding to its own, or goes away when nothing
+ * moves.
+ *
+ * Both shardings are cut into common pieces (each sub-axis split where the other sharding
+ * has a boundary) so that a piece is either in a sharding or not. Then, in this order:
+ *   - all_slice: pieces only the target has are sliced onto the end of their target dim;
+ *   - all_to_all: while some target dim's next missing pieces end another dim, they move
+ *     there (one all_to_all per move, `{pieces}: src->tgt`);
+ *   - all_gather: per dim, the trailing pieces the target does not have are gathered;
+ *   - collective_permute: what still differs is permuted to the target.
+ * Each collective's out_sharding is the sharding reached after it (adjacent pieces of one
+ * axis merged back). A reshard between two replicated shardings, or whose shardings place
+ * data alike, is removed (unless keep-redundant-reshards); a reshard to a replicated sharding
+ * of another mesh becomes one all_gather; other reshards across meshes, and reshards that
+ * change unreduced axes, are kept.
+ *
+ * Memory: new ops and shardings in the module's arena; scratch lists malloc'd.
+ */
+#ifndef SP_EXPORT_RESHARD_TO_COLLECTIVES_H
+#define SP_EXPORT_RESHARD_TO_COLLECTIVES_H
+
+#include <stdbool.h>
+
+#include "ir/err.h"
+#include "ir/ir.h"
+
+int sp_export_reshard_to_collectives(sp_module *m, bool keep_redundant, sp_err *err);
+
+#endif /* SP_EXPORT_RESHARD_TO_COLLECTIVES_H */

@@ -1,0 +1,12 @@
+/*
+ * clock.h - the monotonic clock every stage measures time with (deadlines, time limits,
+ * statistics). Seconds as a double since an arbitrary fixed origin; never goes back.
+ * Thread-safe (clock_gettime).
+ */
+#ifndef SP_CLOCK_H
+#define SP_CLOCK_H
+
+/* Monotonic seconds (CLOCK_MONOTONIC). */
+double sp_clock_now(void);
+
+#endif /* SP_CLOCK_H */

@@ -1,0 +1,28 @@
+/*
+ * run_ctl.c - deadline, cancel flag and progress of a request (see run_ctl.h).
+ */
+#include "ir/run_ctl.h"
+
+#include <math.h>
+#include <stddef.h>
+
+#include "ir/clock.h"
+
+bool sp_run_ctl_cancelled(const sp_run_ctl *c) {
+  return c && c->cancel && atomic_load_explicit(c->cancel, memory_order_relaxed) != 0;
+}
+
+bool sp_run_ctl_stopped(const sp_run_ctl *c) {
+  if (!c) return false;
+  if (sp_run_ctl_cancelled(c)) return true;
+  return c->deadline > 0 && sp_clock_now() >= c->deadline;
+}
+
+double sp_run_ctl_left(const sp_run_ctl *c) {
+  if (!c || c->deadline <= 0) return HUGE_VAL;
+  return c->deadline - sp_clock_now();
+}
+
+void sp_run_ctl_report(const sp_run_ctl *c, const sp_progress *p) {
+  if (c && c->progress) c->progress(c->progress_ctx, p);
+}

@@ -1,0 +1,162 @@
+/*
+ * plan.c - the engine's entry point (plan.h): parse or take a module, verify it, snapshot the
+ * factor tables, propagate, search, and build the plan.
+ *
+ * Control: the options' deadline, cancel flag and progress callback become the module's
+ * sp_run_ctl for the duration of the call (propagation and the search read it there); the
+ * search's time limit is clamped to the time left before the deadline. A cancel seen at any
+ * check makes the call fail with SP_ETIMEOUT, whatever the stage returned.
+ */
+#include "plan/plan.h"
+
+#include <cjson/cJSON.h>
+#include <glpk.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir/clock.h"
+#include "ir/diag.h"
+#include "ir/verify.h"
+#include "mlir/mlir.h"
+#include "plan/passes.h"
+#include "plan/plan_int.h"
+#include "propagation/conflict.h"
+#include "propagation/report.h"
+#include "rules/registry.h"
+#include "search/search_pass.h"
+
+void sp_plan_options_init(sp_plan_options *o) {
+  memset(o, 0, sizeof *o);
+  o->mode = SP_PLAN_PROPAGATE_SEARCH;
+  o->gap = -1;
+  o->placement = SP_PLAN_DEFAULT;
+  o->mesh_shape = SP_PLAN_DEFAULT;
+}
+
+/* The pass that propagates, or NULL for none. */
+static int propagation_pass(const sp_plan_options *o, bool search, sp_pass_info *out,
+                            sp_err *err) {
+  const char *flag = o->propagation;
+  if (!flag) flag = search ? "sdy-user-priority-propagate" : "sdy-propagation-pipeline";
+  out->flag = NULL;
+  if (!*flag) return SP_OK;
+  if (!sp_pass_find(flag, strlen(flag), out))
+    return sp_err_set(err, SP_EINVAL, "unknown propagation pass '%s'", flag);
+  if (out->run_ctx)
+    return sp_err_set(err, SP_EINVAL, "'%s' is not a propagation pass", flag);
+  return SP_OK;
+}
+
+static int cancelled(const sp_run_ctl *ctl, sp_err *err) {
+  return sp_err_set(err, SP_ETIMEOUT, "%s", sp_run_ctl_cancelled(ctl)
+                                                ? "the request was cancelled"
+                                                : "the deadline passed before propagation finished");
+}
+
+int sp_plan_run(const sp_plan_input *in, const sp_cluster *cluster, const sp_plan_options *o,
+                sp_plan **out, sp_err *err) {
+  *out = NULL;
+  sp_plan_options defaults;
+  if (!o) {
+    sp_plan_options_init(&defaults);
+    o = &defaults;
+  }
+  bool search = o->mode == SP_PLAN_PROPAGATE_SEARCH;
+  if (search && !cluster)
+    return sp_err_set(err, SP_EINVAL, "planning with the search needs a cluster");
+  if (!in || (!in->module && !in->text))
+    return sp_err_set(err, SP_EINVAL, "no module to plan");
+  sp_pass_info prop;
+  int rc = propagation_pass(o, search, &prop, err);
+  if (rc) return rc;
+
+  sp_module *owned = NULL, *m = in->module;
+  sp_diag_list diags;
+  sp_diag_list_init(&diags);
+  sp_arena *log_arena = NULL;
+  sp_conflict_log log;
+  sp_prop_report *rep = NULL;
+  cJSON *report = NULL;
+  sp_ptr_map numbers;
+  sp_ptr_map_init(&numbers);
+  sp_pass_ctx ctx;
+  memset(&ctx, 0, sizeof ctx);
+  sp_run_ctl ctl = {o->deadline, o->cancel, o->progress, o->progress_ctx};
+  struct sp_diag_list *saved_diags = NULL;
+  struct sp_conflict_log *saved_log = NULL;
+  const struct sp_run_ctl *saved_ctl = NULL;
+  struct sp_rules_diag *saved_warned = NULL;
+  sp_rules_diag warned;  /* registry warnings: once per kind per request */
+  memset(&warned, 0, sizeof warned);
+
+  if (!m) {
+    const char *file = in->filename ? in->filename : "<request>";
+    if ((rc = sp_mlir_parse(in->text, in->len, file, 1, &owned, err))) return rc;
+    m = owned;
+  }
+  saved_diags = m->diags;
+  saved_log = m->conflicts;
+  saved_ctl = m->ctl;
+  saved_warned = m->warned;
+  m->diags = &diags;
+  m->ctl = &ctl;
+  m->warned = &warned;
+  if ((rc = sp_verify_module(m, err))) goto done;
+  int next = 0;
+  if ((rc = sp__plan_number_ops(m, &numbers, &next, err))) goto done;
+  if (!o->no_tables) {
+    if (!(log_arena = sp_arena_new(0))) {
+      rc = sp_err_set(err, SP_ENOMEM, "out of memory");
+      goto done;
+    }
+    sp_conflict_log_init(&log, log_arena);
+    m->conflicts = &log;
+    if ((rc = sp_prop_report_begin(m, false, &rep, err))) goto done;
+  }
+  if (prop.flag && (rc = sp_pass_run(&prop, m, o->propagation_options, NULL, err))) goto done;
+  if (sp_run_ctl_stopped(&ctl)) {
+    rc = cancelled(&ctl, err);
+    goto done;
+  }
+  if (search) {
+    sp_search_overrides ov;
+    sp_search_overrides_init(&ov);
+    ov.cluster = cluster;
+    ov.time_limit = o->time_limit > 0 ? o->time_limit : -1;
+    if (o->deadline > 0) {
+      double left = sp_run_ctl_left(&ctl);
+      if (left <= 0) {
+        rc = cancelled(&ctl, err);
+        goto done;
+      }
+      if (ov.time_limit < 0 || left < ov.time_limit) ov.time_limit = left;
+    }
+    ov.gap = o->gap;
+    ov.placement = o->placement;
+    ov.mesh_shape = o->mesh_shape;
+    if ((rc = sp_search_pass_with(m, o->search_options, &ov, &ctx.summary, err))) goto done;
+    ctx.has_summary = true;
+  }
+  if (sp_run_ctl_cancelled(&ctl)) {
+    rc = cancelled(&ctl, err);
+    goto done;
+  }
+  if (rep && (rc = sp_prop_report_end(rep, &log, &report, err))) goto done;
+  rc = sp__plan_build(m, &numbers, report, ctx.has_summary ? &ctx.summary : NULL, out, err);
+done:
+  if (rc && sp_run_ctl_cancelled(&ctl) && rc != SP_ETIMEOUT) rc = cancelled(&ctl, err);
+  m->diags = saved_diags;
+  m->conflicts = saved_log;
+  m->ctl = saved_ctl;
+  m->warned = saved_warned;
+  cJSON_Delete(report);
+  sp_prop_report_free(rep);
+  sp_arena_free(log_arena);
+  sp_ptr_map_free(&numbers);
+  sp_diag_list_free(&diags);
+  sp_module_free(owned);
+  return rc;
+}
+
+void sp_plan_thread_end(void) { glp_free_env(); }

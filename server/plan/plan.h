@@ -1,0 +1,292 @@
+/*
+ * plan.h - the plan stage: the engine's front door. One call takes a module (parsed, or MLIR
+ * text), a cluster and options, runs propagation and (with a cluster) the cost search, and
+ * returns the plan as data; one JSON writer and reader turn a plan into text and back.
+ *
+ *   sp_plan_options o;
+ *   sp_plan_options_init(&o);                  // propagation + search, Shardy's pipeline
+ *   sp_plan_input in = {.text = mlir, .len = n, .filename = "request"};
+ *   sp_plan *p;
+ *   int rc = sp_plan_run(&in, cluster, &o, &p, &err);   // cluster NULL: propagation only
+ *   char *json = sp_plan_to_json_text(p, false);        // or read p->values[i] ...
+ *   free(json); sp_plan_free(p);
+ *
+ * What a plan holds (DESIGN.md section 6):
+ *   - every value's sharding, addressed by position (sp_plan_pos: function index, argument /
+ *     function result / op result, op number in pre-order over the module, result number),
+ *     with the printed name ("%arg0", "%3") as a label; per value the structured axes per
+ *     dimension, the `#sdy.sharding<...>` text, a JAX PartitionSpec string and a GSPMD
+ *     `{devices=[...]...}` string;
+ *   - the module as sdy text (what shardplan-opt prints);
+ *   - each op's factor table before and after propagation and every conflict met (the JSON of
+ *     propagation/report.h and propagation/conflict.h, kept as cJSON);
+ *   - with the search: every collective (kind, axes, bytes, estimated time, the value and op
+ *     by position), the cost totals (compute, communication, resharding, total, peak memory
+ *     per device, memory limit), solver statistics (status, cost, bound, gap, seconds, model
+ *     size before and after the solver's reductions), the mesh shape and rank mapping
+ *     (device_of: mesh coordinate -> cluster device);
+ *   - warnings (ir/diag.h), e.g. an op without a sharding rule, planned conservatively.
+ * Op numbers: the ops of the module body in pre-order (nested ops included, the module op
+ * not), counted from 0 before propagation; an op inserted by the passes has no number before
+ * and is numbered after the last original op.
+ *
+ * Determinism: the same input, cluster and options give the same plan bytes, except that a
+ * wall-clock time limit or deadline can cut the search short (then solver.status is
+ * "timeout" and solver.gap says how far from proven the plan is) and the solver's seconds.
+ *
+ * Errors: sp_plan_run returns SP_OK and a plan, or a negative status, no plan, and `err`
+ * naming the problem and its place ("request:3:14: unknown axis \"c\""): SP_EINVAL for input
+ * that does not parse, verify or plan; SP_ENOTFOUND when no valid plan exists (nothing fits
+ * the memory); SP_ETIMEOUT when cancelled, or when the deadline passed before propagation
+ * finished; SP_ENOMEM.
+ *
+ * Thread safety: sp_plan_run may run on many threads at once, each with its own input,
+ * options and cancel flag (the cluster may be shared: it is read only). A plan is immutable
+ * once returned and may be read from any thread. Nothing here prints.
+ *
+ * Memory: a plan owns everything it points to (one arena and the cJSON trees); free it with
+ * sp_plan_free. sp_plan_run does not keep the input: a parsed module passed in is transformed
+ * in place (the caller still owns and frees it); a module parsed from text is freed before
+ * returning.
+ */
+#ifndef SP_PLAN_PLAN_H
+#define SP_PLAN_PLAN_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ir/arena.h"
+#include "ir/err.h"
+#include "ir/ir.h"
+#include "ir/run_ctl.h"
+#include "search/cluster.h"
+
+typedef struct cJSON cJSON;
+
+/* ------------------------------------------------------------------ the plan as data */
+
+typedef enum sp_plan_value_kind {
+  SP_PLAN_ARG = 0,      /* argument `index` of function `func` */
+  SP_PLAN_FUNC_RESULT,  /* result `index` of function `func` (its result sharding) */
+  SP_PLAN_OP_RESULT     /* result `index` of op number `op` */
+} sp_plan_value_kind;
+
+/* Where a value is. */
+typedef struct sp_plan_pos {
+  sp_plan_value_kind kind;
+  int func;             /* index of the func.func among the module body's functions */
+  int op;               /* SP_PLAN_OP_RESULT: the op's number; -1 otherwise */
+  int index;            /* argument, function-result or op-result number */
+} sp_plan_pos;
+
+/* One dimension of a sharding: its axes major to minor ("x", or "x:(1)2" for a sub-axis). */
+typedef struct sp_plan_dim {
+  int naxes;
+  const char **axes;
+  bool closed;
+  int priority;         /* -1: none */
+} sp_plan_dim;
+
+typedef struct sp_plan_value {
+  sp_plan_pos pos;
+  const char *name;     /* printed name: "%arg0", "%3", "%2#1"; a label only */
+  const char *type;     /* "tensor<8x16xf32>" */
+  bool sharded;         /* has a sharding; the fields below are empty otherwise */
+  const char *mesh;     /* mesh symbol name, or the inline mesh's text */
+  int rank;
+  sp_plan_dim *dims;    /* [rank] */
+  int nreplicated, nunreduced;
+  const char **replicated, **unreduced;
+  const char *sdy;      /* #sdy.sharding<@mesh, [{"x"}, {}]> */
+  const char *pspec;    /* PartitionSpec('x', None) */
+  const char *gspmd;    /* {devices=[2,1,4]<=[8] last_tile_dim_replicate} */
+} sp_plan_value;
+
+/* One op: its place and factor tables (the propagation report's entry for it). */
+typedef struct sp_plan_op {
+  int op;               /* number (see the top comment) */
+  const char *name;     /* "stablehlo.dot_general" */
+  int line, col;        /* in the input; 0 if unknown */
+  cJSON *table;         /* {"op", "name", "line", "col", "rule", "erased", "before", "after"}
+                           (propagation/report.h) and "operand_values": the index in
+                           `values` of each operand (-1: not listed); owned by the plan */
+} sp_plan_op;
+
+typedef struct sp_plan_collective {
+  const char *kind;     /* "all-gather", "reduce-scatter", "all-reduce", "all-to-all" */
+  const char *axes;     /* "\"data\", \"model\"" */
+  int64_t group_size;   /* devices in one group */
+  double bytes;         /* of the whole tensor moved */
+  double seconds;       /* estimated */
+  sp_plan_pos value;    /* the value moved */
+  const char *value_name;
+  int op;               /* the op where it happens (consumer or reducing op); -1 unknown */
+  const char *op_name;
+  int line;
+  int operand;          /* consumer operand; -1 for an op's own reduction */
+} sp_plan_collective;
+
+typedef struct sp_plan_costs {
+  double compute_s, collective_s, reshard_s, comm_s, total_s;  /* per device per step */
+  double peak_memory_bytes, memory_limit_bytes;
+} sp_plan_costs;
+
+typedef struct sp_plan_solver {
+  const char *status;   /* "optimal", "feasible", "timeout", "infeasible", "unknown" */
+  int64_t cost, bound;  /* objective units (ns + memory tie-break); bound INT64_MIN: none */
+  double gap;
+  double build_s, solve_s;
+  int ops, nodes, edges, followers, fixed_nodes;
+  int64_t strategies, pairs, ilp_cols, ilp_rows;
+  int red_nodes, red_edges, merged;
+  int64_t red_strategies, red_pairs, dominated;
+  int tie_groups, tied_nodes;
+} sp_plan_solver;
+
+typedef struct sp_plan_mesh_axis {
+  const char *name;
+  int64_t size;
+  const char *link;     /* the link kind the axis crosses ("nvlink", ...) */
+  double alpha_s, bandwidth, traffic_bytes;
+} sp_plan_mesh_axis;
+
+typedef struct sp_plan_mesh {
+  const char *name;
+  int naxes;
+  sp_plan_mesh_axis *axes;
+  int64_t ndevices;
+  int64_t *device_of;   /* [ndevices]: mesh coordinate (row-major) -> cluster device */
+  bool placement_auto;  /* placed by traffic (rank mapping) rather than as given */
+  bool shape_searched;
+} sp_plan_mesh;
+
+typedef struct sp_plan_warning {
+  const char *severity; /* "error", "warning", "remark", "note" */
+  int line, col;
+  const char *message;
+} sp_plan_warning;
+
+typedef struct sp_plan {
+  sp_arena *arena;      /* owns the strings and arrays below */
+  const char *filename;
+  const char *module;   /* the module in sdy_opt's text form */
+  int nvalues;
+  sp_plan_value *values;/* functions' arguments and results, then op results in op order */
+  int nops;
+  sp_plan_op *ops;      /* ops with a sharding rule, in op order */
+  cJSON *conflicts;     /* array of conflict objects (propagation/conflict.h); owned */
+  int nwarnings;
+  sp_plan_warning *warnings;
+  bool searched;        /* the fields below are filled */
+  sp_plan_costs costs;
+  sp_plan_solver solver;
+  sp_plan_mesh mesh;
+  int ncollectives;
+  sp_plan_collective *collectives;
+} sp_plan;
+
+void sp_plan_free(sp_plan *p);
+
+/* Releases what the engine keeps per thread (GLPK's environment, created on a thread's first
+ * solve). A host thread that ran sp_plan_run calls it before it exits; harmless otherwise. */
+void sp_plan_thread_end(void);
+
+/* ------------------------------------------------------------------ making a plan */
+
+typedef enum sp_plan_mode {
+  SP_PLAN_PROPAGATE = 0,       /* propagation only */
+  SP_PLAN_PROPAGATE_SEARCH     /* propagation, then the cost search (needs a cluster) */
+} sp_plan_mode;
+
+typedef enum sp_plan_choice {
+  SP_PLAN_DEFAULT = -1,        /* the search options' choice, else the search's default */
+  SP_PLAN_GIVEN = 0,
+  SP_PLAN_AUTO = 1
+} sp_plan_choice;
+
+typedef struct sp_plan_options {
+  sp_plan_mode mode;
+  /* The propagation: a pass flag of the registry (plan/passes.h) without the dash and its
+   * option text. NULL pass: "sdy-propagation-pipeline" with the search off, and
+   * "sdy-user-priority-propagate" (Shardy's strategy hierarchy, shardings left open for the
+   * search) with it on; "" : no propagation. */
+  const char *propagation;
+  const char *propagation_options;
+  /* The search (search/search_pass.h options text for whatever is not below, e.g.
+   * "max-strategies=64 share-layers=false"); cluster= is ignored: the cluster argument is
+   * used. */
+  const char *search_options;
+  double time_limit;           /* solver seconds for the whole search; <= 0: none (or the
+                                  search options') */
+  double gap;                  /* relative gap to stop at; < 0: the search options' (0) */
+  sp_plan_choice placement;    /* rank mapping by traffic (auto) or the mesh's devices */
+  sp_plan_choice mesh_shape;   /* try every factorisation of the device count (auto) */
+  bool no_tables;              /* leave out factor tables and conflicts (faster) */
+  /* Control (ir/run_ctl.h): absolute deadline in sp_clock_now() seconds (0: none), cancel
+   * flag (may be NULL), progress callback (may be NULL). */
+  double deadline;
+  const atomic_int *cancel;
+  sp_progress_fn progress;
+  void *progress_ctx;
+} sp_plan_options;
+
+/* Propagation + search with Shardy's defaults, no limits, no callbacks. */
+void sp_plan_options_init(sp_plan_options *o);
+
+/* The module to plan: a parsed module (transformed in place, still owned by the caller), or
+ * MLIR text (`len` bytes, need not be NUL-terminated). */
+typedef struct sp_plan_input {
+  sp_module *module;
+  const char *text;
+  size_t len;
+  const char *filename;        /* for messages; NULL: "<request>" */
+} sp_plan_input;
+
+/* Verifies, propagates and (with mode SP_PLAN_PROPAGATE_SEARCH and a cluster) searches, and
+ * returns the plan in *out (see the top comment for errors, threads and memory). A cluster
+ * given with mode SP_PLAN_PROPAGATE is ignored; SP_PLAN_PROPAGATE_SEARCH without one is
+ * SP_EINVAL. */
+int sp_plan_run(const sp_plan_input *in, const sp_cluster *cluster, const sp_plan_options *o,
+                sp_plan **out, sp_err *err);
+
+/* Builds the plan of a module as it stands (no passes run): the values, the module text and
+ * the warnings in m->diags; `report` (may be NULL) the propagation report's JSON
+ * ({"ops": [...], "conflicts": [...]}, taken over by the plan); `summary` (may be NULL) the
+ * search's summary. This is what sp_plan_run ends with; shardplan-opt uses it too. */
+struct sp_plan_summary;
+int sp_plan_from_module(sp_module *m, cJSON *report, const struct sp_plan_summary *summary,
+                        sp_plan **out, sp_err *err);
+
+/* ------------------------------------------------------------------ JSON */
+
+/* The whole plan:
+ *   {"version": 1, "file": "...", "module": "...",
+ *    "values": [<value>...], "ops": [<op>...], "conflicts": [...], "warnings": [...],
+ *    "search": null | {"costs": {...}, "solver": {...}, "mesh": {...},
+ *                      "collectives": [<collective>...]}}
+ * New cJSON owned by the caller; NULL on out-of-memory. */
+cJSON *sp_plan_to_json(const sp_plan *p);
+/* As text (cJSON_Print, or unformatted); malloc'd, the caller frees; NULL on out-of-memory. */
+char *sp_plan_to_json_text(const sp_plan *p, bool formatted);
+/* Reads what sp_plan_to_json wrote back into a plan (writing it again gives the same JSON).
+ * SP_EINVAL naming the first field that is missing or of the wrong type. */
+int sp_plan_from_json(const char *text, size_t len, sp_plan **out, sp_err *err);
+
+/* One element each, as the whole plan writes them (for a store that keeps a plan as rows a
+ * dashboard page reads one by one):
+ *   value:      {"pos": {"kind": "arg"|"func_result"|"op_result", "func", "op", "index"},
+ *                "name", "type", "sharding": null | {"mesh", "dims": [{"axes": [...],
+ *                "closed", "priority"}], "replicated", "unreduced", "sdy", "pspec", "gspmd"}}
+ *   op:         the report's op object (see sp_plan_op.table)
+ *   collective: {"kind", "axes", "group_size", "bytes", "seconds", "value": <pos>,
+ *                "value_name", "op", "op_name", "line", "operand"}
+ *   conflict:   p->conflicts' element i (a copy)
+ * New cJSON owned by the caller; NULL on out-of-memory or an index out of range. */
+cJSON *sp_plan_value_to_json(const sp_plan_value *v);
+cJSON *sp_plan_op_to_json(const sp_plan_op *op);
+cJSON *sp_plan_collective_to_json(const sp_plan_collective *c);
+cJSON *sp_plan_conflict_to_json(const sp_plan *p, int i);
+
+#endif /* SP_PLAN_PLAN_H */

@@ -1,0 +1,43 @@
+/*
+ * import_passes.h - Shardy's import passes as shardplan-opt runs them: one entry point per
+ * `-sdy-...` flag, taking the option text after '=' (NULL when absent) and transforming the
+ * module in place, and -sdy-import-pipeline running them in Shardy's order. Each parses its
+ * options (`name=value` items, booleans true/false/1/0; an unknown option is an error naming
+ * it) and calls the pass's own module:
+ *
+ *   -sdy-lift-inlined-meshes, -sdy-remove-size-one-axes, -sdy-manual-axes-cleanup
+ *                                            mesh_import.h
+ *   -sdy-propagate-sharding-from-func-to-call, -sdy-flatten-call-graph,
+ *   -sdy-import-func-calls (add-data-flow-edges-on-named-computations), -sdy-pre-order-funcs
+ *                                            func_calls.h
+ *   -sdy-add-func-data-flow-edges            func_data_flow_edges.h
+ *   -sdy-constant-or-scalar-splitter         constants.h
+ *   -sdy-explicit-gather-scatter-batching    gather_scatter_batching.h
+ *   -sdy-sharding-group-import               sharding_groups.h
+ *   -sdy-import-pipeline                     all of the above in Shardy's order, with the
+ *                                            data-flow edges and sharding constraints
+ *
+ * Memory: none kept.
+ */
+#ifndef SP_IMPORT_PASSES_H
+#define SP_IMPORT_PASSES_H
+
+#include "ir/err.h"
+#include "ir/ir.h"
+
+typedef int (*sp_import_pass_fn)(sp_module *m, const char *options, sp_err *err);
+
+typedef struct sp_import_pass {
+  const char *flag;   /* without the leading dash */
+  sp_import_pass_fn run;
+  const char *help;
+} sp_import_pass;
+
+/* The import passes, ending with an all-NULL entry. */
+extern const sp_import_pass sp_import_passes[];
+
+/* The import pipeline (what -sdy-import-pipeline runs; -sdy-propagation-pipeline runs the same
+ * steps, skipping those with nothing to work on). */
+int sp_import_pipeline(sp_module *m, sp_err *err);
+
+#endif /* SP_IMPORT_PASSES_H */

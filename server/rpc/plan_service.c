@@ -1,0 +1,699 @@
+/*
+ * plan_service.c - Plan and PlanStream: the cache first, then one search per key.
+ *
+ * A request is answered, in order of preference:
+ *   1. by the raw-request hash (an exact repeat: no parsing; the stored bytes are copied);
+ *   2. by its key after reading the graph (a renamed or re-encoded graph: the stored answer
+ *      with this requester's names as labels);
+ *   3. by the search running for its key (coalescing: the caller becomes one more waiter);
+ *   4. by a new search on the pool (UNAVAILABLE with a retry hint when the queue is full).
+ * A stored plan that was cut short (provisional) answers only requests that allow no more
+ * time than it had; a request that allows more searches again, and the better plan is kept.
+ *
+ * Life of a search (an sp_job): created with its first waiter and put in the in-flight table
+ * (svc->mu), queued on the pool; joiners add waiters and push the deadline to the latest
+ * among them. The pool thread runs the engine with the time limit clamped to that deadline,
+ * a cancel flag and a progress callback (streamed to PlanStream waiters). Then it stores the
+ * plan (before anyone is answered: nothing acknowledged is lost), takes the job out of the
+ * table with its waiters, and answers each by its own detail and names. A waiter whose call is
+ * cancelled (or whose deadline passes) is removed by the cancel hook; when the last one goes,
+ * the search is cancelled.
+ *
+ * Memory: a job owns its module, cluster, request bytes and waiters; the pool thread frees it.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "ir/clock.h"
+#include "plan/plan.h"
+#include "rpc/plan_proto.h"
+#include "rpc/plan_request.h"
+#include "rpc/service_int.h"
+#include "store/plan_rows.h"
+
+typedef struct waiter {
+  sp_rpc_call *call;
+  bool stream, coalesced;
+  int detail;
+  sp_rpc_labels labels;
+  struct waiter *next;
+} waiter;
+
+struct sp_job {
+  sp_service *svc;
+  char key[SP_RPC_HEX], raw[SP_RPC_HEX];
+  sp_rpc_request req;          /* module, cluster, options, message (owned) */
+  uint8_t *request;            /* bytes as received */
+  size_t request_len;
+  sp_rpc_labels names;         /* the first requester's: addresses and function names */
+  double time_limit;           /* seconds asked for (or the default) */
+  atomic_int cancel;
+  int64_t deadline_ms;         /* the latest among the waiters (INT64_MAX: none) */
+  int64_t last_progress_ms;
+  waiter *waiters;
+  sp_job *next;
+};
+
+/* ------------------------------------------------------------------ helpers */
+
+static const char *method_name(bool stream) { return stream ? "PlanStream" : "Plan"; }
+
+/* PlanEvent{field: bytes} (field 1 progress, 2 plan); malloc'd. */
+static uint8_t *wrap_event(int field, const uint8_t *bytes, size_t n, size_t *out_len) {
+  uint8_t *buf = malloc(n + 11);
+  if (!buf) return NULL;
+  size_t k = 0;
+  buf[k++] = (uint8_t)((field << 3) | 2);
+  uint64_t v = n;
+  while (v >= 0x80) {
+    buf[k++] = (uint8_t)(v | 0x80);
+    v >>= 7;
+  }
+  buf[k++] = (uint8_t)v;
+  memcpy(buf + k, bytes, n);
+  *out_len = k + n;
+  return buf;
+}
+
+/* Sends a finished answer (packed PlanResponse) to a unary or streaming call. */
+static void deliver(sp_rpc_call *call, bool stream, const uint8_t *bytes, size_t n) {
+  if (!stream) {
+    sp_rpc_call_reply(call, SP_RPC_OK, bytes, n, NULL, 0);
+    return;
+  }
+  size_t en;
+  uint8_t *ev = wrap_event(2, bytes, n, &en);
+  if (!ev) {
+    sp_rpc_call_finish(call, SP_RPC_RESOURCE_EXHAUSTED, "out of memory");
+    return;
+  }
+  sp_rpc_call_send(call, ev, en);
+  free(ev);
+  sp_rpc_call_finish(call, SP_RPC_OK, NULL);
+}
+
+static void fail_call(sp_service *s, sp_rpc_call *call, bool stream, const char *key, int status,
+                      const char *msg, int64_t retry_ms) {
+  if (stream && retry_ms == 0) {
+    atomic_fetch_add(&s->errors, 1);
+    sp__svc_log(s, call, method_name(stream), key, NULL, status, msg);
+    sp_rpc_call_finish(call, status, msg);
+    return;
+  }
+  sp__svc_fail(s, call, method_name(stream), key, status, msg, retry_ms);
+}
+
+static void send_progress(sp_rpc_call *call, const char *stage, const sp_progress *p,
+                          double elapsed) {
+  Shardplan__V1__Progress pr = SHARDPLAN__V1__PROGRESS__INIT;
+  pr.stage = (char *)stage;
+  pr.elapsed_seconds = elapsed;
+  if (p) {
+    pr.round = p->round;
+    if (p->has_plan) pr.incumbent = (double)p->cost;
+    if (p->bound != INT64_MIN) pr.bound = (double)p->bound;
+    pr.gap = p->gap;
+    pr.message = (char *)(p->phase ? p->phase : "");
+  }
+  uint8_t buf[512];
+  size_t n = shardplan__v1__progress__get_packed_size(&pr);
+  if (n > sizeof buf) return;
+  shardplan__v1__progress__pack(&pr, buf);
+  size_t en;
+  uint8_t *ev = wrap_event(1, buf, n, &en);
+  if (!ev) return;
+  sp_rpc_call_send(call, ev, en);
+  free(ev);
+}
+
+/* Seconds of search a request allows: its time limit (or the default), within its deadline. */
+static double allowed_seconds(const sp_service *s, const sp_rpc_request *r, int64_t ms_left) {
+  double asked = r->msg->options ? r->msg->options->time_limit_seconds : 0;
+  double t = asked > 0 ? asked : s->o.default_time_limit;
+  if (ms_left != INT64_MAX) {
+    double left = (double)ms_left / 1000.0 * 0.9 - 0.02;
+    if (left < t) t = left;
+  }
+  return t;
+}
+
+/* Whether a stored plan answers this request: yes unless it was cut short and the request
+ * allows clearly more time than the search that made it had. */
+static bool usable(const sp_service *s, const sp_store_plan *sp, const sp_rpc_request *r,
+                   int64_t ms_left) {
+  if (!sp->status || strcmp(sp->status, "provisional") != 0) return true;
+  Shardplan__V1__PlanResponse *resp =
+      shardplan__v1__plan_response__unpack(NULL, sp->plan_len, sp->plan);
+  if (!resp) return false;
+  double had = resp->time_limit_seconds > resp->search_seconds ? resp->time_limit_seconds
+                                                                : resp->search_seconds;
+  shardplan__v1__plan_response__free_unpacked(resp, NULL);
+  return allowed_seconds(s, r, ms_left) <= had * 1.2 + 0.05;
+}
+
+/* Answers from a stored plan; `labels` NULL when the stored labels are the caller's. Returns
+ * whether the answer's bytes equal the stored ones up to the appended fields (same labels). */
+static bool answer_stored(sp_service *s, sp_rpc_call *call, bool stream, int detail,
+                          const sp_store_plan *sp, const sp_rpc_labels *labels,
+                          const char *outcome) {
+  uint8_t *extras = NULL, *out = NULL;
+  size_t elen = 0, olen = 0;
+  sp_err err;
+  int rc;
+  if (detail == SHARDPLAN__V1__DETAIL__DETAIL_FULL &&
+      (rc = sp__svc_full_extras(s, sp->key, &extras, &elen, &err))) {
+    fail_call(s, call, stream, sp->key, sp__svc_status_of(rc), err.msg, 0);
+    return false;
+  }
+  double ms = (double)(sp_rpc_now_ms() - sp_rpc_call_start_ms(call));
+  bool same = true;
+  if (!labels) {
+    rc = sp_rpc_repack_hit(sp->plan, sp->plan_len, ms, extras, elen, &out, &olen);
+  } else {
+    Shardplan__V1__PlanResponse *resp =
+        shardplan__v1__plan_response__unpack(NULL, sp->plan_len, sp->plan);
+    rc = resp ? sp_rpc_pack_response(resp, labels, true, false, ms, extras, elen, &out, &olen)
+              : SP_EINTERNAL;
+    if (resp) shardplan__v1__plan_response__free_unpacked(resp, NULL);
+    same = rc == SP_OK && olen >= sp->plan_len && memcmp(out, sp->plan, sp->plan_len) == 0;
+  }
+  free(extras);
+  if (rc) {
+    fail_call(s, call, stream, sp->key, SP_RPC_INTERNAL, "cannot re-encode the stored plan", 0);
+    return false;
+  }
+  atomic_fetch_add(&s->hits, 1);
+  if (s->obs.on_cache) s->obs.on_cache(s->obs.ctx, true);
+  sp__svc_log(s, call, method_name(stream), sp->key, outcome, SP_RPC_OK, NULL);
+  deliver(call, stream, out, olen);
+  free(out);
+  return same;
+}
+
+/* Keeps a final summary answer for exact repeats of `raw`. */
+static void remember(sp_service *s, const char *raw, int detail, const sp_store_plan *sp) {
+  if (detail != SHARDPLAN__V1__DETAIL__DETAIL_SUMMARY || !sp->plan ||
+      (sp->status && strcmp(sp->status, "provisional") == 0))
+    return;
+  sp_hit_cache_put(s->memory, raw, sp->key, sp->plan, sp->plan_len, sp_rpc_now_ms());
+}
+
+/* ------------------------------------------------------------------ waiters */
+
+static void free_waiter(waiter *w) {
+  sp_rpc_labels_free(&w->labels);
+  free(w);
+}
+
+static void free_job(sp_job *j) {
+  while (j->waiters) {
+    waiter *w = j->waiters;
+    j->waiters = w->next;
+    free_waiter(w);
+  }
+  sp_rpc_request_free(&j->req);
+  sp_rpc_labels_free(&j->names);
+  free(j->request);
+  free(j);
+}
+
+/* The cancel hook: the call went away while waiting. */
+static void on_cancel(sp_rpc_call *call, void *arg) {
+  sp_service *s = arg;
+  waiter *found = NULL;
+  pthread_mutex_lock(&s->mu);
+  for (sp_job *j = s->jobs; j && !found; j = j->next) {
+    for (waiter **pw = &j->waiters; *pw; pw = &(*pw)->next) {
+      if ((*pw)->call != call) continue;
+      found = *pw;
+      *pw = found->next;
+      if (!j->waiters) atomic_store(&j->cancel, 1);   /* nobody waits: stop the search */
+      break;
+    }
+  }
+  pthread_mutex_unlock(&s->mu);
+  if (!found) return;   /* already being answered */
+  sp__svc_log(s, call, method_name(found->stream), NULL, "cancelled", SP_RPC_CANCELLED,
+              "the caller cancelled or its deadline passed");
+  sp_rpc_call_reply(call, SP_RPC_CANCELLED, NULL, 0, "cancelled", 0);
+  free_waiter(found);
+}
+
+/* ------------------------------------------------------------------ the search */
+
+static void on_progress(void *ctx, const sp_progress *p) {
+  sp_job *j = ctx;
+  sp_service *s = j->svc;
+  int64_t now = sp_rpc_now_ms();
+  if (now - j->last_progress_ms < 100 && !(p->has_plan && p->gap == 0)) return;
+  j->last_progress_ms = now;
+  pthread_mutex_lock(&s->mu);
+  for (waiter *w = j->waiters; w; w = w->next)
+    if (w->stream) send_progress(w->call, p->stage ? p->stage : "", p, p->seconds);
+  pthread_mutex_unlock(&s->mu);
+}
+
+static int store_plan(sp_job *j, const sp_plan *p, const Shardplan__V1__PlanResponse *resp,
+                      const uint8_t *bytes, size_t n, sp_err *err) {
+  /* The rows the dashboard reads (store/plan_rows.h), plus the whole plan's JSON, from which
+   * a DETAIL_FULL answer is rebuilt. */
+  sp_plan_rows pr = {0};
+  int rc = sp_plan_rows_build(p, &pr, err);
+  if (rc) return rc;
+  sp_store_row *rows = malloc((pr.n + 1) * sizeof *rows);
+  char *full = sp_plan_to_json_text(p, false);
+  if (!rows || !full) {
+    free(rows);
+    free(full);
+    sp_plan_rows_free(&pr);
+    return sp_err_set(err, SP_ENOMEM, "out of memory storing the plan");
+  }
+  if (pr.n) memcpy(rows, pr.v, pr.n * sizeof *rows);
+  rows[pr.n] = (sp_store_row){"plan", 0, NULL, full};
+  {
+    char mesh[256] = "";
+    if (resp->plan && resp->plan->n_meshes) {
+      const Shardplan__V1__MeshPlan *m = resp->plan->meshes[0];
+      for (size_t i = 0; i < m->n_axes; i++)
+        snprintf(mesh + strlen(mesh), sizeof mesh - strlen(mesh), "%s%s=%lld", i ? ", " : "",
+                 m->axes[i]->name, (long long)m->axes[i]->size);
+    }
+    const char *modname = sp_op_get_str(j->req.module->op, "sym_name");
+    sp_store_plan rec = {0};
+    snprintf(rec.key, sizeof rec.key, "%s", j->key);
+    snprintf(rec.raw_hash, sizeof rec.raw_hash, "%s", j->raw);
+    rec.planner_version = sp_rpc_planner_version();
+    rec.module_name = modname ? modname
+                              : (j->req.msg->filename && *j->req.msg->filename
+                                     ? j->req.msg->filename : "");
+    rec.mesh = mesh;
+    rec.status = sp_rpc_status_word(resp);
+    rec.gap = resp->status == SHARDPLAN__V1__PLAN_STATUS__PLAN_STATUS_PROPAGATED ? NAN : resp->gap;
+    rec.total_cost = resp->plan && resp->plan->costs ? resp->plan->costs->total_seconds : NAN;
+    rec.request = j->request;
+    rec.request_len = j->request_len;
+    rec.plan = bytes;
+    rec.plan_len = n;
+    rc = sp_store_put(j->svc->store, &rec, rows, pr.n + 1, err);
+  }
+  free(rows);
+  free(full);
+  sp_plan_rows_free(&pr);
+  return rc;
+}
+
+/* Takes the job out of the table (no one joins it any more); returns its waiters (the caller
+ * answers and frees them, then calls job_done). */
+static waiter *finish_job(sp_job *j) {
+  sp_service *s = j->svc;
+  pthread_mutex_lock(&s->mu);
+  for (sp_job **pj = &s->jobs; *pj; pj = &(*pj)->next)
+    if (*pj == j) {
+      *pj = j->next;
+      break;
+    }
+  waiter *ws = j->waiters;
+  j->waiters = NULL;
+  pthread_mutex_unlock(&s->mu);
+  return ws;
+}
+
+/* The job has answered everyone: it no longer counts (drain waits for this, so no reply is
+ * started after the gRPC queues shut down). */
+static void job_done(sp_service *s) {
+  pthread_mutex_lock(&s->mu);
+  if (--s->njobs == 0) pthread_cond_broadcast(&s->idle);
+  pthread_mutex_unlock(&s->mu);
+}
+
+static void answer_error(sp_service *s, waiter *ws, const char *key, int status, const char *msg) {
+  while (ws) {
+    waiter *w = ws;
+    ws = w->next;
+    fail_call(s, w->call, w->stream, key, status, msg, 0);
+    free_waiter(w);
+  }
+}
+
+static void run_job(void *arg) {
+  sp_job *j = arg;
+  sp_service *s = j->svc;
+  sp_plan *plan = NULL;
+  sp_arena *a = NULL;
+  uint8_t *bytes = NULL, *extras = NULL;
+  size_t n = 0, elen = 0;
+  sp_err err;
+  sp_err_clear(&err);
+  int status = SP_RPC_OK;
+  char msg[SP_ERR_MSG_MAX + 64] = "";
+
+  pthread_mutex_lock(&s->mu);
+  int64_t deadline = j->deadline_ms;
+  bool stop = s->draining || atomic_load(&j->cancel);
+  pthread_mutex_unlock(&s->mu);
+  if (stop) {
+    status = s->draining ? SP_RPC_UNAVAILABLE : SP_RPC_CANCELLED;
+    snprintf(msg, sizeof msg, "%s", s->draining ? "the server is shutting down; retry on "
+             "another instance or after it restarts" : "cancelled");
+    goto answer;
+  }
+  atomic_fetch_add(&s->searches, 1);
+  int64_t now = sp_rpc_now_ms();
+  double tl = j->time_limit;
+  if (deadline != INT64_MAX) {
+    double left = (double)(deadline - now) / 1000.0;
+    if (left <= 0) {
+      status = SP_RPC_DEADLINE_EXCEEDED;
+      snprintf(msg, sizeof msg, "the deadline passed while the search waited in the queue");
+      goto answer;
+    }
+    double usable_s = left * 0.9 - 0.02;
+    if (usable_s < 0.001) usable_s = 0.001;
+    if (tl > usable_s) tl = usable_s;
+    j->req.popts.deadline = sp_clock_now() + usable_s;
+  }
+  j->req.popts.time_limit = tl;
+  j->req.popts.cancel = &j->cancel;
+  j->req.popts.progress = on_progress;
+  j->req.popts.progress_ctx = j;
+  j->last_progress_ms = now;
+  sp_plan_input in = {.module = j->req.module, .filename = j->req.module->filename};
+  double run_start = sp_clock_now();
+  int rc = sp_plan_run(&in, j->req.search ? j->req.cluster : NULL, &j->req.popts, &plan, &err);
+  if (rc) {
+    status = atomic_load(&j->cancel) ? (s->draining ? SP_RPC_UNAVAILABLE : SP_RPC_CANCELLED)
+                                     : rc == SP_ENOTFOUND ? SP_RPC_FAILED_PRECONDITION
+                                                          : sp__svc_status_of(rc);
+    snprintf(msg, sizeof msg, "%s%s", status == SP_RPC_UNAVAILABLE
+             ? "the server is shutting down: " : rc == SP_ENOTFOUND ? "no valid plan: " : "",
+             err.msg);
+    goto answer;
+  }
+  /* Wall time is not part of the plan (equal requests get equal bytes): it goes beside it. */
+  double search_s = sp_clock_now() - run_start;
+  plan->solver.build_s = plan->solver.solve_s = 0;
+  Shardplan__V1__PlanResponse *resp = NULL;
+  a = sp_arena_new(0);
+  if (!a || sp_rpc_plan_summary(plan, &j->names, j->key, a, &resp, &err)) {
+    status = SP_RPC_RESOURCE_EXHAUSTED;
+    snprintf(msg, sizeof msg, "out of memory building the answer");
+    goto answer;
+  }
+  resp->search_seconds = search_s;
+  resp->time_limit_seconds = j->req.popts.time_limit;
+  n = shardplan__v1__plan_response__get_packed_size(resp);
+  bytes = malloc(n ? n : 1);
+  if (!bytes) {
+    status = SP_RPC_RESOURCE_EXHAUSTED;
+    snprintf(msg, sizeof msg, "out of memory");
+    goto answer;
+  }
+  shardplan__v1__plan_response__pack(resp, bytes);
+
+  /* A provisional plan already stored is replaced only by a better one. */
+  sp_store_plan old = {0};
+  bool keep_old = false;
+  if (sp_store_get(s->store, j->key, SP_STORE_WITH_PLAN, &old, NULL) == SP_OK &&
+      resp->plan->costs && !isnan(old.total_cost) &&
+      resp->status != SHARDPLAN__V1__PLAN_STATUS__PLAN_STATUS_OPTIMAL &&
+      old.total_cost <= resp->plan->costs->total_seconds)
+    keep_old = true;
+  if (keep_old) {
+    Shardplan__V1__PlanResponse *o =
+        shardplan__v1__plan_response__unpack(NULL, old.plan_len, old.plan);
+    if (o) {
+      waiter *ws = finish_job(j);
+      sp_store_plan_free(&old);
+      for (waiter *w = ws, *next; w; w = next) {
+        next = w->next;
+        uint8_t *out = NULL;
+        size_t olen = 0;
+        uint8_t *ex = NULL;
+        size_t exl = 0;
+        double ms = (double)(sp_rpc_now_ms() - sp_rpc_call_start_ms(w->call));
+        if (w->detail == SHARDPLAN__V1__DETAIL__DETAIL_FULL)
+          sp__svc_full_extras(s, j->key, &ex, &exl, NULL);
+        if (sp_rpc_pack_response(o, &w->labels, false, w->coalesced, ms, ex, exl, &out, &olen))
+          fail_call(s, w->call, w->stream, j->key, SP_RPC_RESOURCE_EXHAUSTED, "out of memory", 0);
+        else {
+          sp__svc_log(s, w->call, method_name(w->stream), j->key, "miss (kept the better stored "
+                      "plan)", SP_RPC_OK, NULL);
+          deliver(w->call, w->stream, out, olen);
+        }
+        free(ex);
+        free(out);
+        free_waiter(w);
+      }
+      shardplan__v1__plan_response__free_unpacked(o, NULL);
+      goto done;
+    }
+  }
+  sp_store_plan_free(&old);
+  bool stored_ok = (rc = store_plan(j, plan, resp, bytes, n, &err)) == SP_OK;
+  if (!stored_ok) {
+    /* The plan is still the answer; the cache just does not keep it. */
+    sp__svc_log(s, NULL, "Plan", j->key, "store", SP_RPC_INTERNAL, err.msg);
+  }
+  bool want_full = false;
+  pthread_mutex_lock(&s->mu);
+  for (waiter *w = j->waiters; w; w = w->next)
+    if (w->detail == SHARDPLAN__V1__DETAIL__DETAIL_FULL) want_full = true;
+  pthread_mutex_unlock(&s->mu);
+  if (want_full) sp_rpc_plan_full_extras(plan, &extras, &elen, NULL);
+  if (!resp->provisional && stored_ok) {
+    sp_store_plan mine = {.plan = bytes, .plan_len = n, .status = sp_rpc_status_word(resp)};
+    snprintf(mine.key, sizeof mine.key, "%s", j->key);
+    /* The creator's exact bytes answer with the creator's labels: remember them. */
+    remember(s, j->raw, j->req.detail, &mine);
+  }
+  waiter *ws = finish_job(j);
+  for (waiter *w = ws, *next; w; w = next) {
+    next = w->next;
+    uint8_t *out = NULL;
+    size_t olen = 0;
+    double ms = (double)(sp_rpc_now_ms() - sp_rpc_call_start_ms(w->call));
+    bool full = w->detail == SHARDPLAN__V1__DETAIL__DETAIL_FULL;
+    if (sp_rpc_pack_response(resp, &w->labels, false, w->coalesced, ms, full ? extras : NULL,
+                             full ? elen : 0, &out, &olen)) {
+      fail_call(s, w->call, w->stream, j->key, SP_RPC_RESOURCE_EXHAUSTED, "out of memory", 0);
+    } else {
+      char outcome[64];
+      snprintf(outcome, sizeof outcome, "%s %s", w->coalesced ? "coalesced" : "miss",
+               sp_rpc_status_word(resp));
+      sp__svc_log(s, w->call, method_name(w->stream), j->key, outcome, SP_RPC_OK, NULL);
+      deliver(w->call, w->stream, out, olen);
+    }
+    free(out);
+    free_waiter(w);
+  }
+  goto done;
+answer:
+  answer_error(s, finish_job(j), j->key, status, msg);
+done:
+  free(bytes);
+  free(extras);
+  sp_arena_free(a);
+  sp_plan_free(plan);
+  free_job(j);
+  job_done(s);
+}
+
+/* ------------------------------------------------------------------ the handlers */
+
+/* Answers an exact repeat from the memory cache; false when it is not there. */
+static bool memory_hit(sp_service *s, sp_rpc_call *call, bool stream, const char *raw) {
+  uint8_t *stored, *out;
+  size_t n, olen;
+  char key[SP_RPC_HEX];
+  bool touch;
+  int64_t now = sp_rpc_now_ms();
+  if (!sp_hit_cache_get(s->memory, raw, &stored, &n, key, now, 1000, &touch)) return false;
+  int rc = sp_rpc_repack_hit(stored, n, (double)(now - sp_rpc_call_start_ms(call)), NULL, 0,
+                             &out, &olen);
+  free(stored);
+  if (rc) return false;
+  atomic_fetch_add(&s->hits, 1);
+  if (s->obs.on_cache) s->obs.on_cache(s->obs.ctx, true);
+  sp__svc_log(s, call, method_name(stream), key, "hit (memory)", SP_RPC_OK, NULL);
+  deliver(call, stream, out, olen);
+  free(out);
+  /* Once a second per hot plan, the plan cache counts a hit, so its LRU order stays right. */
+  if (touch) {
+    sp_store_plan sp = {0};
+    sp_store_get(s->store, key, SP_STORE_COUNT_HIT, &sp, NULL);
+    sp_store_plan_free(&sp);
+  }
+  return true;
+}
+
+
+static void handle(sp_rpc_call *call, sp_service *s, bool stream) {
+  const char *M = method_name(stream);
+  atomic_fetch_add(&s->requests, 1);
+  size_t len;
+  const uint8_t *buf = sp_rpc_call_payload(call, &len);
+  if (!buf) buf = (const uint8_t *)"";
+  /* 0. An exact repeat answered from memory: no decoding, no SQLite. */
+  char raw[SP_RPC_HEX];
+  sp_rpc_request_raw_hash(buf, len, raw);
+  if (memory_hit(s, call, stream, raw)) return;
+  sp_rpc_request req;
+  sp_err err;
+  sp_err_clear(&err);
+  if (sp_rpc_request_decode(buf, len, raw, &req, &err)) {
+    fail_call(s, call, stream, NULL, SP_RPC_INVALID_ARGUMENT, err.msg, 0);
+    sp_rpc_request_free(&req);
+    return;
+  }
+  int64_t ms_left = sp_rpc_call_ms_left(call);
+  sp_store_plan sp = {0};
+  /* 1. An exact repeat. */
+  if (sp_store_get_by_raw(s->store, req.raw, SP_STORE_WITH_PLAN | SP_STORE_COUNT_HIT, &sp,
+                          NULL) == SP_OK &&
+      usable(s, &sp, &req, ms_left)) {
+    answer_stored(s, call, stream, (int)req.msg->detail, &sp, NULL, "hit (raw)");
+    remember(s, raw, (int)req.msg->detail, &sp);
+    sp_store_plan_free(&sp);
+    sp_rpc_request_free(&req);
+    return;
+  }
+  sp_store_plan_free(&sp);
+  /* 2. Read the graph; the key. */
+  int rc = sp_rpc_request_prepare(&req, &err);
+  if (rc) {
+    fail_call(s, call, stream, NULL, sp__svc_status_of(rc), err.msg, 0);
+    sp_rpc_request_free(&req);
+    return;
+  }
+  sp_rpc_labels labels;
+  if (sp_rpc_labels_read(req.module, &labels, &err)) {
+    fail_call(s, call, stream, req.key, SP_RPC_RESOURCE_EXHAUSTED, err.msg, 0);
+    sp_rpc_request_free(&req);
+    return;
+  }
+  memset(&sp, 0, sizeof sp);
+  if (sp_store_get(s->store, req.key, SP_STORE_WITH_PLAN | SP_STORE_COUNT_HIT |
+                   SP_STORE_COUNT_MISS, &sp, NULL) == SP_OK &&
+      usable(s, &sp, &req, ms_left)) {
+    if (answer_stored(s, call, stream, req.detail, &sp, &labels, "hit")) {
+      sp_store_add_raw_hash(s->store, req.raw, req.key, NULL);   /* same bytes next time */
+      remember(s, req.raw, req.detail, &sp);
+    }
+    sp_store_plan_free(&sp);
+    sp_rpc_labels_free(&labels);
+    sp_rpc_request_free(&req);
+    return;
+  }
+  sp_store_plan_free(&sp);
+
+  /* 3./4. Join the search for this key, or start one. */
+  waiter *w = calloc(1, sizeof *w);
+  if (!w) {
+    sp_rpc_labels_free(&labels);
+    fail_call(s, call, stream, req.key, SP_RPC_RESOURCE_EXHAUSTED, "out of memory", 0);
+    sp_rpc_request_free(&req);
+    return;
+  }
+  w->call = call;
+  w->stream = stream;
+  w->detail = req.detail;
+  w->labels = labels;
+  int64_t deadline = sp_rpc_call_deadline_ms(call);
+  pthread_mutex_lock(&s->mu);
+  if (s->draining) {
+    pthread_mutex_unlock(&s->mu);
+    free_waiter(w);
+    fail_call(s, call, stream, req.key, SP_RPC_UNAVAILABLE, "the server is shutting down", 0);
+    sp_rpc_request_free(&req);
+    return;
+  }
+  if (!sp_rpc_call_on_cancel(call, on_cancel, s)) {
+    pthread_mutex_unlock(&s->mu);
+    free_waiter(w);
+    sp__svc_log(s, call, M, req.key, "cancelled", SP_RPC_CANCELLED, NULL);
+    sp_rpc_call_reply(call, SP_RPC_CANCELLED, NULL, 0, "cancelled", 0);
+    sp_rpc_request_free(&req);
+    return;
+  }
+  sp_job *j = s->jobs;
+  while (j && (strcmp(j->key, req.key) != 0 || atomic_load(&j->cancel))) j = j->next;
+  if (j) {
+    w->coalesced = true;
+    w->next = j->waiters;
+    j->waiters = w;
+    if (deadline > j->deadline_ms) j->deadline_ms = deadline;
+    atomic_fetch_add(&s->coalesced, 1);
+    if (stream) send_progress(call, "queued", NULL, 0);
+    pthread_mutex_unlock(&s->mu);
+    sp_rpc_request_free(&req);
+    return;
+  }
+  j = calloc(1, sizeof *j);
+  uint8_t *copy = malloc(len ? len : 1);
+  if (j) {
+    j->request = copy;   /* owned by the job from here */
+    copy = NULL;
+  }
+  rc = SP_ENOMEM;
+  if (j && j->request && sp_rpc_labels_read(req.module, &j->names, NULL) == SP_OK) {
+    if (len) memcpy(j->request, buf, len);
+    j->svc = s;
+    snprintf(j->key, sizeof j->key, "%s", req.key);
+    snprintf(j->raw, sizeof j->raw, "%s", req.raw);
+    j->request_len = len;
+    j->time_limit = req.time_limit > 0 ? req.time_limit : s->o.default_time_limit;
+    j->deadline_ms = deadline;
+    j->req = req;    /* the job owns the request from here */
+    memset(&req, 0, sizeof req);
+    j->req.popts.search_options = j->req.search_options;
+    j->waiters = w;
+    rc = sp_pool_submit(s->pool, run_job, j);
+  }
+  if (rc == SP_OK) {
+    j->next = s->jobs;
+    s->jobs = j;
+    s->njobs++;
+    atomic_fetch_add(&s->misses, 1);
+    if (s->obs.on_cache) s->obs.on_cache(s->obs.ctx, false);
+    if (stream) send_progress(call, "queued", NULL, 0);
+    pthread_mutex_unlock(&s->mu);
+    return;
+  }
+  /* Not started: the queue is full (or memory ran out). */
+  int running = 0, queued = 0;
+  sp_pool_gauges(s->pool, &running, &queued);
+  pthread_mutex_unlock(&s->mu);
+  if (j) {
+    j->waiters = NULL;
+    free_job(j);
+  } else {
+    free(copy);
+  }
+  sp_rpc_request_free(&req);
+  char msg[200];
+  if (rc == SP_ELIMIT) {
+    int64_t retry = 1000 + 500 * (int64_t)queued;
+    snprintf(msg, sizeof msg, "search queue full (%d running, %d waiting); retry after %lld ms",
+             running, queued, (long long)retry);
+    /* The waiter's call gets its answer here; its cancel hook finds nothing. */
+    fail_call(s, call, stream, NULL, SP_RPC_UNAVAILABLE, msg, retry);
+  } else {
+    fail_call(s, call, stream, NULL, SP_RPC_RESOURCE_EXHAUSTED, "out of memory", 0);
+  }
+  free_waiter(w);
+}
+
+void sp__svc_plan(sp_rpc_call *call, void *svc) { handle(call, svc, false); }
+void sp__svc_plan_stream(sp_rpc_call *call, void *svc) { handle(call, svc, true); }
+
+void sp_service_drain(sp_service *s) {
+  pthread_mutex_lock(&s->mu);
+  s->draining = true;
+  for (sp_job *j = s->jobs; j; j = j->next) atomic_store(&j->cancel, 1);
+  while (s->njobs > 0) pthread_cond_wait(&s->idle, &s->mu);
+  pthread_mutex_unlock(&s->mu);
+}

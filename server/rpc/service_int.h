@@ -1,0 +1,54 @@
+/*
+ * service_int.h - the service's shared state and helpers (internal to server/rpc).
+ *
+ * Locking: `mu` guards the in-flight search table (jobs and their waiters). Counters are
+ * atomics. The store is thread-safe on its own.
+ */
+#ifndef SP_RPC_SERVICE_INT_H
+#define SP_RPC_SERVICE_INT_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "rpc/hit_cache.h"
+#include "rpc/rpc_server.h"
+#include "rpc/search_pool.h"
+#include "rpc/service.h"
+#include "store/store.h"
+
+typedef struct sp_job sp_job;
+
+struct sp_service {
+  sp_service_options o;
+  char cache_path[4096];
+  sp_store *store;
+  sp_hit_cache *memory;       /* exact repeats, in front of the store */
+  sp_pool *pool;
+  pthread_mutex_t mu;
+  pthread_cond_t idle;        /* signalled when the last job finished */
+  sp_job *jobs;               /* in flight, by key */
+  int njobs;
+  bool draining;
+  int64_t start_ms;
+  sp_service_observer obs;
+  atomic_llong hits, misses, searches, coalesced, requests, errors;
+};
+
+/* One log line per request: method, key (16 hex digits), outcome, status, milliseconds. */
+void sp__svc_log(sp_service *s, sp_rpc_call *call, const char *method, const char *key,
+                 const char *outcome, int status, const char *msg);
+/* Replies with an error and logs it. */
+void sp__svc_fail(sp_service *s, sp_rpc_call *call, const char *method, const char *key,
+                  int status, const char *msg, int64_t retry_ms);
+/* sp_status -> gRPC status code. */
+int sp__svc_status_of(int rc);
+const char *sp__svc_status_name(int status);
+
+/* plan_service.c: the Plan and PlanStream handlers. */
+void sp__svc_plan(sp_rpc_call *call, void *svc);
+void sp__svc_plan_stream(sp_rpc_call *call, void *svc);
+/* Answers a stored plan (GetPlan and cache hits): the packed summary plus, for DETAIL_FULL,
+ * the extras rebuilt from the stored plan JSON. */
+int sp__svc_full_extras(sp_service *s, const char *key, uint8_t **out, size_t *len, sp_err *err);
+
+#endif /* SP_RPC_SERVICE_INT_H */

@@ -1,0 +1,211 @@
+/*
+ * plan_rows.c - a plan as store rows (see plan_rows.h).
+ */
+#include "store/plan_rows.h"
+
+#include "plan/provenance.h"
+
+#include <cjson/cJSON.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int push(sp_plan_rows *r, const char *section, int64_t idx, const char *label,
+                cJSON *json) {
+  char *text = json ? cJSON_PrintUnformatted(json) : NULL;
+  cJSON_Delete(json);
+  char *lab = strdup(label ? label : "");
+  if (!text || !lab) goto oom;
+  if (r->n == r->cap) {
+    size_t cap = r->cap ? 2 * r->cap : 64;
+    sp_store_row *v = realloc(r->v, cap * sizeof *v);
+    if (!v) goto oom;
+    r->v = v;
+    r->cap = cap;
+  }
+  r->v[r->n].section = section;
+  r->v[r->n].idx = idx;
+  r->v[r->n].label = lab;
+  r->v[r->n].json = text;
+  r->n++;
+  return SP_OK;
+oom:
+  free(text);
+  free(lab);
+  return SP_ENOMEM;
+}
+
+static cJSON *summary(const sp_plan *p) {
+  cJSON *full = sp_plan_to_json(p);
+  cJSON *o = cJSON_CreateObject();
+  if (!full || !o) {
+    cJSON_Delete(full);
+    cJSON_Delete(o);
+    return NULL;
+  }
+  cJSON_AddBoolToObject(o, "searched", p->searched);
+  cJSON_AddStringToObject(o, "file", p->filename ? p->filename : "");
+  cJSON_AddNumberToObject(o, "nwarnings", p->nwarnings);
+  cJSON_AddNumberToObject(o, "nvalues", p->nvalues);
+  cJSON_AddNumberToObject(o, "nops", p->nops);
+  cJSON *search = cJSON_GetObjectItemCaseSensitive(full, "search");
+  if (cJSON_IsObject(search)) {
+    static const char *keep[] = {"costs", "solver", "mesh"};
+    for (size_t i = 0; i < sizeof keep / sizeof keep[0]; i++) {
+      cJSON *item = cJSON_DetachItemFromObjectCaseSensitive(search, keep[i]);
+      if (item) cJSON_AddItemToObject(o, keep[i], item);
+    }
+  }
+  cJSON_Delete(full);
+  return o;
+}
+
+/* The ops (by op number) that read each op's results: inverted from every op's
+ * "operand_values". users[n] is a cJSON array of op numbers, or NULL. */
+typedef struct users_index {
+  int max_op;
+  cJSON **users;
+} users_index;
+
+static const cJSON *operand_values(const sp_plan_op *op) {
+  return cJSON_GetObjectItemCaseSensitive(op->table, "operand_values");
+}
+
+static int producer_of(const sp_plan *p, int value) {
+  if (value < 0 || value >= p->nvalues) return -1;
+  const sp_plan_value *v = &p->values[value];
+  return v->pos.kind == SP_PLAN_OP_RESULT ? v->pos.op : -1;
+}
+
+static int users_build(const sp_plan *p, users_index *u) {
+  u->max_op = -1;
+  for (int i = 0; i < p->nvalues; i++)
+    if (p->values[i].pos.op > u->max_op) u->max_op = p->values[i].pos.op;
+  for (int i = 0; i < p->nops; i++)
+    if (p->ops[i].op > u->max_op) u->max_op = p->ops[i].op;
+  u->users = calloc((size_t)u->max_op + 2, sizeof *u->users);
+  if (!u->users) return SP_ENOMEM;
+  for (int i = 0; i < p->nops; i++) {
+    const cJSON *v;
+    int last = -2;
+    cJSON_ArrayForEach(v, operand_values(&p->ops[i])) {
+      int prod = producer_of(p, v->valueint);
+      if (prod < 0 || prod > u->max_op || prod == last) continue;
+      last = prod;
+      if (!u->users[prod] && !(u->users[prod] = cJSON_CreateArray())) return SP_ENOMEM;
+      cJSON *n = cJSON_CreateNumber(p->ops[i].op);
+      if (!n) return SP_ENOMEM;
+      cJSON_AddItemToArray(u->users[prod], n);
+    }
+  }
+  return SP_OK;
+}
+
+static void users_free(users_index *u) {
+  for (int i = 0; u->users && i <= u->max_op; i++) cJSON_Delete(u->users[i]);
+  free(u->users);
+}
+
+/* An op's row: its table, its operands (value, name, producing op), its results and the ops
+ * that read them. */
+static cJSON *op_row(const sp_plan *p, const sp_plan_op *op, users_index *u) {
+  cJSON *j = sp_plan_op_to_json(op);
+  if (!j) return NULL;
+  cJSON *operands = cJSON_CreateArray(), *results = cJSON_CreateArray();
+  const cJSON *v;
+  cJSON_ArrayForEach(v, operand_values(op)) {
+    cJSON *o = cJSON_CreateObject();
+    if (!o || !operands) break;
+    int idx = v->valueint;
+    cJSON_AddNumberToObject(o, "value", idx);
+    cJSON_AddStringToObject(o, "name", idx >= 0 && idx < p->nvalues && p->values[idx].name
+                                           ? p->values[idx].name : "?");
+    cJSON_AddNumberToObject(o, "producer", producer_of(p, idx));
+    cJSON_AddItemToArray(operands, o);
+  }
+  for (int i = 0; results && i < p->nvalues; i++) {
+    const sp_plan_value *pv = &p->values[i];
+    if (pv->pos.kind != SP_PLAN_OP_RESULT || pv->pos.op != op->op) continue;
+    cJSON *r = cJSON_CreateObject();
+    if (!r) break;
+    cJSON_AddNumberToObject(r, "value", i);
+    cJSON_AddStringToObject(r, "name", pv->name ? pv->name : "");
+    cJSON_AddItemToArray(results, r);
+  }
+  if (operands) cJSON_AddItemToObject(j, "operands", operands);
+  if (results) cJSON_AddItemToObject(j, "results", results);
+  if (op->op >= 0 && op->op <= u->max_op && u->users[op->op]) {
+    cJSON_AddItemToObject(j, "users", u->users[op->op]);
+    u->users[op->op] = NULL;
+  }
+  return j;
+}
+
+int sp_plan_rows_build(const sp_plan *p, sp_plan_rows *out, sp_err *err) {
+  memset(out, 0, sizeof *out);
+  users_index u = {-1, NULL};
+  int rc = users_build(p, &u);
+  if (!rc) rc = push(out, "summary", 0, p->filename, summary(p));
+  cJSON *origins = NULL;
+  if (!rc && sp_plan_provenance(p, &origins, err) != SP_OK) rc = SP_ENOMEM;
+  for (int i = 0; !rc && i < p->nvalues; i++) {
+    cJSON *v = sp_plan_value_to_json(&p->values[i]);
+    cJSON *o = cJSON_DetachItemFromArray(origins, 0);  /* origins[i], in order */
+    if (v && o) cJSON_AddItemToObject(v, "origins", o);
+    else cJSON_Delete(o);
+    rc = push(out, "value", i, p->values[i].name, v);
+  }
+  cJSON_Delete(origins);
+  for (int i = 0; !rc && i < p->nops; i++) {
+    char label[160];
+    snprintf(label, sizeof label, "%s #%d", p->ops[i].name ? p->ops[i].name : "?", p->ops[i].op);
+    rc = push(out, "op", p->ops[i].op, label, op_row(p, &p->ops[i], &u));
+  }
+  for (int i = 0; !rc && i < p->ncollectives; i++) {
+    const sp_plan_collective *c = &p->collectives[i];
+    char label[200];
+    snprintf(label, sizeof label, "%s %s at %s", c->kind ? c->kind : "",
+             c->value_name ? c->value_name : "", c->op_name ? c->op_name : "");
+    rc = push(out, "collective", i, label, sp_plan_collective_to_json(c));
+  }
+  int nconf = cJSON_GetArraySize(p->conflicts);
+  for (int i = 0; !rc && i < nconf; i++) {
+    cJSON *c = sp_plan_conflict_to_json(p, i);
+    char label[200];
+    const cJSON *name = cJSON_GetObjectItemCaseSensitive(c, "op_name");
+    const cJSON *opn = cJSON_GetObjectItemCaseSensitive(c, "op");
+    const cJSON *fac = cJSON_GetObjectItemCaseSensitive(c, "factor");
+    snprintf(label, sizeof label, "%s #%d factor %s",
+             cJSON_IsString(name) ? name->valuestring : "?",
+             cJSON_IsNumber(opn) ? opn->valueint : -1,
+             cJSON_IsString(fac) ? fac->valuestring : "?");
+    rc = push(out, "conflict", i, label, c);
+  }
+  for (int i = 0; !rc && i < p->nwarnings; i++) {
+    const sp_plan_warning *w = &p->warnings[i];
+    cJSON *o = cJSON_CreateObject();
+    if (o) {
+      cJSON_AddStringToObject(o, "severity", w->severity ? w->severity : "warning");
+      cJSON_AddNumberToObject(o, "line", w->line);
+      cJSON_AddNumberToObject(o, "col", w->col);
+      cJSON_AddStringToObject(o, "message", w->message ? w->message : "");
+    }
+    rc = push(out, "warning", i, w->message, o);
+  }
+  users_free(&u);
+  if (rc) {
+    sp_plan_rows_free(out);
+    return sp_err_set(err, SP_ENOMEM, "plan rows: out of memory");
+  }
+  return SP_OK;
+}
+
+void sp_plan_rows_free(sp_plan_rows *r) {
+  for (size_t i = 0; i < r->n; i++) {
+    free((char *)r->v[i].label);
+    free((char *)r->v[i].json);
+  }
+  free(r->v);
+  memset(r, 0, sizeof *r);
+}

@@ -1,0 +1,38 @@
+/*
+ * plan_rows.h - a plan (server/plan) as the rows the plan cache keeps (store/store.h), so a
+ * dashboard page reads one page of one table without loading the whole plan.
+ *
+ * Sections, each row's JSON being the plan's own per-element JSON (plan/plan.h):
+ *   "summary"     idx 0: {"searched", "file", "costs", "solver", "mesh", "nwarnings"}
+ *                 (costs/solver/mesh only when the plan was searched)
+ *   "value"       idx = position in the plan's value list; label = the value's name; with
+ *                 "origins", where each axis of its sharding came from (plan/provenance.h)
+ *   "op"          idx = op number; label = "NAME #N"; the op's factor tables, plus its
+ *                 "operands" ({"value", "name", "producer"}), "results" and "users" when the
+ *                 plan knows them
+ *   "collective"  idx = position; label = "KIND VALUE at OP"
+ *   "conflict"    idx = position; label = "OPNAME #N factor F"
+ *   "warning"     idx = position; label = the message
+ * The daemon stores these with the plan; the dashboard (web/) and `shardplan export` read them.
+ *
+ * Memory: an sp_plan_rows owns its JSON texts and labels (sp_plan_rows_free); the rows'
+ * section names are static strings.
+ */
+#ifndef SP_STORE_PLAN_ROWS_H
+#define SP_STORE_PLAN_ROWS_H
+
+#include <stddef.h>
+
+#include "ir/err.h"
+#include "plan/plan.h"
+#include "store/store.h"
+
+typedef struct sp_plan_rows {
+  sp_store_row *v;
+  size_t n, cap;
+} sp_plan_rows;
+
+int sp_plan_rows_build(const sp_plan *p, sp_plan_rows *out, sp_err *err);
+void sp_plan_rows_free(sp_plan_rows *r);
+
+#endif /* SP_STORE_PLAN_ROWS_H */

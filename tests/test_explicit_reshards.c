@@ -1,0 +1,90 @@
+/*
+ * test_explicit_reshards.c - -sdy-insert-explicit-reshards=enable-full-version=true
+ * (export/explicit_reshards.h) and the reshards/collectives it leaves, on modules of its own.
+ */
+#include <check.h>
+#include <stdlib.h>
+
+#include "export_test.h"
+#include "test_support.h"
+
+#define MESH "sdy.mesh @m = <[\"p\"=2, \"q\"=4]>\n"
+#define FULL "enable-full-version=true"
+
+START_TEST(compatible_op_is_left_alone) {
+  char *out = et_run(MESH
+      "func.func @f(%x: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@m, [{\"q\"}, {}]>}) -> (tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@m, [{\"q\"}, {}]>}) {\n"
+      "  %0 = stablehlo.sqrt %x {sdy.sharding = #sdy.sharding_per_value<[<@m, [{\"q\"}, {}]>]>} : tensor<8x8xf32>\n"
+      "  return %0 : tensor<8x8xf32>\n}\n", "sdy-insert-explicit-reshards", FULL);
+  et_lacks(out, "sdy.reshard");
+  free(out);
+}
+END_TEST
+
+START_TEST(binary_op_takes_the_majority_and_reshards_the_rest) {
+  /* Two operands on "q" outweigh the result on "p": the result is resharded after the op. */
+  char *out = et_run(MESH
+      "func.func @f(%x: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@m, [{\"q\"}, {}]>}, %y: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@m, [{\"q\"}, {}]>}) -> tensor<8x8xf32> {\n"
+      "  %0 = stablehlo.subtract %x, %y {sdy.sharding = #sdy.sharding_per_value<[<@m, [{\"p\"}, {}]>]>} : tensor<8x8xf32>\n"
+      "  return %0 : tensor<8x8xf32>\n}\n", "sdy-insert-explicit-reshards", FULL);
+  static const char *const want[] = {
+      "stablehlo.subtract %arg0, %arg1 {sdy.sharding = #sdy.sharding_per_value<[<@m, [{\"q\"}, {}]>]>}",
+      "sdy.reshard %0 <@m, [{\"p\"}, {}]>", NULL};
+  et_has_in_order(out, want);
+  free(out);
+}
+END_TEST
+
+START_TEST(sharded_contraction_gets_all_reduce_then_result_reshard) {
+  char *out = et_run(MESH
+      "func.func @f(%x: tensor<16x32xf32> {sdy.sharding = #sdy.sharding<@m, [{}, {\"q\"}]>}, %w: tensor<32x8xf32> {sdy.sharding = #sdy.sharding<@m, [{\"q\"}, {}]>}) -> tensor<16x8xf32> {\n"
+      "  %0 = stablehlo.dot_general %x, %w, contracting_dims = [1] x [0] {sdy.sharding = #sdy.sharding_per_value<[<@m, [{\"p\"}, {}]>]>} : (tensor<16x32xf32>, tensor<32x8xf32>) -> tensor<16x8xf32>\n"
+      "  return %0 : tensor<16x8xf32>\n}\n", "sdy-insert-explicit-reshards", FULL);
+  /* "p" joins the lhs's free dim, "q" stays on the contraction: all-reduced after it; the
+   * unsharded function result then asks for a replicated value. */
+  static const char *const want[] = {
+      "sdy.reshard %arg0 <@m, [{\"p\"}, {\"q\"}]>", "stablehlo.dot_general %0, %arg1",
+      "<@m, [{\"p\"}, {}]>", "sdy.all_reduce {\"q\"} %1 out_sharding=<@m, [{\"p\"}, {}]>",
+      "sdy.reshard %2 <@m, [{}, {}]>", "return %3", NULL};
+  et_has_in_order(out, want);
+  free(out);
+}
+END_TEST
+
+START_TEST(need_replication_axes_move_to_a_batch_dimension) {
+  /* Cholesky's matrix dims need replication: "p" moves to the batch dim. */
+  char *out = et_run(MESH
+      "func.func @f(%x: tensor<8x4x4xf32> {sdy.sharding = #sdy.sharding<@m, [{}, {\"p\"}, {}]>}) -> tensor<8x4x4xf32> {\n"
+      "  %0 = stablehlo.cholesky %x, lower = true {sdy.sharding = #sdy.sharding_per_value<[<@m, [{}, {}, {}]>]>} : tensor<8x4x4xf32>\n"
+      "  return %0 : tensor<8x4x4xf32>\n}\n", "sdy-insert-explicit-reshards", FULL);
+  static const char *const want[] = {"sdy.reshard %arg0 <@m, [{\"p\"}, {}, {}]>",
+                                     "stablehlo.cholesky", "sdy.reshard %1 <@m, [{}, {}, {}]>", NULL};
+  et_has_in_order(out, want);
+  free(out);
+}
+END_TEST
+
+START_TEST(returned_value_is_resharded_to_the_result_sharding) {
+  char *out = et_run(MESH
+      "func.func @f(%x: tensor<8xf32> {sdy.sharding = #sdy.sharding<@m, [{\"q\"}]>}) -> (tensor<8xf32>, tensor<8xf32> {sdy.sharding = #sdy.sharding<@m, [{\"p\"}]>}) {\n"
+      "  return %x, %x : tensor<8xf32>, tensor<8xf32>\n}\n", "sdy-insert-explicit-reshards", FULL);
+  static const char *const want[] = {"sdy.reshard %arg0 <@m, [{}]>", "sdy.reshard %arg0 <@m, [{\"p\"}]>",
+                                     "return %0, %1", NULL};
+  et_has_in_order(out, want);
+  free(out);
+}
+END_TEST
+
+static Suite *suite(void) {
+  Suite *s = suite_create("explicit_reshards");
+  TCase *tc = tcase_create("full");
+  tcase_add_test(tc, compatible_op_is_left_alone);
+  tcase_add_test(tc, binary_op_takes_the_majority_and_reshards_the_rest);
+  tcase_add_test(tc, sharded_contraction_gets_all_reduce_then_result_reshard);
+  tcase_add_test(tc, need_replication_axes_move_to_a_batch_dimension);
+  tcase_add_test(tc, returned_value_is_resharded_to_the_result_sharding);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+int main(void) { return sp_test_run(suite()); }

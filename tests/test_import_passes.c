@@ -1,0 +1,193 @@
+/*
+ * test_import_passes.c - the import passes written for Shardy's import tests, each on a module
+ * of its own: call-graph flattening, func data-flow edges (added and sunk), explicit
+ * gather/scatter batching, func-call import (names, attributes, in_shardings, the warning,
+ * edges optional) and the pass table (every flag reachable, options checked).
+ */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir/diag.h"
+#include "pass_test.h"
+#include "propagation/flatten_call_graph.h"
+#include "propagation/func_calls.h"
+#include "propagation/func_data_flow_edges.h"
+#include "propagation/gather_scatter_batching.h"
+#include "propagation/import_passes.h"
+#include "test_support.h"
+
+static void assert_has(const char *out, const char *want) {
+  ck_assert_msg(strstr(out, want) != NULL, "output lacks '%s':\n%s", want, out);
+}
+
+/* ------------------------------------------------------------------ flatten-call-graph */
+
+/* leaf is called from two places, mid from two: every copy gets its own name, in order. */
+START_TEST(flattening_copies_each_further_call_site_callees_first) {
+  sp_module *m = pt_parse(
+      "func.func @entry(%arg0: tensor<2xf32>) -> tensor<2xf32> {\n"
+      "  %0 = call @mid(%arg0) : (tensor<2xf32>) -> tensor<2xf32>\n"
+      "  %1 = call @mid(%0) : (tensor<2xf32>) -> tensor<2xf32>\n"
+      "  %2 = call @leaf(%1) : (tensor<2xf32>) -> tensor<2xf32>\n"
+      "  return %2 : tensor<2xf32>\n"
+      "}\n"
+      "func.func private @mid(%arg0: tensor<2xf32>) -> tensor<2xf32> {\n"
+      "  %0 = call @leaf(%arg0) : (tensor<2xf32>) -> tensor<2xf32>\n"
+      "  return %0 : tensor<2xf32>\n"
+      "}\n"
+      "func.func private @leaf(%arg0: tensor<2xf32>) -> tensor<2xf32> {\n"
+      "  return %arg0 : tensor<2xf32>\n"
+      "}\n");
+  pt_run(m, sp_flatten_call_graph);
+  char *out = pt_print(m);
+  /* mid keeps leaf; entry's second mid is a copy whose leaf is a copy (made first); entry's
+   * own leaf call gets a third copy. */
+  assert_has(out, "%1 = call @mid_1(%0)");
+  assert_has(out, "%2 = call @leaf_2(%1)");
+  assert_has(out, "func.func private @leaf_0(%arg0: tensor<2xf32>) -> tensor<2xf32> attributes {sdy.original_func_name = \"leaf\"}");
+  assert_has(out, "func.func private @mid_1(%arg0: tensor<2xf32>) -> tensor<2xf32> attributes {sdy.original_func_name = \"mid\"} {\n    %0 = call @leaf_0(%arg0)");
+  free(out);
+  sp_module_free(m);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ func data-flow edges */
+
+START_TEST(func_edges_go_on_callee_arguments_and_call_results_and_sink_back) {
+  const char *in =
+      "sdy.mesh @m = <[\"x\"=2]>\n"
+      "func.func @main(%arg0: tensor<4xf32>, %arg1: !stablehlo.token) -> tensor<4xf32> {\n"
+      "  %0:2 = call @f(%arg0, %arg1) : (tensor<4xf32>, !stablehlo.token) -> (tensor<4xf32>, !stablehlo.token)\n"
+      "  return %0#0 : tensor<4xf32>\n"
+      "}\n"
+      "func.func @f(%arg0: tensor<4xf32> {sdy.sharding = #sdy.sharding<@m, [{\"x\"}]>}, %arg1: !stablehlo.token) -> (tensor<4xf32>, !stablehlo.token) {\n"
+      "  %0 = stablehlo.abs %arg0 : tensor<4xf32>\n"
+      "  return %0, %arg1 : tensor<4xf32>, !stablehlo.token\n"
+      "}\n";
+  sp_module *m = pt_parse(in);
+  pt_run(m, sp_func_data_flow_edges_add);
+  char *out = pt_print(m);
+  assert_has(out, "%1 = sdy.func_data_flow_edge %0#0 : tensor<4xf32>\n    return %1");
+  assert_has(out, "%0 = sdy.func_data_flow_edge %arg0 {sdy.sharding = #sdy.sharding_per_value<[<@m, [{\"x\"}]>]>} : tensor<4xf32>\n    %1 = stablehlo.abs %0");
+  ck_assert_ptr_null(strstr(out, "func_data_flow_edge %arg1")); /* tokens get none */
+  free(out);
+  pt_run(m, sp_func_data_flow_edges_sink);
+  out = pt_print(m);
+  ck_assert_ptr_null(strstr(out, "func_data_flow_edge"));
+  assert_has(out, "return %0#0 : tensor<4xf32>");
+  free(out);
+  sp_module_free(m);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ gather/scatter batching */
+
+/* A 3-d operand whose dim 1 is indexed by a broadcast iota placed last in the index vector. */
+START_TEST(batch_iota_in_gather_indices_becomes_an_explicit_batching_dim) {
+  const char *in =
+      "func.func @g(%arg0: tensor<2x6x5xf32>, %arg1: tensor<6x1xi32>) -> tensor<6x5xf32> {\n"
+      "  %0 = stablehlo.iota dim = 0 : tensor<6xi32>\n"
+      "  %1 = stablehlo.broadcast_in_dim %0, dims = [0] : (tensor<6xi32>) -> tensor<6x1xi32>\n"
+      "  %2 = stablehlo.concatenate %arg1, %1, dim = 1 : (tensor<6x1xi32>, tensor<6x1xi32>) -> tensor<6x2xi32>\n"
+      "  %3 = \"stablehlo.gather\"(%arg0, %2) <{dimension_numbers = #stablehlo.gather<offset_dims = [1], collapsed_slice_dims = [0, 1], start_index_map = [0, 1], index_vector_dim = 1>, indices_are_sorted = false, slice_sizes = array<i64: 1, 1, 5>}> : (tensor<2x6x5xf32>, tensor<6x2xi32>) -> tensor<6x5xf32>\n"
+      "  return %3 : tensor<6x5xf32>\n"
+      "}\n";
+  sp_module *m = pt_parse(in);
+  pt_run(m, sp_gather_scatter_explicit_batching);
+  char *out = pt_print(m);
+  assert_has(out, "\"stablehlo.gather\"(%arg0, %arg1) <{dimension_numbers = #stablehlo.gather<offset_dims = [1], collapsed_slice_dims = [0], operand_batching_dims = [1], start_indices_batching_dims = [0], start_index_map = [0], index_vector_dim = 1>");
+  free(out);
+  sp_module_free(m);
+}
+END_TEST
+
+START_TEST(gather_without_a_matching_batch_size_is_left_alone) {
+  const char *in =
+      "func.func @g(%arg0: tensor<5x6xf32>, %arg1: tensor<6x1xi32>) -> tensor<6x1xf32> {\n"
+      "  %0 = stablehlo.iota dim = 0 : tensor<6x1xi32>\n"
+      "  %1 = stablehlo.concatenate %0, %arg1, dim = 1 : (tensor<6x1xi32>, tensor<6x1xi32>) -> tensor<6x2xi32>\n"
+      "  %2 = \"stablehlo.gather\"(%arg0, %1) <{dimension_numbers = #stablehlo.gather<offset_dims = [1], collapsed_slice_dims = [0], start_index_map = [0, 1], index_vector_dim = 1>, indices_are_sorted = false, slice_sizes = array<i64: 1, 1>}> : (tensor<5x6xf32>, tensor<6x2xi32>) -> tensor<6x1xf32>\n"
+      "  return %2 : tensor<6x1xf32>\n"
+      "}\n";
+  sp_module *m = pt_parse(in);
+  char *before = pt_print(m);
+  pt_run(m, sp_gather_scatter_explicit_batching);
+  char *after = pt_print(m);
+  ck_assert_str_eq(after, before);
+  free(before);
+  free(after);
+  sp_module_free(m);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ import-func-calls */
+
+static const char *const IMPORT_IN =
+    "sdy.mesh @m = <[\"x\"=2]>\n"
+    "sdy.mesh @one = <[], device_ids=[3]>\n"
+    "func.func @main(%arg0: tensor<4xf32>) -> tensor<4xf32> {\n"
+    "  %0 = call @g(%arg0, %arg0) {tag = \"t\"} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>\n"
+    "  %1 = call @g(%0, %0) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>\n"
+    "  return %1 : tensor<4xf32>\n"
+    "}\n"
+    "func.func private @g(%arg0: tensor<4xf32> {sdy.sharding = #sdy.sharding<@one, []>}, %arg1: tensor<4xf32> {sdy.sharding = #sdy.sharding<@m, [{\"x\"}]>}) -> tensor<4xf32> attributes {sdy.original_func_name = \"orig\"} {\n"
+    "  %0 = stablehlo.add %arg0, %arg1 : tensor<4xf32>\n"
+    "  return %0 : tensor<4xf32>\n"
+    "}\n";
+
+static int import_without_edges(sp_module *m, sp_err *err) {
+  return sp_func_calls_import(m, false, err);
+}
+
+START_TEST(imported_calls_keep_their_attributes_and_the_original_name) {
+  sp_module *m = pt_parse(IMPORT_IN);
+  sp_diag_list diags;
+  sp_diag_list_init(&diags);
+  m->diags = &diags;
+  pt_run(m, import_without_edges);
+  char *out = pt_print(m);
+  assert_has(out, "sdy.named_computation<\"orig\">(%arg0, %arg0) in_shardings=[<@one, []>, <@m, [{\"x\"}]>]");
+  assert_has(out, "} {tag = \"t\"} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>");
+  ck_assert_ptr_null(strstr(out, "data_flow_edge"));
+  ck_assert_ptr_null(strstr(out, "func.func private @g")); /* imported, then erased */
+  /* The second call of a sharded function is worth a warning, at that call. */
+  ck_assert_int_eq(diags.n, 1);
+  ck_assert_int_eq(diags.v[0].loc.line, 5);
+  ck_assert_str_eq(diags.v[0].msg, "function @g has multiple call ops, we need to clone the function body for each call");
+  free(out);
+  sp_diag_list_free(&diags);
+  sp_module_free(m);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ the pass table */
+
+START_TEST(every_import_flag_runs_and_rejects_unknown_options) {
+  for (const sp_import_pass *p = sp_import_passes; p->flag; p++) {
+    sp_module *m = pt_parse(IMPORT_IN);
+    sp_err err;
+    ck_assert_msg(p->run(m, NULL, &err) == SP_OK, "-%s: %s", p->flag, err.msg);
+    sp_module_free(m);
+    m = pt_parse(IMPORT_IN);
+    ck_assert_int_eq(p->run(m, "no-such-option=1", &err), SP_EINVAL);
+    ck_assert_ptr_nonnull(strstr(err.msg, "unknown option 'no-such-option'"));
+    sp_module_free(m);
+  }
+}
+END_TEST
+
+static Suite *import_suite(void) {
+  Suite *s = suite_create("import_passes");
+  TCase *tc = tcase_create("passes");
+  tcase_add_test(tc, flattening_copies_each_further_call_site_callees_first);
+  tcase_add_test(tc, func_edges_go_on_callee_arguments_and_call_results_and_sink_back);
+  tcase_add_test(tc, batch_iota_in_gather_indices_becomes_an_explicit_batching_dim);
+  tcase_add_test(tc, gather_without_a_matching_batch_size_is_left_alone);
+  tcase_add_test(tc, imported_calls_keep_their_attributes_and_the_original_name);
+  tcase_add_test(tc, every_import_flag_runs_and_rejects_unknown_options);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+int main(void) { return sp_test_run(import_suite()); }

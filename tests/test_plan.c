@@ -1,0 +1,356 @@
+/*
+ * test_plan.c - the plan stage (plan/plan.h, plan/passes.h, plan/sharding_forms.h): one call
+ * from MLIR text and a cluster to a plan whose module text equals what the passes print, whose
+ * values are addressed by position with their sharding in four notations, whose costs,
+ * collectives, solver statistics and mesh come from the search; the JSON round trip is
+ * byte-identical; cancel, deadline and progress work; errors name the place.
+ */
+#include <check.h>
+#include <cjson/cJSON.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir/clock.h"
+#include "ir/strbuf.h"
+#include "ir/verify.h"
+#include "mlir/mlir.h"
+#include "plan/passes.h"
+#include "plan/plan.h"
+#include "plan/sharding_forms.h"
+#include "test_support.h"
+
+static const char *const mlp =
+    "sdy.mesh @mesh = <[\"data\"=2, \"model\"=4]>\n"
+    "func.func @main(%arg0: tensor<16x64xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"data\"}, {}]>},\n"
+    "                %arg1: tensor<64x256xf32>, %arg2: tensor<256x64xf32>) -> tensor<16x64xf32> {\n"
+    "  %0 = stablehlo.dot_general %arg0, %arg1, contracting_dims = [1] x [0] : (tensor<16x64xf32>, tensor<64x256xf32>) -> tensor<16x256xf32>\n"
+    "  %1 = stablehlo.tanh %0 : tensor<16x256xf32>\n"
+    "  %2 = stablehlo.dot_general %1, %arg2, contracting_dims = [1] x [0] : (tensor<16x256xf32>, tensor<256x64xf32>) -> tensor<16x64xf32>\n"
+    "  return %2 : tensor<16x64xf32>\n"
+    "}\n";
+
+static sp_plan *run_plan(const char *text, const sp_cluster *c, const sp_plan_options *o) {
+  sp_plan_input in = {.text = text, .len = strlen(text), .filename = "t.mlir"};
+  sp_plan *p = NULL;
+  sp_err err;
+  sp_err_clear(&err);
+  int rc = sp_plan_run(&in, c, o, &p, &err);
+  ck_assert_msg(rc == SP_OK, "sp_plan_run: %s", err.msg);
+  return p;
+}
+
+/* What shardplan-opt prints for `text` after the given passes. */
+static char *passes_print(const char *text, const char *const *flags, const sp_cluster *c) {
+  sp_module *m = sp_test_parse(text);
+  sp_err err;
+  ck_assert_int_eq(sp_verify_module(m, &err), SP_OK);
+  for (int i = 0; flags[i]; i += 2) {
+    sp_pass_info p;
+    ck_assert(sp_pass_find(flags[i], strlen(flags[i]), &p));
+    sp_pass_ctx ctx;
+    memset(&ctx, 0, sizeof ctx);
+    ctx.cluster = c;
+    ck_assert_msg(sp_pass_run(&p, m, flags[i + 1], &ctx, &err) == SP_OK, "%s", err.msg);
+  }
+  char *s = sp_test_print(m);
+  sp_module_free(m);
+  return s;
+}
+
+static const sp_plan_value *find_value(const sp_plan *p, sp_plan_value_kind kind, int op, int index) {
+  for (int i = 0; i < p->nvalues; i++)
+    if (p->values[i].pos.kind == kind && p->values[i].pos.op == op && p->values[i].pos.index == index)
+      return &p->values[i];
+  return NULL;
+}
+
+START_TEST(test_propagation_plan_module_is_the_pipeline_output) {
+  sp_plan_options o;
+  sp_plan_options_init(&o);
+  o.mode = SP_PLAN_PROPAGATE;
+  sp_plan *p = run_plan(mlp, NULL, &o);
+  const char *flags[] = {"sdy-propagation-pipeline", NULL, NULL};
+  char *want = passes_print(mlp, flags, NULL);
+  ck_assert_str_eq(p->module, want);
+  free(want);
+  ck_assert(!p->searched);
+  /* Arguments and the function result by position, op results by op number. */
+  const sp_plan_value *a0 = find_value(p, SP_PLAN_ARG, -1, 0);
+  ck_assert_ptr_nonnull(a0);
+  ck_assert_str_eq(a0->name, "%arg0");
+  ck_assert_str_eq(a0->type, "tensor<16x64xf32>");
+  ck_assert(a0->sharded);
+  ck_assert_str_eq(a0->mesh, "mesh");
+  ck_assert_int_eq(a0->rank, 2);
+  ck_assert_int_eq(a0->dims[0].naxes, 1);
+  ck_assert_str_eq(a0->dims[0].axes[0], "data");
+  ck_assert_str_eq(a0->sdy, "#sdy.sharding<@mesh, [{\"data\"}, {}]>");
+  ck_assert_str_eq(a0->pspec, "PartitionSpec('data', None)");
+  ck_assert_str_eq(a0->gspmd, "{devices=[2,1,4]<=[8] last_tile_dim_replicate}");
+  ck_assert_ptr_nonnull(find_value(p, SP_PLAN_FUNC_RESULT, -1, 0));
+  /* Op 0 is the mesh, 1 the function, 2 the first dot_general. */
+  const sp_plan_value *d0 = find_value(p, SP_PLAN_OP_RESULT, 2, 0);
+  ck_assert_ptr_nonnull(d0);
+  ck_assert_int_eq(d0->pos.func, 0);
+  ck_assert_str_eq(d0->name, "%0");
+  ck_assert(d0->sharded);
+  ck_assert_str_eq(d0->sdy, "#sdy.sharding<@mesh, [{\"data\"}, {}]>");
+  /* Factor tables of the three ops with rules, before and after. */
+  ck_assert_int_ge(p->nops, 3);
+  ck_assert_int_eq(p->ops[0].op, 2);
+  ck_assert_str_eq(p->ops[0].name, "stablehlo.dot_general");
+  ck_assert_ptr_nonnull(cJSON_GetObjectItem(p->ops[0].table, "after"));
+  ck_assert(cJSON_IsArray(p->conflicts));
+  sp_plan_free(p);
+}
+END_TEST
+
+START_TEST(test_search_plan_matches_the_search_pass) {
+  sp_cluster *c = sp_test_load_cluster("one_machine_8gpu.json");
+  sp_plan_options o;
+  sp_plan_options_init(&o);
+  sp_plan *p = run_plan(mlp, c, &o);
+  const char *flags[] = {"sdy-user-priority-propagate", NULL, "shardplan-search", "", NULL};
+  char *want = passes_print(mlp, flags, c);
+  ck_assert_str_eq(p->module, want);
+  free(want);
+  ck_assert(p->searched);
+  ck_assert_str_eq(p->solver.status, "optimal");
+  ck_assert_int_eq(p->solver.cost, p->solver.bound);
+  ck_assert(p->costs.total_s > 0);
+  ck_assert(p->costs.total_s == p->costs.compute_s + p->costs.comm_s);
+  ck_assert(p->costs.memory_limit_bytes > 0);
+  ck_assert_str_eq(p->mesh.name, "mesh");
+  ck_assert_int_eq(p->mesh.naxes, 2);
+  ck_assert_int_eq(p->mesh.ndevices, 8);
+  /* Every value planned; every collective addressed by position. */
+  for (int i = 0; i < p->nvalues; i++) ck_assert_msg(p->values[i].sharded, "%s", p->values[i].name);
+  for (int i = 0; i < p->ncollectives; i++) {
+    const sp_plan_collective *k = &p->collectives[i];
+    ck_assert(k->op >= 0);
+    ck_assert(k->bytes > 0 && k->seconds > 0);
+    ck_assert_ptr_nonnull(find_value(p, k->value.kind, k->value.op, k->value.index));
+  }
+  sp_plan_free(p);
+  sp_cluster_free(c);
+}
+END_TEST
+
+START_TEST(test_json_round_trip_is_byte_identical) {
+  sp_cluster *c = sp_test_load_cluster("one_machine_8gpu.json");
+  sp_plan_options o;
+  sp_plan_options_init(&o);
+  sp_plan *p = run_plan(mlp, c, &o);
+  char *a = sp_plan_to_json_text(p, true);
+  ck_assert_ptr_nonnull(a);
+  sp_plan *q = NULL;
+  sp_err err;
+  ck_assert_msg(sp_plan_from_json(a, strlen(a), &q, &err) == SP_OK, "%s", err.msg);
+  char *b = sp_plan_to_json_text(q, true);
+  ck_assert_str_eq(a, b);
+  ck_assert_int_eq(q->nvalues, p->nvalues);
+  ck_assert_str_eq(q->values[0].gspmd, p->values[0].gspmd);
+  /* Per-element JSON is the element of the whole document. */
+  cJSON *whole = cJSON_Parse(a);
+  cJSON *v0 = sp_plan_value_to_json(&p->values[0]);
+  ck_assert(cJSON_Compare(v0, cJSON_GetArrayItem(cJSON_GetObjectItem(whole, "values"), 0), 1));
+  cJSON_Delete(v0);
+  cJSON_Delete(whole);
+  free(a);
+  free(b);
+  sp_plan_free(q);
+  sp_plan_free(p);
+  sp_cluster_free(c);
+}
+END_TEST
+
+START_TEST(test_json_reader_names_the_bad_field) {
+  sp_plan *q = NULL;
+  sp_err err;
+  const char *bad = "{\"version\": 1, \"file\": \"x\", \"module\": \"\", \"values\": [{\"pos\": 3}], "
+                    "\"ops\": [], \"conflicts\": [], \"warnings\": [], \"search\": null}";
+  ck_assert_int_eq(sp_plan_from_json(bad, strlen(bad), &q, &err), SP_EINVAL);
+  ck_assert_ptr_null(q);
+  ck_assert_msg(strstr(err.msg, "values: field \"pos\"") != NULL, "%s", err.msg);
+  const char *no_ops = "{\"version\": 1, \"file\": \"x\", \"module\": \"\", \"values\": []}";
+  ck_assert_int_eq(sp_plan_from_json(no_ops, strlen(no_ops), &q, &err), SP_EINVAL);
+  ck_assert_msg(strstr(err.msg, "\"ops\"") != NULL, "%s", err.msg);
+  ck_assert_int_eq(sp_plan_from_json("{", 1, &q, &err), SP_EINVAL);
+}
+END_TEST
+
+START_TEST(test_parse_error_names_the_place) {
+  sp_plan_options o;
+  sp_plan_options_init(&o);
+  o.mode = SP_PLAN_PROPAGATE;
+  const char *text = "func.func @main(%arg0: tensor<8xf32>) -> tensor<8xf32> {\n  return %arg9 : tensor<8xf32>\n}\n";
+  sp_plan_input in = {.text = text, .len = strlen(text), .filename = "req.mlir"};
+  sp_plan *p = NULL;
+  sp_err err;
+  ck_assert_int_eq(sp_plan_run(&in, NULL, &o, &p, &err), SP_EINVAL);
+  ck_assert_ptr_null(p);
+  ck_assert_msg(strncmp(err.msg, "req.mlir:2:", 11) == 0, "%s", err.msg);
+}
+END_TEST
+
+START_TEST(test_search_without_cluster_is_rejected) {
+  sp_plan_options o;
+  sp_plan_options_init(&o);
+  sp_plan_input in = {.text = mlp, .len = strlen(mlp)};
+  sp_plan *p = NULL;
+  sp_err err;
+  ck_assert_int_eq(sp_plan_run(&in, NULL, &o, &p, &err), SP_EINVAL);
+  ck_assert_ptr_null(p);
+}
+END_TEST
+
+START_TEST(test_cancelled_request_times_out) {
+  sp_cluster *c = sp_test_load_cluster("one_machine_8gpu.json");
+  atomic_int cancel = 1;
+  sp_plan_options o;
+  sp_plan_options_init(&o);
+  o.cancel = &cancel;
+  sp_plan_input in = {.text = mlp, .len = strlen(mlp)};
+  sp_plan *p = NULL;
+  sp_err err;
+  ck_assert_int_eq(sp_plan_run(&in, c, &o, &p, &err), SP_ETIMEOUT);
+  ck_assert_ptr_null(p);
+  ck_assert_ptr_nonnull(strstr(err.msg, "cancelled"));
+  /* A deadline already past: the same, naming the deadline. */
+  atomic_store(&cancel, 0);
+  o.deadline = sp_clock_now() - 1;
+  ck_assert_int_eq(sp_plan_run(&in, c, &o, &p, &err), SP_ETIMEOUT);
+  ck_assert_ptr_nonnull(strstr(err.msg, "deadline"));
+  sp_cluster_free(c);
+}
+END_TEST
+
+typedef struct seen {
+  int propagation, search, plans;
+} seen;
+
+static void on_progress(void *ctx, const sp_progress *p) {
+  seen *s = ctx;
+  if (strcmp(p->stage, "propagation") == 0) {
+    ck_assert_int_ge(p->round, 1);
+    s->propagation++;
+  } else {
+    ck_assert_str_eq(p->stage, "search");
+    ck_assert_ptr_nonnull(p->phase);
+    s->search++;
+    if (p->has_plan) s->plans++;
+  }
+}
+
+START_TEST(test_progress_reports_rounds_and_incumbents) {
+  sp_cluster *c = sp_test_load_cluster("one_machine_8gpu.json");
+  seen s = {0, 0, 0};
+  sp_plan_options o;
+  sp_plan_options_init(&o);
+  o.progress = on_progress;
+  o.progress_ctx = &s;
+  o.deadline = sp_clock_now() + 60;
+  sp_plan *p = run_plan(mlp, c, &o);
+  ck_assert_int_ge(s.propagation, 1);
+  ck_assert_int_ge(s.search, 1);
+  ck_assert_int_ge(s.plans, 1);
+  sp_plan_free(p);
+  sp_cluster_free(c);
+}
+END_TEST
+
+START_TEST(test_op_without_rule_is_a_warning_not_a_failure) {
+  const char *text =
+      "sdy.mesh @mesh = <[\"a\"=2]>\n"
+      "func.func @main(%arg0: tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"a\"}]>}) -> tensor<8xf32> {\n"
+      "  %0 = \"mhlo.mystery\"(%arg0) : (tensor<8xf32>) -> tensor<8xf32>\n"
+      "  return %0 : tensor<8xf32>\n"
+      "}\n";
+  sp_plan_options o;
+  sp_plan_options_init(&o);
+  o.mode = SP_PLAN_PROPAGATE;
+  o.propagation = "sdy-basic-propagate";
+  for (int round = 0; round < 2; round++) { /* once per request, not once per process */
+    sp_plan *p = run_plan(text, NULL, &o);
+    ck_assert_int_eq(p->nwarnings, 1);
+    ck_assert_str_eq(p->warnings[0].severity, "warning");
+    ck_assert_int_eq(p->warnings[0].line, 3);
+    ck_assert_ptr_nonnull(strstr(p->warnings[0].message, "mhlo.mystery"));
+    sp_plan_free(p);
+  }
+}
+END_TEST
+
+static void gspmd(const char *mesh_text, const char *sharding_text, int rank, const char *want) {
+  char text[1024];
+  snprintf(text, sizeof text,
+           "sdy.mesh @m = %s\n"
+           "func.func @main(%%arg0: tensor<%s8xf32> {sdy.sharding = #sdy.sharding<@m, %s>}) -> tensor<%s8xf32> {\n"
+           "  return %%arg0 : tensor<%s8xf32>\n}\n",
+           mesh_text, rank == 2 ? "8x" : "", sharding_text, rank == 2 ? "8x" : "", rank == 2 ? "8x" : "");
+  sp_module *m = sp_test_parse(text);
+  sp_value *v = sp_module_lookup_func(m, "main")->regions[0].blocks[0]->args[0];
+  sp_strbuf sb = SP_STRBUF_INIT;
+  ck_assert_int_eq(sp_plan_gspmd(&sb, v->sharding, sp_module_sharding_mesh(m, v->sharding)), SP_OK);
+  ck_assert_str_eq(sp_strbuf_str(&sb), want);
+  sp_strbuf_free(&sb);
+  sp_module_free(m);
+}
+
+START_TEST(test_gspmd_forms_follow_xla) {
+  gspmd("<[\"x\"=2, \"y\"=4]>", "[{\"y\"}, {\"x\"}]", 2, "{devices=[4,2]<=[2,4]T(1,0)}");
+  gspmd("<[\"x\"=2, \"y\"=4]>", "[{\"x\"}, {\"y\"}]", 2, "{devices=[2,4]<=[8]}");
+  gspmd("<[\"x\"=2, \"y\"=4]>", "[{}, {\"y\"}]", 2, "{devices=[1,4,2]<=[2,4]T(1,0) last_tile_dim_replicate}");
+  gspmd("<[\"x\"=2, \"y\"=4]>", "[{}, {}]", 2, "{replicated}");
+  gspmd("<[\"x\"=8]>", "[{\"x\":(2)4}]", 1, "{devices=[4,2]<=[2,4]T(1,0) last_tile_dim_replicate}");
+  gspmd("<[\"x\"=2, \"y\"=2], device_ids=[3, 2, 1, 0]>", "[{\"y\"}, {\"x\"}]", 2, "{devices=[2,2]3,1,2,0}");
+  sp_strbuf sb = SP_STRBUF_INIT;
+  sp_plan_pspec(&sb, NULL);
+  ck_assert_str_eq(sp_strbuf_str(&sb), "PartitionSpec()");
+  sp_strbuf_free(&sb);
+}
+END_TEST
+
+START_TEST(test_registry_lists_every_pass_once) {
+  int n = 0;
+  sp_pass_info p, q;
+  for (; sp_pass_at(n, &p); n++) {
+    ck_assert_msg((p.run != NULL) != (p.run_ctx != NULL), "%s", p.flag);
+    ck_assert(sp_pass_find(p.flag, strlen(p.flag), &q));
+    ck_assert_str_eq(q.flag, p.flag);
+    ck_assert_ptr_eq(q.run, p.run);
+    ck_assert(p.help && *p.help);
+    for (int k = 0; k < n; k++) { /* each flag once */
+      sp_pass_info e;
+      ck_assert(sp_pass_at(k, &e));
+      ck_assert_str_ne(e.flag, p.flag);
+    }
+  }
+  ck_assert_int_ge(n, 20); /* propagation, search and export passes */
+  ck_assert(!sp_pass_find("sdy-basic", 9, &p));
+  ck_assert(sp_pass_find("sdy-close-shardings", 19, &p));
+}
+END_TEST
+
+static Suite *suite(void) {
+  Suite *s = suite_create("plan");
+  TCase *tc = tcase_create("plan");
+  tcase_set_timeout(tc, 60);
+  tcase_add_test(tc, test_propagation_plan_module_is_the_pipeline_output);
+  tcase_add_test(tc, test_search_plan_matches_the_search_pass);
+  tcase_add_test(tc, test_json_round_trip_is_byte_identical);
+  tcase_add_test(tc, test_json_reader_names_the_bad_field);
+  tcase_add_test(tc, test_parse_error_names_the_place);
+  tcase_add_test(tc, test_search_without_cluster_is_rejected);
+  tcase_add_test(tc, test_cancelled_request_times_out);
+  tcase_add_test(tc, test_progress_reports_rounds_and_incumbents);
+  tcase_add_test(tc, test_op_without_rule_is_a_warning_not_a_failure);
+  tcase_add_test(tc, test_gspmd_forms_follow_xla);
+  tcase_add_test(tc, test_registry_lists_every_pass_once);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+int main(void) { return sp_test_run(suite()); }

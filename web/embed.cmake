@@ -1,0 +1,4 @@
+# Turns a text file into a C string: cmake -DIN=file -DOUT=file.c -DNAME=symbol -P embed.cmake
+file(READ ${IN} content HEX)
+string(REGEX REPLACE "([0-9a-f][0-9a-f])" "0x\\1," bytes "${content}")
+file(WRITE ${OUT} "/* Generated from ${IN} by web/embed.cmake: do not edit. */\nconst char ${NAME}[] = {${bytes} 0x00};\n")

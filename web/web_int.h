@@ -1,0 +1,74 @@
+/*
+ * web_int.h - the dashboard's internals, shared by its .c files only.
+ *
+ * Pages are functions (sp_web *, request, path parameters) -> response. They read the store
+ * through store/store.h only; row JSON is parsed with cJSON and rendered, every string
+ * escaped through html.h.
+ */
+#ifndef SP_WEB_WEB_INT_H
+#define SP_WEB_WEB_INT_H
+
+#include <stdbool.h>
+
+#include "store/store.h"
+#include "web/guard.h"
+#include "web/html.h"
+#include "web/metrics.h"
+#include "web/web.h"
+
+struct MHD_Daemon;
+typedef struct cJSON cJSON;
+
+#define SP_WEB_PAGE_SIZE 50       /* rows per table page */
+
+struct sp_web {
+  sp_store *store;                /* borrowed */
+  sp_metrics *metrics;            /* borrowed, may be NULL */
+  sp_web_guard guard;
+  char listen[300];
+  char address[300];
+  char version[64];
+  int port;
+  unsigned timeout_s, max_connections, threads;
+  struct MHD_Daemon *daemon;
+};
+
+/* Responses. */
+void sp__web_error(sp_web_response *r, int status, const char *title, const char *detail);
+void sp__web_json(sp_web_response *r, int status, cJSON *body);   /* takes ownership */
+void sp__web_json_error(sp_web_response *r, int status, const char *message);
+void sp__web_redirect(sp_web_response *r, const char *location);
+/* Maps a store failure to 404 (SP_ENOTFOUND) or 500, for HTML or JSON. */
+void sp__web_store_error(sp_web_response *r, const sp_err *err, bool json);
+
+/* Pages (pages_*.c). `key` is validated (64 hex digits) by the router. */
+void sp__web_page_index(sp_web *w, const sp_web_request *req, sp_web_response *r);
+void sp__web_page_plan(sp_web *w, const sp_web_request *req, const char *key, sp_web_response *r);
+void sp__web_page_op(sp_web *w, const sp_web_request *req, const char *key, long n,
+                     sp_web_response *r);
+void sp__web_page_conflicts(sp_web *w, const sp_web_request *req, const char *key,
+                            sp_web_response *r);
+void sp__web_page_value(sp_web *w, const sp_web_request *req, const char *key, long n,
+                        sp_web_response *r);
+void sp__web_page_login(sp_web *w, const sp_web_request *req, sp_web_response *r, bool failed);
+
+/* JSON API (api.c): /api/plans, /api/plans/KEY, /api/plans/KEY/{values,ops,collectives,
+ * conflicts}[/N], /api/stats. `rest` is the path after "/api". */
+void sp__web_api(sp_web *w, const sp_web_request *req, const char *rest, sp_web_response *r);
+
+/* Helpers for pages. */
+long sp__web_arg_long(const sp_web_request *req, const char *key, long dflt, long lo, long hi);
+/* "<nav class=pager>" with previous/next links for `base` ("?page=N" appended). */
+void sp__web_pager(sp_strbuf *sb, const char *base, const char *extra_q, long page,
+                   int64_t total, int64_t per_page);
+/* Loads one row (section, idx) of a plan as parsed JSON; NULL with err set when absent. */
+cJSON *sp__web_row(sp_web *w, const char *key, const char *section, int64_t idx, sp_err *err);
+
+int sp__web_split_listen(const char *listen, char *host, size_t hcap, char *port, size_t pcap,
+                         sp_err *err);
+void sp__web_stop_daemon(sp_web *w);
+
+/* The built-in stylesheet (assets.c, generated from web/assets/style.css at build time). */
+extern const char sp__web_style_css[];
+
+#endif /* SP_WEB_WEB_INT_H */
