@@ -43,22 +43,23 @@ class Daemon:
             os.chmod(tf, 0o600)
             args += ["--token-file", tf]
         self.log = open(os.path.join(self.dir, "daemon.log"), "w")
-        self.proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=self.log, text=True)
+        self.proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=self.log)
         self.address = None
         out, deadline = "", time.time() + 30
+        fd = self.proc.stdout.fileno()
         while time.time() < deadline:
-            r, _, _ = select.select([self.proc.stdout], [], [], 0.2)
+            r, _, _ = select.select([fd], [], [], 0.2)
             if not r:
                 if self.proc.poll() is not None:
                     break
                 continue
-            line = self.proc.stdout.readline()
-            if not line:
+            chunk = os.read(fd, 4096).decode(errors="replace")
+            if not chunk:
                 break
-            out += line
-            if "grpc listening on " in line:
-                self.address = line.split("grpc listening on ")[1].split()[0]
-            if "shardpland: ready" in line and self.address:
+            out += chunk
+            if "grpc listening on " in out and not self.address:
+                self.address = out.split("grpc listening on ")[1].split()[0]
+            if "shardpland: ready\n" in out and self.address:
                 return
         self.stop()
         raise RuntimeError(f"shardpland did not come up; stdout: {out!r}; log: "
