@@ -37,7 +37,12 @@ oom:
 }
 
 static cJSON *summary(const sp_plan *p) {
-  cJSON *full = sp_plan_to_json(p);
+  /* the plan's JSON without its long lists: costs, solver and mesh only */
+  sp_plan head = *p;
+  head.nvalues = head.nops = head.ncollectives = head.nwarnings = 0;
+  head.conflicts = NULL;
+  head.module = "";
+  cJSON *full = sp_plan_to_json(&head);
   cJSON *o = cJSON_CreateObject();
   if (!full || !o) {
     cJSON_Delete(full);
@@ -49,6 +54,8 @@ static cJSON *summary(const sp_plan *p) {
   cJSON_AddNumberToObject(o, "nwarnings", p->nwarnings);
   cJSON_AddNumberToObject(o, "nvalues", p->nvalues);
   cJSON_AddNumberToObject(o, "nops", p->nops);
+  cJSON_AddNumberToObject(o, "ncollectives", p->ncollectives);
+  cJSON_AddNumberToObject(o, "nconflicts", cJSON_GetArraySize(p->conflicts));
   cJSON *search = cJSON_GetObjectItemCaseSensitive(full, "search");
   if (cJSON_IsObject(search)) {
     static const char *keep[] = {"costs", "solver", "mesh"};
@@ -65,7 +72,8 @@ static cJSON *summary(const sp_plan *p) {
  * "operand_values". users[n] is a cJSON array of op numbers, or NULL. */
 typedef struct users_index {
   int max_op;
-  cJSON **users;
+  cJSON **users;     /* [max_op + 1] ops reading op n's results */
+  cJSON **results;   /* [max_op + 1] op n's results: {"value", "name"} */
 } users_index;
 
 static const cJSON *operand_values(const sp_plan_op *op) {
@@ -85,7 +93,21 @@ static int users_build(const sp_plan *p, users_index *u) {
   for (int i = 0; i < p->nops; i++)
     if (p->ops[i].op > u->max_op) u->max_op = p->ops[i].op;
   u->users = calloc((size_t)u->max_op + 2, sizeof *u->users);
-  if (!u->users) return SP_ENOMEM;
+  u->results = calloc((size_t)u->max_op + 2, sizeof *u->results);
+  if (!u->users || !u->results) return SP_ENOMEM;
+  for (int i = 0; i < p->nvalues; i++) {
+    const sp_plan_value *pv = &p->values[i];
+    if (pv->pos.kind != SP_PLAN_OP_RESULT || pv->pos.op < 0) continue;
+    cJSON **list = &u->results[pv->pos.op];
+    cJSON *r = cJSON_CreateObject();
+    if (!r || (!*list && !(*list = cJSON_CreateArray()))) {
+      cJSON_Delete(r);
+      return SP_ENOMEM;
+    }
+    cJSON_AddNumberToObject(r, "value", i);
+    cJSON_AddStringToObject(r, "name", pv->name ? pv->name : "");
+    cJSON_AddItemToArray(*list, r);
+  }
   for (int i = 0; i < p->nops; i++) {
     const cJSON *v;
     int last = -2;
@@ -103,8 +125,12 @@ static int users_build(const sp_plan *p, users_index *u) {
 }
 
 static void users_free(users_index *u) {
-  for (int i = 0; u->users && i <= u->max_op; i++) cJSON_Delete(u->users[i]);
+  for (int i = 0; i <= u->max_op; i++) {
+    if (u->users) cJSON_Delete(u->users[i]);
+    if (u->results) cJSON_Delete(u->results[i]);
+  }
   free(u->users);
+  free(u->results);
 }
 
 /* An op's row: its table, its operands (value, name, producing op), its results and the ops
@@ -112,7 +138,7 @@ static void users_free(users_index *u) {
 static cJSON *op_row(const sp_plan *p, const sp_plan_op *op, users_index *u) {
   cJSON *j = sp_plan_op_to_json(op);
   if (!j) return NULL;
-  cJSON *operands = cJSON_CreateArray(), *results = cJSON_CreateArray();
+  cJSON *operands = cJSON_CreateArray();
   const cJSON *v;
   cJSON_ArrayForEach(v, operand_values(op)) {
     cJSON *o = cJSON_CreateObject();
@@ -124,17 +150,11 @@ static cJSON *op_row(const sp_plan *p, const sp_plan_op *op, users_index *u) {
     cJSON_AddNumberToObject(o, "producer", producer_of(p, idx));
     cJSON_AddItemToArray(operands, o);
   }
-  for (int i = 0; results && i < p->nvalues; i++) {
-    const sp_plan_value *pv = &p->values[i];
-    if (pv->pos.kind != SP_PLAN_OP_RESULT || pv->pos.op != op->op) continue;
-    cJSON *r = cJSON_CreateObject();
-    if (!r) break;
-    cJSON_AddNumberToObject(r, "value", i);
-    cJSON_AddStringToObject(r, "name", pv->name ? pv->name : "");
-    cJSON_AddItemToArray(results, r);
-  }
   if (operands) cJSON_AddItemToObject(j, "operands", operands);
-  if (results) cJSON_AddItemToObject(j, "results", results);
+  bool known = op->op >= 0 && op->op <= u->max_op;
+  cJSON *results = known ? u->results[op->op] : NULL;
+  cJSON_AddItemToObject(j, "results", results ? results : cJSON_CreateArray());
+  if (known) u->results[op->op] = NULL;
   if (op->op >= 0 && op->op <= u->max_op && u->users[op->op]) {
     cJSON_AddItemToObject(j, "users", u->users[op->op]);
     u->users[op->op] = NULL;
@@ -144,7 +164,7 @@ static cJSON *op_row(const sp_plan *p, const sp_plan_op *op, users_index *u) {
 
 int sp_plan_rows_build(const sp_plan *p, sp_plan_rows *out, sp_err *err) {
   memset(out, 0, sizeof *out);
-  users_index u = {-1, NULL};
+  users_index u = {-1, NULL, NULL};
   int rc = users_build(p, &u);
   if (!rc) rc = push(out, "summary", 0, p->filename, summary(p));
   cJSON *origins = NULL;

@@ -151,7 +151,9 @@ typedef struct sp_store_row_query {
   int64_t offset;
   int64_t limit;                  /* 0: 100 */
   int64_t idx_from;               /* only rows with idx >= idx_from (0: all); with limit 1,
-                                     fetches one row by idx without counting past it */
+                                     fetches one row by idx */
+  bool skip_total;                /* do not count the matching rows (total is -1): a page
+                                     read by idx_from then costs O(log n), not O(n) */
 } sp_store_row_query;
 
 typedef struct sp_store_row_page {

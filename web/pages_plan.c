@@ -115,6 +115,7 @@ static void mesh_table(sp_strbuf *sb, const cJSON *m) {
  * reshard is resharding); op rows add compute when they carry "compute_s". */
 static void cost_chart(sp_web *w, const char *key, sp_strbuf *sb) {
   sp_store_row_query q = {.section = "collective", .limit = CHART_ROWS_READ};
+  /* the total only matters when there are more than we read */
   sp_store_row_page pg;
   memset(&pg, 0, sizeof pg);
   sp_err err;
@@ -160,11 +161,9 @@ static void cost_chart(sp_web *w, const char *key, sp_strbuf *sb) {
 }
 
 static void shardings_table(sp_web *w, const sp_web_request *req, const char *key,
-                            sp_strbuf *sb) {
+                            int64_t nvalues, sp_strbuf *sb) {
   long page = sp__web_arg_long(req, "page", 0, 0, 1L << 30);
   const char *filter = sp_web_arg_get(req, "q");
-  sp_store_row_query q = {.section = "value", .label_contains = filter,
-                          .offset = page * SP_WEB_PAGE_SIZE, .limit = SP_WEB_PAGE_SIZE};
   sp_store_row_page pg;
   memset(&pg, 0, sizeof pg);
   sp_err err;
@@ -174,7 +173,7 @@ static void shardings_table(sp_web *w, const sp_web_request *req, const char *ke
                      "name=\"q\" placeholder=\"filter by value name\" value=\"%s\"> "
                      "<button>Filter</button></form>",
                  key, filter ? filter : "");
-  if (sp_store_rows(w->store, key, &q, &pg, &err) != SP_OK) {
+  if (sp__web_rows_page(w, key, "value", filter, page, nvalues, &pg, &err) != SP_OK) {
     sp_html_printf(sb, "<p class=\"error\">%s</p>", err.msg);
     return;
   }
@@ -216,15 +215,14 @@ static void shardings_table(sp_web *w, const sp_web_request *req, const char *ke
 }
 
 static void collectives_table(sp_web *w, const sp_web_request *req, const char *key,
-                              sp_strbuf *sb) {
+                              int64_t ncollectives, sp_strbuf *sb) {
   long page = sp__web_arg_long(req, "cpage", 0, 0, 1L << 30);
-  sp_store_row_query q = {.section = "collective", .offset = page * SP_WEB_PAGE_SIZE,
-                          .limit = SP_WEB_PAGE_SIZE};
   sp_store_row_page pg;
   memset(&pg, 0, sizeof pg);
   sp_err err;
   sp_err_clear(&err);
-  if (sp_store_rows(w->store, key, &q, &pg, &err) != SP_OK || pg.total == 0) {
+  if (sp__web_rows_page(w, key, "collective", NULL, page, ncollectives, &pg, &err) != SP_OK ||
+      pg.total == 0) {
     sp_store_row_page_free(&pg);
     return;
   }
@@ -301,9 +299,11 @@ void sp__web_page_plan(sp_web *w, const sp_web_request *req, const char *key,
   } else {
     sp_strbuf_puts(sb, "<p>Propagation only: no cost search was asked for this plan.</p>");
   }
+  int64_t nvalues = sp__web_count(summary, "nvalues");
+  int64_t ncollectives = sp__web_count(summary, "ncollectives");
   cJSON_Delete(summary);
-  shardings_table(w, req, key, sb);
-  collectives_table(w, req, key, sb);
+  shardings_table(w, req, key, nvalues, sb);
+  collectives_table(w, req, key, ncollectives, sb);
   sp_html_printf(sb, "<h2>Delete</h2><form class=\"inline\" method=\"post\" "
                      "action=\"/plans/%s/delete\"><input type=\"hidden\" name=\"csrf\" "
                      "value=\"%s\"><button class=\"danger\">Delete this plan</button></form>",
