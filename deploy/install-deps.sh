@@ -14,12 +14,12 @@ BUILD_PKGS="build-essential cmake pkg-config ca-certificates \
   libsqlite3-dev libmicrohttpd-dev libglpk-dev check \
   libssl-dev zlib1g-dev libcjson-dev"
 # Tests, benchmarks and CI: git, GLPK's and CBC's command-line solvers, FileCheck, Python (and
-# its venv), clang with its runtimes (fuzzing), Chromium (dashboard browser tests); podman, runc, debootstrap, iproute2 and curl
-# build and run the Docker image (deploy/test-image.sh); systemd's systemd-analyze checks the
-# unit file.
+# its venv), clang with its runtimes (fuzzing), Chromium (dashboard browser tests); podman,
+# runc, debootstrap, docker-compose, iproute2, curl and openssl build and run the Docker image
+# (deploy/test-image.sh); systemd's systemd-analyze checks the unit file.
 PKGS="$BUILD_PKGS git glpk-utils llvm-14-tools coinor-cbc python3 python3-venv \
   clang-14 libclang-rt-14-dev chromium \
-  podman runc debootstrap iproute2 curl systemd openssl"
+  podman runc debootstrap docker-compose iproute2 curl openssl systemd"
 
 if [ "${1:-}" = "--build-only" ]; then
   PKGS="$BUILD_PKGS"

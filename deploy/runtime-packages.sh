@@ -2,13 +2,18 @@
 # Prints, one a line, the Debian packages that hold the shared libraries the given programs load
 # (their ldd closure), so that the image's runtime stage installs exactly those and nothing of
 # the -dev packages the build stage needed.
-#   deploy/runtime-packages.sh PROGRAM...
-# Fails, naming the library, when a library is missing or belongs to no package (a library the
-# build made itself would have to be copied into the image instead).
+#   deploy/runtime-packages.sh [--own DIR] PROGRAM...
+# Libraries under DIR are the project's own (copied into the image with the programs) and are
+# skipped. Fails, naming the library, when a library is missing or belongs to no package.
 set -eu
 
+own=""
+if [ "${1:-}" = "--own" ]; then
+  own=$(readlink -f "$2")
+  shift 2
+fi
 if [ "$#" -eq 0 ]; then
-  echo "usage: $0 PROGRAM..." >&2
+  echo "usage: $0 [--own DIR] PROGRAM..." >&2
   exit 2
 fi
 
@@ -33,6 +38,7 @@ for lib in $(printf '%s\n' $libs | sort -u); do
   # while ldd prints /usr/lib/... (or the other way round): try the path, its target, and both
   # without the /usr prefix.
   real=$(readlink -f "$lib")
+  case "$real" in "$own"/*) [ -n "$own" ] && continue;; esac
   owner=""
   for path in "$lib" "$real" "${lib#/usr}" "${real#/usr}" "/usr$lib" "/usr$real"; do
     owner=$(dpkg-query -S "$path" 2>/dev/null | head -n 1 | cut -d: -f1) && [ -n "$owner" ] && break

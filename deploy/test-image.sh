@@ -11,7 +11,10 @@
 #   4. in a private network namespace: the container on a fresh named volume, read-only root,
 #      all capabilities dropped, ports published on 127.0.0.1; `podman healthcheck run`; the
 #      example planned with the host's CLI; the dashboard fetched with curl; SIGTERM stop, timed,
-#      with exit status 0; a second container on the same volume answers the earlier plan by key.
+#      with exit status 0; a second container on the same volume answers the earlier plan by key;
+#      a third one with TLS and a token (the README's recipe for other hosts) answers it to the
+#      CLI given the CA and the token, and refuses it without the token; then deploy/compose.yaml
+#      through docker-compose and `podman system service`.
 # Figures go to stdout and BUILD_DIR/image-test/report.txt.
 #
 # Podman here: rootful; runc (Debian's crun cannot run containers on cgroup v1 hybrid hosts);
@@ -19,8 +22,9 @@
 # setting goes into scratch config files named by CONTAINERS_CONF, CONTAINERS_STORAGE_CONF and
 # CONTAINERS_REGISTRIES_CONF, never the system's; the image store lives in
 # BUILD_DIR/image-test/store (kept between runs as the cache), Podman's run-time state in a
-# temporary folder removed at exit. The script runs in a private mount namespace and the
-# containers in a private network namespace, so no mount, bridge or firewall rule outlives it.
+# folder removed at exit; what Podman keeps in fixed places goes to tmpfs mounts. The script
+# runs in a private mount namespace and the containers in a private network namespace, so no
+# mount, bridge, firewall rule or state file outlives it.
 # Environment: SHARDPLAN_DEBIAN_MIRROR (default http://deb.debian.org/debian),
 # SHARDPLAN_DEBIAN_SECURITY_MIRROR (default http://deb.debian.org/debian-security),
 # SHARDPLAN_IMAGE_REBUILD_BASE=1 to rebuild the base images.
@@ -35,6 +39,10 @@ work="$build/image-test"
 image="localhost/shardplan:test"
 volume="shardplan-test-data"
 
+# Podman's run-time state: one fixed folder per store (its database records the path), emptied
+# at start and at exit so that Podman sees a fresh boot and forgets a killed run's containers.
+runroot="/tmp/shardplan-image-test-$(printf '%s' "$work" | sha256sum | cut -c1-12)"
+
 log() { printf 'image-test: %s\n' "$*"; }
 fail() { printf 'image-test: FAILED: %s\n' "$*" >&2; exit 1; }
 now() { date +%s.%N; }
@@ -43,18 +51,18 @@ report() { log "$*"; printf '%s\n' "$*" >> "$work/report.txt"; }
 
 # ---- the run phase, re-entered inside a private network namespace (step 4) ----
 run_phase() {
-  trap 'podman rm --all --force --time 0 >/dev/null 2>&1 || true' EXIT
+  trap 'podman rm --all --force --time 0 >/dev/null 2>&1; podman network prune --force >/dev/null 2>&1 || true' EXIT
   ip link set lo up
-  local cli="$build/bin/shardplan"
-  local grpc="127.0.0.1:50051" http="127.0.0.1:8080"
-  local run_flags=(--detach --volume "$volume:/var/lib/shardplan"
+  cli="$build/bin/shardplan"
+  grpc="127.0.0.1:50051" http="127.0.0.1:8080"
+  run_flags=(--detach --volume "$volume:/var/lib/shardplan"
                    --publish "$grpc:50051" --publish "$http:8080"
                    --read-only --read-only-tmpfs=false --cap-drop=all
                    --security-opt=no-new-privileges)
   podman volume create "$volume" >/dev/null
 
   local t0; t0=$(now)
-  podman run "${run_flags[@]}" --name shardplan-test-a "$image" >/dev/null
+  podman run "${run_flags[@]}" --name shardplan-test-a "$image" >/dev/null 2>>"$work/podman.log"
   wait_healthy shardplan-test-a
   report "container start to healthy: $(since "$t0") s"
   [ "$(podman inspect --format '{{.State.Health.Status}}' shardplan-test-a)" = healthy ] ||
@@ -65,21 +73,27 @@ run_phase() {
   out=$("$cli" --server "$grpc" plan "$repo/examples/mlp.mlir" --search 2>&1) ||
     { podman logs shardplan-test-a >&2; fail "shardplan plan through the container: $out"; }
   printf '%s\n' "$out" | sed 's/^/  plan: /'
-  key=$(printf '%s\n' "$out" | awk '/^key:/ { print $2; exit }')
+  key=$(awk '/^key:/ { print $2; exit }' <<<"$out")
   [ -n "$key" ] || fail "shardplan plan printed no 'key:' line"
-  printf '%s\n' "$out" | grep -q '^cache: miss' || fail "a first plan on a fresh volume was not a miss"
-  local first; first=$("$cli" --server "$grpc" get "$key") || fail "shardplan get $key"
+  grep -q '^cache: miss' <<<"$out" || fail "a first plan on a fresh volume was not a miss"
+  "$cli" --server "$grpc" get "$key" >/dev/null || fail "shardplan get $key"
+  # The plan's bytes (get's text also shows the server's time for the call).
+  local first; first=$("$cli" --server "$grpc" export "$key" --format json) ||
+    fail "shardplan export $key --format json"
 
   # The dashboard, through the published port.
   local page
-  page=$(curl -fsS --max-time 10 "http://$http/") || fail "the dashboard at http://$http/ did not answer"
-  printf '%s' "$page" | grep -q "$key" || fail "the dashboard's plan list does not show $key"
+  page=$(curl -fsS --max-time 10 "http://$http/") ||
+    fail "the dashboard at http://$http/ did not answer"
+  grep -q "$key" <<<"$page" || fail "the dashboard's plan list does not show $key"
+  curl -fsS --max-time 10 "http://$http/plans/$key" >/dev/null ||
+    fail "the dashboard's page of plan $key (http://$http/plans/$key)"
   curl -fsS --max-time 10 "http://$http/healthz" >/dev/null || fail "http://$http/healthz"
-  log "dashboard answered at http://$http/ and lists the plan"
+  log "dashboard answered at http://$http/, lists the plan and shows its page"
 
   # SIGTERM (the image's STOPSIGNAL): a clean exit, well before podman's SIGKILL at 30 s.
   t0=$(now)
-  podman stop --time 30 shardplan-test-a >/dev/null
+  podman stop --time 30 shardplan-test-a >/dev/null 2>>"$work/podman.log"
   local stop_s; stop_s=$(since "$t0")
   local code; code=$(podman inspect --format '{{.State.ExitCode}}' shardplan-test-a)
   report "stop on SIGTERM: $stop_s s, exit status $code"
@@ -87,12 +101,85 @@ run_phase() {
   awk -v s="$stop_s" 'BEGIN { exit !(s < 10) }' || fail "stopping took $stop_s s"
 
   # A new container on the same volume answers the earlier plan by key.
-  podman run "${run_flags[@]}" --name shardplan-test-b "$image" >/dev/null
+  podman run "${run_flags[@]}" --name shardplan-test-b "$image" >/dev/null 2>>"$work/podman.log"
   wait_healthy shardplan-test-b
-  local again; again=$("$cli" --server "$grpc" get "$key") || fail "shardplan get $key after a restart"
+  local again; again=$("$cli" --server "$grpc" export "$key" --format json) ||
+    fail "shardplan export $key after a restart"
   [ "$again" = "$first" ] || fail "the plan fetched after a restart differs from the first one"
   log "a new container on the same volume answered plan $key unchanged"
-  podman stop --time 30 shardplan-test-b >/dev/null
+  podman stop --time 30 shardplan-test-b >/dev/null 2>>"$work/podman.log"
+
+  tls_phase "$key" "$first"
+  compose_phase
+}
+
+# The README's recipe for jobs on other hosts: TLS and a bearer token, files mounted read-only
+# under /run/secrets. The image's health check passes over TLS; the host's CLI fetches the plan
+# with the CA and the token, and is refused without the token and without TLS.
+tls_phase() {
+  local key=$1 first=$2 secrets="$work/secrets" name=planner.example.test
+  rm -rf "$secrets"; mkdir -p "$secrets"
+  openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj "/CN=$name" \
+    -addext "subjectAltName=DNS:$name,DNS:localhost" \
+    -keyout "$secrets/tls.key" -out "$secrets/tls.crt" 2>/dev/null || fail "openssl req"
+  openssl rand -hex 32 > "$secrets/token"
+  chown 10001:10001 "$secrets/tls.key" "$secrets/token"
+  chmod 0400 "$secrets/tls.key" "$secrets/token"
+  local t0; t0=$(now)
+  podman run "${run_flags[@]}" --name shardplan-test-tls -v "$secrets:/run/secrets:ro" \
+    -e SHARDPLAN_TLS_CERT=/run/secrets/tls.crt -e SHARDPLAN_TLS_KEY=/run/secrets/tls.key \
+    -e SHARDPLAN_TOKEN_FILE=/run/secrets/token "$image" >/dev/null 2>>"$work/podman.log"
+  wait_healthy shardplan-test-tls
+  local tls=(--server "$grpc" --tls-ca "$secrets/tls.crt" --tls-server-name "$name")
+  local again code
+  again=$("$cli" "${tls[@]}" --token-file "$secrets/token" export "$key" --format json) ||
+    fail "shardplan export over TLS with the token"
+  [ "$again" = "$first" ] || fail "the plan fetched over TLS differs from the first one"
+  code=0; "$cli" "${tls[@]}" get "$key" >/dev/null 2>&1 || code=$?
+  [ "$code" = 8 ] || fail "get over TLS without the token exited $code (8, auth, expected)"
+  code=0; SHARDPLAN_TOKEN_FILE= "$cli" --server "$grpc" --token-file "$secrets/token" get "$key" \
+    >/dev/null 2>&1 || code=$?
+  [ "$code" != 0 ] || fail "a plaintext call reached the TLS daemon"
+  podman stop --time 30 shardplan-test-tls >/dev/null 2>>"$work/podman.log"
+  report "TLS and token: healthy over TLS, plan fetched with the token, refused without it ($(since "$t0") s)"
+}
+
+# deploy/compose.yaml through docker-compose and Podman's Docker API (podman system service):
+# up, healthy, reachable on 127.0.0.1 from the host, read-only and without capabilities as the
+# file says; down stops it with SIGTERM and exit status 0.
+compose_phase() {
+  local sock="$runroot/podman.sock" project=shardplan-test
+  podman tag "$image" docker.io/library/shardplan:latest
+  podman system service --time=0 "unix://$sock" > "$work/podman-service.log" 2>&1 &
+  local svc=$! i
+  for i in $(seq 1 100); do [ -S "$sock" ] && break; sleep 0.1; done
+  [ -S "$sock" ] || fail "podman system service did not open $sock (log: $work/podman-service.log)"
+  local compose=(docker-compose --project-name "$project" -f "$repo/deploy/compose.yaml")
+  local t0; t0=$(now)
+  DOCKER_HOST="unix://$sock" "${compose[@]}" up -d --no-build > "$work/compose.log" 2>&1 ||
+    { cat "$work/compose.log" >&2; fail "docker-compose up (deploy/compose.yaml)"; }
+  local id; id=$(DOCKER_HOST="unix://$sock" "${compose[@]}" ps -q shardplan)
+  [ -n "$id" ] || fail "docker-compose up started no shardplan container"
+  wait_healthy "$id"
+  report "compose up to healthy: $(since "$t0") s"
+  [ "$(podman inspect --format '{{.HostConfig.ReadonlyRootfs}}' "$id")" = true ] ||
+    fail "compose.yaml's container has a writable root file system"
+  [ "$(podman inspect --format '{{.HostConfig.RestartPolicy.Name}}' "$id")" = unless-stopped ] ||
+    fail "compose.yaml's container has no unless-stopped restart policy"
+  "$build/bin/shardplan" --server 127.0.0.1:50051 health >/dev/null ||
+    fail "shardplan health from the host against the compose service on 127.0.0.1:50051"
+  curl -fsS --max-time 10 http://127.0.0.1:8080/healthz >/dev/null ||
+    fail "the compose service's dashboard on 127.0.0.1:8080"
+  t0=$(now)
+  DOCKER_HOST="unix://$sock" "${compose[@]}" stop >> "$work/compose.log" 2>&1 ||
+    fail "docker-compose stop"
+  local code; code=$(podman inspect --format '{{.State.ExitCode}}' "$id")
+  [ "$code" = 0 ] || fail "the compose service exited with $code on docker-compose stop (0 expected)"
+  DOCKER_HOST="unix://$sock" "${compose[@]}" down --volumes >> "$work/compose.log" 2>&1 ||
+    fail "docker-compose down"
+  report "compose stop (SIGTERM) and down: $(since "$t0") s, exit status $code"
+  kill "$svc" 2>/dev/null || true
+  wait "$svc" 2>/dev/null || true
 }
 
 # Polls `podman healthcheck run` (the image's HEALTHCHECK, i.e. `shardplan health` inside the
@@ -220,7 +307,7 @@ if [ "$(id -u)" -ne 0 ]; then
   echo "SKIP: deploy/test-image.sh runs Podman rootful and needs root"
   exit 77
 fi
-for tool in podman runc debootstrap unshare ip curl tar; do
+for tool in podman runc debootstrap docker-compose unshare ip curl openssl tar; do
   command -v "$tool" >/dev/null || fail "$tool is not installed (deploy/install-deps.sh installs it)"
 done
 [ -x "$build/bin/shardplan" ] || fail "$build/bin/shardplan is missing: build the project first"
@@ -232,15 +319,20 @@ if [ -z "${SHARDPLAN_IMAGE_TEST_NS:-}" ]; then
 fi
 
 start=$(now)
+# State Podman keeps in fixed places whatever the configuration says (netavark's IPAM database
+# and aardvark-dns folder under /run/containers, the blob-info cache under
+# /var/lib/containers/cache): scratch tmpfs mounts, visible in this mount namespace only.
+for dir in /run/containers /var/lib/containers/cache; do
+  mkdir -p "$dir"
+  mount -t tmpfs -o mode=0700 shardplan-image-test "$dir"
+done
 mkdir -p "$work/conf"
-: > "$work/report.txt"
-# Podman's run-time state: one fixed folder per store (its database records the path), emptied
-# at start and at exit so that Podman sees a fresh boot and forgets a killed run's containers.
-runroot="/tmp/shardplan-image-test-$(printf '%s' "$work" | sha256sum | cut -c1-12)"
+: > "$work/report.txt"; : > "$work/podman.log"
 rm -rf "$runroot"
 cleanup() {
   podman rm --all --force --time 0 >/dev/null 2>&1 || true
   podman volume rm --all --force >/dev/null 2>&1 || true
+  podman network prune --force >/dev/null 2>&1 || true
   rm -rf "$runroot"
 }
 trap cleanup EXIT
@@ -306,10 +398,10 @@ report "podman build --format docker: $(since "$t0") s"
   fail "the image has no HEALTHCHECK (built in OCI format?)"
 user=$(podman image inspect --format '{{.Config.User}}' "$image")
 case "$user" in ''|0|0:*|root|root:*) fail "the image runs as root (USER '$user')";; esac
-podman image inspect --format '{{json .Config.Volumes}}' "$image" | grep -q '"/var/lib/shardplan"' ||
+grep -q '"/var/lib/shardplan"' <<<"$(podman image inspect --format '{{json .Config.Volumes}}' "$image")" ||
   fail "the image declares no /var/lib/shardplan volume"
 for port in 50051/tcp 8080/tcp; do
-  podman image inspect --format '{{json .Config.ExposedPorts}}' "$image" | grep -q "\"$port\"" ||
+  grep -q "\"$port\"" <<<"$(podman image inspect --format '{{json .Config.ExposedPorts}}' "$image")" ||
     fail "the image does not expose $port"
 done
 
@@ -322,6 +414,6 @@ report "sizes: bookworm (build stage base) $(size_mb "$full"); bookworm-slim (ru
 t0=$(now)
 unshare --net -- "$0" --run-phase "$build" ||
   fail "running the image (see above)"
-report "run, health, plan, dashboard, stop, restart: $(since "$t0") s"
+report "run, health, plan, dashboard, stop, restart, TLS, compose: $(since "$t0") s"
 report "total: $(since "$start") s"
 log "PASSED"

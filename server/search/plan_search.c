@@ -422,17 +422,24 @@ static double own_collective_s(search *S, const sp_op *op, const sp_strategy *st
   return total;
 }
 
-/* Compute of the node's own op under strategy s. */
+/* Compute under strategy s of the node's own op (m < 0) or of its member m's follower op;
+ * 0 when there is no such op. */
+static double part_compute_s(search *S, const pnode *n, int s, int m) {
+  if (m < 0)
+    return n->kind != NODE_SOURCE && n->op
+               ? sp_cost_compute(&S->cm, op_flops(n->op, n->rule), n->set.v[s].devices,
+                                 op_dtype(n->op))
+               : 0;
+  const member *mb = &n->mem[m];
+  if (!mb->follower) return 0;
+  int64_t dev = sp_layout_shards(member_layout(n, mb, s), S->mesh);
+  return sp_cost_compute(&S->cm, op_flops(mb->follower, NULL), dev, op_dtype(mb->follower));
+}
+
+/* Compute of the node's own op and its followers under strategy s. */
 static double node_compute_s(search *S, const pnode *n, int s) {
-  double t = 0;
-  if (n->kind != NODE_SOURCE && n->op)
-    t += sp_cost_compute(&S->cm, op_flops(n->op, n->rule), n->set.v[s].devices, op_dtype(n->op));
-  for (int k = 0; k < n->nmem; k++) {
-    const member *mb = &n->mem[k];
-    if (!mb->follower) continue;
-    int64_t dev = sp_layout_shards(member_layout(n, mb, s), S->mesh);
-    t += sp_cost_compute(&S->cm, op_flops(mb->follower, NULL), dev, op_dtype(mb->follower));
-  }
+  double t = part_compute_s(S, n, s, -1);
+  for (int m = 0; m < n->nmem; m++) t += part_compute_s(S, n, s, m);
   return t;
 }
 
@@ -1210,9 +1217,36 @@ static int push_collective(search *S, sp_plan_summary *out, int *cap, const sp_v
 }
 
 /* Totals and the collectives list of the chosen plan, in seconds. */
+/* Records one op's compute time in the summary's per-op list. */
+static int push_op_compute(search *S, sp_plan_summary *out, int *cap, const sp_op *op,
+                           double seconds) {
+  if (sp_arena_grow(S->m->arena, (void **)&out->op_compute, cap, out->nop_compute,
+                    sizeof *out->op_compute))
+    return SP_ENOMEM;
+  out->op_compute[out->nop_compute++] = (sp_plan_op_compute){op, seconds};
+  return SP_OK;
+}
+
+/* The compute of node k's own op and of each of its followers, one entry per op (their sum
+ * is node_compute_s). */
+static int op_computes(search *S, int k, int s, sp_plan_summary *out, int *cap) {
+  const pnode *n = &S->nodes[k];
+  if (n->kind != NODE_SOURCE && n->op &&
+      push_op_compute(S, out, cap, n->op, part_compute_s(S, n, s, -1)))
+    return SP_ENOMEM;
+  for (int m = 0; m < n->nmem; m++)
+    if (n->mem[m].follower &&
+        push_op_compute(S, out, cap, n->mem[m].follower, part_compute_s(S, n, s, m)))
+      return SP_ENOMEM;
+  return SP_OK;
+}
+
 static int summarize(search *S, const int *choice, sp_plan_summary *out, sp_err *err) {
-  int cap = 0;
-  for (int k = 0; k < S->nnodes; k++) out->compute_s += node_compute_s(S, &S->nodes[k], choice[k]);
+  int cap = 0, ccap = 0;
+  for (int k = 0; k < S->nnodes; k++) {
+    out->compute_s += node_compute_s(S, &S->nodes[k], choice[k]);
+    if (op_computes(S, k, choice[k], out, &ccap)) return sp_err_set(err, SP_ENOMEM, "out of memory");
+  }
   for (int i = 0; i < S->nops; i++) {
     if (S->op_node[i] < 0) continue;
     int cn = S->op_node[i];

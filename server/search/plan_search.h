@@ -108,6 +108,12 @@ typedef struct sp_plan_search_opts {
 
 void sp_plan_search_opts_init(sp_plan_search_opts *o);
 
+/* The compute time of one op under the chosen plan. */
+typedef struct sp_plan_op_compute {
+  const sp_op *op;
+  double seconds;
+} sp_plan_op_compute;
+
 /* A tie group: nodes the search forced to one strategy index (identical repeated layers).
  * values[k] is the first value of member k (an op's result or an argument). */
 typedef struct sp_plan_tie_group {
@@ -184,6 +190,10 @@ typedef struct sp_plan_summary {
   sp_axis_cost axis[SP_MAX_MESH_AXES_CLUSTER];
   int64_t ndevices;
   const int64_t *device_of;   /* [ndevices] (module arena) */
+  /* The compute time of each op the plan prices (an element-wise follower's own, apart from
+   * its node's), in program order (module arena): what the dashboard charts per op. */
+  int nop_compute;
+  sp_plan_op_compute *op_compute;
   /* Every collective of the plan, in program order (module arena). */
   int ncollectives;
   sp_search_collective *collectives;
