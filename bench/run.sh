@@ -181,9 +181,28 @@ EOF
   "$BUILD/bin/bench_store" 2000
 }
 
+bench_web() {
+  cat <<'EOF'
+## Dashboard on a 100,000-op plan (bench_web)
+
+A generated GPT training step (forward and backward, Megatron annotations on a data=2 x
+model=4 mesh) of about 100,000 ops, planned with propagation only, turned into the cache's rows
+(with every value's provenance) and stored, as the daemon does; then each dashboard page is
+rendered 20 times through `sp_web_handle` (the whole router and page, reading the store; no
+socket). A searched 8-layer GPT gives the plan page with its cost chart. Target: every page
+under 50 ms.
+
+EOF
+  machine
+  echo
+  echo "Command: \`bench/run.sh $BUILD_ARG bench_web\`, which runs \`$BUILD_ARG/bin/bench_web 100000\`."
+  echo
+  "$BUILD/bin/bench_web" 100000
+}
+
 # ---------------------------------------------------------------- driver
 
-ALL="bench_propagation bench_iopddl bench_search bench_store"
+ALL="bench_propagation bench_iopddl bench_search bench_store bench_web"
 [ $# -gt 0 ] && ALL="$*"
 for name in $ALL; do
   if [ ! -x "$BUILD/bin/$name" ]; then

@@ -37,7 +37,12 @@ oom:
 }
 
 static cJSON *summary(const sp_plan *p) {
-  cJSON *full = sp_plan_to_json(p);
+  /* the plan's JSON without its long lists: costs, solver and mesh only */
+  sp_plan head = *p;
+  head.nvalues = head.nops = head.ncollectives = head.nwarnings = 0;
+  head.conflicts = NULL;
+  head.module = "";
+  cJSON *full = sp_plan_to_json(&head);
   cJSON *o = cJSON_CreateObject();
   if (!full || !o) {
     cJSON_Delete(full);
@@ -49,6 +54,8 @@ static cJSON *summary(const sp_plan *p) {
   cJSON_AddNumberToObject(o, "nwarnings", p->nwarnings);
   cJSON_AddNumberToObject(o, "nvalues", p->nvalues);
   cJSON_AddNumberToObject(o, "nops", p->nops);
+  cJSON_AddNumberToObject(o, "ncollectives", p->ncollectives);
+  cJSON_AddNumberToObject(o, "nconflicts", cJSON_GetArraySize(p->conflicts));
   cJSON *search = cJSON_GetObjectItemCaseSensitive(full, "search");
   if (cJSON_IsObject(search)) {
     static const char *keep[] = {"costs", "solver", "mesh"};
@@ -65,7 +72,8 @@ static cJSON *summary(const sp_plan *p) {
  * "operand_values". users[n] is a cJSON array of op numbers, or NULL. */
 typedef struct users_index {
   int max_op;
-  cJSON **users;
+  cJSON **users;     /* [max_op + 1] ops reading op n's results */
+  cJSON **results;   /* [max_op + 1] op n's results: {"value", "name"} */
 } users_index;
 
 static const cJSON *operand_values(const sp_plan_op *op) {
@@ -85,7 +93,21 @@ static int users_build(const sp_plan *p, users_index *u) {
   for (int i = 0; i < p->nops; i++)
     if (p->ops[i].op > u->max_op) u->max_op = p->ops[i].op;
   u->users = calloc((size_t)u->max_op + 2, sizeof *u->users);
-  if (!u->users) return SP_ENOMEM;
+  u->results = calloc((size_t)u->max_op + 2, sizeof *u->results);
+  if (!u->users || !u->results) return SP_ENOMEM;
+  for (int i = 0; i < p->nvalues; i++) {
+    const sp_plan_value *pv = &p->values[i];
+    if (pv->pos.kind != SP_PLAN_OP_RESULT || pv->pos.op < 0) continue;
+    cJSON **list = &u->results[pv->pos.op];
+    cJSON *r = cJSON_CreateObject();
+    if (!r || (!*list && !(*list = cJSON_CreateArray()))) {
+      cJSON_Delete(r);
+      return SP_ENOMEM;
+    }
+    cJSON_AddNumberToObject(r, "value", i);
+    cJSON_AddStringToObject(r, "name", pv->name ? pv->name : "");
+    cJSON_AddItemToArray(*list, r);
+  }
   for (int i = 0; i < p->nops; i++) {
     const cJSON *v;
     int last = -2;
@@ -103,8 +125,12 @@ static int users_build(const sp_plan *p, users_index *u) {
 }
 
 static void users_free(users_index *u) {
-  for (int i = 0; u->users && i <= u->max_op; i++) cJSON_Delete(u->users[i]);
+  for (int i = 0; i <= u->max_op; i++) {
+    if (u->users) cJSON_Delete(u->users[i]);
+    if (u->results) cJSON_Delete(u->results[i]);
+  }
   free(u->users);
+  free(u->results);
 }
 
 /* An op's row: its table, its operands (value, name, producing op), its results and the ops
@@ -112,7 +138,7 @@ static void users_free(users_index *u) {
 static cJSON *op_row(const sp_plan *p, const sp_plan_op *op, users_index *u) {
   cJSON *j = sp_plan_op_to_json(op);
   if (!j) return NULL;
-  cJSON *operands = cJSON_CreateArray(), *results = cJSON_CreateArray();
+  cJSON *operands = cJSON_CreateArray();
   const cJSON *v;
   cJSON_ArrayForEach(v, operand_values(op)) {
     cJSON *o = cJSON_CreateObject();
@@ -124,17 +150,11 @@ static cJSON *op_row(const sp_plan *p, const sp_plan_op *op, users_index *u) {
     cJSON_AddNumberToObject(o, "producer", producer_of(p, idx));
     cJSON_AddItemToArray(operands, o);
   }
-  for (int i = 0; results && i < p->nvalues; i++) {
-    const sp_plan_value *pv = &p->values[i];
-    if (pv->pos.kind != SP_PLAN_OP_RESULT || pv->pos.op != op->op) continue;
-    cJSON *r = cJSON_CreateObject();
-    if (!r) break;
-    cJSON_AddNumberToObject(r, "value", i);
-    cJSON_AddStringToObject(r, "name", pv->name ? pv->name : "");
-    cJSON_AddItemToArray(results, r);
-  }
   if (operands) cJSON_AddItemToObject(j, "operands", operands);
-  if (results) cJSON_AddItemToObject(j, "results", results);
+  bool known = op->op >= 0 && op->op <= u->max_op;
+  cJSON *results = known ? u->results[op->op] : NULL;
+  cJSON_AddItemToObject(j, "results", results ? results : cJSON_CreateArray());
+  if (known) u->results[op->op] = NULL;
   if (op->op >= 0 && op->op <= u->max_op && u->users[op->op]) {
     cJSON_AddItemToObject(j, "users", u->users[op->op]);
     u->users[op->op] = NULL;
@@ -142,9 +162,83 @@ static cJSON *op_row(const sp_plan *p, const sp_plan_op *op, users_index *u) {
   return j;
 }
 
+/* One op's share of the plan's time: its compute and the collectives at it. */
+typedef struct op_cost {
+  int op;
+  const char *name;
+  double compute_s, comm_s, reshard_s;
+} op_cost;
+
+static int cmp_cost(const void *x, const void *y) {
+  const op_cost *a = x, *b = y;
+  double ta = a->compute_s + a->comm_s + a->reshard_s, tb = b->compute_s + b->comm_s + b->reshard_s;
+  if (ta != tb) return ta < tb ? 1 : -1;
+  return (a->op > b->op) - (a->op < b->op);
+}
+
+/* The entry of op `opn` in v (added at v[*m] the first time), or -1 for no op. */
+static int slot_of(op_cost *v, int *m, int *slot, int opn, const char *name) {
+  if (opn < 0) return -1;
+  if (slot[opn] < 0) {
+    v[*m] = (op_cost){opn, name, 0, 0, 0};
+    slot[opn] = (*m)++;
+  }
+  return slot[opn];
+}
+
+/* The "op_cost" rows: every op with a compute time or a collective, costliest first (a chart
+ * reads the first rows). */
+static int push_op_costs(const sp_plan *p, sp_plan_rows *out) {
+  int n = p->nop_costs + p->ncollectives;
+  if (n == 0) return SP_OK;
+  op_cost *v = calloc((size_t)n, sizeof *v);
+  if (!v) return SP_ENOMEM;
+  int max_op = -1;
+  for (int i = 0; i < p->nop_costs; i++)
+    if (p->op_costs[i].op > max_op) max_op = p->op_costs[i].op;
+  for (int i = 0; i < p->ncollectives; i++)
+    if (p->collectives[i].op > max_op) max_op = p->collectives[i].op;
+  int *slot = malloc(sizeof *slot * (size_t)(max_op + 2));
+  if (!slot) {
+    free(v);
+    return SP_ENOMEM;
+  }
+  for (int k = 0; k <= max_op + 1; k++) slot[k] = -1;
+  int m = 0;
+  for (int i = 0; i < p->nop_costs; i++) {
+    int s = slot_of(v, &m, slot, p->op_costs[i].op, p->op_costs[i].name);
+    if (s >= 0) v[s].compute_s += p->op_costs[i].compute_s;
+  }
+  for (int i = 0; i < p->ncollectives; i++) {
+    const sp_plan_collective *c = &p->collectives[i];
+    int s = slot_of(v, &m, slot, c->op, c->op_name);
+    if (s < 0) continue;
+    if (c->operand >= 0) v[s].reshard_s += c->seconds;
+    else v[s].comm_s += c->seconds;
+  }
+  qsort(v, (size_t)m, sizeof *v, cmp_cost);
+  int rc = SP_OK;
+  for (int i = 0; !rc && i < m; i++) {
+    cJSON *o = cJSON_CreateObject();
+    if (o) {
+      cJSON_AddNumberToObject(o, "op", v[i].op);
+      cJSON_AddStringToObject(o, "name", v[i].name ? v[i].name : "");
+      cJSON_AddNumberToObject(o, "compute_s", v[i].compute_s);
+      cJSON_AddNumberToObject(o, "comm_s", v[i].comm_s);
+      cJSON_AddNumberToObject(o, "reshard_s", v[i].reshard_s);
+    }
+    char label[160];
+    snprintf(label, sizeof label, "%s #%d", v[i].name ? v[i].name : "?", v[i].op);
+    rc = push(out, "op_cost", i, label, o);
+  }
+  free(slot);
+  free(v);
+  return rc;
+}
+
 int sp_plan_rows_build(const sp_plan *p, sp_plan_rows *out, sp_err *err) {
   memset(out, 0, sizeof *out);
-  users_index u = {-1, NULL};
+  users_index u = {-1, NULL, NULL};
   int rc = users_build(p, &u);
   if (!rc) rc = push(out, "summary", 0, p->filename, summary(p));
   cJSON *origins = NULL;
@@ -182,6 +276,7 @@ int sp_plan_rows_build(const sp_plan *p, sp_plan_rows *out, sp_err *err) {
              cJSON_IsString(fac) ? fac->valuestring : "?");
     rc = push(out, "conflict", i, label, c);
   }
+  if (!rc) rc = push_op_costs(p, out);
   for (int i = 0; !rc && i < p->nwarnings; i++) {
     const sp_plan_warning *w = &p->warnings[i];
     cJSON *o = cJSON_CreateObject();

@@ -3,8 +3,9 @@
  * dashboard page reads one page of one table without loading the whole plan.
  *
  * Sections, each row's JSON being the plan's own per-element JSON (plan/plan.h):
- *   "summary"     idx 0: {"searched", "file", "costs", "solver", "mesh", "nwarnings"}
- *                 (costs/solver/mesh only when the plan was searched)
+ *   "summary"     idx 0: {"searched", "file", "costs", "solver", "mesh", "nwarnings",
+ *                 "nvalues", "nops", "ncollectives", "nconflicts"} (costs/solver/mesh only
+ *                 when the plan was searched; the counts let a page read rows by idx)
  *   "value"       idx = position in the plan's value list; label = the value's name; with
  *                 "origins", where each axis of its sharding came from (plan/provenance.h)
  *   "op"          idx = op number; label = "NAME #N"; the op's factor tables, plus its
@@ -13,6 +14,8 @@
  *   "collective"  idx = position; label = "KIND VALUE at OP"
  *   "conflict"    idx = position; label = "OPNAME #N factor F"
  *   "warning"     idx = position; label = the message
+ *   "op_cost"     idx = rank, costliest first: {"op", "name", "compute_s", "comm_s" (the op's
+ *                 own collectives), "reshard_s" (reshards into its operands)}; label "NAME #N"
  * The daemon stores these with the plan; the dashboard (web/) and `shardplan export` read them.
  *
  * Memory: an sp_plan_rows owns its JSON texts and labels (sp_plan_rows_free); the rows'

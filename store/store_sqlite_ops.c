@@ -588,14 +588,17 @@ int sq_op_rows(void *impl, const char *key, const sp_store_row_query *q, sp_stor
   if (rc != SP_OK) goto done;
   rc = sq_run(s, c, SQ_BEGIN_READ, "reading plan rows", err);
   if (rc == SP_OK) rc = plan_id(s, c, key, &id, err);
-  if (rc == SP_OK) rc = sq_stmt(s, c, SQ_ROWS_COUNT, &st, err);
-  if (rc != SP_OK) goto out;
-  bind_row_filter(st, id, q->section, pattern);
-  sqlite3_bind_int64(st, 6, q->idx_from);
-  src = step(st);
-  if (src == SQLITE_ROW) out->total = sqlite3_column_int64(st, 0);
-  else rc = sq_fail(s, c, src, "counting plan rows", err);
-  sqlite3_reset(st);
+  out->total = -1;
+  if (rc == SP_OK && !q->skip_total) {
+    rc = sq_stmt(s, c, SQ_ROWS_COUNT, &st, err);
+    if (rc != SP_OK) goto out;
+    bind_row_filter(st, id, q->section, pattern);
+    sqlite3_bind_int64(st, 6, q->idx_from);
+    src = step(st);
+    if (src == SQLITE_ROW) out->total = sqlite3_column_int64(st, 0);
+    else rc = sq_fail(s, c, src, "counting plan rows", err);
+    sqlite3_reset(st);
+  }
   if (rc == SP_OK) rc = sq_stmt(s, c, SQ_ROWS, &st, err);
   if (rc != SP_OK) goto out;
   bind_row_filter(st, id, q->section, pattern);

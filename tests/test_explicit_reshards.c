@@ -5,6 +5,7 @@
 #include <check.h>
 #include <stdlib.h>
 
+#include "export/export_pipeline.h"
 #include "export_test.h"
 #include "test_support.h"
 
@@ -75,6 +76,23 @@ START_TEST(returned_value_is_resharded_to_the_result_sharding) {
 }
 END_TEST
 
+START_TEST(propagation_pipeline_makes_collectives_explicit_on_request) {
+  sp_module *m = pt_parse("sdy.mesh @m = <[\"a\"=2, \"b\"=2]>\n"
+      "func.func @main(%x: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@m, [{\"a\"}, {\"b\"}]>}, %w: tensor<8x8xf32>) -> (tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@m, [{}, {\"b\"}]>}) {\n"
+      "  %0 = stablehlo.dot_general %x, %w, contracting_dims = [1] x [0] : (tensor<8x8xf32>, tensor<8x8xf32>) -> tensor<8x8xf32>\n"
+      "  return %0 : tensor<8x8xf32>\n}\n");
+  sp_err err;
+  ck_assert_int_eq(sp_export_propagation_pipeline_pass(m, "enable-insert-explicit-collectives=true", &err), SP_OK);
+  char *out = pt_print(m);
+  static const char *const want[] = {"sdy.all_gather [{}, {\"b\"}] %arg0", "stablehlo.dot_general %0, %arg1",
+                                     "sdy.all_gather [{\"a\"}, {}] %1 out_sharding=<@m, [{}, {\"b\"}]>", NULL};
+  et_has_in_order(out, want);
+  et_lacks(out, "sdy.reshard");
+  free(out);
+  sp_module_free(m);
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("explicit_reshards");
   TCase *tc = tcase_create("full");
@@ -83,6 +101,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, sharded_contraction_gets_all_reduce_then_result_reshard);
   tcase_add_test(tc, need_replication_axes_move_to_a_batch_dimension);
   tcase_add_test(tc, returned_value_is_resharded_to_the_result_sharding);
+  tcase_add_test(tc, propagation_pipeline_makes_collectives_explicit_on_request);
   suite_add_tcase(s, tc);
   return s;
 }

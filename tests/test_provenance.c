@@ -5,6 +5,7 @@
 #include <check.h>
 #include <cjson/cJSON.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "plan/plan.h"
@@ -50,6 +51,30 @@ static const cJSON *origin_of(const cJSON *all, int v, const char *axis) {
   return NULL;
 }
 
+/* The path of `axis` to value v, source first, following "prev" through the earlier values'
+ * origins: ops[i] is the op crossed at step i and vals[i] the value it reached. Returns the
+ * number of steps. */
+static int walk_path(const sp_plan *p, const cJSON *all, int v, const char *axis,
+                     const char **ops, const char **vals, int cap) {
+  const char *rops[512], *rvals[512];
+  int n = 0;
+  const cJSON *o = origin_of(all, v, axis);
+  const cJSON *prev;
+  while (o && (prev = cJSON_GetObjectItem(o, "prev")) && n < 512) {
+    rops[n] = cJSON_GetObjectItem(prev, "op_name")->valuestring;
+    rvals[n] = p->values[v].name;
+    n++;
+    v = cJSON_GetObjectItem(prev, "value")->valueint;
+    o = origin_of(all, v, axis);
+  }
+  ck_assert_int_le(n, cap);
+  for (int i = 0; i < n; i++) {
+    ops[i] = rops[n - 1 - i];
+    vals[i] = rvals[n - 1 - i];
+  }
+  return n;
+}
+
 START_TEST(each_axis_is_traced_to_its_annotation_through_the_ops_it_crossed) {
   sp_plan *p = plan(CHAIN);
   cJSON *all = NULL;
@@ -65,17 +90,18 @@ START_TEST(each_axis_is_traced_to_its_annotation_through_the_ops_it_crossed) {
   ck_assert_str_eq(cJSON_GetObjectItem(model, "origin")->valuestring, "user annotation on %arg1");
   ck_assert_int_eq(cJSON_GetObjectItem(model, "dim")->valueint, 1);
   /* "data": %arg0 -add-> %0 -dot-> %1 -tanh-> %2 */
-  const cJSON *path = cJSON_GetObjectItem(data, "path");
-  ck_assert_int_eq(cJSON_GetArraySize(path), 3);
-  const char *ops[] = {"stablehlo.add", "stablehlo.dot_general", "stablehlo.tanh"};
-  const char *vals[] = {"%0", "%1", "%2"};
+  const char *ops[8], *vals[8];
+  ck_assert_int_eq(walk_path(p, all, v2, "data", ops, vals, 8), 3);
+  ck_assert_int_eq(cJSON_GetObjectItem(data, "hops")->valueint, 3);
+  const char *want_ops[] = {"stablehlo.add", "stablehlo.dot_general", "stablehlo.tanh"};
+  const char *want_vals[] = {"%0", "%1", "%2"};
   for (int i = 0; i < 3; i++) {
-    const cJSON *s = cJSON_GetArrayItem(path, i);
-    ck_assert_str_eq(cJSON_GetObjectItem(s, "op_name")->valuestring, ops[i]);
-    ck_assert_str_eq(cJSON_GetObjectItem(s, "name")->valuestring, vals[i]);
+    ck_assert_str_eq(ops[i], want_ops[i]);
+    ck_assert_str_eq(vals[i], want_vals[i]);
   }
   /* "model" skips the add: %arg1 -dot-> %1 -tanh-> %2 */
-  ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(model, "path")), 2);
+  ck_assert_int_eq(walk_path(p, all, v2, "model", ops, vals, 8), 2);
+  ck_assert_str_eq(ops[0], "stablehlo.dot_general");
   /* %arg2 got "data" from %arg0 through the add (backwards along the add's factor) */
   const cJSON *a2 = origin_of(all, value_named(p, "%arg2"), "data");
   ck_assert_ptr_nonnull(a2);
@@ -83,7 +109,8 @@ START_TEST(each_axis_is_traced_to_its_annotation_through_the_ops_it_crossed) {
   /* an annotated value's axis is its own */
   const cJSON *a0 = origin_of(all, value_named(p, "%arg0"), "data");
   ck_assert_str_eq(cJSON_GetObjectItem(a0, "origin")->valuestring, "this value's own annotation");
-  ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(a0, "path")), 0);
+  ck_assert_ptr_null(cJSON_GetObjectItem(a0, "prev"));
+  ck_assert_int_eq(cJSON_GetObjectItem(a0, "hops")->valueint, 0);
   cJSON_Delete(all);
   sp_plan_free(p);
 }
@@ -103,28 +130,64 @@ START_TEST(a_module_without_annotations_has_no_origins) {
 }
 END_TEST
 
-START_TEST(long_paths_keep_their_ends_and_count_the_elided_middle) {
-  /* 60 negates in a row after an annotated argument */
-  char text[16384];
-  int n = snprintf(text, sizeof text,
+START_TEST(a_deep_chain_keeps_one_step_per_value_and_the_whole_path) {
+  /* 300 negates in a row after an annotated argument */
+  size_t cap = 1 << 16;
+  char *text = malloc(cap);
+  int n = snprintf(text, cap,
                    "sdy.mesh @mesh = <[\"x\"=2]>\n"
                    "func.func @main(%%arg0: tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"x\"}]>}) -> tensor<8xf32> {\n"
                    "  %%0 = stablehlo.negate %%arg0 : tensor<8xf32>\n");
-  for (int i = 1; i < 60; i++)
-    n += snprintf(text + n, sizeof text - (size_t)n, "  %%%d = stablehlo.negate %%%d : tensor<8xf32>\n", i, i - 1);
-  snprintf(text + n, sizeof text - (size_t)n, "  return %%59 : tensor<8xf32>\n}\n");
+  for (int i = 1; i < 300; i++)
+    n += snprintf(text + n, cap - (size_t)n, "  %%%d = stablehlo.negate %%%d : tensor<8xf32>\n", i, i - 1);
+  snprintf(text + n, cap - (size_t)n, "  return %%299 : tensor<8xf32>\n}\n");
   sp_plan *p = plan(text);
+  free(text);
   cJSON *all = NULL;
   sp_err err;
   ck_assert_int_eq(sp_plan_provenance(p, &all, &err), SP_OK);
-  const cJSON *o = origin_of(all, value_named(p, "%59"), "x");
+  int last = value_named(p, "%299");
+  const cJSON *o = origin_of(all, last, "x");
   ck_assert_ptr_nonnull(o);
-  ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(o, "path")), SP_PROVENANCE_MAX_PATH);
-  ck_assert_int_eq(cJSON_GetObjectItem(o, "elided")->valueint, 60 - SP_PROVENANCE_MAX_PATH);
-  const cJSON *last = cJSON_GetArrayItem(cJSON_GetObjectItem(o, "path"), SP_PROVENANCE_MAX_PATH - 1);
-  ck_assert_str_eq(cJSON_GetObjectItem(last, "name")->valuestring, "%59");
+  ck_assert_int_eq(cJSON_GetObjectItem(o, "hops")->valueint, 300);
+  ck_assert_str_eq(cJSON_GetObjectItem(cJSON_GetObjectItem(o, "prev"), "name")->valuestring, "%298");
+  const char *ops[512], *vals[512];
+  ck_assert_int_eq(walk_path(p, all, last, "x", ops, vals, 512), 300);
+  ck_assert_str_eq(vals[0], "%0");
+  ck_assert_str_eq(vals[299], "%299");
   cJSON_Delete(all);
   sp_plan_free(p);
+}
+END_TEST
+
+START_TEST(an_axis_the_search_added_is_said_to_be_the_searchs) {
+  /* nothing annotated: after a search every axis is the search's choice */
+  const char *text =
+      "sdy.mesh @mesh = <[\"data\"=2, \"model\"=4]>\n"
+      "func.func @main(%arg0: tensor<64x512xf32>, %arg1: tensor<512x512xf32>) -> tensor<64x512xf32> {\n"
+      "  %0 = stablehlo.dot_general %arg0, %arg1, contracting_dims = [1] x [0] : (tensor<64x512xf32>, tensor<512x512xf32>) -> tensor<64x512xf32>\n"
+      "  return %0 : tensor<64x512xf32>\n}\n";
+  sp_plan_options o;
+  sp_plan_options_init(&o);
+  o.mode = SP_PLAN_PROPAGATE_SEARCH;
+  o.time_limit = 10;
+  sp_cluster *cl = sp_test_load_cluster("one_machine_8gpu.json");
+  sp_plan_input in = {NULL, text, strlen(text), "t.mlir"};
+  sp_plan *p = NULL;
+  sp_err err;
+  ck_assert_msg(sp_plan_run(&in, cl, &o, &p, &err) == SP_OK, "%s", err.msg);
+  cJSON *all = NULL;
+  ck_assert_int_eq(sp_plan_provenance(p, &all, &err), SP_OK);
+  int axes = 0;
+  const cJSON *v, *x;
+  cJSON_ArrayForEach(v, all) cJSON_ArrayForEach(x, v) {
+    ck_assert_str_eq(cJSON_GetObjectItem(x, "origin")->valuestring, "chosen by the cost search");
+    axes++;
+  }
+  ck_assert_int_gt(axes, 0);   /* the search did shard something */
+  cJSON_Delete(all);
+  sp_plan_free(p);
+  sp_cluster_free(cl);
 }
 END_TEST
 
@@ -133,7 +196,8 @@ static Suite *suite(void) {
   TCase *t = tcase_create("origins");
   tcase_add_test(t, each_axis_is_traced_to_its_annotation_through_the_ops_it_crossed);
   tcase_add_test(t, a_module_without_annotations_has_no_origins);
-  tcase_add_test(t, long_paths_keep_their_ends_and_count_the_elided_middle);
+  tcase_add_test(t, a_deep_chain_keeps_one_step_per_value_and_the_whole_path);
+  tcase_add_test(t, an_axis_the_search_added_is_said_to_be_the_searchs);
   suite_add_tcase(s, t);
   return s;
 }

@@ -385,6 +385,14 @@ START_TEST(test_rows_fetch_one_row_by_sparse_idx) {
   ck_assert_int_eq(sp_store_rows(s, key, &q, &pg, &err), SP_OK);
   ck_assert_uint_eq(pg.n, 0);
   sp_store_row_page_free(&pg);
+  /* without counting: the same row, total -1 */
+  q.idx_from = 12;
+  q.skip_total = true;
+  ck_assert_int_eq(sp_store_rows(s, key, &q, &pg, &err), SP_OK);
+  ck_assert_uint_eq(pg.n, 1);
+  ck_assert_int_eq(pg.rows[0].idx, 15);
+  ck_assert_int_eq(pg.total, -1);
+  sp_store_row_page_free(&pg);
   sp_store_close(s);
   remove_dir();
 }

@@ -162,6 +162,8 @@ START_TEST(plan_page_shows_costs_chart_shardings_and_collectives) {
   ck_assert_int_eq(st, 200);
   ck_assert_ptr_nonnull(strstr(b, "peak memory per device"));
   ck_assert_ptr_nonnull(strstr(b, "<svg class=\"chart\""));
+  ck_assert_ptr_nonnull(strstr(b, "<rect class=\"k-compute\""));   /* per-op compute bars */
+  ck_assert_ptr_nonnull(strstr(b, ">dot_general #"));
   ck_assert_ptr_nonnull(strstr(b, "<h2>Solver</h2>"));
   ck_assert_ptr_nonnull(strstr(b, "Rank mapping"));
   /* the shardings table has every argument with its sdy text and PartitionSpec */
@@ -182,6 +184,52 @@ START_TEST(shardings_filter_keeps_only_matching_values) {
   ck_assert_int_eq(st, 200);
   ck_assert_ptr_nonnull(strstr(b, ">%arg2</a>"));
   ck_assert_ptr_null(strstr(b, ">%arg0</a>"));
+  free(b);
+}
+END_TEST
+
+/* A chain of `n` negates: n + 3 values (argument, function result, n op results). */
+static char *chain(int n) {
+  size_t cap = 64 * (size_t)n + 512;
+  char *t = malloc(cap);
+  int k = snprintf(t, cap, "sdy.mesh @mesh = <[\"x\"=2]>\nfunc.func @main(%%arg0: tensor<8xf32> "
+                           "{sdy.sharding = #sdy.sharding<@mesh, [{\"x\"}]>}) -> tensor<8xf32> {\n"
+                           "  %%0 = stablehlo.negate %%arg0 : tensor<8xf32>\n");
+  for (int i = 1; i < n; i++)
+    k += snprintf(t + k, cap - (size_t)k, "  %%%d = stablehlo.negate %%%d : tensor<8xf32>\n", i, i - 1);
+  snprintf(t + k, cap - (size_t)k, "  return %%%d : tensor<8xf32>\n}\n", n - 1);
+  return t;
+}
+
+START_TEST(shardings_pages_hold_fifty_rows_each_in_order) {
+  char *t = chain(118);   /* 120 values: pages of 50, 50, 20 */
+  put_plan(t, KEY_A, "chain", false);
+  free(t);
+  char path[160];
+  snprintf(path, sizeof path, "/plans/%s", KEY_A);
+  int st;
+  char *b = get_arg(path, "page", "1", &st);
+  ck_assert_int_eq(st, 200);
+  ck_assert_ptr_nonnull(strstr(b, "<td class=\"num\">50</td>"));
+  ck_assert_ptr_nonnull(strstr(b, "<td class=\"num\">99</td>"));
+  ck_assert_ptr_null(strstr(b, "<td class=\"num\">49</td>"));
+  ck_assert_ptr_null(strstr(b, "<td class=\"num\">100</td>"));
+  ck_assert_ptr_nonnull(strstr(b, "page 2 of 3 (120 rows)"));
+  free(b);
+  b = get_arg(path, "page", "2", &st);
+  ck_assert_ptr_nonnull(strstr(b, "<td class=\"num\">119</td>"));
+  ck_assert_ptr_null(strstr(b, "rel=\"next\""));
+  free(b);
+  /* a filtered page counts its matches: %1, %10..%19, %100..%117 */
+  b = get_arg(path, "q", "%1", &st);
+  ck_assert_ptr_nonnull(strstr(b, "page 1 of 1 (29 rows)"));
+  free(b);
+  snprintf(path, sizeof path, "/api/plans/%s/values", KEY_A);
+  b = get_arg(path, "page", "2", &st);
+  cJSON *j = cJSON_Parse(b);
+  ck_assert_int_eq(cJSON_GetObjectItem(j, "total")->valueint, 120);
+  ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(j, "rows")), 20);
+  cJSON_Delete(j);
   free(b);
 }
 END_TEST
@@ -554,6 +602,7 @@ static Suite *suite(void) {
   tcase_add_test(t, index_lists_plans_newest_first_with_cache_stats);
   tcase_add_test(t, plan_page_shows_costs_chart_shardings_and_collectives);
   tcase_add_test(t, shardings_filter_keeps_only_matching_values);
+  tcase_add_test(t, shardings_pages_hold_fifty_rows_each_in_order);
   tcase_add_test(t, op_page_draws_factor_table_with_conflict_cells);
   tcase_add_test(t, conflicts_page_lists_each_conflict_with_resolution);
   tcase_add_test(t, value_page_shows_sharding_and_defining_op);

@@ -120,13 +120,22 @@ static bool section_of(const char *plural, size_t n, char *out, size_t cap) {
 static void rows(sp_web *w, const sp_web_request *req, const char *key, const char *section,
                  sp_web_response *r) {
   long page = sp__web_arg_long(req, "page", 0, 0, 1L << 30);
-  sp_store_row_query q = {.section = section, .label_contains = sp_web_arg_get(req, "q"),
-                          .offset = page * SP_WEB_PAGE_SIZE, .limit = SP_WEB_PAGE_SIZE};
   sp_store_row_page pg;
   memset(&pg, 0, sizeof pg);
   sp_err err;
   sp_err_clear(&err);
-  if (sp_store_rows(w->store, key, &q, &pg, &err) != SP_OK) {
+  /* sections numbered 0..n-1 are paged by idx; their counts are in the summary row */
+  static const char *const dense[][2] = {{"value", "nvalues"}, {"collective", "ncollectives"},
+                                         {"conflict", "nconflicts"}, {"warning", "nwarnings"}};
+  int64_t total = -1;
+  for (size_t i = 0; i < sizeof dense / sizeof dense[0]; i++)
+    if (strcmp(section, dense[i][0]) == 0) {
+      cJSON *summary = sp__web_row(w, key, "summary", 0, NULL);
+      total = sp__web_count(summary, dense[i][1]);
+      cJSON_Delete(summary);
+    }
+  if (sp__web_rows_page(w, key, section, sp_web_arg_get(req, "q"), page, total, &pg, &err) !=
+      SP_OK) {
     sp_store_row_page_free(&pg);
     sp__web_store_error(r, &err, true);
     return;

@@ -33,7 +33,8 @@ static const char *str(const cJSON *o, const char *k) {
 static cJSON *conflicts_of(sp_web *w, const char *key, long n) {
   cJSON *out = cJSON_CreateArray();
   for (int64_t off = 0; out && off < MAX_CONFLICTS_SCAN; off += SCAN_PAGE) {
-    sp_store_row_query q = {.section = "conflict", .offset = off, .limit = SCAN_PAGE};
+    sp_store_row_query q = {.section = "conflict", .limit = SCAN_PAGE, .idx_from = off,
+                            .skip_total = true};
     sp_store_row_page pg;
     memset(&pg, 0, sizeof pg);
     if (sp_store_rows(w->store, key, &q, &pg, NULL) != SP_OK) {
@@ -50,7 +51,7 @@ static cJSON *conflicts_of(sp_web *w, const char *key, long n) {
         cJSON_Delete(c);
       }
     }
-    bool last = (int64_t)(off + (int64_t)pg.n) >= pg.total || pg.n == 0;
+    bool last = pg.n < SCAN_PAGE;
     sp_store_row_page_free(&pg);
     if (last) break;
   }
@@ -235,13 +236,14 @@ void sp__web_page_op(sp_web *w, const sp_web_request *req, const char *key, long
 void sp__web_page_conflicts(sp_web *w, const sp_web_request *req, const char *key,
                             sp_web_response *r) {
   long page = sp__web_arg_long(req, "page", 0, 0, 1L << 30);
-  sp_store_row_query q = {.section = "conflict", .offset = page * SP_WEB_PAGE_SIZE,
-                          .limit = SP_WEB_PAGE_SIZE};
   sp_store_row_page pg;
   memset(&pg, 0, sizeof pg);
   sp_err err;
   sp_err_clear(&err);
-  if (sp_store_rows(w->store, key, &q, &pg, &err) != SP_OK) {
+  cJSON *summary = sp__web_row(w, key, "summary", 0, NULL);
+  int64_t nconflicts = sp__web_count(summary, "nconflicts");
+  cJSON_Delete(summary);
+  if (sp__web_rows_page(w, key, "conflict", NULL, page, nconflicts, &pg, &err) != SP_OK) {
     sp_store_row_page_free(&pg);
     sp__web_store_error(r, &err, false);
     return;

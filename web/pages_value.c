@@ -3,13 +3,14 @@
  * value list; its name is a label) and its provenance: which user annotation each of its axes
  * came from and the path it travelled.
  *
- * The provenance comes from the plan's "origins" for the value when propagation recorded them
- * (Shardy's sharding origins: per dimension, each axis with the annotation it came from and
- * the ops it crossed). Without them the page says so and shows what the plan does know: the
- * value's sharding, and its defining op's factor tables.
+ * The provenance comes from the value row's "origins" (plan/provenance.h): per axis, the
+ * annotation it came from and the step before this value; the page follows those steps
+ * through the earlier values' rows to draw the whole path (the first and last steps of a very
+ * long one). It also shows the defining op's factor tables.
  */
 #include <cjson/cJSON.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "web/factor_table.h"
@@ -27,33 +28,81 @@ static const char *str(const cJSON *o, const char *k) {
   return cJSON_IsString(v) ? v->valuestring : "";
 }
 
-/* A step of a path: {"value": I, "name", "op": N, "op_name", "how"}. */
-static void path_step(sp_strbuf *sb, const char *key, const cJSON *s, bool origin) {
-  sp_strbuf_puts(sb, origin ? "<li class=\"origin\">" : "<li>");
-  if (cJSON_IsNumber(get(s, "value")))
-    sp_html_printf(sb, "<a href=\"/plans/%s/values/%.0f\">%s</a>", key, num(s, "value"),
-                   str(s, "name"));
-  else sp_html_text(sb, str(s, "name"));
-  if (cJSON_IsNumber(get(s, "op")) && num(s, "op") >= 0)
-    sp_html_printf(sb, " via <a href=\"/plans/%s/ops/%.0f\">%s #%.0f</a>", key, num(s, "op"),
-                   str(s, "op_name"), num(s, "op"));
-  if (*str(s, "how")) sp_html_printf(sb, " <small>%s</small>", str(s, "how"));
-  sp_strbuf_puts(sb, "</li>");
+#define MAX_STEPS_SHOWN 120  /* steps drawn: the last ones of a longer path */
+
+/* One origin entry of value `v`'s row for `axis`, or NULL. */
+static const cJSON *origin_for(const cJSON *value, const char *axis) {
+  const cJSON *o;
+  cJSON_ArrayForEach(o, get(value, "origins"))
+    if (strcmp(str(o, "axis"), axis) == 0) return o;
+  return NULL;
 }
 
-/* "origins": [{"dim": D, "axis": "x", "origin": "user annotation on %arg0" | ...,
- *              "source": {...step...}, "path": [step...]}] */
-static void provenance(sp_strbuf *sb, const char *key, const cJSON *origins) {
+/* The path of one axis, source first: each value's origin names the step before it ("prev":
+ * the value it came from and the op crossed), so the page follows those links through the
+ * earlier values' rows. Steps are collected from this value backwards. */
+static void path(sp_web *w, sp_strbuf *sb, const char *key, const cJSON *origin, const cJSON *self,
+                 const char *axis) {
+  int hops = (int)num(origin, "hops");
+  typedef struct step {
+    long value, op;
+    char name[64], op_name[64];
+  } step;
+  int cap = hops < MAX_STEPS_SHOWN ? hops : MAX_STEPS_SHOWN;
+  step *steps = calloc((size_t)(cap ? cap : 1), sizeof *steps);
+  if (!steps) return;
+  /* the last steps: walk back from this value */
+  int n = 0;
+  cJSON *owned = NULL;
+  const cJSON *cur = origin;
+  const char *cur_name = str(self, "name");
+  long cur_value = -1;
+  while (n < cap && cJSON_IsObject(get(cur, "prev"))) {
+    const cJSON *prev = get(cur, "prev");
+    step *s = &steps[n++];
+    s->value = cur_value;
+    s->op = (long)num(prev, "op");
+    snprintf(s->name, sizeof s->name, "%s", cur_name);
+    snprintf(s->op_name, sizeof s->op_name, "%s", str(prev, "op_name"));
+    long pv = (long)num(prev, "value");
+    cJSON *row = sp__web_row(w, key, "value", pv, NULL);
+    cJSON_Delete(owned);
+    owned = row;
+    cur = row ? origin_for(row, axis) : NULL;
+    cur_name = row ? str(row, "name") : "?";
+    cur_value = pv;
+  }
+  const cJSON *src = get(origin, "source");
+  sp_strbuf_puts(sb, "<ol class=\"path\">");
+  sp_html_printf(sb, "<li class=\"origin\"><a href=\"/plans/%s/values/%.0f\">%s</a> "
+                     "<small>the annotation</small></li>",
+                 key, num(src, "value"), str(src, "name"));
+  if (hops > n)
+    sp_html_printf(sb, "<li><small>%d earlier steps not shown</small></li>", hops - n);
+  for (int i = n - 1; i >= 0; i--) {
+    const step *s = &steps[i];
+    if (s->value >= 0)
+      sp_html_printf(sb, "<li><a href=\"/plans/%s/values/%ld\">%s</a>", key, s->value, s->name);
+    else
+      sp_html_printf(sb, "<li><b>%s</b>", s->name);
+    sp_html_printf(sb, " via <a href=\"/plans/%s/ops/%ld\">%s #%ld</a></li>", key, s->op,
+                   s->op_name, s->op);
+  }
+  sp_strbuf_puts(sb, "</ol>");
+  cJSON_Delete(owned);
+  free(steps);
+}
+
+static void provenance(sp_web *w, sp_strbuf *sb, const char *key, const cJSON *value) {
   const cJSON *o;
-  cJSON_ArrayForEach(o, origins) {
+  cJSON_ArrayForEach(o, get(value, "origins")) {
     sp_html_printf(sb, "<h3>dimension %.0f, axis <code>&quot;%s&quot;</code></h3>", num(o, "dim"),
                    str(o, "axis"));
-    sp_html_printf(sb, "<p>came from <b>%s</b></p><ol class=\"path\">", str(o, "origin"));
-    const cJSON *src = get(o, "source");
-    if (cJSON_IsObject(src)) path_step(sb, key, src, true);
-    const cJSON *s;
-    cJSON_ArrayForEach(s, get(o, "path")) path_step(sb, key, s, false);
-    sp_strbuf_puts(sb, "</ol>");
+    sp_html_printf(sb, "<p>came from <b>%s</b>", str(o, "origin"));
+    if (num(o, "hops") > 0) sp_html_printf(sb, " across %.0f op%s", num(o, "hops"),
+                                           num(o, "hops") == 1 ? "" : "s");
+    sp_strbuf_puts(sb, "</p>");
+    if (cJSON_IsObject(get(o, "source"))) path(w, sb, key, o, value, str(o, "axis"));
   }
 }
 
@@ -94,7 +143,7 @@ void sp__web_page_value(sp_web *w, const sp_web_request *req, const char *key, l
   sp_strbuf_puts(sb, "<h2>Provenance</h2>");
   const cJSON *origins = get(v, "origins");
   if (cJSON_GetArraySize(origins) > 0) {
-    provenance(sb, key, origins);
+    provenance(w, sb, key, v);
   } else if (cJSON_IsObject(sh)) {
     sp_strbuf_puts(sb, "<p>The plan recorded no origins for this value's axes.</p>");
   } else {

@@ -128,7 +128,7 @@ void sp__web_pager(sp_strbuf *sb, const char *base, const char *extra_q, long pa
 }
 
 cJSON *sp__web_row(sp_web *w, const char *key, const char *section, int64_t idx, sp_err *err) {
-  sp_store_row_query q = {.section = section, .limit = 1, .idx_from = idx};
+  sp_store_row_query q = {.section = section, .limit = 1, .idx_from = idx, .skip_total = true};
   sp_store_row_page pg;
   memset(&pg, 0, sizeof pg);
   cJSON *j = NULL;
@@ -138,6 +138,26 @@ cJSON *sp__web_row(sp_web *w, const char *key, const char *section, int64_t idx,
   }
   sp_store_row_page_free(&pg);
   return j;
+}
+
+int sp__web_rows_page(sp_web *w, const char *key, const char *section, const char *filter,
+                      int64_t page, int64_t dense_total, sp_store_row_page *pg, sp_err *err) {
+  sp_store_row_query q = {.section = section, .label_contains = filter,
+                          .offset = page * SP_WEB_PAGE_SIZE, .limit = SP_WEB_PAGE_SIZE};
+  bool keyed = (!filter || !*filter) && dense_total >= 0;
+  if (keyed) { /* rows 0..n-1: page p starts at idx p * size, found through the index */
+    q.offset = 0;
+    q.idx_from = page * SP_WEB_PAGE_SIZE;
+    q.skip_total = true;
+  }
+  int rc = sp_store_rows(w->store, key, &q, pg, err);
+  if (rc == SP_OK && keyed) pg->total = dense_total;
+  return rc;
+}
+
+int64_t sp__web_count(const cJSON *summary, const char *field) {
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(summary, field);
+  return cJSON_IsNumber(v) ? (int64_t)v->valuedouble : -1;
 }
 
 /* ------------------------------------------------------------------ router */

@@ -64,6 +64,15 @@ void sp__web_pager(sp_strbuf *sb, const char *base, const char *extra_q, long pa
 /* Loads one row (section, idx) of a plan as parsed JSON; NULL with err set when absent. */
 cJSON *sp__web_row(sp_web *w, const char *key, const char *section, int64_t idx, sp_err *err);
 
+/* One page of a section's rows. A section whose rows are numbered 0..n-1 (values,
+ * collectives, conflicts, warnings), read without a filter, is paged by idx through the index
+ * (O(log n) whatever the page) when `dense_total` (its row count, from the summary row) is
+ * known (>= 0); otherwise by offset, counting the matches. */
+int sp__web_rows_page(sp_web *w, const char *key, const char *section, const char *filter,
+                      int64_t page, int64_t dense_total, sp_store_row_page *pg, sp_err *err);
+/* A count of the summary row ("nvalues", ...); -1 when absent. */
+int64_t sp__web_count(const cJSON *summary, const char *field);
+
 int sp__web_split_listen(const char *listen, char *host, size_t hcap, char *port, size_t pcap,
                          sp_err *err);
 void sp__web_stop_daemon(sp_web *w);

@@ -7,13 +7,16 @@
 
 #include "export/call_graph.h"
 #include "export/debug_info.h"
+#include "export/explicit_reshards.h"
 #include "export/export_passes.h"
 #include "export/meshes.h"
+#include "export/reshard_to_collectives.h"
 #include "propagation/constants.h"
 #include "propagation/data_flow_edges.h"
 #include "propagation/export_shardings.h"
 #include "propagation/func_calls.h"
 #include "propagation/mesh_import.h"
+#include "propagation/pipeline.h"
 #include "propagation/propagate.h"
 #include "propagation/sharding_constraints.h"
 #include "propagation/sharding_groups.h"
@@ -32,6 +35,34 @@ int sp_export_parse_options(const char *text, sp_export_options *out, sp_err *er
   return sp_export_parse_bools(PASS, text, keys, outs, 5, err);
 }
 
+/* A reshard whose operand is another reshard used only by it reads that reshard's operand
+ * (as Shardy's canonicalizer folds reshard-of-reshard); the inner one goes. */
+static bool fold_reshard_of_reshard(sp_op *op, void *ctx) {
+  (void)ctx;
+  if (op->kind != SP_OP_SDY_RESHARD) return true;
+  sp_value *in = op->operands[0].value;
+  sp_op *inner = in->def;
+  if (!inner || inner->kind != SP_OP_SDY_RESHARD || sp_value_num_uses(in) != 1) return true;
+  sp_op_set_operand(op, 0, inner->operands[0].value);
+  sp_op_erase(inner);
+  return true;
+}
+
+int sp_export_explicit_collectives(sp_module *m, sp_err *err) {
+  int rc = sp_export_insert_explicit_reshards_full(m, err);
+  if (rc) return rc;
+  sp_op_walk(m->op, fold_reshard_of_reshard, NULL);
+  return sp_export_reshard_to_collectives(m, false, err);
+}
+
+int sp_export_propagation_pipeline_pass(sp_module *m, const char *options, sp_err *err) {
+  sp_pipeline_options o;
+  int rc = sp_pipeline_parse_options(options, &o, err);
+  if (rc) return rc;
+  o.explicit_reshards = sp_export_explicit_collectives;
+  return sp_pipeline_run(m, &o, err);
+}
+
 #define STEP(call)                 \
   do {                             \
     if ((rc = (call))) return rc;  \
@@ -48,7 +79,13 @@ int sp_export_pipeline_run(sp_module *m, const sp_export_options *o, sp_err *err
   STEP(sp_export_remove_sub_axes_in_main(m, err));
   STEP(sp_export_close_shardings(m, err));
   STEP(sp_constants_merge(m, err));
-  if (!o->avoid_export_for_partitioning) STEP(sp_export_insert_explicit_reshards(m, err));
+  if (o->avoid_export_for_partitioning) {
+    /* no reshards or collectives */
+  } else if (o->explicit_collectives) {
+    STEP(sp_export_explicit_collectives(m, err));
+  } else {
+    STEP(sp_export_insert_explicit_reshards(m, err));
+  }
   STEP(sp_func_calls_insert_reshards(m, err));
   STEP(sp_export_canonicalize(m, err));
   if (!o->keep_sharding_rules) sp_propagate_drop_rules(m);

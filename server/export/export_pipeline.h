@@ -5,8 +5,8 @@
  *   named computations exported and the call graph un-flattened (dedup-functions-fully);
  *   non-divisible input/output shardings fixed; sub-axes cut from the main function's open
  *   input/output dims; every sharding closed; constants and scalars merged; explicit
- *   reshards (all of them with enable-insert-explicit-collectives, the default subset
- *   otherwise); call reshards; collective canonicalization; sharding rules dropped; meshes
+ *   reshards (with enable-insert-explicit-collectives all of them, chains of reshards folded,
+ *   and every reshard lowered to collectives; the default subset otherwise); call reshards; collective canonicalization; sharding rules dropped; meshes
  *   inlined; propagation debug info removed; unused private functions erased.
  *
  * Options (`name=value`, booleans): enable-insert-explicit-collectives,
@@ -34,6 +34,12 @@ typedef struct sp_export_options {
 
 int sp_export_parse_options(const char *text, sp_export_options *out, sp_err *err);
 int sp_export_pipeline_run(sp_module *m, const sp_export_options *o, sp_err *err);
+/* The full explicit reshards, reshard-of-reshard folding and reshards to collectives: the
+ * explicit-collectives part of the export (also the propagation pipeline's hook). */
+int sp_export_explicit_collectives(sp_module *m, sp_err *err);
+/* -sdy-propagation-pipeline (propagation/pipeline.h) with enable-insert-explicit-collectives
+ * served by sp_export_explicit_collectives. */
+int sp_export_propagation_pipeline_pass(sp_module *m, const char *options, sp_err *err);
 /* shardplan-opt's -sdy-export-pipeline. */
 int sp_export_pipeline_pass(sp_module *m, const char *options, sp_err *err);
 

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "export/export_passes.h"
+#include "export/export_pipeline.h"
 #include "propagation/import_passes.h"
 #include "propagation/pipeline.h"
 #include "propagation/prop_passes.h"
@@ -37,7 +38,7 @@ static const sp_pass_info passes[] = {
     {"sdy-aggressive-propagate", sp_prop_pass_aggressive, "aggressive propagation (+ propagation-strategy=basic|aggressive|basic-then-aggressive)", NULL},
     {"sdy-op-priority-propagate", sp_prop_pass_op_priority, "op-priority propagation (+ run-op-priority-propagation)", NULL},
     {"sdy-user-priority-propagate", sp_prop_pass_user_priority, "user-priority propagation (same options)", NULL},
-    {"sdy-propagation-pipeline", sp_pipeline_pass_propagation, "import, user-priority propagation and export, as Shardy's pipeline (see propagation/pipeline.h for options)", NULL},
+    {"sdy-propagation-pipeline", sp_export_propagation_pipeline_pass, "import, user-priority propagation and export, as Shardy's pipeline (see propagation/pipeline.h for options; enable-insert-explicit-collectives runs export/export_pipeline.h's explicit collectives)", NULL},
     {"sdy-add-data-flow-edges", sp_pipeline_pass_add_data_flow_edges, "insert sdy.data_flow_edge ops on while/case/optimization_barrier/named and manual computation owners", NULL},
     {"sdy-sink-data-flow-edges", sp_pipeline_pass_sink_data_flow_edges, "write data-flow edge shardings back to their ops and remove the edges (sink-debug-*)", NULL},
     {"sdy-apply-sharding-constraints", sp_pipeline_pass_apply_sharding_constraints, "give sharding_constraint inputs the constraint's closed sharding (debug-*)", NULL},

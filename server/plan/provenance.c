@@ -10,6 +10,7 @@
 
 #include <cjson/cJSON.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,10 +21,15 @@ typedef struct op_rows {
   const char *name;
   int nrows;
   int *value;           /* [nrows] value index of each row, -1 unknown */
+  int nf;               /* factors of the after table (0: none) */
+  uint64_t *after;      /* [nrows * nf] axes (bit = axis id) each row holds per factor after */
+  uint64_t *before_any; /* [nrows] axes each row held on any factor before propagation */
 } op_rows;
 
 typedef struct graph {
   const sp_plan *p;
+  int naxes;            /* axis ids: index in `axes` (at most 64 are traced) */
+  const char **axes;
   int nops;
   op_rows *ops;
   /* value -> ops touching it (adjacency as a CSR over op indices) */
@@ -34,28 +40,65 @@ static const cJSON *item(const cJSON *o, const char *k) {
   return cJSON_GetObjectItemCaseSensitive(o, k);
 }
 
-/* The cell of row `r` at factor `f` of a factor table (NULL when absent). */
-static const cJSON *cell(const cJSON *table, int r, int f) {
-  const cJSON *row = cJSON_GetArrayItem(item(table, "tensors"), r);
-  const cJSON *c = cJSON_GetArrayItem(item(row, "cells"), f);
-  return cJSON_IsObject(c) ? c : NULL;
-}
-
-static bool cell_has(const cJSON *c, const char *axis) {
-  const cJSON *a;
-  cJSON_ArrayForEach(a, item(c, "axes"))
-    if (cJSON_IsString(a) && strcmp(a->valuestring, axis) == 0) return true;
-  return false;
-}
-
 static int nfactors(const cJSON *table) { return cJSON_GetArraySize(item(table, "factors")); }
+
+static int axis_id(const graph *g, const char *name) {
+  for (int i = 0; i < g->naxes; i++)
+    if (strcmp(g->axes[i], name) == 0) return i;
+  return -1;
+}
+
+/* The axes of a cell as a mask of axis ids. */
+static uint64_t cell_mask(const graph *g, const cJSON *c) {
+  uint64_t m = 0;
+  const cJSON *a;
+  cJSON_ArrayForEach(a, cJSON_GetObjectItemCaseSensitive(c, "axes")) {
+    int id = cJSON_IsString(a) ? axis_id(g, a->valuestring) : -1;
+    if (id >= 0) m |= (uint64_t)1 << id;
+  }
+  return m;
+}
+
+/* Reads an op's before and after tables into masks, walking each table's lists once. */
+static int fill_masks(const graph *g, op_rows *o) {
+  const cJSON *after = item(o->table, "after"), *before = item(o->table, "before");
+  o->nf = cJSON_IsObject(after) ? nfactors(after) : 0;
+  o->after = calloc((size_t)(o->nrows * o->nf + 1), sizeof *o->after);
+  o->before_any = calloc((size_t)(o->nrows + 1), sizeof *o->before_any);
+  if (!o->after || !o->before_any) return SP_ENOMEM;
+  int r = 0;
+  const cJSON *row, *c;
+  if (o->nf)
+    cJSON_ArrayForEach(row, item(after, "tensors")) {
+      if (r >= o->nrows) break;
+      int f = 0;
+      cJSON_ArrayForEach(c, item(row, "cells")) {
+        if (f >= o->nf) break;
+        if (cJSON_IsObject(c)) o->after[r * o->nf + f] = cell_mask(g, c);
+        f++;
+      }
+      r++;
+    }
+  r = 0;
+  if (cJSON_IsObject(before))
+    cJSON_ArrayForEach(row, item(before, "tensors")) {
+      if (r >= o->nrows) break;
+      cJSON_ArrayForEach(c, item(row, "cells"))
+        if (cJSON_IsObject(c)) o->before_any[r] |= cell_mask(g, c);
+      r++;
+    }
+  return SP_OK;
+}
+
 
 /* Operand rows of an op with `nout` result rows. */
 static int o_nin(const op_rows *o, int nout) { return o->nrows - nout; }
 
-static int build(graph *g, const sp_plan *p) {
+static int build(graph *g, const sp_plan *p, const char **axes, int naxes) {
   memset(g, 0, sizeof *g);
   g->p = p;
+  g->axes = axes;
+  g->naxes = naxes > 64 ? 64 : naxes;
   g->nops = p->nops;
   g->ops = calloc((size_t)(p->nops ? p->nops : 1), sizeof *g->ops);
   g->adj_start = calloc((size_t)p->nvalues + 1, sizeof *g->adj_start);
@@ -109,6 +152,7 @@ static int build(graph *g, const sp_plan *p) {
   }
   free(index_of);
   free(nout);
+  for (int i = 0; i < p->nops && !rc; i++) rc = fill_masks(g, &g->ops[i]);
   if (rc) return rc;
   for (int i = 0; i < p->nops; i++)
     for (int r = 0; r < g->ops[i].nrows; r++)
@@ -130,7 +174,11 @@ static int build(graph *g, const sp_plan *p) {
 }
 
 static void graph_free(graph *g) {
-  for (int i = 0; g->ops && i < g->nops; i++) free(g->ops[i].value);
+  for (int i = 0; g->ops && i < g->nops; i++) {
+    free(g->ops[i].value);
+    free(g->ops[i].after);
+    free(g->ops[i].before_any);
+  }
   free(g->ops);
   free(g->adj_start);
   free(g->adj);
@@ -141,29 +189,28 @@ typedef struct walk {
   int *origin;     /* [nvalues] source value, -1 unreached */
   int *parent;     /* [nvalues] previous value on the path, -1 at a source */
   int *via;        /* [nvalues] op index crossed to get here */
+  int *hops;       /* [nvalues] ops crossed from the source */
   int *queue;
 } walk;
 
-/* Whether value v held `axis` before propagation in some op's table. */
-static bool annotated(const graph *g, int v, const char *axis) {
+/* Whether value v held axis `id` before propagation in some op's table. */
+static bool annotated(const graph *g, int v, int id) {
+  uint64_t bit = (uint64_t)1 << id;
   for (int k = g->adj_start[v]; k < g->adj_start[v + 1]; k++) {
     const op_rows *o = &g->ops[g->adj[k]];
-    const cJSON *before = item(o->table, "before");
-    if (!cJSON_IsObject(before)) continue;
-    for (int r = 0; r < o->nrows; r++) {
-      if (o->value[r] != v) continue;
-      for (int f = 0; f < nfactors(before); f++)
-        if (cell_has(cell(before, r, f), axis)) return true;
-    }
+    for (int r = 0; r < o->nrows; r++)
+      if (o->value[r] == v && (o->before_any[r] & bit)) return true;
   }
   return false;
 }
 
-static void search(const graph *g, const char *axis, walk *w) {
+static void search(const graph *g, int id, walk *w) {
   int n = g->p->nvalues, head = 0, tail = 0;
+  uint64_t bit = (uint64_t)1 << id;
   for (int v = 0; v < n; v++) {
     w->origin[v] = w->parent[v] = w->via[v] = -1;
-    if (annotated(g, v, axis)) {
+    w->hops[v] = 0;
+    if (annotated(g, v, id)) {
       w->origin[v] = v;
       w->queue[tail++] = v;
     }
@@ -172,19 +219,17 @@ static void search(const graph *g, const char *axis, walk *w) {
     int u = w->queue[head++];
     for (int k = g->adj_start[u]; k < g->adj_start[u + 1]; k++) {
       const op_rows *o = &g->ops[g->adj[k]];
-      const cJSON *after = item(o->table, "after");
-      if (!cJSON_IsObject(after)) continue;
-      int nf = nfactors(after);
       for (int r = 0; r < o->nrows; r++) {
         if (o->value[r] != u) continue;
-        for (int f = 0; f < nf; f++) {
-          if (!cell_has(cell(after, r, f), axis)) continue;
+        for (int f = 0; f < o->nf; f++) {
+          if (!(o->after[r * o->nf + f] & bit)) continue;
           for (int s = 0; s < o->nrows; s++) {
             int v = o->value[s];
-            if (v < 0 || w->origin[v] >= 0 || !cell_has(cell(after, s, f), axis)) continue;
+            if (v < 0 || w->origin[v] >= 0 || !(o->after[s * o->nf + f] & bit)) continue;
             w->origin[v] = w->origin[u];
             w->parent[v] = u;
             w->via[v] = g->adj[k];
+            w->hops[v] = w->hops[u] + 1;
             w->queue[tail++] = v;
           }
         }
@@ -212,7 +257,9 @@ static cJSON *origin_json(const graph *g, const walk *w, int v, int dim, const c
   cJSON_AddStringToObject(o, "axis", axis);
   int src = w->origin[v];
   if (src < 0) {
-    cJSON_AddStringToObject(o, "origin", "not traced");
+    /* no annotation reaches it along the factors: after a search, the search put it there */
+    cJSON_AddStringToObject(o, "origin", g->p->searched ? "chosen by the cost search"
+                                                          : "not traced");
     return o;
   }
   const char *sname = g->p->values[src].name ? g->p->values[src].name : "?";
@@ -228,23 +275,8 @@ static cJSON *origin_json(const graph *g, const walk *w, int v, int dim, const c
     }
   }
   cJSON_AddItemToObject(o, "source", step_json(g, src, -1));
-  /* the path, source to v: collect backwards, keep the first and last steps */
-  int len = 0;
-  for (int u = v; u != src && u >= 0; u = w->parent[u]) len++;
-  int *chain = malloc(sizeof *chain * (size_t)(len ? len : 1));
-  cJSON *path = cJSON_CreateArray();
-  if (chain && path) {
-    int i = len;
-    for (int u = v; u != src && u >= 0; u = w->parent[u]) chain[--i] = u;
-    int keep = SP_PROVENANCE_MAX_PATH, head = keep / 2, elided = len > keep ? len - keep : 0;
-    for (int k = 0; k < len; k++) {
-      if (elided && k == head) k += elided;
-      cJSON_AddItemToArray(path, step_json(g, chain[k], w->via[chain[k]]));
-    }
-    cJSON_AddNumberToObject(o, "elided", elided);
-  }
-  free(chain);
-  cJSON_AddItemToObject(o, "path", path);
+  cJSON_AddNumberToObject(o, "hops", w->hops[v]);
+  if (w->parent[v] >= 0) cJSON_AddItemToObject(o, "prev", step_json(g, w->parent[v], w->via[v]));
   return o;
 }
 
@@ -280,8 +312,9 @@ int sp_plan_provenance(const sp_plan *p, cJSON **out, sp_err *err) {
   const char **axes = NULL;
   walk *walks = NULL;
   cJSON *res = cJSON_CreateArray();
-  int rc = build(&g, p);
-  int naxes = rc ? -1 : axes_of(p, &axes);
+  int naxes = axes_of(p, &axes);
+  int rc = build(&g, p, axes, naxes < 0 ? 0 : naxes);
+  if (naxes > 64) naxes = 64;  /* more distinct axis names than anyone has: trace 64 */
   size_t n = (size_t)p->nvalues + 1;
   if (rc || naxes < 0 || !res) goto oom;
   walks = calloc((size_t)(naxes ? naxes : 1), sizeof *walks);
@@ -292,8 +325,9 @@ int sp_plan_provenance(const sp_plan *p, cJSON **out, sp_err *err) {
     w->parent = malloc(sizeof(int) * n);
     w->via = malloc(sizeof(int) * n);
     w->queue = malloc(sizeof(int) * n);
-    if (!w->origin || !w->parent || !w->via || !w->queue) goto oom;
-    search(&g, axes[a], w);
+    w->hops = malloc(sizeof(int) * n);
+    if (!w->origin || !w->parent || !w->via || !w->queue || !w->hops) goto oom;
+    search(&g, a, w);
   }
   for (int i = 0; i < p->nvalues; i++) {
     cJSON *arr = cJSON_CreateArray();
@@ -321,6 +355,7 @@ done:
     free(walks[a].parent);
     free(walks[a].via);
     free(walks[a].queue);
+    free(walks[a].hops);
   }
   free(walks);
   free(axes);

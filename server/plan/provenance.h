@@ -14,11 +14,12 @@
  * Result, per value (an array indexed like p->values), the value's origins: one entry per axis
  * of its sharding, dimension by dimension:
  *   {"dim": D, "axis": "x", "origin": "user annotation on %arg0" | "this value's own
- *    annotation" | "not traced", "source": {"value": I, "name": "%arg0"},
- *    "path": [{"op": N, "op_name": "stablehlo.add", "value": J, "name": "%0"}, ...],
- *    "elided": K}
- * where path runs from the source to this value (at most SP_PROVENANCE_MAX_PATH steps; the
- * middle K are elided).
+ *    annotation" | "chosen by the cost search" (a searched plan) | "not traced", "source": {"value": I, "name": "%arg0"}, "hops": H,
+ *    "prev": {"value": J, "name": "%0", "op": N, "op_name": "stablehlo.add"}}
+ * where H is the number of ops crossed from the source and `prev` the step before this value
+ * (absent at the source): the value it came from and the op it crossed. The whole path is read
+ * by following `prev` through the origins of the earlier values (each value keeps only one
+ * step, so the plan stays linear in size however deep the graph).
  *
  * Memory: the returned cJSON array is the caller's (cJSON_Delete). Cost: linear in the number
  * of op table cells times the number of distinct axes.
@@ -28,8 +29,6 @@
 
 #include "ir/err.h"
 #include "plan/plan.h"
-
-#define SP_PROVENANCE_MAX_PATH 40
 
 int sp_plan_provenance(const sp_plan *p, cJSON **out, sp_err *err);
 

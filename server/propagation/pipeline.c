@@ -87,14 +87,10 @@ static int pipeline_item(const char *k, size_t kn, const char *v, size_t vn, voi
     p->basic_then_aggressive = tmp.basic_then_aggressive;
     return SP_OK;
   }
-  bool on = false;
+  if (key_is(k, kn, "enable-insert-explicit-collectives"))
+    return parse_bool(PIPELINE, k, kn, v, vn, &o->explicit_collectives, err);
   if (key_is(k, kn, "dedup-functions-fully"))
     return parse_bool(PIPELINE, k, kn, v, vn, &o->dedup_functions_fully, err);
-  if (key_is(k, kn, "enable-insert-explicit-collectives")) {
-    int rc = parse_bool(PIPELINE, k, kn, v, vn, &on, err);
-    if (rc || !on) return rc;
-    return sp_err_set(err, SP_EUNSUPPORTED, "-%s: %.*s=true is not supported", PIPELINE, (int)kn, k);
-  }
   if (key_is(k, kn, "module-dump-directory"))
     return sp_err_set(err, SP_EUNSUPPORTED, "-%s: module-dump-directory is not supported", PIPELINE);
   return sp_err_set(err, SP_EINVAL, "-%s: unknown option '%.*s'", PIPELINE, (int)kn, k);
@@ -231,7 +227,14 @@ static int export_steps(sp_module *m, const sp_pipeline_options *o, sp_err *err)
   STEP(true, sp_export_update_non_divisible(m, err));
   STEP(true, sp_export_remove_sub_axes_in_main(m, err));
   STEP(true, sp_export_close_shardings(m, err));
-  STEP(!o->avoid_export_for_partitioning, sp_export_insert_explicit_reshards(m, err));
+  if (!o->avoid_export_for_partitioning && o->explicit_collectives) {
+    if (!o->explicit_reshards)
+      return sp_err_set(err, SP_EUNSUPPORTED, "-%s: enable-insert-explicit-collectives needs the "
+                        "export stage (run the pipeline through the pass registry)", PIPELINE);
+    STEP(true, o->explicit_reshards(m, err));
+  }
+  STEP(!o->avoid_export_for_partitioning && !o->explicit_collectives,
+       sp_export_insert_explicit_reshards(m, err));
   STEP(true, sp_export_canonicalize(m, err));
   return SP_OK;
 }

@@ -35,8 +35,10 @@
  *   every call's results get sdy.func_data_flow_edge ops (func_data_flow_edges.h), which
  *   propagation treats as data-flow edges and the export sinks; a function called from
  *   several places keeps one body whose sharding all its call sites share, and call results
- *   that differ from the function's get reshards). enable-insert-explicit-collectives=true and
- *   module-dump-directory are rejected (not implemented); unknown options are errors naming
+ *   that differ from the function's get reshards), enable-insert-explicit-collectives (every
+ *   reshard and collective made explicit by the export stage's hook, see
+ *   sp_pipeline_options). module-dump-directory is rejected (not implemented);
+ *   unknown options are errors naming
  *   them.
  *
  * Memory: everything in the module's arena; the steps free their scratch memory.
@@ -55,6 +57,10 @@ typedef struct sp_pipeline_options {
   bool skip_convert_to_reshard;
   bool skip_inline;
   bool avoid_export_for_partitioning;
+  bool explicit_collectives;        /* enable-insert-explicit-collectives */
+  /* With explicit_collectives: the export stage's full explicit reshards and collectives
+   * (export/export_pipeline.h sets it; the pipeline fails without it). */
+  int (*explicit_reshards)(sp_module *m, sp_err *err);
   bool dedup_functions_fully;       /* functions stay functions: func data-flow edges instead
                                        of named computations */
 } sp_pipeline_options;

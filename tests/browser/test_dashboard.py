@@ -191,6 +191,44 @@ def main():
 
         evil, _ = run.browse("/plans/%s?q=%%3Cscript%%3Ealert(1)%%3C/script%%3E" % mlp)
         run.check(not evil.find("script"), "plan page: a script in the filter is text, not an element")
+
+        # A graph whose names carry markup: the module's and the mesh axis's names are shown as
+        # text on every page, never as elements.
+        hostile = os.path.join(run.tmp, "hostile.mlir")
+        with open(hostile, "w") as f:
+            f.write('module @"<script>alert(1)</script>" {\n'
+                    'sdy.mesh @mesh = <["<b>x</b>"=2]>\n'
+                    'func.func @main(%arg0: tensor<8x8xf32> {sdy.sharding = '
+                    '#sdy.sharding<@mesh, [{"<b>x</b>"}, {}]>}) -> tensor<8x8xf32> {\n'
+                    '  %0 = stablehlo.negate %arg0 : tensor<8x8xf32>\n'
+                    '  return %0 : tensor<8x8xf32>\n}\n}\n')
+        bad = run.plan(hostile)
+        for path in ("/", "/plans/" + bad, "/plans/%s/values/0" % bad):
+            dom, text = run.browse(path)
+            run.check(not dom.find("script") and not [b for b in dom.find("b") if b["text"] == "x"],
+                      "%s: markup in graph names is not turned into elements" % path)
+        dom, text = run.browse("/")
+        run.check("<script>alert(1)</script>" in text.replace("&lt;", "<").replace("&gt;", ">"),
+                  "plan list: the module's name is shown as text")
+
+        # /metrics moves with the requests made.
+        def metric(text, series):
+            for line in text.splitlines():
+                if line.startswith(series + " "):
+                    return float(line.split()[-1])
+            return 0.0
+        with urllib.request.urlopen(run.http + "/metrics", timeout=10) as r:
+            before = r.read().decode()
+        run.plan(os.path.join(args.src, "examples", "conflict.mlir"))   # a hit
+        with urllib.request.urlopen(run.http + "/metrics", timeout=10) as r:
+            after = r.read().decode()
+        hits = "shardplan_cache_hits_total"
+        run.check(metric(after, hits) == metric(before, hits) + 1, "metrics: a cache hit is counted")
+        plans = 'shardplan_rpc_requests_total{method="PlanStream",code="OK"}'
+        plans_unary = 'shardplan_rpc_requests_total{method="Plan",code="OK"}'
+        run.check(metric(after, plans) + metric(after, plans_unary) ==
+                  metric(before, plans) + metric(before, plans_unary) + 1,
+                  "metrics: the Plan call is counted by method and status")
     finally:
         run.stop()
     print("%d passed, %d failed" % (run.checks - run.failures, run.failures))
