@@ -967,15 +967,18 @@ int sp_mlir_parse(const char *text, size_t len, const char *filename, int first_
   if (len > (size_t)SP_MAX_INPUT_BYTES)
     return sp_err_set(err, SP_ELIMIT, "%s: input of %zu bytes exceeds SP_MAX_INPUT_BYTES",
                       filename, len);
-  /* A NUL byte would end the C strings that verbatim attributes and names are kept in. */
-  const char *nul = memchr(text, '\0', len);
-  if (nul) {
+  /* Control characters other than tab, newline and carriage return are not MLIR (its lexer
+   * stops at them); a NUL would also end the C strings verbatim attributes are kept in. */
+  const char *bad = NULL;
+  for (const char *q = text; q < text + len && !bad; q++)
+    if ((unsigned char)*q < 0x20 && *q != '\t' && *q != '\n' && *q != '\r') bad = q;
+  if (bad) {
     int line = first_line;
     const char *bol = text;
-    for (const char *q = text; q < nul; q++)
+    for (const char *q = text; q < bad; q++)
       if (*q == '\n') line++, bol = q + 1;
-    return sp_err_set(err, SP_EINVAL, "%s:%d:%d: unexpected NUL character", filename, line,
-                      (int)(nul - bol) + 1);
+    return sp_err_set(err, SP_EINVAL, "%s:%d:%d: unexpected character", filename, line,
+                      (int)(bad - bol) + 1);
   }
   sp__mlir_parser p;
   memset(&p, 0, sizeof p);
