@@ -108,6 +108,12 @@ typedef struct sp_plan_search_opts {
 
 void sp_plan_search_opts_init(sp_plan_search_opts *o);
 
+/* The compute time of one op under the chosen plan. */
+typedef struct sp_plan_op_compute {
+  const sp_op *op;
+  double seconds;
+} sp_plan_op_compute;
+
 /* A tie group: nodes the search forced to one strategy index (identical repeated layers).
  * values[k] is the first value of member k (an op's result or an argument). */
 typedef struct sp_plan_tie_group {
@@ -126,6 +132,13 @@ typedef struct sp_search_collective {
   const sp_value *value_ref;  /* the value moved and the op, as IR pointers (the plan stage */
   const sp_op *op_ref;        /* addresses them by position) */
 } sp_search_collective;
+
+/* An operand of a planned op that the op takes in another layout than its value's. */
+typedef struct sp_plan_operand_reshard {
+  sp_op *op;
+  int operand;
+  sp_sharding *sharding;      /* the layout the op's strategy wants */
+} sp_plan_operand_reshard;
 
 /* One configuration the placement search planned (placement.h). */
 typedef struct sp_plan_trial {
@@ -177,6 +190,10 @@ typedef struct sp_plan_summary {
   sp_axis_cost axis[SP_MAX_MESH_AXES_CLUSTER];
   int64_t ndevices;
   const int64_t *device_of;   /* [ndevices] (module arena) */
+  /* The compute time of each op the plan prices (an element-wise follower's own, apart from
+   * its node's), in program order (module arena): what the dashboard charts per op. */
+  int nop_compute;
+  sp_plan_op_compute *op_compute;
   /* Every collective of the plan, in program order (module arena). */
   int ncollectives;
   sp_search_collective *collectives;
@@ -191,7 +208,17 @@ typedef struct sp_plan_summary {
   sp_plan_trial *trials;
   /* The pass's report=FILE (module arena), NULL otherwise: where the caller writes the JSON. */
   const char *report_path;
+  /* Operands the chosen strategies take in another layout than their value's (module arena):
+   * the plan's resharding edges, free slices included. sp_plan_insert_operand_reshards turns
+   * them into sdy.reshard ops so the printed module carries the whole plan. */
+  int noperand_reshards;
+  sp_plan_operand_reshard *operand_reshards;
 } sp_plan_summary;
+
+/* Inserts `sdy.reshard` before each recorded operand (see sp_plan_summary.operand_reshards)
+ * and routes the operand through it. Call once, on the module the summary was planned on.
+ * SP_ENOMEM. */
+int sp_plan_insert_operand_reshards(sp_module *m, const sp_plan_summary *s, sp_err *err);
 
 /* Searches and writes the plan into `m` (see the top comment). Errors: SP_EINVAL for a module
  * the search cannot work on (no main function, no mesh or several without `mesh_name`,
