@@ -15,7 +15,6 @@
 #include "web/factor_table.h"
 #include "web/web_int.h"
 
-#define CHART_ROWS_READ 5000   /* collectives read for the chart */
 #define CHART_BARS 30
 
 static const cJSON *get(const cJSON *o, const char *k) {
@@ -71,8 +70,9 @@ static void solver_table(sp_strbuf *sb, const cJSON *s) {
                  "strategies, %.0f pairs (%.0f merged, %.0f dominated)</td></tr>"
                  "<tr><th>ILP</th><td class=\"num\">%.0f columns, %.0f rows</td></tr>",
                  num(s, "nodes"), num(s, "edges"), num(s, "strategies"), num(s, "pairs"),
-                 num(s, "red_nodes"), num(s, "red_edges"), num(s, "red_strategies"),
-                 num(s, "red_pairs"), num(s, "merged"), num(s, "dominated"), num(s, "ilp_cols"),
+                 num(s, "reduced_nodes"), num(s, "reduced_edges"), num(s, "reduced_strategies"),
+                 num(s, "reduced_pairs"), num(s, "merged_nodes"), num(s, "dominated_strategies"),
+                 num(s, "ilp_cols"),
                  num(s, "ilp_rows"));
   sp_strbuf_puts(sb, "</tbody></table>\n");
 }
@@ -111,11 +111,10 @@ static void mesh_table(sp_strbuf *sb, const cJSON *m) {
   }
 }
 
-/* Per-op bars from the collectives (an op's own reduction is communication, an operand's
- * reshard is resharding); op rows add compute when they carry "compute_s". */
+/* One bar per op, the costliest CHART_BARS of the plan: the "op_cost" rows are stored
+ * costliest first, so the chart reads one page. */
 static void cost_chart(sp_web *w, const char *key, sp_strbuf *sb) {
-  sp_store_row_query q = {.section = "collective", .limit = CHART_ROWS_READ};
-  /* the total only matters when there are more than we read */
+  sp_store_row_query q = {.section = "op_cost", .limit = CHART_BARS, .skip_total = true};
   sp_store_row_page pg;
   memset(&pg, 0, sizeof pg);
   sp_err err;
@@ -124,39 +123,23 @@ static void cost_chart(sp_web *w, const char *key, sp_strbuf *sb) {
     sp_html_printf(sb, "<p class=\"error\">%s</p>", err.msg);
     return;
   }
-  sp_web_bar *bars = calloc(pg.n ? pg.n : 1, sizeof *bars);
-  char (*labels)[96] = calloc(pg.n ? pg.n : 1, sizeof *labels);
-  char (*hrefs)[120] = calloc(pg.n ? pg.n : 1, sizeof *hrefs);
-  int *opnum = calloc(pg.n ? pg.n : 1, sizeof *opnum);
+  sp_web_bar bars[CHART_BARS];
+  char labels[CHART_BARS][96], hrefs[CHART_BARS][120];
   int nb = 0;
-  for (size_t i = 0; bars && labels && hrefs && opnum && i < pg.n; i++) {
+  for (size_t i = 0; i < pg.n && nb < CHART_BARS; i++) {
     cJSON *c = cJSON_Parse(pg.rows[i].json);
     if (!c) continue;
     int op = (int)num(c, "op");
-    int b = 0;
-    while (b < nb && opnum[b] != op) b++;
-    if (b == nb) {
-      opnum[nb] = op;
-      const char *name = str(c, "op_name");
-      const char *dot = strchr(name, '.');
-      snprintf(labels[nb], sizeof labels[0], "%s #%d", dot ? dot + 1 : name, op);
-      snprintf(hrefs[nb], sizeof hrefs[0], "/plans/%s/ops/%d", key, op);
-      bars[nb].label = labels[nb];
-      bars[nb].href = op >= 0 ? hrefs[nb] : NULL;
-      nb++;
-    }
-    if (num(c, "operand") >= 0) bars[b].reshard_s += num(c, "seconds");
-    else bars[b].comm_s += num(c, "seconds");
+    const char *name = str(c, "name");
+    const char *dot = strchr(name, '.');
+    snprintf(labels[nb], sizeof labels[0], "%s #%d", dot ? dot + 1 : name, op);
+    snprintf(hrefs[nb], sizeof hrefs[0], "/plans/%s/ops/%d", key, op);
+    bars[nb] = (sp_web_bar){labels[nb], hrefs[nb], num(c, "compute_s"), num(c, "comm_s"),
+                            num(c, "reshard_s")};
+    nb++;
     cJSON_Delete(c);
   }
   sp_web_cost_chart(sb, bars, nb, CHART_BARS);
-  if (pg.total > (int64_t)pg.n)
-    sp_html_printf(sb, "<p>(chart of the first %zu of %lld collectives)</p>", pg.n,
-                   (long long)pg.total);
-  free(bars);
-  free(labels);
-  free(hrefs);
-  free(opnum);
   sp_store_row_page_free(&pg);
 }
 
@@ -291,7 +274,7 @@ void sp__web_page_plan(sp_web *w, const sp_web_request *req, const char *key,
   if (summary && cJSON_IsObject(get(summary, "costs"))) {
     const cJSON *costs = get(summary, "costs");
     costs_cards(sb, costs);
-    sp_strbuf_puts(sb, "<h2>Costs per op</h2>");
+    sp_html_printf(sb, "<h2>Costs per op</h2><p>The costliest ops: compute, their own collectives and the resharding of their operands, per device per step.</p>");
     cost_chart(w, key, sb);
     sp_web_memory_chart(sb, num(costs, "peak_memory_bytes"), num(costs, "memory_limit_bytes"));
     if (cJSON_IsObject(get(summary, "mesh"))) mesh_table(sb, get(summary, "mesh"));
