@@ -255,6 +255,22 @@ END_TEST
 
 /* ------------------------------------------------------------------ concurrency */
 
+/* Polls GetStats every 20 ms until `want` searches are in flight (at most max_ms); returns the
+ * number in flight at the end, *waited_ms the time it took, *run the searches run. */
+static int64_t wait_in_flight(th_channel *c, int64_t want, int max_ms, double *waited_ms,
+                              int64_t *run) {
+  int64_t inflight = -1, r = 0;
+  double waited = 0;
+  for (; waited <= max_ms; waited += 20) {
+    if (th_stats(c, &r, &inflight, NULL) && inflight == want) break;
+    usleep(20000);
+  }
+  if (waited_ms) *waited_ms = waited;
+  if (run) *run = r;
+  return inflight;
+}
+
+
 typedef struct par {
   const char *addr;
   const uint8_t *req;
@@ -285,14 +301,11 @@ START_TEST(sixteen_identical_requests_run_one_search) {
   }
   for (int i = 0; i < 16; i++) pthread_join(th[i], NULL);
   th_channel *c = th_connect(d.addr, NULL);
-  int64_t run = -1, inflight = -1, coal = -1;
+  int64_t run = -1, coal = -1;
   /* The search counts as in flight until it has answered everyone: wait for that. */
-  for (int i = 0; i < 200 && inflight != 0; i++) {
-    ck_assert(th_stats(c, &run, &inflight, &coal));
-    if (inflight) usleep(10000);
-  }
+  ck_assert_int_eq(wait_in_flight(c, 0, 4000, NULL, &run), 0);
+  ck_assert(th_stats(c, NULL, NULL, &coal));
   ck_assert_int_eq(run, 1);
-  ck_assert_int_eq(inflight, 0);
   Shardplan__V1__PlanResponse *first = NULL;
   double slowest = 0;
   for (int i = 0; i < 16; i++) {
@@ -339,12 +352,8 @@ START_TEST(health_and_a_cache_hit_answer_while_a_long_search_holds_the_only_slot
   pthread_t th;
   pthread_create(&th, NULL, par_call, &p);
   /* Wait until the search runs. */
-  int64_t inflight = 0;
-  for (int i = 0; i < 200 && inflight == 0; i++) {
-    usleep(20000);
-    th_stats(c, NULL, &inflight, NULL);
-  }
-  ck_assert_int_eq(inflight, 1);
+  ck_assert_int_eq(wait_in_flight(c, 1, 4000, NULL, NULL), 1);
+  int64_t inflight;
   usleep(500000);
   double worst_health = 0, worst_hit = 0;
   for (int i = 0; i < 10; i++) {
@@ -430,15 +439,11 @@ START_TEST(a_cancelled_call_stops_its_search) {
   uint8_t *req = plan_request(gpt, big, &len);
   th_result r = th_call_cancel(c, PLAN, req, len, 1500);
   ck_assert_int_eq(r.status, 1);   /* CANCELLED */
-  int64_t run = 0, inflight = 1;
+  int64_t run = 0;
   double waited = 0;
-  for (int i = 0; i < 3000 && inflight; i++, waited += 20) {
-    usleep(20000);
-    th_stats(c, &run, &inflight, NULL);
-  }
+  ck_assert_int_eq(wait_in_flight(c, 0, 60000, &waited, &run), 0);
   printf("test_daemon: cancelled search gone from GetStats %.0f ms after the cancel\n", waited);
   ck_assert_int_eq(run, 1);
-  ck_assert_int_eq(inflight, 0);
   ck_assert(th_health_serving(c, NULL));
   th_result_free(&r);
   free(req);
@@ -564,12 +569,7 @@ START_TEST(sigterm_during_a_search_answers_the_caller_and_exits_cleanly) {
   pthread_t th;
   pthread_create(&th, NULL, par_call, &p);
   th_channel *c = th_connect(d.addr, NULL);
-  int64_t inflight = 0;
-  for (int i = 0; i < 500 && inflight == 0; i++) {
-    usleep(20000);
-    th_stats(c, NULL, &inflight, NULL);
-  }
-  ck_assert_int_eq(inflight, 1);
+  ck_assert_int_eq(wait_in_flight(c, 1, 10000, NULL, NULL), 1);
   th_close(c);
   ck_assert_int_eq(th_daemon_stop(&d), 0);   /* exit status 0 within the harness's 15 s */
   pthread_join(th, NULL);

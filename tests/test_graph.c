@@ -5,7 +5,6 @@
  * protobuf wire bytes; malformed graphs are refused with a message naming the op and problem.
  */
 #include <check.h>
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,37 +68,24 @@ START_TEST(example_module_builds_the_same_ir_as_its_text) {
 }
 END_TEST
 
+typedef struct tally {
+  int modules, skipped;
+} tally;
+
+static void check_chunk(const char *text, size_t len, int first_line, const char *where,
+                        void *ctx) {
+  (void)first_line;
+  tally *t = ctx;
+  if (check_text(text, len, where)) t->modules++;
+  else t->skipped++;
+}
+
 START_TEST(every_conformance_module_builds_the_same_ir_as_its_text) {
-  const char *dir = sp_test_shared_path(SHARED_PART);
-  DIR *d = opendir(dir);
-  ck_assert_ptr_nonnull(d);
-  int files = 0, modules = 0, skipped = 0;
-  struct dirent *e;
-  while ((e = readdir(d))) {
-    size_t nl = strlen(e->d_name);
-    if (nl < 6 || strcmp(e->d_name + nl - 5, ".mlir") != 0) continue;
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-    size_t len;
-    char *text = sp_test_read_file(path, &len);
-    ck_assert_ptr_nonnull(text);
-    sp_mlir_chunk chunks[512];
-    int n = sp_mlir_split(text, len, chunks, 512);
-    ck_assert_int_le(n, 512);
-    for (int i = 0; i < n; i++) {
-      char where[4200];
-      snprintf(where, sizeof where, "%s:%d", e->d_name, chunks[i].first_line);
-      int ok = check_text(chunks[i].begin, chunks[i].len, where);
-      modules += ok;
-      skipped += !ok;
-    }
-    files++;
-    free(text);
-  }
-  closedir(d);
-  printf("test_graph: %d files, %d modules through the graph, %d chunks that do not parse "
-         "(expected-error cases)\n", files, modules, skipped);
-  ck_assert_int_gt(modules, 100);
+  tally t = {0, 0};
+  sp_test_for_each_chunk(SHARED_PART, check_chunk, &t);
+  printf("test_graph: %d modules through the graph, %d chunks that do not parse "
+         "(expected-error cases)\n", t.modules, t.skipped);
+  ck_assert_int_gt(t.modules, 100);
 }
 END_TEST
 

@@ -10,6 +10,7 @@
 
 #include "ir/diag.h"
 #include "pass_test.h"
+#include "propagation/canonicalize.h"
 #include "propagation/flatten_call_graph.h"
 #include "propagation/func_calls.h"
 #include "propagation/func_data_flow_edges.h"
@@ -161,6 +162,53 @@ START_TEST(imported_calls_keep_their_attributes_and_the_original_name) {
 }
 END_TEST
 
+/* ------------------------------------------------------------------ canonicalize */
+
+START_TEST(canonicalize_fuses_reduce_and_slice_and_drops_null_collectives) {
+  sp_module *m = pt_parse(
+      "sdy.mesh @m = <[\"p\"=2, \"q\"=2, \"r\"=2]>\n"
+      "func.func @f(%arg0: tensor<8x8xf32>) -> tensor<8x8xf32> {\n"
+      "  %0 = sdy.all_gather [{}, {}] %arg0 out_sharding=<@m, [{}, {}]> : tensor<8x8xf32>\n"
+      "  %1 = sdy.all_reduce min {\"q\", \"p\"} %0 out_sharding=<@m, [{}, {}]> : tensor<8x8xf32>\n"
+      "  %2 = sdy.all_slice [{\"p\", \"r\"}, {\"q\"}] %1 out_sharding=<@m, [{\"p\", \"r\"}, {\"q\"}]> : tensor<8x8xf32>\n"
+      "  %3 = stablehlo.negate %2 : tensor<8x8xf32>\n"
+      "  return %2 : tensor<8x8xf32>\n"
+      "}\n");
+  pt_run(m, sp_canonicalize);
+  char *out = pt_print(m);
+  assert_has(out, "%0 = sdy.reduce_scatter min [{\"p\"}, {\"q\"}] %arg0 out_sharding=<@m, [{\"p\"}, {\"q\"}]>");
+  assert_has(out, "%1 = sdy.all_slice [{\"r\"}, {}] %0 out_sharding=<@m, [{\"p\", \"r\"}, {\"q\"}]>");
+  assert_has(out, "return %1");
+  ck_assert_ptr_null(strstr(out, "negate")); /* dead and pure */
+  ck_assert_ptr_null(strstr(out, "all_gather"));
+  free(out);
+  sp_module_free(m);
+}
+END_TEST
+
+START_TEST(canonicalize_inlines_a_manual_computation_over_size_one_axes) {
+  sp_module *m = pt_parse(
+      "sdy.mesh @m = <[\"one\"=1, \"two\"=2]>\n"
+      "func.func @f(%arg0: tensor<4xf32>, %arg1: tensor<4xf32>) -> tensor<4xf32> {\n"
+      "  %0 = sdy.manual_computation(%arg0, %arg1) in_shardings=[<@m, [{\"two\"}]>, <@m, [{\"two\"}]>] out_shardings=[<@m, [{\"two\"}]>] manual_axes={\"two\"} (%arg2: tensor<2xf32>, %arg3: tensor<2xf32>) {\n"
+      "    %1 = sdy.manual_computation(%arg2) in_shardings=[<@m, [{\"one\"}]>] out_shardings=[<@m, [{\"one\"}]>] manual_axes={\"one\"} (%arg4: tensor<2xf32>) {\n"
+      "      %2 = stablehlo.abs %arg4 : tensor<2xf32>\n"
+      "      sdy.return %2 : tensor<2xf32>\n"
+      "    } : (tensor<2xf32>) -> tensor<2xf32>\n"
+      "    sdy.return %1 : tensor<2xf32>\n"
+      "  } : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>\n"
+      "  return %0 : tensor<4xf32>\n"
+      "}\n");
+  pt_run(m, sp_canonicalize);
+  char *out = pt_print(m);
+  /* The outer one keeps its real manual axis but loses the unused operand; the inner one is
+   * inlined. */
+  assert_has(out, "sdy.manual_computation(%arg0) in_shardings=[<@m, [{\"two\"}]>] out_shardings=[<@m, [{\"two\"}]>] manual_axes={\"two\"} (%arg2: tensor<2xf32>) {\n      %1 = stablehlo.abs %arg2");
+  free(out);
+  sp_module_free(m);
+}
+END_TEST
+
 /* ------------------------------------------------------------------ the pass table */
 
 START_TEST(every_import_flag_runs_and_rejects_unknown_options) {
@@ -185,6 +233,8 @@ static Suite *import_suite(void) {
   tcase_add_test(tc, batch_iota_in_gather_indices_becomes_an_explicit_batching_dim);
   tcase_add_test(tc, gather_without_a_matching_batch_size_is_left_alone);
   tcase_add_test(tc, imported_calls_keep_their_attributes_and_the_original_name);
+  tcase_add_test(tc, canonicalize_fuses_reduce_and_slice_and_drops_null_collectives);
+  tcase_add_test(tc, canonicalize_inlines_a_manual_computation_over_size_one_axes);
   tcase_add_test(tc, every_import_flag_runs_and_rejects_unknown_options);
   suite_add_tcase(s, tc);
   return s;

@@ -6,7 +6,6 @@
  * change it; the time limit, the detail and the file name do not.
  */
 #include <check.h>
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -105,32 +104,23 @@ START_TEST(example_gets_the_same_key_as_text_and_as_graph) {
 }
 END_TEST
 
+typedef struct tally {
+  int compared, refused;
+} tally;
+
+static void key_chunk(const char *text, size_t len, int first_line, const char *where,
+                      void *ctx) {
+  (void)first_line;
+  tally *t = ctx;
+  same_key_both_ways(text, len, where, false, &t->compared, &t->refused);
+}
+
 START_TEST(every_conformance_module_gets_the_same_key_as_text_and_as_graph) {
-  const char *dir = sp_test_shared_path(SHARED_PART);
-  DIR *d = opendir(dir);
-  ck_assert_ptr_nonnull(d);
-  int compared = 0, refused = 0;
-  struct dirent *e;
-  while ((e = readdir(d))) {
-    size_t nl = strlen(e->d_name);
-    if (nl < 6 || strcmp(e->d_name + nl - 5, ".mlir") != 0) continue;
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-    size_t len;
-    char *text = sp_test_read_file(path, &len);
-    sp_mlir_chunk chunks[512];
-    int n = sp_mlir_split(text, len, chunks, 512);
-    for (int i = 0; i < n && i < 512; i++) {
-      char where[4200];
-      snprintf(where, sizeof where, "%s:%d", e->d_name, chunks[i].first_line);
-      same_key_both_ways(chunks[i].begin, chunks[i].len, where, false, &compared, &refused);
-    }
-    free(text);
-  }
-  closedir(d);
+  tally t = {0, 0};
+  sp_test_for_each_chunk(SHARED_PART, key_chunk, &t);
   printf("test_plan_request: %d conformance modules keyed alike as text and graph, %d refused "
-         "both ways (they do not verify)\n", compared, refused);
-  ck_assert_int_gt(compared, 100);
+         "as text (they do not verify)\n", t.compared, t.refused);
+  ck_assert_int_gt(t.compared, 100);
 }
 END_TEST
 

@@ -492,36 +492,12 @@ static int read_value_extras(reader *r, int64_t opno, const Shardplan__V1__Op *o
   return read_attrs(r, opno, o, pv->n_attributes, pv->attributes, &v->attrs);
 }
 
-/* Moves a sharding given as an attribute onto the result(s), as the MLIR reader does. */
+/* Moves shardings given as attributes onto the results, as the MLIR reader does (ir.h). */
 static int absorb_shardings(reader *r, int64_t opno, const Shardplan__V1__Op *o, sp_op *op) {
-  const char *inline_name = NULL, *list_name = NULL;
-  switch (op->kind) {
-    case SP_OP_SDY_SHARDING_CONSTRAINT:
-    case SP_OP_SDY_RESHARD:
-    case SP_OP_SDY_DATA_FLOW_EDGE: inline_name = "sharding"; break;
-    case SP_OP_SDY_ALL_REDUCE:
-    case SP_OP_SDY_ALL_GATHER:
-    case SP_OP_SDY_ALL_SLICE:
-    case SP_OP_SDY_ALL_TO_ALL:
-    case SP_OP_SDY_COLLECTIVE_PERMUTE:
-    case SP_OP_SDY_REDUCE_SCATTER: inline_name = "out_sharding"; break;
-    case SP_OP_SDY_MANUAL_COMPUTATION:
-    case SP_OP_SDY_NAMED_COMPUTATION: list_name = "out_shardings"; break;
-    default: break;
-  }
-  sp_attr *at;
-  if (inline_name && (at = sp_attrs_get(&op->attrs, inline_name)) &&
-      at->kind == SP_ATTR_SHARDING && op->nresults == 1) {
-    op->results[0].sharding = at->u.sharding;
-    sp_attrs_remove(&op->attrs, inline_name);
-  }
-  if (list_name && (at = sp_attrs_get(&op->attrs, list_name)) && at->kind == SP_ATTR_SHARDINGS) {
-    if (at->u.shardings.n != op->nresults)
-      return fail_at(r, opno, o, "%s has %d shardings but the op has %d results", list_name,
-                     at->u.shardings.n, op->nresults);
-    for (int i = 0; i < op->nresults; i++) op->results[i].sharding = at->u.shardings.v[i];
-    sp_attrs_remove(&op->attrs, list_name);
-  }
+  int n = 0;
+  if (sp_op_absorb_result_shardings(op, &n))
+    return fail_at(r, opno, o, "result shardings don't match the results: %d shardings for %d "
+                   "results", n, op->nresults);
   return SP_OK;
 }
 

@@ -446,7 +446,11 @@ int sp_graph_from_module(sp_module *m, Shardplan__V1__Graph **out, sp_arena **ar
     goto fail;
   sp_block *body = sp_module_body(m);
   size_t n = 0;
-  for (sp_op *op = body->first; op; op = op->next) n++;
+  for (sp_op *op = body->first; op; op = op->next, n++)
+    if (op->kind == SP_OP_MODULE) { /* MLIR text with two top-level modules nests them */
+      sp_arena_free(w.a);
+      return sp_err_set(err, SP_EUNSUPPORTED, "graph: nested modules are not supported");
+    }
   g->n_ops = n;
   g->ops = n ? sp_arena_calloc(w.a, n, sizeof *g->ops) : NULL;
   if (n && !g->ops) goto fail;

@@ -383,6 +383,49 @@ sp_rule *sp_op_rule(const sp_op *op) {
   return at && at->kind == SP_ATTR_RULE ? at->u.rule : NULL;
 }
 
+/* Takes the list attribute `name` onto the results; SP_EINVAL (and *n) on a count mismatch. */
+static int absorb_list(sp_op *op, const char *name, int *n) {
+  sp_attr *at = sp_attrs_get(&op->attrs, name);
+  if (!at || at->kind != SP_ATTR_SHARDINGS) return SP_OK;
+  if (at->u.shardings.n != op->nresults) {
+    *n = at->u.shardings.n;
+    return SP_EINVAL;
+  }
+  for (int i = 0; i < op->nresults; i++) op->results[i].sharding = at->u.shardings.v[i];
+  sp_attrs_remove(&op->attrs, name);
+  return SP_OK;
+}
+
+int sp_op_absorb_result_shardings(sp_op *op, int *nlisted) {
+  const char *inline_name = NULL;
+  int rc;
+  switch (op->kind) {
+    case SP_OP_SDY_SHARDING_CONSTRAINT:
+    case SP_OP_SDY_RESHARD:
+    case SP_OP_SDY_DATA_FLOW_EDGE: inline_name = "sharding"; break;
+    case SP_OP_SDY_ALL_REDUCE:
+    case SP_OP_SDY_ALL_GATHER:
+    case SP_OP_SDY_ALL_SLICE:
+    case SP_OP_SDY_ALL_TO_ALL:
+    case SP_OP_SDY_COLLECTIVE_PERMUTE:
+    case SP_OP_SDY_REDUCE_SCATTER:
+    case SP_OP_SDY_SHARDED_TO_UNREDUCED:
+    case SP_OP_SDY_REPLICATED_TO_UNREDUCED: inline_name = "out_sharding"; break;
+    case SP_OP_SDY_MANUAL_COMPUTATION:
+    case SP_OP_SDY_NAMED_COMPUTATION:
+      if ((rc = absorb_list(op, "out_shardings", nlisted))) return rc;
+      break;
+    default: break;
+  }
+  sp_attr *at;
+  if (inline_name && (at = sp_attrs_get(&op->attrs, inline_name)) &&
+      at->kind == SP_ATTR_SHARDING && op->nresults == 1) {
+    op->results[0].sharding = at->u.sharding;
+    sp_attrs_remove(&op->attrs, inline_name);
+  }
+  return op->nresults > 0 ? absorb_list(op, "sdy.sharding", nlisted) : SP_OK;
+}
+
 bool sp_op_walk(sp_op *op, sp_walk_fn fn, void *ctx) {
   if (!fn(op, ctx)) return false;
   for (int r = 0; r < op->nregions; r++) {

@@ -258,6 +258,13 @@ bool sp_op_get_int(const sp_op *op, const char *name, int64_t *out);
 bool sp_op_get_ints(const sp_op *op, const char *name, sp_ints *out);
 const char *sp_op_get_str(const sp_op *op, const char *name);   /* STR/SYMBOL/ENUM/TEXT */
 sp_rule *sp_op_rule(const sp_op *op);                           /* "sdy.sharding_rule" */
+/* Moves shardings written as attributes onto the op's results, as every front-end (MLIR text,
+ * structured graph) reads them: the inline `sharding` of sdy.sharding_constraint / reshard /
+ * data_flow_edge, the `out_sharding` of the sdy collectives, the `out_shardings` of manual and
+ * named computations, and an op's `sdy.sharding` list. SP_EINVAL, with *nlisted set to the
+ * list's length, when a list does not have one sharding per result (it is then left in
+ * place). */
+int sp_op_absorb_result_shardings(sp_op *op, int *nlisted);
 
 /* Pre-order walk: `fn` sees an op before the ops nested in its regions. Returning false from
  * `fn` stops the walk; the function returns false if it was stopped. */

@@ -650,47 +650,10 @@ int sp__mlir_parse_isolated_region(sp__mlir_parser *p, const sp__mlir_args *args
 
 /* Moves shardings written as attributes onto the values they describe (see ir.h). */
 static int absorb_shardings(sp__mlir_parser *p, const sp__mlir_op_header *h, sp_op *op) {
-  const char *inline_name = NULL, *list_name = NULL;
-  switch (op->kind) {
-    case SP_OP_SDY_SHARDING_CONSTRAINT:
-    case SP_OP_SDY_RESHARD:
-    case SP_OP_SDY_DATA_FLOW_EDGE: inline_name = "sharding"; break;
-    case SP_OP_SDY_ALL_REDUCE:
-    case SP_OP_SDY_ALL_GATHER:
-    case SP_OP_SDY_ALL_SLICE:
-    case SP_OP_SDY_ALL_TO_ALL:
-    case SP_OP_SDY_COLLECTIVE_PERMUTE:
-    case SP_OP_SDY_REDUCE_SCATTER:
-    case SP_OP_SDY_SHARDED_TO_UNREDUCED:
-    case SP_OP_SDY_REPLICATED_TO_UNREDUCED: inline_name = "out_sharding"; break;
-    case SP_OP_SDY_MANUAL_COMPUTATION:
-    case SP_OP_SDY_NAMED_COMPUTATION: list_name = "out_shardings"; break;
-    default: break;
-  }
-  sp_attr *at;
-  if (inline_name && (at = sp_attrs_get(&op->attrs, inline_name)) &&
-      at->kind == SP_ATTR_SHARDING && op->nresults == 1) {
-    op->results[0].sharding = at->u.sharding;
-    sp_attrs_remove(&op->attrs, inline_name);
-  }
-  if (list_name && (at = sp_attrs_get(&op->attrs, list_name)) &&
-      at->kind == SP_ATTR_SHARDINGS) {
-    if (at->u.shardings.n != op->nresults)
-      return sp__mlir_error(p, &h->name_tok, "'%s' op result shardings don't match number of "
-                            "values: %d shardings vs %d values", h->name, at->u.shardings.n,
-                            op->nresults);
-    for (int i = 0; i < op->nresults; i++) op->results[i].sharding = at->u.shardings.v[i];
-    sp_attrs_remove(&op->attrs, list_name);
-  }
-  at = sp_attrs_get(&op->attrs, "sdy.sharding");
-  if (at && at->kind == SP_ATTR_SHARDINGS && op->nresults > 0) {
-    if (at->u.shardings.n != op->nresults)
-      return sp__mlir_error(p, &h->name_tok, "'%s' op result shardings don't match number of "
-                            "values: %d shardings vs %d values", h->name, at->u.shardings.n,
-                            op->nresults);
-    for (int i = 0; i < op->nresults; i++) op->results[i].sharding = at->u.shardings.v[i];
-    sp_attrs_remove(&op->attrs, "sdy.sharding");
-  }
+  int n = 0;
+  if (sp_op_absorb_result_shardings(op, &n))
+    return sp__mlir_error(p, &h->name_tok, "'%s' op result shardings don't match number of "
+                          "values: %d shardings vs %d values", h->name, n, op->nresults);
   return SP_OK;
 }
 
@@ -1004,15 +967,18 @@ int sp_mlir_parse(const char *text, size_t len, const char *filename, int first_
   if (len > (size_t)SP_MAX_INPUT_BYTES)
     return sp_err_set(err, SP_ELIMIT, "%s: input of %zu bytes exceeds SP_MAX_INPUT_BYTES",
                       filename, len);
-  /* A NUL byte would end the C strings that verbatim attributes and names are kept in. */
-  const char *nul = memchr(text, '\0', len);
-  if (nul) {
+  /* Control characters other than tab, newline and carriage return are not MLIR (its lexer
+   * stops at them); a NUL would also end the C strings verbatim attributes are kept in. */
+  const char *bad = NULL;
+  for (const char *q = text; q < text + len && !bad; q++)
+    if ((unsigned char)*q < 0x20 && *q != '\t' && *q != '\n' && *q != '\r') bad = q;
+  if (bad) {
     int line = first_line;
     const char *bol = text;
-    for (const char *q = text; q < nul; q++)
+    for (const char *q = text; q < bad; q++)
       if (*q == '\n') line++, bol = q + 1;
-    return sp_err_set(err, SP_EINVAL, "%s:%d:%d: unexpected NUL character", filename, line,
-                      (int)(nul - bol) + 1);
+    return sp_err_set(err, SP_EINVAL, "%s:%d:%d: unexpected character", filename, line,
+                      (int)(bad - bol) + 1);
   }
   sp__mlir_parser p;
   memset(&p, 0, sizeof p);

@@ -63,6 +63,8 @@ void sp__mlir_put_attr_name(sp_strbuf *sb, const char *name) {
 
 void sp__mlir_put_float(sp_strbuf *sb, double v, int bits) {
   char buf[64];
+  /* Narrow first: 1e200 as an f32 is inf, printed as its bit pattern like any inf. */
+  if (bits && bits <= 32) v = (double)(float)v;
   if (isnan(v) || isinf(v)) {
     if (bits == 64) {
       uint64_t u;
@@ -77,7 +79,6 @@ void sp__mlir_put_float(sp_strbuf *sb, double v, int bits) {
     }
     return;
   }
-  if (bits && bits <= 32) v = (double)(float)v;
   snprintf(buf, sizeof buf, "%.6e", v);
   double back = strtod(buf, NULL);
   bool exact = bits && bits <= 32 ? (float)back == (float)v : back == v;

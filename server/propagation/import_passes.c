@@ -6,6 +6,7 @@
 #include <stddef.h>
 
 #include "ir/pass_options.h"
+#include "propagation/canonicalize.h"
 #include "propagation/constants.h"
 #include "propagation/data_flow_edges.h"
 #include "propagation/flatten_call_graph.h"
@@ -39,6 +40,7 @@ static int pass_import_calls(sp_module *m, const char *options, sp_err *err) {
 NO_OPTION_PASS(pass_func_edges, "sdy-add-func-data-flow-edges", sp_func_data_flow_edges_add)
 NO_OPTION_PASS(pass_flatten, "sdy-flatten-call-graph", sp_flatten_call_graph)
 NO_OPTION_PASS(pass_batching, "sdy-explicit-gather-scatter-batching", sp_gather_scatter_explicit_batching)
+NO_OPTION_PASS(pass_canonicalize, "canonicalize", sp_canonicalize)
 NO_OPTION_PASS(pass_pre_order, "sdy-pre-order-funcs", sp_func_calls_pre_order)
 NO_OPTION_PASS(pass_splitter, "sdy-constant-or-scalar-splitter", sp_constants_split)
 NO_OPTION_PASS(pass_group_import, "sdy-sharding-group-import", sp_sharding_groups_import)
@@ -69,5 +71,6 @@ const sp_import_pass sp_import_passes[] = {
     {"sdy-pre-order-funcs", pass_pre_order, "functions ordered callers before callees"},
     {"sdy-constant-or-scalar-splitter", pass_splitter, "one constant (or scalar broadcast) per use"},
     {"sdy-sharding-group-import", pass_group_import, "merge and check sharding groups"},
+    {"canonicalize", pass_canonicalize, "fold and simplify the sdy ops (collectives, manual computations), erase dead pure ops"},
     {"sdy-import-pipeline", pass_pipeline, "every import pass in Shardy's order"},
     {NULL, NULL, NULL}};

@@ -56,9 +56,8 @@
 
 #include "ir/clock.h"
 #include "rules/registry.h"
-#include "search/iopddl.h"
+#include "solver/solver.h"
 #include "search/strategies.h"
-#include "search/strategy_graph.h"
 
 #define UNITS_PER_SECOND 1e9
 #define DEFAULT_MAX_STRATEGIES 512
@@ -422,17 +421,24 @@ static double own_collective_s(search *S, const sp_op *op, const sp_strategy *st
   return total;
 }
 
-/* Compute of the node's own op under strategy s. */
+/* Compute under strategy s of the node's own op (m < 0) or of its member m's follower op;
+ * 0 when there is no such op. */
+static double part_compute_s(search *S, const pnode *n, int s, int m) {
+  if (m < 0)
+    return n->kind != NODE_SOURCE && n->op
+               ? sp_cost_compute(&S->cm, op_flops(n->op, n->rule), n->set.v[s].devices,
+                                 op_dtype(n->op))
+               : 0;
+  const member *mb = &n->mem[m];
+  if (!mb->follower) return 0;
+  int64_t dev = sp_layout_shards(member_layout(n, mb, s), S->mesh);
+  return sp_cost_compute(&S->cm, op_flops(mb->follower, NULL), dev, op_dtype(mb->follower));
+}
+
+/* Compute of the node's own op and its followers under strategy s. */
 static double node_compute_s(search *S, const pnode *n, int s) {
-  double t = 0;
-  if (n->kind != NODE_SOURCE && n->op)
-    t += sp_cost_compute(&S->cm, op_flops(n->op, n->rule), n->set.v[s].devices, op_dtype(n->op));
-  for (int k = 0; k < n->nmem; k++) {
-    const member *mb = &n->mem[k];
-    if (!mb->follower) continue;
-    int64_t dev = sp_layout_shards(member_layout(n, mb, s), S->mesh);
-    t += sp_cost_compute(&S->cm, op_flops(mb->follower, NULL), dev, op_dtype(mb->follower));
-  }
+  double t = part_compute_s(S, n, s, -1);
+  for (int m = 0; m < n->nmem; m++) t += part_compute_s(S, n, s, m);
   return t;
 }
 
@@ -1059,7 +1065,10 @@ sp_op *sp_plan_mesh_op(sp_module *m, const char *name, sp_err *err) {
     for (sp_op *op = sp_module_body(m)->first; op; op = op->next) {
       if (op->kind != SP_OP_SDY_MESH) continue;
       const char *n = sp_op_get_str(op, "sym_name");
-      if (!n) continue;
+      sp_attr *at = sp_op_attr(op, "mesh");
+      /* A mesh without axes (JAX's @empty_mesh for scalars, a maximal mesh) has nothing to
+       * plan; it does not compete for "the" mesh. */
+      if (!n || !at || at->kind != SP_ATTR_MESH || !at->u.mesh || at->u.mesh->naxes == 0) continue;
       if (count++ == 0) name = n;
     }
     if (count == 0) {
@@ -1207,9 +1216,36 @@ static int push_collective(search *S, sp_plan_summary *out, int *cap, const sp_v
 }
 
 /* Totals and the collectives list of the chosen plan, in seconds. */
+/* Records one op's compute time in the summary's per-op list. */
+static int push_op_compute(search *S, sp_plan_summary *out, int *cap, const sp_op *op,
+                           double seconds) {
+  if (sp_arena_grow(S->m->arena, (void **)&out->op_compute, cap, out->nop_compute,
+                    sizeof *out->op_compute))
+    return SP_ENOMEM;
+  out->op_compute[out->nop_compute++] = (sp_plan_op_compute){op, seconds};
+  return SP_OK;
+}
+
+/* The compute of node k's own op and of each of its followers, one entry per op (their sum
+ * is node_compute_s). */
+static int op_computes(search *S, int k, int s, sp_plan_summary *out, int *cap) {
+  const pnode *n = &S->nodes[k];
+  if (n->kind != NODE_SOURCE && n->op &&
+      push_op_compute(S, out, cap, n->op, part_compute_s(S, n, s, -1)))
+    return SP_ENOMEM;
+  for (int m = 0; m < n->nmem; m++)
+    if (n->mem[m].follower &&
+        push_op_compute(S, out, cap, n->mem[m].follower, part_compute_s(S, n, s, m)))
+      return SP_ENOMEM;
+  return SP_OK;
+}
+
 static int summarize(search *S, const int *choice, sp_plan_summary *out, sp_err *err) {
-  int cap = 0;
-  for (int k = 0; k < S->nnodes; k++) out->compute_s += node_compute_s(S, &S->nodes[k], choice[k]);
+  int cap = 0, ccap = 0;
+  for (int k = 0; k < S->nnodes; k++) {
+    out->compute_s += node_compute_s(S, &S->nodes[k], choice[k]);
+    if (op_computes(S, k, choice[k], out, &ccap)) return sp_err_set(err, SP_ENOMEM, "out of memory");
+  }
   for (int i = 0; i < S->nops; i++) {
     if (S->op_node[i] < 0) continue;
     int cn = S->op_node[i];
@@ -1260,8 +1296,9 @@ static int summarize(search *S, const int *choice, sp_plan_summary *out, sp_err 
   return SP_OK;
 }
 
-/* Writes the chosen layouts into the values and the main function's result shardings. */
-static int write_back(search *S, const int *choice, sp_err *err) {
+/* Writes the chosen layouts into the values and the main function's result shardings, and
+ * records the operands taken in another layout (out->operand_reshards). */
+static int write_back(search *S, const int *choice, sp_plan_summary *out, sp_err *err) {
   sp_arena *ma = S->m->arena;
   for (int k = 0; k < S->nnodes; k++) {
     pnode *n = &S->nodes[k];
@@ -1271,6 +1308,32 @@ static int write_back(search *S, const int *choice, sp_err *err) {
                                              S->mesh_name, mb->v->sharding);
       if (!s) return sp_err_set(err, SP_ENOMEM, "out of memory");
       mb->v->sharding = s;
+    }
+  }
+  /* Operands whose strategy layout differs from their value's: the plan's resharding edges. */
+  int cap = 0;
+  for (int i = 0; i < S->nops; i++)
+    if (S->op_node[i] >= 0) cap += S->ops[i]->noperands;
+  out->operand_reshards = cap ? sp_arena_alloc(ma, (size_t)cap * sizeof *out->operand_reshards)
+                              : NULL;
+  if (cap && !out->operand_reshards) return sp_err_set(err, SP_ENOMEM, "out of memory");
+  out->noperand_reshards = 0;
+  for (int i = 0; i < S->nops; i++) {
+    int cn = S->op_node[i];
+    if (cn < 0) continue;
+    for (int j = 0; j < S->ops[i]->noperands; j++) {
+      sp_value *v = S->ops[i]->operands[j].value;
+      int slot = v ? ptrmap_get(&S->valmap, v) : -1;
+      if (slot < 0) continue;
+      int pn = S->slot_node[slot];
+      const sp_layout *have = member_layout(&S->nodes[pn], &S->nodes[pn].mem[S->slot_mem[slot]],
+                                            choice[pn]);
+      const sp_layout *want = consumer_layout(S, i, j, choice[cn]);
+      if (sp_layout_equal(have, want)) continue;
+      sp_sharding *sh = sp_layout_to_sharding(ma, want, S->mesh, S->mesh_name, NULL);
+      if (!sh) return sp_err_set(err, SP_ENOMEM, "out of memory");
+      out->operand_reshards[out->noperand_reshards++] =
+          (sp_plan_operand_reshard){S->ops[i], j, sh};
     }
   }
   sp_func_info *fi = S->func->func;
@@ -1342,7 +1405,7 @@ static int run(sp_module *m, const sp_plan_search_opts *o, bool fixed, sp_plan_s
   rc = summarize(&S, res.choice, out, err);
   if (rc) goto fail;
   if (!fixed) {
-    rc = write_back(&S, res.choice, err);
+    rc = write_back(&S, res.choice, out, err);
     if (rc) goto fail;
   }
   out->peak_memory_bytes = (double)ev.peak_usage;
@@ -1405,6 +1468,20 @@ void sp_plan_search_opts_init(sp_plan_search_opts *o) {
 int sp_plan_search_module(sp_module *m, const sp_plan_search_opts *o, sp_plan_summary *out,
                           sp_err *err) {
   return run(m, o, false, out, err);
+}
+
+int sp_plan_insert_operand_reshards(sp_module *m, const sp_plan_summary *s, sp_err *err) {
+  for (int k = 0; k < s->noperand_reshards; k++) {
+    const sp_plan_operand_reshard *r = &s->operand_reshards[k];
+    sp_value *v = r->op->operands[r->operand].value;
+    sp_op *op = sp_op_create(m->arena, "sdy.reshard", 1, &v, 1, &v->type, 0);
+    if (!op) return sp_err_set(err, SP_ENOMEM, "out of memory inserting reshards");
+    op->loc = r->op->loc;
+    op->results[0].sharding = r->sharding;
+    sp_op_insert_before(r->op, op);
+    sp_op_set_operand(r->op, r->operand, &op->results[0]);
+  }
+  return SP_OK;
 }
 
 int sp_plan_evaluate_module(sp_module *m, const sp_plan_search_opts *o, sp_plan_summary *out,

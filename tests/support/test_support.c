@@ -3,6 +3,7 @@
  */
 #include "test_support.h"
 
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -107,4 +108,43 @@ sp_cluster *sp_test_load_cluster(const char *name) {
   int rc = sp_cluster_load(path, &c, &err);
   ck_assert_msg(rc == SP_OK, "%s", err.msg);
   return c;
+}
+
+static int by_name(const struct dirent **a, const struct dirent **b) {
+  return strcmp((*a)->d_name, (*b)->d_name);
+}
+
+static int is_mlir(const struct dirent *e) {
+  size_t n = strlen(e->d_name);
+  return n > 5 && strcmp(e->d_name + n - 5, ".mlir") == 0;
+}
+
+int sp_test_for_each_chunk(const char *rel_dir, sp_test_chunk_fn fn, void *ctx) {
+  char dir[4096];
+  snprintf(dir, sizeof dir, "%s", sp_test_shared_path(rel_dir));
+  struct dirent **names;
+  int nfiles = scandir(dir, &names, is_mlir, by_name);
+  ck_assert_msg(nfiles >= 0, "cannot read the folder %s", dir);
+  int total = 0;
+  for (int f = 0; f < nfiles; f++) {
+    char path[8192];
+    snprintf(path, sizeof path, "%s/%s", dir, names[f]->d_name);
+    size_t len;
+    char *text = sp_test_read_file(path, &len);
+    ck_assert_msg(text != NULL, "cannot read %s", path);
+    int n = sp_mlir_split(text, len, NULL, 0);
+    sp_mlir_chunk *ch = calloc((size_t)(n > 0 ? n : 1), sizeof *ch);
+    sp_mlir_split(text, len, ch, n);
+    for (int k = 0; k < n; k++) {
+      char where[4200];
+      snprintf(where, sizeof where, "%s:%d", names[f]->d_name, ch[k].first_line);
+      fn(ch[k].begin, ch[k].len, ch[k].first_line, where, ctx);
+    }
+    total += n;
+    free(ch);
+    free(text);
+    free(names[f]);
+  }
+  free(names);
+  return total;
 }

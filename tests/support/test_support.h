@@ -33,6 +33,12 @@ void sp_test_temp_db(const char *tag, char *dir, size_t dir_cap, char *db, size_
 void sp_test_remove_temp_db(const char *dir, const char *db);
 /* Reads a whole file into a malloc'd NUL-terminated buffer (NULL on error). */
 char *sp_test_read_file(const char *path, size_t *len);
+/* Calls fn on every `// -----` chunk of every .mlir file in ../shared/<rel_dir> (files in name
+ * order), `where` being "FILE:LINE" of the chunk's first line; fails the test when the folder
+ * or a file cannot be read. Returns the number of chunks. */
+typedef void (*sp_test_chunk_fn)(const char *text, size_t len, int first_line, const char *where,
+                                 void *ctx);
+int sp_test_for_each_chunk(const char *rel_dir, sp_test_chunk_fn fn, void *ctx);
 
 /* Parses MLIR text (as "t.mlir"); fails the test with the reader's message on an error. */
 sp_module *sp_test_parse(const char *text);

@@ -1,0 +1,33 @@
+Ì4
+sdy.mesh"
+sym_name2mesh"
+meshr
+
+a
+
+b“
+	func.func"
+sym_name2main*Ë
+È
+€€À€€€€€@arg0*f32
+€À€€€€€@arg1*i32
+&‚€À€€€€€@arg2B!stablehlo.token¡
+stablehlo.while€€À€€€€€@€À€€€€€@‚€À€€€€€@€€0*f32‚€€0*i32ƒ€€0B!stablehlo.token*Ü
+Ù
+€€€€€€€@iterArg*f32
+€€€€€€@	iterArg_0*i32
++‚€€€€€€@	iterArg_1B!stablehlo.tokenS
+stablehlo.compare€€€€€€@€€€€€€@€À2*i1"
+comparison_directionBLT
+stablehlo.return€À*Ì
+É
+ƒ€€€€€€@iterArg*f32
+„€€€€€€@	iterArg_0*i32
++…€€€€€€@	iterArg_1B!stablehlo.token1
+stablehlo.negate	ƒ€€€€€€@€À2*f32*
+stablehlo.return€À„€€€€€€@…€€€€€€@,
+stablehlo.negate€€€À1*f32
+func.return€Àƒ€€0:$
+
+*f32
+B!stablehlo.token"š™™™™™©?2data_flow_edges-4d088a270c02

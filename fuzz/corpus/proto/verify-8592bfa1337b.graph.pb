@@ -1,0 +1,32 @@
+ê4
+sdy.mesh"
+sym_name2mesh"
+meshr
+
+a
+
+b±
+	func.func"
+sym_name2f*ƒ
+€
+€€À€€€€€@arg0	*f32Ë
+sdy.manual_computation	€€À€€€€€@*€€0	*f32 *
+mesh"
+
+a""*
+in_shardingsZ
+
+mesh"
+
+b
+
+a""
+manual_axesb
+
+a*8
+6
+€€€€€€€@arg1	*f32
+
+sdy.return	€€€€€€€@
+func.return€€0:
+	*f32"š™™™™™©?2verify-8592bfa1337b
