@@ -56,9 +56,8 @@
 
 #include "ir/clock.h"
 #include "rules/registry.h"
-#include "search/iopddl.h"
+#include "solver/solver.h"
 #include "search/strategies.h"
-#include "search/strategy_graph.h"
 
 #define UNITS_PER_SECOND 1e9
 #define DEFAULT_MAX_STRATEGIES 512
