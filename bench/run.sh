@@ -100,7 +100,7 @@ bench_iopddl() {
   cat <<'EOF'
 ## IOPDDL contest problems (bench_iopddl)
 
-The strategy-graph solver (`server/search/sg_solve.h`) on the public problems of the ASPLOS
+The strategy-graph solver (`server/solver/solver.h`) on the public problems of the ASPLOS
 2025 IOPDDL contest (`shared/benchmarks/iopddl/`): exact reductions, greedy plan and local
 search, Lagrangian relaxation of the usage rows (TRW-S labellings repaired by the heuristic,
 MPLP bound), iterated local search, and GLPK on the one-hot ILP where it fits. Every plan is

@@ -17,7 +17,7 @@
 #include "mlir/mlir.h"
 #include "plan/sharding_forms.h"
 #include "search/plan_search.h"
-#include "search/sg_solve.h"
+#include "solver/solver.h"
 
 void sp_plan_free(sp_plan *p) {
   if (!p) return;

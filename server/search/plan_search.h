@@ -2,7 +2,7 @@
  * plan_search.h - the search stage: from a propagated module and a cluster to a module with
  * every value sharded, and a cost summary.
  *
- * The main function's top-level ops become a strategy graph (strategy_graph.h):
+ * The main function's top-level ops become a strategy graph (solver/solver.h):
  *   - a node per op with a sharding rule; its strategies come from strategies.h (mesh axes
  *     assigned to the rule's factors, agreeing with the shardings propagation left);
  *   - element-wise followers share their producer's node (EasyDist's coarsening): an
@@ -31,7 +31,7 @@
  * time 0; values returned live to the end) - a conservative bound when followers extend a
  * node; the usage limit is the device memory (or `memory_limit`).
  *
- * sp_sg_solve (sg_solve.h) picks the strategies; the chosen layouts are written back into
+ * sp_sg_solve (solver/solver.h) picks the strategies; the chosen layouts are written back into
  * the values (closed dims, replicated/unreduced axes and priorities kept) and into the main
  * function's result shardings. The summary is recomputed from the chosen strategies in
  * seconds (not from the rounded units).
@@ -45,7 +45,7 @@
  * structurally identical - equal Weisfeiler-Lehman hashes over the def-use graph, see
  * plan_search.c - and whose strategy lists are identical form a tie group; the members are
  * chained with edges that forbid different strategy indices, so repeated layers get one
- * choice. The solver's bijective-edge reduction (sg_reduce.h) merges each chain into one
+ * choice. The solver's bijective-edge reduction (sg_reduce_int.h) merges each chain into one
  * node: the group is one set of variables (the plan may cost more than an untied one).
  *
  * Not modelled: partial (unreduced) values flowing into later ops, memory-bandwidth time of element-wise ops, the nested regions of control flow.
@@ -67,7 +67,7 @@
 #include "ir/strbuf.h"
 #include "search/cluster.h"
 #include "search/cost_model.h"
-#include "search/sg_solve.h"
+#include "solver/solver.h"
 
 typedef struct cJSON cJSON;
 
@@ -103,7 +103,7 @@ typedef struct sp_plan_search_opts {
   int nstate;
   const sp_plan_state_pair *state;
   const char *dump_graph;     /* write each strategy graph before it is solved (IOPDDL JSON,
-                                 iopddl.h) to this file; NULL: none */
+                                 solver/solver.h) to this file; NULL: none */
 } sp_plan_search_opts;
 
 void sp_plan_search_opts_init(sp_plan_search_opts *o);
@@ -173,7 +173,7 @@ typedef struct sp_plan_summary {
   int64_t strategies;         /* node variables */
   int64_t pairs;              /* edge variables */
   int64_t ilp_cols, ilp_rows; /* of the last ILP the solver built (0 if none) */
-  /* The model the solver worked on after its exact reductions (sg_reduce.h): tied layers
+  /* The model the solver worked on after its exact reductions (sg_reduce_int.h): tied layers
    * merged into one node each, dominated strategies dropped, leaves and chains folded. */
   int red_nodes, red_edges;
   int64_t red_strategies, red_pairs;
@@ -231,7 +231,7 @@ int sp_plan_search_module(sp_module *m, const sp_plan_search_opts *o, sp_plan_su
 int sp_plan_evaluate_module(sp_module *m, const sp_plan_search_opts *o, sp_plan_summary *out,
                             sp_err *err);
 
-/* The main function (`main`, else the module's only function with a body), or NULL. */
+/* The main function (sp_module_main_func: Shardy's rule) when it has a body, or NULL. */
 sp_op *sp_plan_main_func(sp_module *m);
 /* The sdy.mesh op the search plans: the one named `name`, or the module's only mesh when
  * `name` is NULL. NULL with SP_EINVAL in `err` when there is none or several. */
