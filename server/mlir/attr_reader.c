@@ -143,7 +143,9 @@ static int parse_axis_ref(sp__mlir_parser *p, sp_axis_ref *r, const char *contex
   const char *name;
   size_t len;
   int rc = sp__mlir_parse_string(p, &name, &len, context);
-  if (rc) return rc;
+  if (rc)
+    return sp__mlir_error_context(p, rc, "failed to parse Sdy_AxisRef parameter 'name' which is "
+                                  "to be a `::llvm::StringRef`");
   r->name = sp__mlir_intern(p, name, len);
   if (!r->name) return sp__mlir_oom(p);
   r->pre = r->size = 0;
@@ -153,8 +155,10 @@ static int parse_axis_ref(sp__mlir_parser *p, sp_axis_ref *r, const char *contex
         (rc = sp__mlir_expect(p, SP_TOK_RPAREN, "sub-axis")) ||
         (rc = sp__mlir_parse_int(p, &r->size, "sub-axis size")))
       return rc;
-    if (r->pre < 1 || r->size < 1)
-      return sp__mlir_error(p, NULL, "sub-axis sizes must be positive");
+    /* A pre-size below 1 is the verifier's to report (Shardy's wording, no parse chain). */
+    if (r->size < 1)
+      return sp__mlir_error(p, NULL, "sub-axis sizes must be greater than 1: \"%s\":(%lld)%lld",
+                            r->name, (long long)r->pre, (long long)r->size);
   }
   return SP_OK;
 }
@@ -179,7 +183,9 @@ int sp__mlir_parse_axis_list(sp__mlir_parser *p, int *n, sp_axis_ref **out) {
     for (;;) {
       if (k == MAX_AXIS_REFS)
         return sp__mlir_error_code(p, SP_ELIMIT, NULL, "too many axes in axis list");
-      if ((rc = parse_axis_ref(p, &buf[k++], "axis list"))) return rc;
+      if ((rc = parse_axis_ref(p, &buf[k++], "axis list")))
+        return sp__mlir_error_context(p, rc, "failed to parse axis list which is expected to be "
+                                      "an `ArrayRef<AxisRefAttr>`");
       if (!sp__mlir_accept(p, SP_TOK_COMMA)) break;
     }
   }
@@ -221,16 +227,30 @@ static int parse_dim_sharding(sp__mlir_parser *p, sp_dim_sharding *d) {
     int64_t v = 0;
     for (size_t i = 1; i < t->n; i++) {
       if (t->p[i] < '0' || t->p[i] > '9')
-        return sp__mlir_error(p, NULL, "expected priority 'p<N>' after dimension sharding");
-      if (v > 1000000000) return sp__mlir_error(p, NULL, "priority out of range");
+        return sp__mlir_error(p, NULL, "expecting priority in format 'p<number>', got: %.*s",
+                              (int)t->n, t->p);
+      if (v > 1000000000)
+        return sp__mlir_error(p, NULL, "expecting integer priority, got: %.*s", (int)t->n, t->p);
       v = v * 10 + (t->p[i] - '0');
     }
     if (t->n > 2 && t->p[1] == '0')
-      return sp__mlir_error(p, NULL, "priority must not have leading zeros");
+      return sp__mlir_error(p, NULL, "priorities with leading zeros are not allowed, got: %.*s",
+                            (int)t->n, t->p);
     d->priority = (int)v;
     sp__mlir_next(p);
   }
   return SP_OK;
+}
+
+/* `{"a", "b"}` of a sharding's replicated or unreduced axes, with Shardy's error chain. */
+static int parse_named_axes(sp__mlir_parser *p, const char *param, int *n, sp_axis_ref **out) {
+  int rc = sp__mlir_expect(p, SP_TOK_EQUAL, "sharding");
+  if (!rc && p->lx.tok.kind == SP_TOK_LBRACE) {
+    rc = sp__mlir_parse_axis_list(p, n, out);
+  } else if (!rc) {
+    rc = sp__mlir_error(p, NULL, "expected '{'");
+  }
+  return sp__mlir_error_context(p, rc, "failed to parse Sdy_TensorSharding parameter '%s'", param);
 }
 
 int sp__mlir_parse_sharding_stripped(sp__mlir_parser *p, sp_sharding **out) {
@@ -258,7 +278,10 @@ int sp__mlir_parse_sharding_stripped(sp__mlir_parser *p, sp_sharding **out) {
       if (s->rank == SP_MAX_RANK)
         return sp__mlir_error_code(p, SP_ELIMIT, NULL, "sharding rank exceeds SP_MAX_RANK (%d)",
                                    SP_MAX_RANK);
-      if ((rc = parse_dim_sharding(p, &dims[s->rank++]))) return rc;
+      if ((rc = parse_dim_sharding(p, &dims[s->rank++])))
+        return sp__mlir_error_context(p, rc, "failed to parse Sdy_TensorSharding parameter "
+                                      "'dim_shardings' which is to be a "
+                                      "`::llvm::ArrayRef<DimensionShardingAttr>`");
       if (!sp__mlir_accept(p, SP_TOK_COMMA)) break;
     }
   }
@@ -268,13 +291,18 @@ int sp__mlir_parse_sharding_stripped(sp__mlir_parser *p, sp_sharding **out) {
     if (!s->dims) return sp__mlir_oom(p);
     memcpy(s->dims, dims, (size_t)s->rank * sizeof *s->dims);
   }
+  /* Then `, replicated={...}` and `, unreduced=[kind]{...}`, each at most once, either order. */
+  bool seen_replicated = false, seen_unreduced = false;
   while (sp__mlir_accept(p, SP_TOK_COMMA)) {
-    if (sp__mlir_accept_word(p, "replicated")) {
-      if ((rc = sp__mlir_expect(p, SP_TOK_EQUAL, "sharding")) ||
-          (rc = sp__mlir_parse_axis_list(p, &s->nreplicated, &s->replicated)))
+    if (!seen_replicated && sp__mlir_accept_word(p, "replicated")) {
+      seen_replicated = true;
+      if ((rc = parse_named_axes(p, "replicated_axes", &s->nreplicated, &s->replicated)))
         return rc;
-    } else if (sp__mlir_accept_word(p, "unreduced")) {
-      if ((rc = sp__mlir_expect(p, SP_TOK_EQUAL, "sharding"))) return rc;
+    } else if (!seen_unreduced && sp__mlir_accept_word(p, "unreduced")) {
+      seen_unreduced = true;
+      if ((rc = sp__mlir_expect(p, SP_TOK_EQUAL, "sharding")))
+        return sp__mlir_error_context(p, rc, "failed to parse Sdy_TensorSharding parameter "
+                                      "'unreduced_axes'");
       if (p->lx.tok.kind == SP_TOK_BARE) {
         if (!sp__mlir_tok_is(&p->lx.tok, "sum")) {
           s->unreduced_kind = sp__mlir_intern(p, p->lx.tok.p, p->lx.tok.n);
@@ -282,9 +310,16 @@ int sp__mlir_parse_sharding_stripped(sp__mlir_parser *p, sp_sharding **out) {
         }
         sp__mlir_next(p);
       }
-      if ((rc = sp__mlir_parse_axis_list(p, &s->nunreduced, &s->unreduced))) return rc;
+      if (p->lx.tok.kind != SP_TOK_LBRACE)
+        rc = sp__mlir_error(p, NULL, "expected '{'");
+      else
+        rc = sp__mlir_parse_axis_list(p, &s->nunreduced, &s->unreduced);
+      if (rc)
+        return sp__mlir_error_context(p, rc, "failed to parse Sdy_TensorSharding parameter "
+                                      "'unreduced_axes'");
     } else {
-      return sp__mlir_error(p, NULL, "expected 'replicated' or 'unreduced' in sharding");
+      return sp__mlir_error(p, NULL, "failed to parse Sdy_TensorSharding, expected valid named "
+                            "axis list after comma");
     }
   }
   if ((rc = sp__mlir_expect(p, SP_TOK_GREATER, "sharding"))) return rc;
@@ -1337,10 +1372,12 @@ int sp__mlir_parse_attr_value(sp__mlir_parser *p, sp_op_kind kind, const char *n
     if (sp__mlir_tok_is(t, "#sdy.sharding_per_value")) {
       sp__mlir_next(p);
       at.kind = SP_ATTR_SHARDINGS;
-      if ((rc = sp__mlir_expect(p, SP_TOK_LESS, "sharding_per_value")) ||
-          (rc = sp__mlir_parse_shardings_stripped(p, &at.u.shardings.n, &at.u.shardings.v)) ||
-          (rc = sp__mlir_expect(p, SP_TOK_GREATER, "sharding_per_value")))
-        return rc;
+      if ((rc = sp__mlir_expect(p, SP_TOK_LESS, "sharding_per_value"))) return rc;
+      if ((rc = sp__mlir_parse_shardings_stripped(p, &at.u.shardings.n, &at.u.shardings.v)))
+        return sp__mlir_error_context(p, rc, "failed to parse Sdy_TensorShardingPerValue "
+                                      "parameter 'shardings' which is to be a "
+                                      "`::llvm::ArrayRef<TensorShardingAttr>`");
+      if ((rc = sp__mlir_expect(p, SP_TOK_GREATER, "sharding_per_value"))) return rc;
       return sp__mlir_set_attr(p, dst, &at);
     }
     if (sp__mlir_tok_is(t, "#sdy.op_sharding_rule")) {
