@@ -536,8 +536,8 @@ static int check_rule_tensor(verifier *v, const sp_op *op, const sp_rule *rule,
         return fail(v, op->loc, w, "sharding rule: size-1 factor %s shares dim %d of %s %d with "
                     "other factors", name, d, role, index);
       if (stamp_id < 0 && rule->factors[f].kind == SP_FACTOR_REDUCTION)
-        return fail(v, op->loc, w, "sharding rule: reduction factor %s appears in result %d",
-                    name, index);
+        return fail(v, op->loc, w, "reduction factor cannot be in result mappings: factor %s in "
+                    "result %d", name, index);
     }
   }
   return SP_OK;
