@@ -904,6 +904,17 @@ TEXT_CASE(func_data_flow_edge_operand_must_come_from_a_call_or_an_argument,
     "t.mlir:3:8: 'sdy.func_data_flow_edge' op expected operand of sdy.func_data_flow_edge to be a "
     "result of call op.")
 
+TEXT_CASE(manual_computation_body_cannot_use_an_outer_value,
+    "sdy.mesh @m = <[\"p\"=2]>\n"
+    "func.func @f(%arg0: tensor<4xf32>) -> tensor<4xf32> {\n"
+    "  %0 = sdy.manual_computation(%arg0) in_shardings=[<@m, [{}]>] out_shardings=[<@m, [{}]>] manual_axes={} (%arg1: tensor<4xf32>) {\n"
+    "    %1 = stablehlo.multiply %arg1, %arg0 : tensor<4xf32>\n"
+    "    sdy.return %1 : tensor<4xf32>\n"
+    "  } : (tensor<4xf32>) -> tensor<4xf32>\n"
+    "  return %0 : tensor<4xf32>\n"
+    "}\n",
+    "t.mlir:4:10: 'stablehlo.multiply' op using value defined outside the region")
+
 START_TEST(collectives_whose_shardings_fit_verify) {
   const char *text =
       "sdy.mesh @m = <[\"x\"=8, \"y\"=2]>\n"
@@ -1039,6 +1050,7 @@ static Suite *verify_suite(void) {
   tcase_add_test(tt, collective_permute_keeps_the_shard_count_per_dim);
   tcase_add_test(tt, collectives_whose_shardings_fit_verify);
   tcase_add_test(tt, barrier_cannot_allow_both_directions);
+  tcase_add_test(tt, manual_computation_body_cannot_use_an_outer_value);
   tcase_add_test(tt, constraint_cannot_turn_kept_min_unreduced_axes_into_sum);
   tcase_add_test(tt, reshard_cannot_introduce_min_unreduced_axes);
   tcase_add_test(tt, data_flow_edge_input_needs_a_single_user);
