@@ -226,7 +226,13 @@ int main(int argc, char **argv) {
              f.p99, f.rps, f.errors);
       fflush(stdout);
     }
-  printf("\nRequest sizes: MLP %zu bytes, GPT %zu bytes.\n", mlen, glen);
+  printf("\nRequest sizes: MLP %zu bytes, GPT %zu bytes.", mlen, glen);
+  char loadavg[64] = "";
+  FILE *lf = fopen("/proc/loadavg", "r");
+  if (lf && fgets(loadavg, sizeof loadavg, lf))
+    printf(" Load average (1, 5, 15 min) at the end: %.14s (the machine is shared).", loadavg);
+  if (lf) fclose(lf);
+  printf("\n");
   th_daemon_stop(&d);
   free(mreq);
   free(greq);

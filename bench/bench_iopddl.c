@@ -14,9 +14,8 @@
 #include <string.h>
 
 #include "ir/clock.h"
-#include "search/iopddl.h"
-#include "search/sg_heuristic.h"
-#include "search/sg_solve.h"
+#include "solver/solver.h"
+#include "solver/sg_heuristic_int.h"
 
 typedef struct instance {
   const char *name, *file;

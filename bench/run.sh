@@ -100,7 +100,7 @@ bench_iopddl() {
   cat <<'EOF'
 ## IOPDDL contest problems (bench_iopddl)
 
-The strategy-graph solver (`server/search/sg_solve.h`) on the public problems of the ASPLOS
+The strategy-graph solver (`server/solver/solver.h`) on the public problems of the ASPLOS
 2025 IOPDDL contest (`shared/benchmarks/iopddl/`): exact reductions, greedy plan and local
 search, Lagrangian relaxation of the usage rows (TRW-S labellings repaired by the heuristic,
 MPLP bound), iterated local search, and GLPK on the one-hot ILP where it fits. Every plan is
@@ -200,9 +200,32 @@ EOF
   "$BUILD/bin/bench_web" 100000
 }
 
+bench_daemon() {
+  cat <<'EOF'
+## The daemon over loopback (bench_daemon)
+
+The real daemon (`build/bin/shardpland`, default flags: 2 search threads on this machine, 2 gRPC
+threads, SQLite cache in a fresh temporary folder) on 127.0.0.1, driven by a gRPC C-core client
+on the same machine (one channel per client thread, unary calls; client and server share the 2
+cores). First the cold plans: the first Plan of each request (parse, verify, propagate, search
+with the bundled cluster, store). Then, for 3 s per row, in one run against the same server:
+a bare `grpc.health.v1.Health/Check`, and cache-hit Plan calls (the same request bytes again,
+answered from the daemon's in-memory copy of the stored answer) for the MLP example and a
+generated GPT of about 1,000 ops (`shardplan-gen --model gpt --ops 1000 --backward`), from 1 and
+from 16 concurrent clients. Latency is per call at the client (p50, p99); requests/s is calls
+answered over the wall time of the row.
+
+EOF
+  machine
+  echo
+  echo "Command: \`bench/run.sh $BUILD_ARG bench_daemon\`, which runs \`$BUILD_ARG/bin/bench_daemon 3\`."
+  echo
+  "$BUILD/bin/bench_daemon" 3
+}
+
 # ---------------------------------------------------------------- driver
 
-ALL="bench_propagation bench_iopddl bench_search bench_store bench_web"
+ALL="bench_propagation bench_iopddl bench_search bench_store bench_web bench_daemon"
 [ $# -gt 0 ] && ALL="$*"
 for name in $ALL; do
   if [ ! -x "$BUILD/bin/$name" ]; then

@@ -55,10 +55,11 @@ run_phase() {
   ip link set lo up
   cli="$build/bin/shardplan"
   grpc="127.0.0.1:50051" http="127.0.0.1:8080"
+  # As the README runs it, but stricter than Docker's --read-only: no tmpfs at all.
   run_flags=(--detach --volume "$volume:/var/lib/shardplan"
-                   --publish "$grpc:50051" --publish "$http:8080"
-                   --read-only --read-only-tmpfs=false --cap-drop=all
-                   --security-opt=no-new-privileges)
+             --publish "$grpc:50051" --publish "$http:8080"
+             --read-only --read-only-tmpfs=false --cap-drop=all
+             --security-opt=no-new-privileges)
   podman volume create "$volume" >/dev/null
 
   local t0; t0=$(now)

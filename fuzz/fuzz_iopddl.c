@@ -1,5 +1,5 @@
 /*
- * fuzz_iopddl.c - libFuzzer target: the IOPDDL contest problem reader (search/iopddl.h), and
+ * fuzz_iopddl.c - libFuzzer target: the IOPDDL contest problem reader (solver/solver.h), and
  * on small problems it accepts, the solver checked against the exhaustive search.
  *
  * Invariants beyond "no crash": a rejected file has an error message; on an accepted graph of
@@ -12,9 +12,7 @@
 #include <string.h>
 
 #include "fuzz_common.h"
-#include "search/iopddl.h"
-#include "search/sg_solve.h"
-#include "search/strategy_graph.h"
+#include "solver/solver.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

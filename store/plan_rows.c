@@ -162,6 +162,80 @@ static cJSON *op_row(const sp_plan *p, const sp_plan_op *op, users_index *u) {
   return j;
 }
 
+/* One op's share of the plan's time: its compute and the collectives at it. */
+typedef struct op_cost {
+  int op;
+  const char *name;
+  double compute_s, comm_s, reshard_s;
+} op_cost;
+
+static int cmp_cost(const void *x, const void *y) {
+  const op_cost *a = x, *b = y;
+  double ta = a->compute_s + a->comm_s + a->reshard_s, tb = b->compute_s + b->comm_s + b->reshard_s;
+  if (ta != tb) return ta < tb ? 1 : -1;
+  return (a->op > b->op) - (a->op < b->op);
+}
+
+/* The entry of op `opn` in v (added at v[*m] the first time), or -1 for no op. */
+static int slot_of(op_cost *v, int *m, int *slot, int opn, const char *name) {
+  if (opn < 0) return -1;
+  if (slot[opn] < 0) {
+    v[*m] = (op_cost){opn, name, 0, 0, 0};
+    slot[opn] = (*m)++;
+  }
+  return slot[opn];
+}
+
+/* The "op_cost" rows: every op with a compute time or a collective, costliest first (a chart
+ * reads the first rows). */
+static int push_op_costs(const sp_plan *p, sp_plan_rows *out) {
+  int n = p->nop_costs + p->ncollectives;
+  if (n == 0) return SP_OK;
+  op_cost *v = calloc((size_t)n, sizeof *v);
+  if (!v) return SP_ENOMEM;
+  int max_op = -1;
+  for (int i = 0; i < p->nop_costs; i++)
+    if (p->op_costs[i].op > max_op) max_op = p->op_costs[i].op;
+  for (int i = 0; i < p->ncollectives; i++)
+    if (p->collectives[i].op > max_op) max_op = p->collectives[i].op;
+  int *slot = malloc(sizeof *slot * (size_t)(max_op + 2));
+  if (!slot) {
+    free(v);
+    return SP_ENOMEM;
+  }
+  for (int k = 0; k <= max_op + 1; k++) slot[k] = -1;
+  int m = 0;
+  for (int i = 0; i < p->nop_costs; i++) {
+    int s = slot_of(v, &m, slot, p->op_costs[i].op, p->op_costs[i].name);
+    if (s >= 0) v[s].compute_s += p->op_costs[i].compute_s;
+  }
+  for (int i = 0; i < p->ncollectives; i++) {
+    const sp_plan_collective *c = &p->collectives[i];
+    int s = slot_of(v, &m, slot, c->op, c->op_name);
+    if (s < 0) continue;
+    if (c->operand >= 0) v[s].reshard_s += c->seconds;
+    else v[s].comm_s += c->seconds;
+  }
+  qsort(v, (size_t)m, sizeof *v, cmp_cost);
+  int rc = SP_OK;
+  for (int i = 0; !rc && i < m; i++) {
+    cJSON *o = cJSON_CreateObject();
+    if (o) {
+      cJSON_AddNumberToObject(o, "op", v[i].op);
+      cJSON_AddStringToObject(o, "name", v[i].name ? v[i].name : "");
+      cJSON_AddNumberToObject(o, "compute_s", v[i].compute_s);
+      cJSON_AddNumberToObject(o, "comm_s", v[i].comm_s);
+      cJSON_AddNumberToObject(o, "reshard_s", v[i].reshard_s);
+    }
+    char label[160];
+    snprintf(label, sizeof label, "%s #%d", v[i].name ? v[i].name : "?", v[i].op);
+    rc = push(out, "op_cost", i, label, o);
+  }
+  free(slot);
+  free(v);
+  return rc;
+}
+
 int sp_plan_rows_build(const sp_plan *p, sp_plan_rows *out, sp_err *err) {
   memset(out, 0, sizeof *out);
   users_index u = {-1, NULL, NULL};
@@ -202,6 +276,7 @@ int sp_plan_rows_build(const sp_plan *p, sp_plan_rows *out, sp_err *err) {
              cJSON_IsString(fac) ? fac->valuestring : "?");
     rc = push(out, "conflict", i, label, c);
   }
+  if (!rc) rc = push_op_costs(p, out);
   for (int i = 0; !rc && i < p->nwarnings; i++) {
     const sp_plan_warning *w = &p->warnings[i];
     cJSON *o = cJSON_CreateObject();

@@ -14,6 +14,8 @@
  *   "collective"  idx = position; label = "KIND VALUE at OP"
  *   "conflict"    idx = position; label = "OPNAME #N factor F"
  *   "warning"     idx = position; label = the message
+ *   "op_cost"     idx = rank, costliest first: {"op", "name", "compute_s", "comm_s" (the op's
+ *                 own collectives), "reshard_s" (reshards into its operands)}; label "NAME #N"
  * The daemon stores these with the plan; the dashboard (web/) and `shardplan export` read them.
  *
  * Memory: an sp_plan_rows owns its JSON texts and labels (sp_plan_rows_free); the rows'

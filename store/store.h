@@ -45,7 +45,7 @@
  * before the first sp_store_open (the store never calls sqlite3_config itself and only calls
  * sqlite3_initialize, which is a no-op after the first time). Every SQLite failure becomes a
  * status (SP_ENOMEM, SP_EIO, ...) with a message naming the file and the operation; the store
- * stays usable after a failed call.
+ * stays usable after a failed call. tests/test_store_faults.c shows both doors in use.
  *
  * Errors: every function returns SP_OK or a negative sp_status (ir/err.h) and fills `err`
  * (may be NULL). SP_ENOTFOUND: no plan with that key. SP_EINVAL: a malformed argument.

@@ -273,6 +273,19 @@ START_TEST(test_cli_plan_misses_then_hits_and_manages_the_cache) {
   ck_assert_ptr_nonnull(strstr(b.out, "\ncache: hit\n"));
   cli_run_free(&a);
   cli_run_free(&b);
+  /* The module from standard input: the same key. */
+  char cmd[1024], outp[128];
+  snprintf(outp, sizeof outp, "/tmp/sp-cli-stdin-%d", (int)getpid());
+  snprintf(cmd, sizeof cmd, "%s/shardplan --server %s plan - < %s > %s", SP_BIN_DIR, d.addr, MLP,
+           outp);
+  ck_assert_int_eq(system(cmd), 0);
+  size_t olen;
+  char *o = sp_test_read_file(outp, &olen);
+  ck_assert_ptr_nonnull(o);
+  key_from(o, k2);
+  ck_assert_str_eq(k1, k2);
+  free(o);
+  unlink(outp);
 
   /* --search without a cluster: the bundled one-machine 8-GPU example; another key. */
   cli_run s = RUN("--server", d.addr, "plan", MLP, "--search", "--time-limit", "20");

@@ -9,9 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "search/iopddl.h"
-#include "search/sg_solve.h"
-#include "search/strategy_graph.h"
+#include "solver/solver.h"
 #include "test_support.h"
 
 #define DIR "benchmarks/iopddl/"

@@ -446,6 +446,23 @@ START_TEST(state_pair_brings_the_gradient_back_to_its_weights_layout) {
 }
 END_TEST
 
+START_TEST(a_mesh_without_axes_does_not_compete_for_the_mesh_to_plan) {
+  /* JAX emits `sdy.mesh @empty_mesh = <[]>` beside the real mesh (for scalars); with no mesh
+   * named, the search plans the one mesh that has axes. */
+  sp_module *m = sp_test_parse(
+      "module {\n  " MESH_DM
+      "  sdy.mesh @empty_mesh = <[]>\n"
+      "  func.func @main(%arg0: tensor<8xf32>) -> tensor<8xf32> {\n"
+      "    return %arg0 : tensor<8xf32>\n  }\n}\n");
+  sp_err err;
+  sp_err_clear(&err);
+  sp_op *op = sp_plan_mesh_op(m, NULL, &err);
+  ck_assert_msg(op != NULL, "%s", err.msg);
+  ck_assert_str_eq(sp_op_get_str(op, "sym_name"), "mesh");
+  sp_module_free(m);
+}
+END_TEST
+
 START_TEST(follower_of_an_argument_pays_for_resharding_its_other_operand) {
   /* The add keeps %arg0's sharding, so it joins %arg0's node; %arg1 arrives with "model" on
    * the other dimension and has to be moved. */
@@ -763,6 +780,7 @@ static Suite *plan_search_suite(void) {
   tcase_set_timeout(tc, 300);
   tcase_add_test(tc, gpt_forward_layer_search_beats_megatron_on_one_machine);
   tcase_add_test(tc, gpt_training_layer_on_one_machine_is_never_worse_than_megatron);
+  tcase_add_test(tc, a_mesh_without_axes_does_not_compete_for_the_mesh_to_plan);
   tcase_add_test(tc, gpt_training_layer_with_data_across_machines_recovers_megatron_splits);
   suite_add_tcase(s, tc);
   return s;

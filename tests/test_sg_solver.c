@@ -14,9 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "search/iopddl.h"
-#include "search/sg_solve.h"
-#include "search/strategy_graph.h"
+#include "solver/solver.h"
 #include "test_support.h"
 
 static uint64_t rng_state;

@@ -9,8 +9,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "search/iopddl.h"
-#include "search/strategy_graph.h"
+#include "solver/solver.h"
 #include "test_support.h"
 
 /* The contest's example problem (nodes 0..4, limit 50); its optimum is 445 with

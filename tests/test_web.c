@@ -162,6 +162,8 @@ START_TEST(plan_page_shows_costs_chart_shardings_and_collectives) {
   ck_assert_int_eq(st, 200);
   ck_assert_ptr_nonnull(strstr(b, "peak memory per device"));
   ck_assert_ptr_nonnull(strstr(b, "<svg class=\"chart\""));
+  ck_assert_ptr_nonnull(strstr(b, "<rect class=\"k-compute\""));   /* per-op compute bars */
+  ck_assert_ptr_nonnull(strstr(b, ">dot_general #"));
   ck_assert_ptr_nonnull(strstr(b, "<h2>Solver</h2>"));
   ck_assert_ptr_nonnull(strstr(b, "Rank mapping"));
   /* the shardings table has every argument with its sdy text and PartitionSpec */

@@ -54,15 +54,10 @@ static void stats(sp_web *w, sp_web_response *r) {
 }
 
 static void plans(sp_web *w, const sp_web_request *req, sp_web_response *r) {
-  long page = sp__web_arg_long(req, "page", 0, 0, 1L << 30);
-  sp_store_list_query q = {.offset = page * SP_WEB_PAGE_SIZE, .limit = SP_WEB_PAGE_SIZE,
-                           .order = SP_STORE_ORDER_CREATED};
+  long page;
   sp_store_plan_list l;
-  memset(&l, 0, sizeof l);
   sp_err err;
-  sp_err_clear(&err);
-  if (sp_store_list(w->store, &q, &l, &err) != SP_OK) {
-    sp_store_plan_list_free(&l);
+  if (sp__web_list_page(w, req, &page, &l, &err) != SP_OK) {
     sp__web_store_error(r, &err, true);
     return;
   }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "web/html.h"
+#include "web/web_int.h"
 
 void sp_web_axes(sp_strbuf *sb, const cJSON *arr) {
   int n = 0;
@@ -20,16 +21,6 @@ void sp_web_axes(sp_strbuf *sb, const cJSON *arr) {
     sp_strbuf_puts(sb, "&quot;");
   }
   if (!n) sp_strbuf_puts(sb, "-");
-}
-
-static const char *str(const cJSON *o, const char *k) {
-  const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-  return cJSON_IsString(v) ? v->valuestring : NULL;
-}
-
-static double num(const cJSON *o, const char *k) {
-  const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-  return cJSON_IsNumber(v) ? v->valuedouble : 0;
 }
 
 static const sp_web_mark *mark_of(const sp_web_mark *marks, int n, const char *tensor, int f) {
@@ -59,10 +50,10 @@ void sp_web_factor_table(sp_strbuf *sb, const cJSON *table, const char *caption,
   const cJSON *f;
   int fi = 0;
   cJSON_ArrayForEach(f, factors) {
-    const char *kind = str(f, "kind");
+    const char *kind = sp__web_str(f, "kind");
     sp_html_printf(sb, "<th title=\"%s\">F%d <small>%s=%.0f</small><small>%s%s</small></th>",
-                   str(f, "name") ? str(f, "name") : "", fi, str(f, "name") ? str(f, "name") : "?",
-                   num(f, "size"), kind ? kind : "",
+                   sp__web_str(f, "name") ? sp__web_str(f, "name") : "", fi, sp__web_str(f, "name") ? sp__web_str(f, "name") : "?",
+                   sp__web_num(f, "size"), kind ? kind : "",
                    cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(f, "blocked")) ? ", blocked" : "");
     fi++;
   }
@@ -70,7 +61,7 @@ void sp_web_factor_table(sp_strbuf *sb, const cJSON *table, const char *caption,
   const cJSON *t;
   int row = 0;
   cJSON_ArrayForEach(t, tensors) {
-    const char *tname = str(t, "tensor");
+    const char *tname = sp__web_str(t, "tensor");
     sp_strbuf_puts(sb, "<tr>");
     row_label(sb, row++, tname);
     const cJSON *cells = cJSON_GetObjectItemCaseSensitive(t, "cells");

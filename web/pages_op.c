@@ -17,18 +17,6 @@
 #define MAX_CONFLICTS_SCAN 20000
 #define SCAN_PAGE 500
 
-static const cJSON *get(const cJSON *o, const char *k) {
-  return cJSON_GetObjectItemCaseSensitive(o, k);
-}
-static double num(const cJSON *o, const char *k) {
-  const cJSON *v = get(o, k);
-  return cJSON_IsNumber(v) ? v->valuedouble : 0;
-}
-static const char *str(const cJSON *o, const char *k) {
-  const cJSON *v = get(o, k);
-  return cJSON_IsString(v) ? v->valuestring : "";
-}
-
 /* Conflict records of op `n` (a cJSON array the caller deletes). */
 static cJSON *conflicts_of(sp_web *w, const char *key, long n) {
   cJSON *out = cJSON_CreateArray();
@@ -44,7 +32,7 @@ static cJSON *conflicts_of(sp_web *w, const char *key, long n) {
     for (size_t i = 0; i < pg.n; i++) {
       cJSON *c = cJSON_Parse(pg.rows[i].json);
       if (!c) continue;
-      if ((long)num(c, "op") == n) {
+      if ((long)sp__web_num(c, "op") == n) {
         cJSON_AddNumberToObject(c, "_row", (double)pg.rows[i].idx);
         cJSON_AddItemToArray(out, c);
       } else {
@@ -66,9 +54,9 @@ static void axes_list(sp_strbuf *sb, const cJSON *arr) {
 
 /* One line saying how a conflict was resolved: "aggressive: chose ["x"] (from operand 0)". */
 static void resolution_text(sp_strbuf *sb, const cJSON *c) {
-  sp_html_printf(sb, "%s, %s: chose ", str(c, "level"), str(c, "resolution"));
-  axes_list(sb, get(c, "chosen"));
-  if (*str(c, "source")) sp_html_printf(sb, " from %s", str(c, "source"));
+  sp_html_printf(sb, "%s, %s: chose ", sp__web_str(c, "level"), sp__web_str(c, "resolution"));
+  axes_list(sb, sp__web_get(c, "chosen"));
+  if (*sp__web_str(c, "source")) sp_html_printf(sb, " from %s", sp__web_str(c, "source"));
 }
 
 /* The cells to highlight: for each conflict, each tensor that wanted something different from
@@ -78,21 +66,21 @@ static int collect_marks(const cJSON *conflicts, sp_web_mark *marks, int cap, ch
   const cJSON *c;
   cJSON_ArrayForEach(c, conflicts) {
     const cJSON *t;
-    cJSON_ArrayForEach(t, get(c, "tensors")) {
+    cJSON_ArrayForEach(t, sp__web_get(c, "tensors")) {
       if (n == cap) return n;
       sp_strbuf sb = SP_STRBUF_INIT;
-      sp_strbuf_printf(&sb, "%s, %s: wanted ", str(c, "level"), str(c, "resolution"));
+      sp_strbuf_printf(&sb, "%s, %s: wanted ", sp__web_str(c, "level"), sp__web_str(c, "resolution"));
       /* the note goes into a title attribute: keep it plain (it is escaped there) */
       char *s;
-      sp_strbuf_puts(&sb, (s = cJSON_PrintUnformatted(get(t, "before"))) ? s : "[]");
+      sp_strbuf_puts(&sb, (s = cJSON_PrintUnformatted(sp__web_get(t, "before"))) ? s : "[]");
       free(s);
       sp_strbuf_puts(&sb, ", got ");
-      sp_strbuf_puts(&sb, (s = cJSON_PrintUnformatted(get(t, "after"))) ? s : "[]");
+      sp_strbuf_puts(&sb, (s = cJSON_PrintUnformatted(sp__web_get(t, "after"))) ? s : "[]");
       free(s);
       snprintf(notes[n], sizeof notes[0], "%s", sp_strbuf_str(&sb));
       sp_strbuf_free(&sb);
-      marks[n].tensor = str(t, "tensor");
-      marks[n].factor = (int)num(c, "factor_index");
+      marks[n].tensor = sp__web_str(t, "tensor");
+      marks[n].factor = (int)sp__web_num(c, "factor_index");
       marks[n].note = notes[n];
       n++;
     }
@@ -107,7 +95,7 @@ static void conflict_rows(sp_strbuf *sb, const char *key, const cJSON *conflicts
                      "<th>resolution</th><th>strategy level</th><th>round</th></tr></thead><tbody>");
   const cJSON *c;
   cJSON_ArrayForEach(c, conflicts) {
-    const cJSON *tensors = get(c, "tensors");
+    const cJSON *tensors = sp__web_get(c, "tensors");
     int nt = cJSON_GetArraySize(tensors);
     if (nt == 0) nt = 1;
     int k = 0;
@@ -118,19 +106,19 @@ static void conflict_rows(sp_strbuf *sb, const char *key, const cJSON *conflicts
         if (link_op)
           sp_html_printf(sb, "<td rowspan=\"%d\"><a href=\"/plans/%s/ops/%.0f\">%s #%.0f</a> "
                              "<small>line %.0f</small></td>",
-                         nt, key, num(c, "op"), str(c, "op_name"), num(c, "op"), num(c, "line"));
+                         nt, key, sp__web_num(c, "op"), sp__web_str(c, "op_name"), sp__web_num(c, "op"), sp__web_num(c, "line"));
         sp_html_printf(sb, "<td rowspan=\"%d\">F%.0f <small>%s=%.0f</small></td>", nt,
-                       num(c, "factor_index"), str(c, "factor"), num(c, "factor_size"));
+                       sp__web_num(c, "factor_index"), sp__web_str(c, "factor"), sp__web_num(c, "factor_size"));
       }
       if (t) {
-        sp_html_printf(sb, "<td>%s</td><td class=\"mono\">", str(t, "tensor"));
-        axes_list(sb, get(t, "before"));
+        sp_html_printf(sb, "<td>%s</td><td class=\"mono\">", sp__web_str(t, "tensor"));
+        axes_list(sb, sp__web_get(t, "before"));
         sp_strbuf_puts(sb, "</td><td class=\"mono\">");
-        axes_list(sb, get(t, "after"));
+        axes_list(sb, sp__web_get(t, "after"));
         sp_strbuf_puts(sb, "</td><td>");
         const cJSON *cause;
         int ci = 0;
-        cJSON_ArrayForEach(cause, get(t, "causes"))
+        cJSON_ArrayForEach(cause, sp__web_get(t, "causes"))
           if (cJSON_IsString(cause)) sp_html_printf(sb, "%s%s", ci++ ? ", " : "", cause->valuestring);
         sp_strbuf_puts(sb, "</td>");
       } else {
@@ -141,9 +129,9 @@ static void conflict_rows(sp_strbuf *sb, const char *key, const cJSON *conflicts
         resolution_text(sb, c);
         sp_html_printf(sb, "</td><td rowspan=\"%d\">%s%s</td><td rowspan=\"%d\" class=\"num\">"
                            "%.0f</td>",
-                       nt, str(c, "level"),
-                       cJSON_IsTrue(get(c, "conservative")) ? " (conservative)" : "", nt,
-                       num(c, "round"));
+                       nt, sp__web_str(c, "level"),
+                       cJSON_IsTrue(sp__web_get(c, "conservative")) ? " (conservative)" : "", nt,
+                       sp__web_num(c, "round"));
       }
       sp_strbuf_puts(sb, "</tr>\n");
       k++;
@@ -156,18 +144,18 @@ static void conflict_rows(sp_strbuf *sb, const char *key, const cJSON *conflicts
 /* "operands": [{"value": I, "name": "%3", "producer": OP|-1}], "users": [OP...]: written by
  * the plan for each op when known. */
 static void neighbours(sp_strbuf *sb, const char *key, const cJSON *op) {
-  const cJSON *operands = get(op, "operands"), *results = get(op, "results"),
-              *users = get(op, "users");
+  const cJSON *operands = sp__web_get(op, "operands"), *results = sp__web_get(op, "results"),
+              *users = sp__web_get(op, "users");
   if (!operands && !users && !results) return;
   sp_strbuf_puts(sb, "<h2>Data flow</h2><ul>");
   const cJSON *o;
   int i = 0;
   cJSON_ArrayForEach(o, operands) {
     sp_html_printf(sb, "<li>operand %d (T%d): <a href=\"/plans/%s/values/%.0f\">%s</a>", i, i, key,
-                   num(o, "value"), str(o, "name"));
-    if (num(o, "producer") >= 0 && cJSON_IsNumber(get(o, "producer")))
+                   sp__web_num(o, "value"), sp__web_str(o, "name"));
+    if (sp__web_num(o, "producer") >= 0 && cJSON_IsNumber(sp__web_get(o, "producer")))
       sp_html_printf(sb, " from <a href=\"/plans/%s/ops/%.0f\">op #%.0f</a>", key,
-                     num(o, "producer"), num(o, "producer"));
+                     sp__web_num(o, "producer"), sp__web_num(o, "producer"));
     sp_strbuf_puts(sb, "</li>");
     i++;
   }
@@ -175,7 +163,7 @@ static void neighbours(sp_strbuf *sb, const char *key, const cJSON *op) {
   i = 0;
   cJSON_ArrayForEach(o, results) {
     sp_html_printf(sb, "<li>result %d (T%d): <a href=\"/plans/%s/values/%.0f\">%s</a></li>", i,
-                   nops + i, key, num(o, "value"), str(o, "name"));
+                   nops + i, key, sp__web_num(o, "value"), sp__web_str(o, "name"));
     i++;
   }
   if (cJSON_GetArraySize(users) > 0) {
@@ -208,19 +196,19 @@ void sp__web_page_op(sp_web *w, const sp_web_request *req, const char *key, long
 
   sp_strbuf *sb = &r->body;
   char title[160];
-  snprintf(title, sizeof title, "%s #%ld", str(op, "name"), n);
+  snprintf(title, sizeof title, "%s #%ld", sp__web_str(op, "name"), n);
   sp_html_begin(sb, title);
   sp_html_printf(sb, "<p><a href=\"/plans/%s\">&larr; plan %.12s</a></p>", key, key);
-  sp_html_printf(sb, "<h1><code>%s</code> #%ld</h1><p>line %.0f, column %.0f", str(op, "name"), n,
-                 num(op, "line"), num(op, "col"));
-  if (cJSON_IsTrue(get(op, "erased"))) sp_strbuf_puts(sb, " &middot; erased by the passes");
+  sp_html_printf(sb, "<h1><code>%s</code> #%ld</h1><p>line %.0f, column %.0f", sp__web_str(op, "name"), n,
+                 sp__web_num(op, "line"), sp__web_num(op, "col"));
+  if (cJSON_IsTrue(sp__web_get(op, "erased"))) sp_strbuf_puts(sb, " &middot; erased by the passes");
   sp_strbuf_puts(sb, "</p>");
-  if (*str(op, "rule")) sp_html_printf(sb, "<p>rule <code>%s</code></p>", str(op, "rule"));
+  if (*sp__web_str(op, "rule")) sp_html_printf(sb, "<p>rule <code>%s</code></p>", sp__web_str(op, "rule"));
   sp_html_printf(sb, "<p>%d conflict%s on this op.</p>", nconf, nconf == 1 ? "" : "s");
   sp_strbuf_puts(sb, "<div class=\"side\"><div><h2>Before propagation</h2>");
-  sp_web_factor_table(sb, get(op, "before"), NULL, NULL, 0);
+  sp_web_factor_table(sb, sp__web_get(op, "before"), NULL, NULL, 0);
   sp_strbuf_puts(sb, "</div><div><h2>After propagation</h2>");
-  sp_web_factor_table(sb, get(op, "after"), NULL, marks, nmarks);
+  sp_web_factor_table(sb, sp__web_get(op, "after"), NULL, marks, nmarks);
   sp_strbuf_puts(sb, "</div></div>");
   if (nconf > 0) {
     sp_strbuf_puts(sb, "<h2>Conflicts</h2>");

@@ -15,20 +15,7 @@
 #include "web/factor_table.h"
 #include "web/web_int.h"
 
-#define CHART_ROWS_READ 5000   /* collectives read for the chart */
 #define CHART_BARS 30
-
-static const cJSON *get(const cJSON *o, const char *k) {
-  return cJSON_GetObjectItemCaseSensitive(o, k);
-}
-static double num(const cJSON *o, const char *k) {
-  const cJSON *v = get(o, k);
-  return cJSON_IsNumber(v) ? v->valuedouble : 0;
-}
-static const char *str(const cJSON *o, const char *k) {
-  const cJSON *v = get(o, k);
-  return cJSON_IsString(v) ? v->valuestring : "";
-}
 
 static void costs_cards(sp_strbuf *sb, const cJSON *c) {
   struct { const char *label, *key; } rows[] = {
@@ -37,32 +24,32 @@ static void costs_cards(sp_strbuf *sb, const cJSON *c) {
   sp_strbuf_puts(sb, "<section class=\"cards\">");
   for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
     sp_strbuf_puts(sb, "<div class=\"card\"><b>");
-    sp_html_seconds(sb, num(c, rows[i].key));
+    sp_html_seconds(sb, sp__web_num(c, rows[i].key));
     sp_html_printf(sb, "</b> %s</div>", rows[i].label);
   }
   sp_strbuf_puts(sb, "<div class=\"card\"><b>");
-  sp_html_bytes(sb, num(c, "peak_memory_bytes"));
+  sp_html_bytes(sb, sp__web_num(c, "peak_memory_bytes"));
   sp_strbuf_puts(sb, "</b> peak memory per device");
-  if (num(c, "memory_limit_bytes") > 0) {
+  if (sp__web_num(c, "memory_limit_bytes") > 0) {
     sp_strbuf_puts(sb, " of ");
-    sp_html_bytes(sb, num(c, "memory_limit_bytes"));
+    sp_html_bytes(sb, sp__web_num(c, "memory_limit_bytes"));
   }
   sp_strbuf_puts(sb, "</div></section>\n");
 }
 
 static void solver_table(sp_strbuf *sb, const cJSON *s) {
   sp_strbuf_puts(sb, "<h2>Solver</h2><table class=\"kv\"><tbody>");
-  sp_html_printf(sb, "<tr><th>status</th><td>%s</td></tr>", str(s, "status"));
-  sp_html_printf(sb, "<tr><th>cost</th><td class=\"num\">%.0f</td></tr>", num(s, "cost"));
-  const cJSON *b = get(s, "bound");
+  sp_html_printf(sb, "<tr><th>status</th><td>%s</td></tr>", sp__web_str(s, "status"));
+  sp_html_printf(sb, "<tr><th>cost</th><td class=\"num\">%.0f</td></tr>", sp__web_num(s, "cost"));
+  const cJSON *b = sp__web_get(s, "bound");
   if (cJSON_IsNumber(b)) sp_html_printf(sb, "<tr><th>bound</th><td class=\"num\">%.0f</td></tr>",
                                         b->valuedouble);
   else sp_strbuf_puts(sb, "<tr><th>bound</th><td>none</td></tr>");
-  sp_html_printf(sb, "<tr><th>gap</th><td class=\"num\">%.4f%%</td></tr>", 100 * num(s, "gap"));
+  sp_html_printf(sb, "<tr><th>gap</th><td class=\"num\">%.4f%%</td></tr>", 100 * sp__web_num(s, "gap"));
   sp_strbuf_puts(sb, "<tr><th>time</th><td class=\"num\">build ");
-  sp_html_seconds(sb, num(s, "build_s"));
+  sp_html_seconds(sb, sp__web_num(s, "build_s"));
   sp_strbuf_puts(sb, ", solve ");
-  sp_html_seconds(sb, num(s, "solve_s"));
+  sp_html_seconds(sb, sp__web_num(s, "solve_s"));
   sp_strbuf_puts(sb, "</td></tr>");
   sp_html_printf(sb,
                  "<tr><th>model</th><td class=\"num\">%.0f nodes, %.0f edges, %.0f strategies, "
@@ -70,34 +57,35 @@ static void solver_table(sp_strbuf *sb, const cJSON *s) {
                  "<tr><th>after reduction</th><td class=\"num\">%.0f nodes, %.0f edges, %.0f "
                  "strategies, %.0f pairs (%.0f merged, %.0f dominated)</td></tr>"
                  "<tr><th>ILP</th><td class=\"num\">%.0f columns, %.0f rows</td></tr>",
-                 num(s, "nodes"), num(s, "edges"), num(s, "strategies"), num(s, "pairs"),
-                 num(s, "red_nodes"), num(s, "red_edges"), num(s, "red_strategies"),
-                 num(s, "red_pairs"), num(s, "merged"), num(s, "dominated"), num(s, "ilp_cols"),
-                 num(s, "ilp_rows"));
+                 sp__web_num(s, "nodes"), sp__web_num(s, "edges"), sp__web_num(s, "strategies"), sp__web_num(s, "pairs"),
+                 sp__web_num(s, "reduced_nodes"), sp__web_num(s, "reduced_edges"), sp__web_num(s, "reduced_strategies"),
+                 sp__web_num(s, "reduced_pairs"), sp__web_num(s, "merged_nodes"), sp__web_num(s, "dominated_strategies"),
+                 sp__web_num(s, "ilp_cols"),
+                 sp__web_num(s, "ilp_rows"));
   sp_strbuf_puts(sb, "</tbody></table>\n");
 }
 
 static void mesh_table(sp_strbuf *sb, const cJSON *m) {
-  sp_html_printf(sb, "<h2>Mesh <code>@%s</code></h2>", str(m, "name"));
+  sp_html_printf(sb, "<h2>Mesh <code>@%s</code></h2>", sp__web_str(m, "name"));
   sp_strbuf_puts(sb, "<table><thead><tr><th>axis</th><th>size</th><th>link</th>"
                      "<th>latency</th><th>bandwidth</th><th>traffic per device</th></tr></thead><tbody>");
   const cJSON *a;
-  cJSON_ArrayForEach(a, get(m, "axes")) {
+  cJSON_ArrayForEach(a, sp__web_get(m, "axes")) {
     sp_html_printf(sb, "<tr><td>%s</td><td class=\"num\">%.0f</td><td>%s</td><td class=\"num\">",
-                   str(a, "name"), num(a, "size"), str(a, "link"));
-    sp_html_seconds(sb, num(a, "alpha_s"));
+                   sp__web_str(a, "name"), sp__web_num(a, "size"), sp__web_str(a, "link"));
+    sp_html_seconds(sb, sp__web_num(a, "alpha_s"));
     sp_strbuf_puts(sb, "</td><td class=\"num\">");
-    sp_html_bytes(sb, num(a, "bandwidth"));
+    sp_html_bytes(sb, sp__web_num(a, "bandwidth"));
     sp_strbuf_puts(sb, "/s</td><td class=\"num\">");
-    sp_html_bytes(sb, num(a, "traffic_bytes"));
+    sp_html_bytes(sb, sp__web_num(a, "traffic_bytes"));
     sp_strbuf_puts(sb, "</td></tr>");
   }
   sp_strbuf_puts(sb, "</tbody></table>");
-  const cJSON *dev = get(m, "device_of");
+  const cJSON *dev = sp__web_get(m, "device_of");
   int n = cJSON_GetArraySize(dev);
   if (n > 0) {
     sp_html_printf(sb, "<p>Rank mapping (%s): mesh coordinate &rarr; device: <code>",
-                   cJSON_IsTrue(get(m, "placement_auto")) ? "chosen by traffic" : "as given");
+                   cJSON_IsTrue(sp__web_get(m, "placement_auto")) ? "chosen by traffic" : "as given");
     int i = 0;
     const cJSON *d;
     cJSON_ArrayForEach(d, dev) {
@@ -111,11 +99,10 @@ static void mesh_table(sp_strbuf *sb, const cJSON *m) {
   }
 }
 
-/* Per-op bars from the collectives (an op's own reduction is communication, an operand's
- * reshard is resharding); op rows add compute when they carry "compute_s". */
+/* One bar per op, the costliest CHART_BARS of the plan: the "op_cost" rows are stored
+ * costliest first, so the chart reads one page. */
 static void cost_chart(sp_web *w, const char *key, sp_strbuf *sb) {
-  sp_store_row_query q = {.section = "collective", .limit = CHART_ROWS_READ};
-  /* the total only matters when there are more than we read */
+  sp_store_row_query q = {.section = "op_cost", .limit = CHART_BARS, .skip_total = true};
   sp_store_row_page pg;
   memset(&pg, 0, sizeof pg);
   sp_err err;
@@ -124,39 +111,23 @@ static void cost_chart(sp_web *w, const char *key, sp_strbuf *sb) {
     sp_html_printf(sb, "<p class=\"error\">%s</p>", err.msg);
     return;
   }
-  sp_web_bar *bars = calloc(pg.n ? pg.n : 1, sizeof *bars);
-  char (*labels)[96] = calloc(pg.n ? pg.n : 1, sizeof *labels);
-  char (*hrefs)[120] = calloc(pg.n ? pg.n : 1, sizeof *hrefs);
-  int *opnum = calloc(pg.n ? pg.n : 1, sizeof *opnum);
+  sp_web_bar bars[CHART_BARS];
+  char labels[CHART_BARS][96], hrefs[CHART_BARS][120];
   int nb = 0;
-  for (size_t i = 0; bars && labels && hrefs && opnum && i < pg.n; i++) {
+  for (size_t i = 0; i < pg.n && nb < CHART_BARS; i++) {
     cJSON *c = cJSON_Parse(pg.rows[i].json);
     if (!c) continue;
-    int op = (int)num(c, "op");
-    int b = 0;
-    while (b < nb && opnum[b] != op) b++;
-    if (b == nb) {
-      opnum[nb] = op;
-      const char *name = str(c, "op_name");
-      const char *dot = strchr(name, '.');
-      snprintf(labels[nb], sizeof labels[0], "%s #%d", dot ? dot + 1 : name, op);
-      snprintf(hrefs[nb], sizeof hrefs[0], "/plans/%s/ops/%d", key, op);
-      bars[nb].label = labels[nb];
-      bars[nb].href = op >= 0 ? hrefs[nb] : NULL;
-      nb++;
-    }
-    if (num(c, "operand") >= 0) bars[b].reshard_s += num(c, "seconds");
-    else bars[b].comm_s += num(c, "seconds");
+    int op = (int)sp__web_num(c, "op");
+    const char *name = sp__web_str(c, "name");
+    const char *dot = strchr(name, '.');
+    snprintf(labels[nb], sizeof labels[0], "%s #%d", dot ? dot + 1 : name, op);
+    snprintf(hrefs[nb], sizeof hrefs[0], "/plans/%s/ops/%d", key, op);
+    bars[nb] = (sp_web_bar){labels[nb], hrefs[nb], sp__web_num(c, "compute_s"), sp__web_num(c, "comm_s"),
+                            sp__web_num(c, "reshard_s")};
+    nb++;
     cJSON_Delete(c);
   }
   sp_web_cost_chart(sb, bars, nb, CHART_BARS);
-  if (pg.total > (int64_t)pg.n)
-    sp_html_printf(sb, "<p>(chart of the first %zu of %lld collectives)</p>", pg.n,
-                   (long long)pg.total);
-  free(bars);
-  free(labels);
-  free(hrefs);
-  free(opnum);
   sp_store_row_page_free(&pg);
 }
 
@@ -182,20 +153,20 @@ static void shardings_table(sp_web *w, const sp_web_request *req, const char *ke
   for (size_t i = 0; i < pg.n; i++) {
     cJSON *v = cJSON_Parse(pg.rows[i].json);
     if (!v) continue;
-    const cJSON *pos = get(v, "pos"), *sh = get(v, "sharding");
+    const cJSON *pos = sp__web_get(v, "pos"), *sh = sp__web_get(v, "sharding");
     sp_html_printf(sb, "<tr><td class=\"num\">%lld</td><td><a href=\"/plans/%s/values/%lld\">%s"
                        "</a></td><td>",
-                   (long long)pg.rows[i].idx, key, (long long)pg.rows[i].idx, str(v, "name"));
-    const char *kind = str(pos, "kind");
+                   (long long)pg.rows[i].idx, key, (long long)pg.rows[i].idx, sp__web_str(v, "name"));
+    const char *kind = sp__web_str(pos, "kind");
     if (strcmp(kind, "op_result") == 0)
       sp_html_printf(sb, "<a href=\"/plans/%s/ops/%.0f\">op %.0f</a> result %.0f", key,
-                     num(pos, "op"), num(pos, "op"), num(pos, "index"));
-    else sp_html_printf(sb, "func %.0f %s %.0f", num(pos, "func"),
-                        strcmp(kind, "arg") == 0 ? "argument" : "result", num(pos, "index"));
-    sp_html_printf(sb, "</td><td class=\"mono\">%s</td>", str(v, "type"));
+                     sp__web_num(pos, "op"), sp__web_num(pos, "op"), sp__web_num(pos, "index"));
+    else sp_html_printf(sb, "func %.0f %s %.0f", sp__web_num(pos, "func"),
+                        strcmp(kind, "arg") == 0 ? "argument" : "result", sp__web_num(pos, "index"));
+    sp_html_printf(sb, "</td><td class=\"mono\">%s</td>", sp__web_str(v, "type"));
     if (cJSON_IsObject(sh))
-      sp_html_printf(sb, "<td class=\"mono\">%s</td><td class=\"mono\">%s</td>", str(sh, "sdy"),
-                     str(sh, "pspec"));
+      sp_html_printf(sb, "<td class=\"mono\">%s</td><td class=\"mono\">%s</td>", sp__web_str(sh, "sdy"),
+                     sp__web_str(sh, "pspec"));
     else sp_strbuf_puts(sb, "<td class=\"empty\">none</td><td></td>");
     sp_strbuf_puts(sb, "</tr>\n");
     cJSON_Delete(v);
@@ -233,14 +204,14 @@ static void collectives_table(sp_web *w, const sp_web_request *req, const char *
     cJSON *c = cJSON_Parse(pg.rows[i].json);
     if (!c) continue;
     sp_html_printf(sb, "<tr><td>%s</td><td class=\"mono\">%s</td><td class=\"num\">",
-                   str(c, "kind"), str(c, "axes"));
-    sp_html_bytes(sb, num(c, "bytes"));
+                   sp__web_str(c, "kind"), sp__web_str(c, "axes"));
+    sp_html_bytes(sb, sp__web_num(c, "bytes"));
     sp_strbuf_puts(sb, "</td><td class=\"num\">");
-    sp_html_seconds(sb, num(c, "seconds"));
+    sp_html_seconds(sb, sp__web_num(c, "seconds"));
     sp_html_printf(sb, "</td><td class=\"mono\">%s</td><td><a href=\"/plans/%s/ops/%.0f\">%s "
                        "#%.0f</a></td><td class=\"num\">",
-                   str(c, "value_name"), key, num(c, "op"), str(c, "op_name"), num(c, "op"));
-    if (num(c, "operand") >= 0) sp_strbuf_printf(sb, "%.0f", num(c, "operand"));
+                   sp__web_str(c, "value_name"), key, sp__web_num(c, "op"), sp__web_str(c, "op_name"), sp__web_num(c, "op"));
+    if (sp__web_num(c, "operand") >= 0) sp_strbuf_printf(sb, "%.0f", sp__web_num(c, "operand"));
     else sp_strbuf_puts(sb, "own");
     sp_strbuf_puts(sb, "</td></tr>\n");
     cJSON_Delete(c);
@@ -288,14 +259,14 @@ void sp__web_page_plan(sp_web *w, const sp_web_request *req, const char *key,
 
   sp_err_clear(&err);
   cJSON *summary = sp__web_row(w, key, "summary", 0, &err);
-  if (summary && cJSON_IsObject(get(summary, "costs"))) {
-    const cJSON *costs = get(summary, "costs");
+  if (summary && cJSON_IsObject(sp__web_get(summary, "costs"))) {
+    const cJSON *costs = sp__web_get(summary, "costs");
     costs_cards(sb, costs);
-    sp_strbuf_puts(sb, "<h2>Costs per op</h2>");
+    sp_html_printf(sb, "<h2>Costs per op</h2><p>The costliest ops: compute, their own collectives and the resharding of their operands, per device per step.</p>");
     cost_chart(w, key, sb);
-    sp_web_memory_chart(sb, num(costs, "peak_memory_bytes"), num(costs, "memory_limit_bytes"));
-    if (cJSON_IsObject(get(summary, "mesh"))) mesh_table(sb, get(summary, "mesh"));
-    if (cJSON_IsObject(get(summary, "solver"))) solver_table(sb, get(summary, "solver"));
+    sp_web_memory_chart(sb, sp__web_num(costs, "peak_memory_bytes"), sp__web_num(costs, "memory_limit_bytes"));
+    if (cJSON_IsObject(sp__web_get(summary, "mesh"))) mesh_table(sb, sp__web_get(summary, "mesh"));
+    if (cJSON_IsObject(sp__web_get(summary, "solver"))) solver_table(sb, sp__web_get(summary, "solver"));
   } else {
     sp_strbuf_puts(sb, "<p>Propagation only: no cost search was asked for this plan.</p>");
   }

@@ -16,25 +16,13 @@
 #include "web/factor_table.h"
 #include "web/web_int.h"
 
-static const cJSON *get(const cJSON *o, const char *k) {
-  return cJSON_GetObjectItemCaseSensitive(o, k);
-}
-static double num(const cJSON *o, const char *k) {
-  const cJSON *v = get(o, k);
-  return cJSON_IsNumber(v) ? v->valuedouble : 0;
-}
-static const char *str(const cJSON *o, const char *k) {
-  const cJSON *v = get(o, k);
-  return cJSON_IsString(v) ? v->valuestring : "";
-}
-
 #define MAX_STEPS_SHOWN 120  /* steps drawn: the last ones of a longer path */
 
 /* One origin entry of value `v`'s row for `axis`, or NULL. */
 static const cJSON *origin_for(const cJSON *value, const char *axis) {
   const cJSON *o;
-  cJSON_ArrayForEach(o, get(value, "origins"))
-    if (strcmp(str(o, "axis"), axis) == 0) return o;
+  cJSON_ArrayForEach(o, sp__web_get(value, "origins"))
+    if (strcmp(sp__web_str(o, "axis"), axis) == 0) return o;
   return NULL;
 }
 
@@ -43,7 +31,7 @@ static const cJSON *origin_for(const cJSON *value, const char *axis) {
  * earlier values' rows. Steps are collected from this value backwards. */
 static void path(sp_web *w, sp_strbuf *sb, const char *key, const cJSON *origin, const cJSON *self,
                  const char *axis) {
-  int hops = (int)num(origin, "hops");
+  int hops = (int)sp__web_num(origin, "hops");
   typedef struct step {
     long value, op;
     char name[64], op_name[64];
@@ -55,28 +43,28 @@ static void path(sp_web *w, sp_strbuf *sb, const char *key, const cJSON *origin,
   int n = 0;
   cJSON *owned = NULL;
   const cJSON *cur = origin;
-  const char *cur_name = str(self, "name");
+  const char *cur_name = sp__web_str(self, "name");
   long cur_value = -1;
-  while (n < cap && cJSON_IsObject(get(cur, "prev"))) {
-    const cJSON *prev = get(cur, "prev");
+  while (n < cap && cJSON_IsObject(sp__web_get(cur, "prev"))) {
+    const cJSON *prev = sp__web_get(cur, "prev");
     step *s = &steps[n++];
     s->value = cur_value;
-    s->op = (long)num(prev, "op");
+    s->op = (long)sp__web_num(prev, "op");
     snprintf(s->name, sizeof s->name, "%s", cur_name);
-    snprintf(s->op_name, sizeof s->op_name, "%s", str(prev, "op_name"));
-    long pv = (long)num(prev, "value");
+    snprintf(s->op_name, sizeof s->op_name, "%s", sp__web_str(prev, "op_name"));
+    long pv = (long)sp__web_num(prev, "value");
     cJSON *row = sp__web_row(w, key, "value", pv, NULL);
     cJSON_Delete(owned);
     owned = row;
     cur = row ? origin_for(row, axis) : NULL;
-    cur_name = row ? str(row, "name") : "?";
+    cur_name = row ? sp__web_str(row, "name") : "?";
     cur_value = pv;
   }
-  const cJSON *src = get(origin, "source");
+  const cJSON *src = sp__web_get(origin, "source");
   sp_strbuf_puts(sb, "<ol class=\"path\">");
   sp_html_printf(sb, "<li class=\"origin\"><a href=\"/plans/%s/values/%.0f\">%s</a> "
                      "<small>the annotation</small></li>",
-                 key, num(src, "value"), str(src, "name"));
+                 key, sp__web_num(src, "value"), sp__web_str(src, "name"));
   if (hops > n)
     sp_html_printf(sb, "<li><small>%d earlier steps not shown</small></li>", hops - n);
   for (int i = n - 1; i >= 0; i--) {
@@ -95,14 +83,14 @@ static void path(sp_web *w, sp_strbuf *sb, const char *key, const cJSON *origin,
 
 static void provenance(sp_web *w, sp_strbuf *sb, const char *key, const cJSON *value) {
   const cJSON *o;
-  cJSON_ArrayForEach(o, get(value, "origins")) {
-    sp_html_printf(sb, "<h3>dimension %.0f, axis <code>&quot;%s&quot;</code></h3>", num(o, "dim"),
-                   str(o, "axis"));
-    sp_html_printf(sb, "<p>came from <b>%s</b>", str(o, "origin"));
-    if (num(o, "hops") > 0) sp_html_printf(sb, " across %.0f op%s", num(o, "hops"),
-                                           num(o, "hops") == 1 ? "" : "s");
+  cJSON_ArrayForEach(o, sp__web_get(value, "origins")) {
+    sp_html_printf(sb, "<h3>dimension %.0f, axis <code>&quot;%s&quot;</code></h3>", sp__web_num(o, "dim"),
+                   sp__web_str(o, "axis"));
+    sp_html_printf(sb, "<p>came from <b>%s</b>", sp__web_str(o, "origin"));
+    if (sp__web_num(o, "hops") > 0) sp_html_printf(sb, " across %.0f op%s", sp__web_num(o, "hops"),
+                                           sp__web_num(o, "hops") == 1 ? "" : "s");
     sp_strbuf_puts(sb, "</p>");
-    if (cJSON_IsObject(get(o, "source"))) path(w, sb, key, o, value, str(o, "axis"));
+    if (cJSON_IsObject(sp__web_get(o, "source"))) path(w, sb, key, o, value, sp__web_str(o, "axis"));
   }
 }
 
@@ -116,32 +104,32 @@ void sp__web_page_value(sp_web *w, const sp_web_request *req, const char *key, l
     sp__web_store_error(r, &err, false);
     return;
   }
-  const cJSON *pos = get(v, "pos"), *sh = get(v, "sharding");
+  const cJSON *pos = sp__web_get(v, "pos"), *sh = sp__web_get(v, "sharding");
   sp_strbuf *sb = &r->body;
   char title[160];
-  snprintf(title, sizeof title, "value %s", str(v, "name"));
+  snprintf(title, sizeof title, "value %s", sp__web_str(v, "name"));
   sp_html_begin(sb, title);
   sp_html_printf(sb, "<p><a href=\"/plans/%s\">&larr; plan %.12s</a></p>", key, key);
-  sp_html_printf(sb, "<h1>Value <code>%s</code> <small>#%ld</small></h1>", str(v, "name"), n);
-  sp_html_printf(sb, "<p>type <code>%s</code>, ", str(v, "type"));
-  bool op_result = strcmp(str(pos, "kind"), "op_result") == 0;
+  sp_html_printf(sb, "<h1>Value <code>%s</code> <small>#%ld</small></h1>", sp__web_str(v, "name"), n);
+  sp_html_printf(sb, "<p>type <code>%s</code>, ", sp__web_str(v, "type"));
+  bool op_result = strcmp(sp__web_str(pos, "kind"), "op_result") == 0;
   if (op_result)
     sp_html_printf(sb, "result %.0f of <a href=\"/plans/%s/ops/%.0f\">op #%.0f</a>",
-                   num(pos, "index"), key, num(pos, "op"), num(pos, "op"));
+                   sp__web_num(pos, "index"), key, sp__web_num(pos, "op"), sp__web_num(pos, "op"));
   else sp_html_printf(sb, "%s %.0f of function %.0f",
-                      strcmp(str(pos, "kind"), "arg") == 0 ? "argument" : "result",
-                      num(pos, "index"), num(pos, "func"));
+                      strcmp(sp__web_str(pos, "kind"), "arg") == 0 ? "argument" : "result",
+                      sp__web_num(pos, "index"), sp__web_num(pos, "func"));
   sp_strbuf_puts(sb, "</p>");
   if (cJSON_IsObject(sh)) {
     sp_html_printf(sb, "<table class=\"kv\"><tr><th>sharding</th><td class=\"mono\">%s</td></tr>"
                        "<tr><th>PartitionSpec</th><td class=\"mono\">%s</td></tr>"
                        "<tr><th>GSPMD</th><td class=\"mono\">%s</td></tr></table>",
-                   str(sh, "sdy"), str(sh, "pspec"), str(sh, "gspmd"));
+                   sp__web_str(sh, "sdy"), sp__web_str(sh, "pspec"), sp__web_str(sh, "gspmd"));
   } else {
     sp_strbuf_puts(sb, "<p>This value has no sharding: it is replicated.</p>");
   }
   sp_strbuf_puts(sb, "<h2>Provenance</h2>");
-  const cJSON *origins = get(v, "origins");
+  const cJSON *origins = sp__web_get(v, "origins");
   if (cJSON_GetArraySize(origins) > 0) {
     provenance(w, sb, key, v);
   } else if (cJSON_IsObject(sh)) {
@@ -150,14 +138,14 @@ void sp__web_page_value(sp_web *w, const sp_web_request *req, const char *key, l
     sp_strbuf_puts(sb, "<p>Nothing to trace: no axis reached this value.</p>");
   }
   if (op_result) {
-    cJSON *op = sp__web_row(w, key, "op", (long)num(pos, "op"), NULL);
+    cJSON *op = sp__web_row(w, key, "op", (long)sp__web_num(pos, "op"), NULL);
     if (op) {
       sp_html_printf(sb, "<h2>Defining op <a href=\"/plans/%s/ops/%.0f\">%s #%.0f</a></h2>", key,
-                     num(pos, "op"), str(op, "name"), num(pos, "op"));
+                     sp__web_num(pos, "op"), sp__web_str(op, "name"), sp__web_num(pos, "op"));
       sp_strbuf_puts(sb, "<div class=\"side\"><div>");
-      sp_web_factor_table(sb, get(op, "before"), "before propagation", NULL, 0);
+      sp_web_factor_table(sb, sp__web_get(op, "before"), "before propagation", NULL, 0);
       sp_strbuf_puts(sb, "</div><div>");
-      sp_web_factor_table(sb, get(op, "after"), "after propagation", NULL, 0);
+      sp_web_factor_table(sb, sp__web_get(op, "after"), "after propagation", NULL, 0);
       sp_strbuf_puts(sb, "</div></div>");
       cJSON_Delete(op);
     }

@@ -99,6 +99,20 @@ void sp__web_store_error(sp_web_response *r, const sp_err *err, bool json) {
   else sp__web_error(r, status, title, err->msg);
 }
 
+const cJSON *sp__web_get(const cJSON *o, const char *k) {
+  return cJSON_GetObjectItemCaseSensitive(o, k);
+}
+
+double sp__web_num(const cJSON *o, const char *k) {
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+  return cJSON_IsNumber(v) ? v->valuedouble : 0;
+}
+
+const char *sp__web_str(const cJSON *o, const char *k) {
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+  return cJSON_IsString(v) ? v->valuestring : "";
+}
+
 long sp__web_arg_long(const sp_web_request *req, const char *key, long dflt, long lo, long hi) {
   const char *v = sp_web_arg_get(req, key);
   if (!v || !*v) return dflt;
@@ -152,6 +166,18 @@ int sp__web_rows_page(sp_web *w, const char *key, const char *section, const cha
   }
   int rc = sp_store_rows(w->store, key, &q, pg, err);
   if (rc == SP_OK && keyed) pg->total = dense_total;
+  return rc;
+}
+
+int sp__web_list_page(sp_web *w, const sp_web_request *req, long *page, sp_store_plan_list *l,
+                      sp_err *err) {
+  *page = sp__web_arg_long(req, "page", 0, 0, 1L << 30);
+  sp_store_list_query q = {.offset = *page * SP_WEB_PAGE_SIZE, .limit = SP_WEB_PAGE_SIZE,
+                           .order = SP_STORE_ORDER_CREATED};
+  memset(l, 0, sizeof *l);
+  sp_err_clear(err);
+  int rc = sp_store_list(w->store, &q, l, err);
+  if (rc != SP_OK) sp_store_plan_list_free(l);
   return rc;
 }
 

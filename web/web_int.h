@@ -56,6 +56,11 @@ void sp__web_page_login(sp_web *w, const sp_web_request *req, sp_web_response *r
  * conflicts}[/N], /api/stats. `rest` is the path after "/api". */
 void sp__web_api(sp_web *w, const sp_web_request *req, const char *rest, sp_web_response *r);
 
+/* Reading row JSON: a member, a number (0 when absent) and a string ("" when absent). */
+const cJSON *sp__web_get(const cJSON *o, const char *k);
+double sp__web_num(const cJSON *o, const char *k);
+const char *sp__web_str(const cJSON *o, const char *k);
+
 /* Helpers for pages. */
 long sp__web_arg_long(const sp_web_request *req, const char *key, long dflt, long lo, long hi);
 /* "<nav class=pager>" with previous/next links for `base` ("?page=N" appended). */
@@ -70,6 +75,10 @@ cJSON *sp__web_row(sp_web *w, const char *key, const char *section, int64_t idx,
  * known (>= 0); otherwise by offset, counting the matches. */
 int sp__web_rows_page(sp_web *w, const char *key, const char *section, const char *filter,
                       int64_t page, int64_t dense_total, sp_store_row_page *pg, sp_err *err);
+/* The page of the plan list a request asks for (?page=N), newest first; *l is freed by the
+ * caller on success and already freed on failure. */
+int sp__web_list_page(sp_web *w, const sp_web_request *req, long *page, sp_store_plan_list *l,
+                      sp_err *err);
 /* A count of the summary row ("nvalues", ...); -1 when absent. */
 int64_t sp__web_count(const cJSON *summary, const char *field);
 

@@ -31,9 +31,10 @@ static const char usage_text[] =
     "Talks to a running shardplan daemon (shardpland).\n"
     "\n"
     "Commands:\n"
-    "  plan FILE       plan an MLIR module (StableHLO + sdy); prints the key, `cache: hit` or\n"
-    "                  `cache: miss`, the status and a summary. Without a cluster: propagation\n"
-    "                  only; with --cluster or --search: propagation and the cost search\n"
+    "  plan FILE       plan an MLIR module (StableHLO + sdy; FILE - reads standard input);\n"
+    "                  prints the key, `cache: hit` or `cache: miss`, the status and a\n"
+    "                  summary. Without a cluster: propagation only; with --cluster or\n"
+    "                  --search: propagation and the cost search\n"
     "  get KEY         a stored plan, printed as by plan\n"
     "  list            the stored plans\n"
     "  delete KEY      delete a stored plan\n"
@@ -101,9 +102,11 @@ static int fail(const sp_client_error *e) {
   return sp_client_exit_code(e->code);
 }
 
-/* Reads a whole file (NUL-terminated, malloc'd); NULL with errno set on failure. */
+/* Reads a whole file (NUL-terminated, malloc'd; "-" is standard input); NULL with errno set
+ * on failure. */
 static char *read_file(const char *path, size_t *len) {
-  FILE *f = fopen(path, "rb");
+  bool in = strcmp(path, "-") == 0;
+  FILE *f = in ? stdin : fopen(path, "rb");
   if (!f) return NULL;
   size_t cap = 1 << 16, n = 0;
   char *buf = malloc(cap);
@@ -126,7 +129,7 @@ static char *read_file(const char *path, size_t *len) {
     buf = NULL;
     errno = EIO;
   }
-  fclose(f);
+  if (!in) fclose(f);
   if (!buf) return NULL;
   buf[n] = '\0';
   if (len) *len = n;
@@ -180,7 +183,7 @@ static int cmd_plan(cli *o, const char *file) {
   Shardplan__V1__Cluster cl = SHARDPLAN__V1__CLUSTER__INIT;
   req.graph_case = SHARDPLAN__V1__PLAN_REQUEST__GRAPH_MLIR;
   req.mlir = text;
-  req.filename = (char *)file;
+  req.filename = (char *)(strcmp(file, "-") == 0 ? "<stdin>" : file);
   req.options = &opts;
   req.detail = o->full ? SHARDPLAN__V1__DETAIL__DETAIL_FULL : SHARDPLAN__V1__DETAIL__DETAIL_SUMMARY;
   if (o->mesh) {

@@ -22,9 +22,23 @@ mid=$(date +%s)
 # gRPC stubs (messages, services, type stubs) from proto/, when the protos exist.
 rm -rf "$gen"
 mkdir -p "$gen"
-if [ -d "$protos" ] && [ -n "$(find "$protos" -name '*.proto' 2>/dev/null | head -1)" ]; then
-  find "$protos" -name '*.proto' | sort | xargs "$venv/bin/python" -m grpc_tools.protoc \
-    -I "$protos" --python_out="$gen" --grpc_python_out="$gen" --pyi_out="$gen"
+# shardplan/v1/*.proto become the modules shardplan.v1.*_pb2 (the client package's __path__
+# reaches $gen). grpc.health.v1's health.proto is compiled as shardplan/health/health.proto so
+# that its module (shardplan.health.health_pb2) does not shadow the grpc package; the proto
+# package, and so the service name /grpc.health.v1.Health/Check, is unchanged.
+protoc() { "$venv/bin/python" -m grpc_tools.protoc "$@"; }
+if [ -d "$protos/shardplan" ]; then
+  (cd "$protos" && find shardplan -name '*.proto' | sort | while read -r f; do
+     protoc -I . --python_out="$gen" --grpc_python_out="$gen" --pyi_out="$gen" "$f" || exit 1
+   done)
+fi
+if [ -f "$protos/grpc/health/v1/health.proto" ]; then
+  tmp=$(mktemp -d)
+  mkdir -p "$tmp/shardplan/health"
+  cp "$protos/grpc/health/v1/health.proto" "$tmp/shardplan/health/health.proto"
+  protoc -I "$tmp" --python_out="$gen" --grpc_python_out="$gen" --pyi_out="$gen" \
+    "$tmp/shardplan/health/health.proto"
+  rm -rf "$tmp"
 fi
 
 site=$("$venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ir/axis_ref.h"
 #include "propagation/export_shardings.h"
 #include "propagation/factor_projection.h"
 #include "propagation/sharding_walk.h"
@@ -272,7 +273,18 @@ static bool same_mesh(const sp_module *m, const sp_sharding *a, const sp_shardin
 }
 
 static bool has_axes(const sp_sharding *s) {
-  return s && (!sp_sharding_is_unsharded(s) || s->nunreduced);
+  return s && !sp_sharding_is_unsharded(s);
+}
+
+/* Same axes in every dim (unreduced axes are the all-reduce step's business). */
+static bool same_dims(const sp_sharding *a, const sp_sharding *b) {
+  if (a->rank != b->rank) return false;
+  for (int d = 0; d < a->rank; d++) {
+    if (a->dims[d].naxes != b->dims[d].naxes) return false;
+    for (int i = 0; i < a->dims[d].naxes; i++)
+      if (!sp_axis_ref_equal(&a->dims[d].axes[i], &b->dims[d].axes[i])) return false;
+  }
+  return true;
 }
 
 /* A returned value whose sharding differs from the function result's is resharded to it
@@ -286,7 +298,7 @@ static int reshard_returns(sp_module *m, sp_op *ret, sp_err *err) {
     sp_sharding *want = fn->func->result_shardings ? fn->func->result_shardings[i] : NULL;
     const sp_sharding *have = v->sharding;
     if (!has_axes(want) && !has_axes(have)) continue;
-    if (want && have && same_mesh(m, want, have) && sp_sharding_same_axes(want, have)) continue;
+    if (want && have && same_mesh(m, want, have) && same_dims(want, have)) continue;
     if (!want) {
       want = sp_sharding_new(m->arena, have->mesh_name, have->rank, true);
       if (!want) return sp_err_set(err, SP_ENOMEM, "out of memory inserting explicit reshards");
@@ -399,7 +411,8 @@ static int reconcile(sp_module *m, sp_arena *scratch, sp_op *op, sp_err *err) {
     sp_axis_ref *axes = nred ? sp_arena_alloc(m->arena, (size_t)nred * sizeof *axes) : NULL;
     for (int k = 0; k < nred; k++) {
       bool kept = false;
-      for (int u = 0; s && u < s->nunreduced; u++) kept |= sp_axis_ref_equal(&s->unreduced[u], &red[k]);
+      for (int u = 0; s && u < s->nunreduced; u++)
+        kept |= sp_axis_contains(&s->unreduced[u], &red[k], sp_mesh_axis_size(mesh, red[k].name));
       if (!kept) axes[n++] = red[k];
     }
     sp_value *last = res;

@@ -128,6 +128,13 @@ typedef struct sp_plan_collective {
   int operand;          /* consumer operand; -1 for an op's own reduction */
 } sp_plan_collective;
 
+/* The compute time of one op under the plan (per device per step). */
+typedef struct sp_plan_op_cost {
+  int op;               /* op number */
+  const char *name;     /* "stablehlo.dot_general" */
+  double compute_s;
+} sp_plan_op_cost;
+
 typedef struct sp_plan_costs {
   double compute_s, collective_s, reshard_s, comm_s, total_s;  /* per device per step */
   double peak_memory_bytes, memory_limit_bytes;
@@ -185,6 +192,8 @@ typedef struct sp_plan {
   sp_plan_mesh mesh;
   int ncollectives;
   sp_plan_collective *collectives;
+  int nop_costs;        /* every op the search priced, with its compute time */
+  sp_plan_op_cost *op_costs;
 } sp_plan;
 
 void sp_plan_free(sp_plan *p);
@@ -265,7 +274,8 @@ int sp_plan_from_module(sp_module *m, cJSON *report, const struct sp_plan_summar
  *   {"version": 1, "file": "...", "module": "...",
  *    "values": [<value>...], "ops": [<op>...], "conflicts": [...], "warnings": [...],
  *    "search": null | {"costs": {...}, "solver": {...}, "mesh": {...},
- *                      "collectives": [<collective>...]}}
+ *                      "collectives": [<collective>...],
+ *                      "op_compute": [{"op", "name", "compute_s"}...]}}
  * New cJSON owned by the caller; NULL on out-of-memory. */
 cJSON *sp_plan_to_json(const sp_plan *p);
 /* As text (cJSON_Print, or unformatted); malloc'd, the caller frees; NULL on out-of-memory. */

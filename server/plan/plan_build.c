@@ -17,7 +17,7 @@
 #include "mlir/mlir.h"
 #include "plan/sharding_forms.h"
 #include "search/plan_search.h"
-#include "search/sg_solve.h"
+#include "solver/solver.h"
 
 void sp_plan_free(sp_plan *p) {
   if (!p) return;
@@ -351,6 +351,18 @@ static void build_search(builder *b, const sp_plan_summary *s) {
     pc->op_name = str(b, c->op);
     pc->line = c->line;
     pc->operand = c->operand;
+  }
+  p->nop_costs = s->nop_compute;
+  p->op_costs = sp_arena_calloc(p->arena, (size_t)(s->nop_compute ? s->nop_compute : 1),
+                                sizeof *p->op_costs);
+  if (!p->op_costs) {
+    b->status = SP_ENOMEM;
+    return;
+  }
+  for (int i = 0; i < s->nop_compute; i++) {
+    const sp_plan_op_compute *c = &s->op_compute[i];
+    p->op_costs[i] = (sp_plan_op_cost){(int)sp_ptr_map_get(b->numbers, c->op, -1),
+                                       str(b, c->op->name), c->seconds};
   }
 }
 

@@ -122,8 +122,8 @@ static cJSON *warning_json(const sp_plan_warning *w) {
 static cJSON *search_json(const sp_plan *p) {
   cJSON *o = cJSON_CreateObject(), *c = cJSON_CreateObject(), *s = cJSON_CreateObject(),
         *m = cJSON_CreateObject(), *axes = cJSON_CreateArray(), *devs = cJSON_CreateArray(),
-        *colls = cJSON_CreateArray();
-  bool ok = o && c && s && m && axes && devs && colls;
+        *colls = cJSON_CreateArray(), *opc = cJSON_CreateArray();
+  bool ok = o && c && s && m && axes && devs && colls && opc;
   const sp_plan_costs *k = &p->costs;
   ok = ok && add(c, "compute_s", num(k->compute_s)) && add(c, "collective_s", num(k->collective_s)) &&
        add(c, "reshard_s", num(k->reshard_s)) && add(c, "communication_s", num(k->comm_s)) &&
@@ -175,12 +175,22 @@ static cJSON *search_json(const sp_plan *p) {
   if (ok) m = NULL;
   ok = ok && add(o, "collectives", colls);
   if (ok) colls = NULL;
+  for (int i = 0; ok && i < p->nop_costs; i++) {
+    const sp_plan_op_cost *k2 = &p->op_costs[i];
+    cJSON *x = cJSON_CreateObject();
+    ok = x && add(x, "op", num(k2->op)) && add(x, "name", text(k2->name)) &&
+         add(x, "compute_s", num(k2->compute_s));
+    if (x) cJSON_AddItemToArray(opc, x);
+  }
+  ok = ok && add(o, "op_compute", opc);
+  if (ok) opc = NULL;
   cJSON_Delete(c);
   cJSON_Delete(s);
   cJSON_Delete(m);
   cJSON_Delete(axes);
   cJSON_Delete(devs);
   cJSON_Delete(colls);
+  cJSON_Delete(opc);
   if (ok) return o;
   cJSON_Delete(o);
   return NULL;
@@ -438,6 +448,18 @@ static void read_search(reader *r, const cJSON *o) {
   cJSON_ArrayForEach(x, colls) {
     if (!p->collectives || r->rc) break;
     read_collective(r, x, &p->collectives[i++]);
+  }
+  r->where = "search.op_compute";
+  cJSON *opc = rarr(r, o, "op_compute");
+  p->nop_costs = opc ? cJSON_GetArraySize(opc) : 0;
+  p->op_costs = alloc(r, p->nop_costs, sizeof *p->op_costs);
+  i = 0;
+  cJSON_ArrayForEach(x, opc) {
+    if (!p->op_costs || r->rc) break;
+    sp_plan_op_cost *k = &p->op_costs[i++];
+    k->op = rinteger(r, x, "op");
+    k->name = rstr(r, x, "name");
+    k->compute_s = rnum(r, x, "compute_s");
   }
 }
 

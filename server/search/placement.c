@@ -415,6 +415,9 @@ int sp_placement_search(sp_module *m, const sp_plan_search_opts *o, const sp_pla
   }
   c.mesh_attr->u.mesh = (sp_mesh *)final_mesh;
   *out = b.s;
+  /* The winner's operand layouts, as reshards (once: the trials share the module). */
+  rc = sp_plan_insert_operand_reshards(m, out, err);
+  if (rc) return rc;
   out->mesh = final_mesh;
   out->placement_auto = map_ranks;
   out->shape_auto = shapes != NULL;

@@ -2,7 +2,7 @@
  * plan_search.h - the search stage: from a propagated module and a cluster to a module with
  * every value sharded, and a cost summary.
  *
- * The main function's top-level ops become a strategy graph (strategy_graph.h):
+ * The main function's top-level ops become a strategy graph (solver/solver.h):
  *   - a node per op with a sharding rule; its strategies come from strategies.h (mesh axes
  *     assigned to the rule's factors, agreeing with the shardings propagation left);
  *   - element-wise followers share their producer's node (EasyDist's coarsening): an
@@ -31,7 +31,7 @@
  * time 0; values returned live to the end) - a conservative bound when followers extend a
  * node; the usage limit is the device memory (or `memory_limit`).
  *
- * sp_sg_solve (sg_solve.h) picks the strategies; the chosen layouts are written back into
+ * sp_sg_solve (solver/solver.h) picks the strategies; the chosen layouts are written back into
  * the values (closed dims, replicated/unreduced axes and priorities kept) and into the main
  * function's result shardings. The summary is recomputed from the chosen strategies in
  * seconds (not from the rounded units).
@@ -45,7 +45,7 @@
  * structurally identical - equal Weisfeiler-Lehman hashes over the def-use graph, see
  * plan_search.c - and whose strategy lists are identical form a tie group; the members are
  * chained with edges that forbid different strategy indices, so repeated layers get one
- * choice. The solver's bijective-edge reduction (sg_reduce.h) merges each chain into one
+ * choice. The solver's bijective-edge reduction (sg_reduce_int.h) merges each chain into one
  * node: the group is one set of variables (the plan may cost more than an untied one).
  *
  * Not modelled: partial (unreduced) values flowing into later ops, memory-bandwidth time of element-wise ops, the nested regions of control flow.
@@ -67,7 +67,7 @@
 #include "ir/strbuf.h"
 #include "search/cluster.h"
 #include "search/cost_model.h"
-#include "search/sg_solve.h"
+#include "solver/solver.h"
 
 typedef struct cJSON cJSON;
 
@@ -103,10 +103,16 @@ typedef struct sp_plan_search_opts {
   int nstate;
   const sp_plan_state_pair *state;
   const char *dump_graph;     /* write each strategy graph before it is solved (IOPDDL JSON,
-                                 iopddl.h) to this file; NULL: none */
+                                 solver/solver.h) to this file; NULL: none */
 } sp_plan_search_opts;
 
 void sp_plan_search_opts_init(sp_plan_search_opts *o);
+
+/* The compute time of one op under the chosen plan. */
+typedef struct sp_plan_op_compute {
+  const sp_op *op;
+  double seconds;
+} sp_plan_op_compute;
 
 /* A tie group: nodes the search forced to one strategy index (identical repeated layers).
  * values[k] is the first value of member k (an op's result or an argument). */
@@ -126,6 +132,13 @@ typedef struct sp_search_collective {
   const sp_value *value_ref;  /* the value moved and the op, as IR pointers (the plan stage */
   const sp_op *op_ref;        /* addresses them by position) */
 } sp_search_collective;
+
+/* An operand of a planned op that the op takes in another layout than its value's. */
+typedef struct sp_plan_operand_reshard {
+  sp_op *op;
+  int operand;
+  sp_sharding *sharding;      /* the layout the op's strategy wants */
+} sp_plan_operand_reshard;
 
 /* One configuration the placement search planned (placement.h). */
 typedef struct sp_plan_trial {
@@ -160,7 +173,7 @@ typedef struct sp_plan_summary {
   int64_t strategies;         /* node variables */
   int64_t pairs;              /* edge variables */
   int64_t ilp_cols, ilp_rows; /* of the last ILP the solver built (0 if none) */
-  /* The model the solver worked on after its exact reductions (sg_reduce.h): tied layers
+  /* The model the solver worked on after its exact reductions (sg_reduce_int.h): tied layers
    * merged into one node each, dominated strategies dropped, leaves and chains folded. */
   int red_nodes, red_edges;
   int64_t red_strategies, red_pairs;
@@ -177,6 +190,10 @@ typedef struct sp_plan_summary {
   sp_axis_cost axis[SP_MAX_MESH_AXES_CLUSTER];
   int64_t ndevices;
   const int64_t *device_of;   /* [ndevices] (module arena) */
+  /* The compute time of each op the plan prices (an element-wise follower's own, apart from
+   * its node's), in program order (module arena): what the dashboard charts per op. */
+  int nop_compute;
+  sp_plan_op_compute *op_compute;
   /* Every collective of the plan, in program order (module arena). */
   int ncollectives;
   sp_search_collective *collectives;
@@ -191,7 +208,17 @@ typedef struct sp_plan_summary {
   sp_plan_trial *trials;
   /* The pass's report=FILE (module arena), NULL otherwise: where the caller writes the JSON. */
   const char *report_path;
+  /* Operands the chosen strategies take in another layout than their value's (module arena):
+   * the plan's resharding edges, free slices included. sp_plan_insert_operand_reshards turns
+   * them into sdy.reshard ops so the printed module carries the whole plan. */
+  int noperand_reshards;
+  sp_plan_operand_reshard *operand_reshards;
 } sp_plan_summary;
+
+/* Inserts `sdy.reshard` before each recorded operand (see sp_plan_summary.operand_reshards)
+ * and routes the operand through it. Call once, on the module the summary was planned on.
+ * SP_ENOMEM. */
+int sp_plan_insert_operand_reshards(sp_module *m, const sp_plan_summary *s, sp_err *err);
 
 /* Searches and writes the plan into `m` (see the top comment). Errors: SP_EINVAL for a module
  * the search cannot work on (no main function, no mesh or several without `mesh_name`,
@@ -204,7 +231,7 @@ int sp_plan_search_module(sp_module *m, const sp_plan_search_opts *o, sp_plan_su
 int sp_plan_evaluate_module(sp_module *m, const sp_plan_search_opts *o, sp_plan_summary *out,
                             sp_err *err);
 
-/* The main function (`main`, else the module's only function with a body), or NULL. */
+/* The main function (sp_module_main_func: Shardy's rule) when it has a body, or NULL. */
 sp_op *sp_plan_main_func(sp_module *m);
 /* The sdy.mesh op the search plans: the one named `name`, or the module's only mesh when
  * `name` is NULL. NULL with SP_EINVAL in `err` when there is none or several. */

@@ -16,9 +16,8 @@
 #include <string.h>
 
 #include "ir/clock.h"
-#include "search/iopddl.h"
-#include "search/sg_heuristic.h"
-#include "search/sg_solve.h"
+#include "solver/solver.h"
+#include "solver/sg_heuristic_int.h"
 
 static void usage(FILE *f) {
   fprintf(f,

@@ -375,7 +375,7 @@ MODELS: dict[str, Callable[[], Case]] = {
 
 
 def lower(case: Case):
-    return jax.jit(case.fn, in_shardings=case.in_shardings).lower(*case.args)
+    return jax.jit(case.fn, in_shardings=case.in_shardings, keep_unused=True).lower(*case.args)
 
 
 if __name__ == "__main__":  # write every model's lowered text to a folder

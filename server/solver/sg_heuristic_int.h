@@ -1,5 +1,5 @@
 /*
- * sg_heuristic.h - greedy construction and local search on a compact model (internal).
+ * sg_heuristic_int.h - greedy construction and local search on a compact model (internal).
  *
  * The state is one strategy per node, the total cost, and the usage profile over
  * compressed time kept in a segment tree of (load - capacity), so that a move's memory
@@ -18,13 +18,13 @@
  * Memory: malloc'd, owned by the state; sp_sg_heur_free() releases it. The problem must
  * outlive the state.
  */
-#ifndef SP_SEARCH_SG_HEURISTIC_H
-#define SP_SEARCH_SG_HEURISTIC_H
+#ifndef SP_SOLVER_SG_HEURISTIC_INT_H
+#define SP_SOLVER_SG_HEURISTIC_INT_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "search/sg_model.h"
+#include "solver/sg_model_int.h"
 
 typedef struct sg_heur sg_heur;
 
@@ -55,4 +55,4 @@ const int *sp_sg_heur_best(const sg_heur *h, int64_t *cost);
 int64_t sp_sg_heur_work(const sg_heur *h);
 
 
-#endif /* SP_SEARCH_SG_HEURISTIC_H */
+#endif /* SP_SOLVER_SG_HEURISTIC_INT_H */

@@ -1,5 +1,5 @@
 /*
- * sg_ilp.c - the one-hot integer program with GLPK (see sg_ilp.h).
+ * sg_ilp.c - the one-hot integer program with GLPK (see sg_ilp_int.h).
  *
  * Columns: x[i][k] is column xcol[i][k]; pair (a, b) of edge e is ycol[e][a * kb + b]
  * (0 when forbidden). Columns with a nonzero cost come first: GLPK's initial basis depends
@@ -16,7 +16,7 @@
  * lost (it cannot happen on valid input). sp_sg_ilp_release_env() frees the thread's
  * environment when no program is alive (the solver calls it at the end of its ILP phase).
  */
-#include "search/sg_ilp.h"
+#include "solver/sg_ilp_int.h"
 
 #include <float.h>
 #include <glpk.h>
@@ -27,8 +27,8 @@
 #include <string.h>
 
 #include "ir/clock.h"
-#include "search/sg_heuristic.h"
-#include "search/sg_rows.h"
+#include "solver/sg_heuristic_int.h"
+#include "solver/sg_rows_int.h"
 
 struct sg_ilp {
   const sg_prob *p;
@@ -80,7 +80,7 @@ static void trip_free(triplets *t) {
 
 /* ------------------------------------------------------------------ usage rows */
 
-/* The usage rows of the part (see sg_rows.h), with or without their lists. */
+/* The usage rows of the part (see sg_rows_int.h), with or without their lists. */
 static int part_rows(const sg_ilp *q, bool plain, bool lists, sg_rows *rows) {
   const sg_prob *p = q->p;
   uint8_t *in = calloc((size_t)p->n + 1, 1);

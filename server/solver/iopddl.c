@@ -1,12 +1,12 @@
 /*
- * iopddl.c - reader for IOPDDL contest problems (see iopddl.h).
+ * iopddl.c - reader for IOPDDL contest problems (see solver.h).
  *
  * The file is read whole through zlib (gzread passes plain files through unchanged), parsed
  * with cJSON, checked field by field, and turned into a strategy graph with the public
  * sp_sg_add_* calls, so that the graph's own invariants are enforced in one place. Error
  * messages name the JSON path of the offending value.
  */
-#include "search/iopddl.h"
+#include "solver/solver.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>

@@ -1,5 +1,5 @@
 /*
- * sg_rows.h - the usage rows of a compact model (internal): which times need a memory
+ * sg_rows_int.h - the usage rows of a compact model (internal): which times need a memory
  * constraint, and which segments are live there.
  *
  * A row at compressed time t says: sum over the segments live at t of use[chosen] <= cap[t].
@@ -11,13 +11,13 @@
  *
  * Memory: the arrays are malloc'd; sp_sg_rows_free() releases them.
  */
-#ifndef SP_SEARCH_SG_ROWS_H
-#define SP_SEARCH_SG_ROWS_H
+#ifndef SP_SOLVER_SG_ROWS_INT_H
+#define SP_SOLVER_SG_ROWS_INT_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "search/sg_model.h"
+#include "solver/sg_model_int.h"
 
 typedef struct sg_rows {
   int n;           /* rows, by increasing time */
@@ -37,4 +37,4 @@ int sp_sg_rows_build(const sg_prob *p, const uint8_t *in_part, bool plain, bool 
                      sg_rows *out);
 void sp_sg_rows_free(sg_rows *r);
 
-#endif /* SP_SEARCH_SG_ROWS_H */
+#endif /* SP_SOLVER_SG_ROWS_INT_H */

@@ -1,5 +1,5 @@
 /*
- * sg_dual.h - Lagrangian relaxation of the usage rows with a message-passing inner solver
+ * sg_dual_int.h - Lagrangian relaxation of the usage rows with a message-passing inner solver
  * (internal).
  *
  * With a price lambda_r >= 0 on each usage row, the problem without usage limits but with
@@ -16,14 +16,14 @@
  * Memory: malloc'd, owned by the state (sp_sg_dual_free). The problem and rows must outlive
  * it.
  */
-#ifndef SP_SEARCH_SG_DUAL_H
-#define SP_SEARCH_SG_DUAL_H
+#ifndef SP_SOLVER_SG_DUAL_INT_H
+#define SP_SOLVER_SG_DUAL_INT_H
 
 #include <stdint.h>
 
 #include "ir/clock.h"
-#include "search/sg_model.h"
-#include "search/sg_rows.h"
+#include "solver/sg_model_int.h"
+#include "solver/sg_rows_int.h"
 
 typedef struct sg_dual sg_dual;
 
@@ -66,4 +66,4 @@ void sp_sg_excess_free(sg_excess *ex);
 /* Work done so far (cost entries touched). */
 int64_t sp_sg_dual_work(const sg_dual *d);
 
-#endif /* SP_SEARCH_SG_DUAL_H */
+#endif /* SP_SOLVER_SG_DUAL_INT_H */

@@ -1,5 +1,5 @@
 /*
- * sg_ilp.h - the one-hot integer program of a compact model, solved with GLPK (internal).
+ * sg_ilp_int.h - the one-hot integer program of a compact model, solved with GLPK (internal).
  *
  * Variables: x[i][k] (binary) for each node strategy; y[e][a][b] (continuous in [0, 1])
  * for each allowed pair of each edge; pairs with a forbidden cost have no variable.
@@ -18,16 +18,16 @@
  *
  * Memory: sg_ilp owns its glp_prob and index arrays (malloc); the model must outlive it.
  */
-#ifndef SP_SEARCH_SG_ILP_H
-#define SP_SEARCH_SG_ILP_H
+#ifndef SP_SOLVER_SG_ILP_INT_H
+#define SP_SOLVER_SG_ILP_INT_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
 #include "ir/clock.h"
 #include "ir/run_ctl.h"
-#include "search/sg_dual.h"
-#include "search/sg_model.h"
+#include "solver/sg_dual_int.h"
+#include "solver/sg_model_int.h"
 
 typedef struct sg_ilp sg_ilp;
 
@@ -79,4 +79,4 @@ typedef struct sg_ilp_run {
  * but `start` is copied first when given). */
 int sp_sg_ilp_solve(sg_ilp *q, sg_ilp_run *r, int *plan, sp_err *err);
 
-#endif /* SP_SEARCH_SG_ILP_H */
+#endif /* SP_SOLVER_SG_ILP_INT_H */

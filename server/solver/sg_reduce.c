@@ -1,5 +1,5 @@
 /*
- * sg_reduce.c - exact reductions of a strategy-graph model (see sg_reduce.h).
+ * sg_reduce.c - exact reductions of a strategy-graph model (see sg_reduce_int.h).
  *
  * The memory rules sweep the compressed time axis with difference arrays; the strategy
  * rules (forbidden, arc consistency, dominance) run on "dirty" nodes only, i.e. nodes
@@ -10,7 +10,7 @@
  * chain of leaves collapses in one pass. Every rule reports whether it changed the model
  * and the driver repeats them until none does.
  */
-#include "search/sg_reduce.h"
+#include "solver/sg_reduce_int.h"
 
 #include <stdio.h>
 #include <stdlib.h>

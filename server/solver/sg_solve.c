@@ -1,5 +1,5 @@
 /*
- * sg_solve.c - the solver driver (see sg_solve.h).
+ * sg_solve.c - the solver driver (see solver.h).
  *
  * Order of work, all against one deadline:
  *   1. build the model and reduce it (exact; may prove infeasibility);
@@ -13,7 +13,7 @@
  *   4. if not proven, perturbation again until the deadline or the work limit;
  *   5. the best plan is expanded to the input graph and evaluated there.
  */
-#include "search/sg_solve.h"
+#include "solver/solver.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -21,12 +21,12 @@
 #include <string.h>
 
 #include "ir/clock.h"
-#include "search/sg_dual.h"
-#include "search/sg_heuristic.h"
-#include "search/sg_ilp.h"
-#include "search/sg_model.h"
-#include "search/sg_reduce.h"
-#include "search/sg_rows.h"
+#include "solver/sg_dual_int.h"
+#include "solver/sg_heuristic_int.h"
+#include "solver/sg_ilp_int.h"
+#include "solver/sg_model_int.h"
+#include "solver/sg_reduce_int.h"
+#include "solver/sg_rows_int.h"
 
 #define DEFAULT_WORK_LIMIT ((int64_t)4000 * 1000 * 1000) /* heuristic work units */
 #define DEFAULT_ILP_MAX_NONZEROS ((int64_t)40 * 1000 * 1000)

@@ -1,8 +1,8 @@
 /*
- * sg_model.h - the working form of a strategy graph inside the solver (internal).
+ * sg_model_int.h - the working form of a strategy graph inside the solver (internal).
  *
  * Two forms:
- *   - sg_model, mutable, used by the reductions (sg_reduce.h): nodes keep the index they
+ *   - sg_model, mutable, used by the reductions (sg_reduce_int.h): nodes keep the index they
  *     have in the input graph and are deleted, never created; each strategy remembers its
  *     index in the input node (orig), so eliminations can be undone whatever happened to
  *     the strategy lists later. Memory is described per node by segments: over compressed
@@ -21,15 +21,15 @@
  * Costs inside the model saturate at SP_SG_FORBIDDEN: an entry at or above it may not be
  * chosen. Memory: everything lives in the model's arena; sp_sg_model_free() releases it.
  */
-#ifndef SP_SEARCH_SG_MODEL_H
-#define SP_SEARCH_SG_MODEL_H
+#ifndef SP_SOLVER_SG_MODEL_INT_H
+#define SP_SOLVER_SG_MODEL_INT_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
 #include "ir/arena.h"
 #include "ir/err.h"
-#include "search/strategy_graph.h"
+#include "solver/solver.h"
 
 typedef struct sg_seg {
   int t0, t1;    /* compressed times [t0, t1), t0 < t1 */
@@ -151,4 +151,4 @@ typedef struct sg_prob {
 /* The compact form of the live part of `m` (arena memory of m; valid while m lives). */
 int sp_sg_prob_build(sg_model *m, sg_prob **out, sp_err *err);
 
-#endif /* SP_SEARCH_SG_MODEL_H */
+#endif /* SP_SOLVER_SG_MODEL_INT_H */

@@ -1,10 +1,10 @@
 /*
- * sg_rows.c - the usage rows of a compact model (see sg_rows.h).
+ * sg_rows.c - the usage rows of a compact model (see sg_rows_int.h).
  *
  * One sweep over time with the segments sorted by start keeps the live set; duplicate rows
  * are found with a hash table keyed on (capacity, live set).
  */
-#include "search/sg_rows.h"
+#include "solver/sg_rows_int.h"
 
 #include <stdlib.h>
 #include <string.h>

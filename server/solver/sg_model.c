@@ -1,11 +1,11 @@
 /*
- * sg_model.c - the solver's working form of a strategy graph (see sg_model.h).
+ * sg_model.c - the solver's working form of a strategy graph (see sg_model_int.h).
  *
  * Arrays that grow (adjacency, segments, edges, the elimination stack) double inside the
  * model's arena; arrays that shrink (strategy removal) are rebuilt in the arena. The arena
  * therefore holds some dead copies, bounded by a small multiple of the model's size.
  */
-#include "search/sg_model.h"
+#include "solver/sg_model_int.h"
 
 #include <stdio.h>
 #include <stdlib.h>

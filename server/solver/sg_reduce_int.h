@@ -1,5 +1,5 @@
 /*
- * sg_reduce.h - exact reductions of a strategy-graph model (internal).
+ * sg_reduce_int.h - exact reductions of a strategy-graph model (internal).
  *
  * Every rule keeps at least one optimal plan and maps valid plans of the reduced model to
  * valid plans of the input with the same cost (plus the model's constant offset):
@@ -29,10 +29,10 @@
  *     the cost of its best response to each pair.
  * Rules repeat until nothing changes. The model records how to undo each elimination.
  */
-#ifndef SP_SEARCH_SG_REDUCE_H
-#define SP_SEARCH_SG_REDUCE_H
+#ifndef SP_SOLVER_SG_REDUCE_INT_H
+#define SP_SOLVER_SG_REDUCE_INT_H
 
-#include "search/sg_model.h"
+#include "solver/sg_model_int.h"
 
 typedef struct sg_reduce_stats {
   int passes;
@@ -48,4 +48,4 @@ int sp_sg_reduce(sg_model *m, sg_reduce_stats *st /* OUT, may be NULL */, sp_err
  * comp[i] in [0, *ncomp). */
 int sp_sg_prob_components(const sg_prob *p, int *comp /* OUT [n] */, int *ncomp /* OUT */);
 
-#endif /* SP_SEARCH_SG_REDUCE_H */
+#endif /* SP_SOLVER_SG_REDUCE_INT_H */

@@ -1,5 +1,5 @@
 /*
- * sg_dual.c - Lagrangian relaxation with message passing (see sg_dual.h).
+ * sg_dual.c - Lagrangian relaxation with message passing (see sg_dual_int.h).
  *
  * Messages: for edge e = (a, b), mA[e] (k(a) entries) is added to a's unary and subtracted
  * from the edge, mB[e] likewise for b. Any messages give the lower bound
@@ -14,7 +14,7 @@
  * Prices: lambda_r per usage row; a segment covers the rows whose time lies in it, a
  * contiguous range of the time-sorted rows, so its price is a difference of prefix sums.
  */
-#include "search/sg_dual.h"
+#include "solver/sg_dual_int.h"
 
 #include <float.h>
 #include <math.h>
@@ -22,7 +22,7 @@
 #include <string.h>
 
 #include "ir/clock.h"
-#include "search/sg_heuristic.h"
+#include "solver/sg_heuristic_int.h"
 
 #define BIG 1e30
 #define FLAT_ROUNDS 5 /* rounds without a better bound (and no price move) before stopping */

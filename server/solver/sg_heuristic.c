@@ -1,5 +1,5 @@
 /*
- * sg_heuristic.c - greedy construction and local search (see sg_heuristic.h).
+ * sg_heuristic.c - greedy construction and local search (see sg_heuristic_int.h).
  *
  * Costs inside the search are summed in 128 bits: a forbidden entry counts 1e18, so a plan
  * that uses k of them costs about k * 1e18 and sums never overflow; the search therefore
@@ -10,7 +10,7 @@
  * its maximum is <= 0. Each node's segments are disjoint, so a one-node move is checked
  * segment by segment without touching the tree; joint moves are applied, checked and undone.
  */
-#include "search/sg_heuristic.h"
+#include "solver/sg_heuristic_int.h"
 
 #include <stdlib.h>
 #include <string.h>

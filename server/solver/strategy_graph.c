@@ -1,13 +1,13 @@
 /*
  * strategy_graph.c - building, evaluating and exhaustively solving strategy graphs
- * (see strategy_graph.h).
+ * (see solver.h).
  *
  * The node and edge arrays grow by doubling inside the graph's arena (the old copies stay
  * in the arena until sp_sg_free; growth is geometric, so the waste is bounded by the final
  * size). The exhaustive solver is deliberately simple and obviously right: it is the oracle
  * the real solver is tested against.
  */
-#include "search/strategy_graph.h"
+#include "solver/solver.h"
 
 #include <stdlib.h>
 #include <string.h>

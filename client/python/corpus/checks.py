@@ -1,0 +1,325 @@
+"""The corpus checks, shared by the pytest suite and the benchmark.
+
+Check 1 (propagation agrees with JAX): JAX's compiler runs the real Shardy. With XLA's
+debug options `xla_dump_to=DIR` and `xla_dump_hlo_pass_re=shardy`, XLA writes the MLIR modules
+of its Shardy pipeline under DIR/shardy/<module>/: 01.before_propagation.mlir (what propagation
+starts from, after XLA's import) and 02.after_propagation.mlir (every value's sharding as
+JAX's Shardy chose it). shardplan-opt -sdy-propagation-pipeline runs on the same
+01.before_propagation.mlir and the two outputs are compared value by value, in text order
+(both print the same ops in the same order). Separately, the shardings shardplan propagates on
+JAX's lowered text (`jit(f).lower(...).as_text()`) for the arguments and results of @main are
+compared with `compiled.input_shardings` / `compiled.output_shardings`.
+"""
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import glob
+import os
+import re
+import subprocess
+import tempfile
+from typing import Optional
+
+import jax
+
+from shardplan import sdy_text
+from shardplan.local import default_bin_dir
+
+
+def shardplan_opt(text: str, *flags: str) -> tuple[str, str]:
+    """Runs build/bin/shardplan-opt on text; returns (stdout, stderr); raises on failure."""
+    with tempfile.NamedTemporaryFile("w", suffix=".mlir", delete=False) as f:
+        f.write(text)
+        path = f.name
+    try:
+        p = subprocess.run([os.path.join(default_bin_dir(), "shardplan-opt"), path, *flags],
+                           capture_output=True, text=True, timeout=300)
+    finally:
+        os.unlink(path)
+    if p.returncode != 0:
+        raise RuntimeError(f"shardplan-opt {' '.join(flags)} failed ({p.returncode}): "
+                           f"{p.stderr.strip()[:2000]}")
+    return p.stdout, p.stderr
+
+
+def spec_of_sharding(s) -> Optional[sdy_text.Spec]:
+    """A JAX sharding as a Spec; None when it is not a NamedSharding (no per-axis form)."""
+    if isinstance(s, jax.sharding.NamedSharding):
+        dims = []
+        for e in s.spec:
+            if e is None:
+                dims.append(())
+            elif isinstance(e, str):
+                dims.append((e,))
+            else:
+                dims.append(tuple(e))
+        return sdy_text.normalise(dims)
+    if getattr(s, "is_fully_replicated", False):
+        return ()
+    return None
+
+
+@dataclasses.dataclass
+class Diff:
+    where: str
+    jax: str
+    ours: str
+
+
+@dataclasses.dataclass
+class PropagationResult:
+    values: int
+    agree: int
+    sig_values: int
+    sig_agree: int
+    diffs: list
+    sig_diffs: list
+    warnings: str
+
+    @property
+    def rate(self) -> float:
+        return self.agree / self.values if self.values else 1.0
+
+
+def compile_with_dump(lowered, dump_dir: str):
+    compiled = lowered.compile(compiler_options={"xla_dump_to": dump_dir,
+                                                 "xla_dump_hlo_pass_re": "shardy"})
+    mods = sorted(glob.glob(os.path.join(dump_dir, "shardy", "*")))
+    if not mods:
+        raise RuntimeError(f"XLA wrote no Shardy dump under {dump_dir}")
+    return compiled, mods[-1]
+
+
+def _align(theirs, ours):
+    """Pairs of values (JAX's, ours) matched by op sequence, plus the unmatched ones. Both sides
+    list the same ops in the same order except where JAX's constant-or-scalar merger (newer
+    than the conformance files) merged duplicated constant expressions that shardplan keeps."""
+    sm = difflib.SequenceMatcher(None, [v.op for v in theirs], [v.op for v in ours],
+                                 autojunk=False)
+    pairs, only_theirs, only_ours = [], [], []
+    for tag, i1, i2, j1, j2 in sm.get_opcodes():
+        if tag == "equal":
+            pairs += list(zip(theirs[i1:i2], ours[j1:j2]))
+        else:
+            only_theirs += theirs[i1:i2]
+            only_ours += ours[j1:j2]
+    return pairs, only_theirs, only_ours
+
+
+def _named(mesh, spec):
+    return jax.sharding.NamedSharding(mesh, jax.sharding.PartitionSpec(*[d or None for d in spec]))
+
+
+def check_propagation(lowered, mesh) -> PropagationResult:
+    with tempfile.TemporaryDirectory() as d:
+        compiled, mod = compile_with_dump(lowered, d)
+        before = open(os.path.join(mod, "01.before_propagation.mlir")).read()
+        after = open(os.path.join(mod, "02.after_propagation.mlir")).read()
+    ours_text, warnings = shardplan_opt(before, "-sdy-propagation-pipeline")
+    theirs = sdy_text.module_values(after)
+    ours = sdy_text.module_values(ours_text)
+    pairs, only_theirs, only_ours = _align(theirs, ours)
+    diffs = [Diff(t.where, sdy_text.spec_str(t.spec), sdy_text.spec_str(o.spec))
+             for t, o in pairs if t.spec != o.spec]
+    diffs += [Diff(v.where, "(merged away)", "kept: " + sdy_text.spec_str(v.spec))
+              for v in only_ours]
+    diffs += [Diff(v.where, "kept: " + sdy_text.spec_str(v.spec), "(absent)")
+              for v in only_theirs]
+    total = len(pairs) + len(only_ours) + len(only_theirs)
+
+    # Arguments and results: our propagation of JAX's own lowered text vs what the executable
+    # reports (compared as device assignments, so GSPMD and named shardings compare alike).
+    sig_text, _ = shardplan_opt(lowered.as_text(), "-sdy-propagation-pipeline")
+    args, results = sdy_text.func_signature_specs(sig_text, "main")
+    jin = jax.tree_util.tree_leaves(compiled.input_shardings[0])
+    jout = jax.tree_util.tree_leaves(compiled.output_shardings)
+    in_nd = [a.ndim for a in jax.tree_util.tree_leaves(lowered.in_avals)]
+    out_nd = [a.ndim for a in jax.tree_util.tree_leaves(lowered.out_info)]
+    sig_diffs = []
+    pairs = [(f"arg {i}", j, o, n) for i, (j, o, n) in enumerate(zip(jin, args, in_nd))]
+    pairs += [(f"result {i}", j, o, n) for i, (j, o, n) in enumerate(zip(jout, results, out_nd))]
+    if len(jin) != len(args) or len(jout) != len(results):
+        sig_diffs.append(Diff("signature", f"{len(jin)} args, {len(jout)} results",
+                              f"{len(args)} args, {len(results)} results"))
+    for where, j, o, nd in pairs:
+        if not j.is_equivalent_to(_named(mesh, o), nd):
+            js = spec_of_sharding(j)
+            sig_diffs.append(Diff(where, str(j) if js is None else sdy_text.spec_str(js),
+                                  sdy_text.spec_str(o)))
+    return PropagationResult(total, total - len(diffs), len(pairs),
+                             len(pairs) - len(sig_diffs), diffs, sig_diffs, warnings.strip())
+
+
+# ---------------------------------------------------------------- check 2: the plan runs
+
+
+@dataclasses.dataclass
+class RunResult:
+    allclose: bool
+    max_abs_err: float
+    shardings_as_planned: int     # arguments and results whose compiled sharding is planned
+    shardings_total: int
+    mismatches: list
+    sharded_values: int           # values of the plan with at least one sharded dimension
+    values: int
+    plan_seconds: float
+
+
+def check_run(case, planned, plan, ref_out, plan_seconds: float) -> RunResult:
+    import numpy as np
+    out = planned(*case.args)
+    leaves_o = jax.tree_util.tree_leaves(out)
+    leaves_r = jax.tree_util.tree_leaves(ref_out)
+    ok, err = len(leaves_o) == len(leaves_r), 0.0
+    for a, b in zip(leaves_o, leaves_r):
+        a, b = np.asarray(a), np.asarray(b)
+        if a.size:
+            err = max(err, float(np.max(np.abs(a.astype(np.float64) - b.astype(np.float64)))))
+        ok = ok and a.shape == b.shape and np.allclose(a, b, rtol=case.rtol, atol=case.atol)
+    mism = []
+    jin = jax.tree_util.tree_leaves(planned.input_shardings)
+    jout = jax.tree_util.tree_leaves(planned.output_shardings)
+    in_nd = [a.ndim for a in jax.tree_util.tree_leaves(case.args)]
+    out_nd = [np.ndim(a) for a in leaves_o]
+    pairs = list(zip(plan.arg_paths, jin, plan.arg_values, in_nd)) + \
+        list(zip(plan.result_paths, jout, plan.result_values, out_nd))
+    for path, j, v, nd in pairs:
+        if not j.is_equivalent_to(_named(case.mesh, v.spec), nd):
+            mism.append(Diff(path, str(getattr(j, "spec", j)), str(v.partition_spec)))
+    sharded = sum(1 for v in plan.values if v.spec)
+    return RunResult(ok, err, len(pairs) - len(mism), len(pairs), mism, sharded,
+                     len(plan.values), plan_seconds)
+
+
+# ---------------------------------------------------------------- check 3: communication
+
+_COLL = re.compile(r"=\s*(\([^=]*?\)|[a-z0-9]+\[[0-9,]*\](?:\{[^}]*\})?)\s+"
+                   r"(all-reduce|all-gather|reduce-scatter|all-to-all|collective-permute)"
+                   r"(-start)?\((.*)$")
+_SHAPE = re.compile(r"([a-z]+[0-9]*)\[([0-9,]*)\]")
+_BITS = {"pred": 8, "s8": 8, "u8": 8, "s16": 16, "u16": 16, "f16": 16, "bf16": 16, "s32": 32,
+         "u32": 32, "f32": 32, "s64": 64, "u64": 64, "f64": 64, "c64": 64, "c128": 128}
+
+
+def _shape_bytes(text: str) -> float:
+    total = 0.0
+    for ty, dims in _SHAPE.findall(text):
+        n = 1
+        for d in dims.split(","):
+            if d:
+                n *= int(d)
+        total += n * _BITS.get(ty, 32) / 8
+    return total
+
+
+def _group_size(rest: str) -> int:
+    m = re.search(r"replica_groups=mesh\[([^\]]*)\][^{]*\{([^}]*)\}", rest)
+    if m:  # replica_groups=mesh['axis_0'=4,'axis_1'=2] {'axis_1'}
+        sizes = dict((k.strip("' "), int(v)) for k, v in
+                     (kv.split("=") for kv in m.group(1).split(",")))
+        n = 1
+        for a in m.group(2).split(","):
+            n *= sizes.get(a.strip("' "), 1)
+        return n
+    m = re.search(r"replica_groups=\[(\d+),(\d+)\]<=", rest)
+    if m:
+        return int(m.group(2))
+    m = re.search(r"replica_groups=\{\{([0-9,]*)\}", rest)
+    if m:
+        return len(m.group(1).split(","))
+    return 1
+
+
+@dataclasses.dataclass
+class HloCollective:
+    kind: str
+    bytes: float     # B as the planner's model counts it (see cost_model.h)
+    group: int
+
+
+def hlo_collectives(hlo_text: str) -> list:
+    """The collectives of a compiled (partitioned) HLO module with B, the bytes of the whole
+    tensor the group moves as the planner counts them: all-reduce the reduced buffer,
+    all-gather its result, reduce-scatter its operand, all-to-all the group's whole tensor
+    (operand x group size), collective-permute its operand."""
+    out = []
+    for line in hlo_text.splitlines():
+        m = _COLL.search(line)
+        if not m or "-done" in line.split("=")[0]:
+            continue
+        result, kind, _, rest = m.groups()
+        operands = rest.split(")")[0]
+        n = _group_size(rest)
+        res_b, op_b = _shape_bytes(result), _shape_bytes(operands)
+        b = {"all-reduce": res_b, "all-gather": res_b, "reduce-scatter": op_b or res_b * n,
+             "all-to-all": (op_b or res_b) * n, "collective-permute": op_b or res_b}[kind]
+        out.append(HloCollective(kind, b, n))
+    return out
+
+
+@dataclasses.dataclass
+class CommResult:
+    predicted_bytes: float
+    predicted: dict      # kind -> count
+    real_bytes: float
+    real: dict
+    ratio: Optional[float]  # predicted / real; None when both are zero
+
+
+_USER_COLL = re.compile(r"stablehlo\.(all_reduce|all_gather|reduce_scatter|all_to_all|"
+                        r"collective_permute)\b.*?->\s*(tensor<[^>]*>)", re.S)
+_MLIR_BITS = {"i1": 8, "i8": 8, "i16": 16, "f16": 16, "bf16": 16, "i32": 32, "f32": 32,
+              "i64": 64, "f64": 64}
+
+
+def user_collectives(module_text: str) -> list:
+    """Collectives the program writes itself (shard_map's psum and the like, inside
+    sdy.manual_computation): they are in the input, not chosen by the planner."""
+    out = []
+    for m in _USER_COLL.finditer(module_text):
+        parts = m.group(2)[len("tensor<"):-1].split("x")
+        n = 1
+        for d in parts[:-1]:
+            n *= int(d)
+        out.append((m.group(1).replace("_", "-"), n * _MLIR_BITS.get(parts[-1], 32) / 8))
+    return out
+
+
+def check_comm(plan, compiled_text: str) -> CommResult:
+    """The plan's collectives vs the compiled module's, less the ones the program writes
+    itself (matched by kind and size)."""
+    real = hlo_collectives(compiled_text)
+    for kind, b in user_collectives(plan.module_sdy):
+        for i, c in enumerate(real):
+            if c.kind == kind and abs(c.bytes - b) < 1:
+                del real[i]
+                break
+    rk, pk = {}, {}
+    for c in real:
+        rk[c.kind] = rk.get(c.kind, 0) + 1
+    for c in plan.collectives:
+        pk[c.kind] = pk.get(c.kind, 0) + 1
+    pb = plan.predicted_collective_bytes()
+    rb = sum(c.bytes for c in real)
+    ratio = None if pb == 0 and rb == 0 else (pb / rb if rb else float("inf"))
+    return CommResult(pb, pk, rb, rk, ratio)
+
+
+def price_collectives(colls, cluster_path: str) -> float:
+    """Seconds for HLO collectives under the planner's alpha-beta model on one link kind (the
+    single-machine cluster files the corpus uses)."""
+    import json
+    c = json.load(open(cluster_path))
+    link = c["machines"][0]["link"]
+    alpha, bw = link["latency"], link["bandwidth"]
+    t = 0.0
+    for x in colls:
+        n = max(x.group, 1)
+        if n <= 1:
+            continue
+        f = {"all-reduce": 2 * (n - 1) / n, "all-gather": (n - 1) / n,
+             "reduce-scatter": (n - 1) / n, "all-to-all": (n - 1) / n / n,
+             "collective-permute": 1.0}[x.kind]
+        t += alpha + f * x.bytes / bw
+    return t
