@@ -183,7 +183,9 @@ int sp__web_list_page(sp_web *w, const sp_web_request *req, long *page, sp_store
 
 int64_t sp__web_count(const cJSON *summary, const char *field) {
   const cJSON *v = cJSON_GetObjectItemCaseSensitive(summary, field);
-  return cJSON_IsNumber(v) ? (int64_t)v->valuedouble : -1;
+  /* A damaged row may hold any number: only counts an int64 can hold are counts. */
+  if (!cJSON_IsNumber(v) || !(v->valuedouble >= 0 && v->valuedouble < 9.2e18)) return -1;
+  return (int64_t)v->valuedouble;
 }
 
 /* ------------------------------------------------------------------ router */
