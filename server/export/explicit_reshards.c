@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ir/axis_ref.h"
 #include "propagation/export_shardings.h"
 #include "propagation/factor_projection.h"
 #include "propagation/sharding_walk.h"
@@ -410,7 +411,8 @@ static int reconcile(sp_module *m, sp_arena *scratch, sp_op *op, sp_err *err) {
     sp_axis_ref *axes = nred ? sp_arena_alloc(m->arena, (size_t)nred * sizeof *axes) : NULL;
     for (int k = 0; k < nred; k++) {
       bool kept = false;
-      for (int u = 0; s && u < s->nunreduced; u++) kept |= sp_axis_ref_equal(&s->unreduced[u], &red[k]);
+      for (int u = 0; s && u < s->nunreduced; u++)
+        kept |= sp_axis_contains(&s->unreduced[u], &red[k], sp_mesh_axis_size(mesh, red[k].name));
       if (!kept) axes[n++] = red[k];
     }
     sp_value *last = res;
