@@ -1,7 +1,8 @@
 #!/bin/sh
 # The README's main job: the daemon plans the bundled MLP example through the CLI.
 #   1. start shardpland on its embedded default (SQLite plan cache in its data folder,
-#      $XDG_STATE_HOME/shardplan or ~/.local/state/shardplan) on a free loopback port;
+#      $XDG_STATE_HOME/shardplan or ~/.local/state/shardplan), gRPC and dashboard on free
+#      loopback ports;
 #   2. `shardplan plan examples/mlp.mlir --search`: propagation and the cost search on the
 #      bundled one-machine 8-GPU cluster; prints the key, `cache: miss`, the status and the plan
 #      summary; then the same request again: `cache: hit`;
@@ -11,7 +12,7 @@ build="${1:-build}"
 example="examples/mlp.mlir"
 out=$(mktemp)
 log=$(mktemp)
-"$build/bin/shardpland" --grpc-listen 127.0.0.1:0 >"$out" 2>"$log" &
+"$build/bin/shardpland" --grpc-listen 127.0.0.1:0 --http-listen 127.0.0.1:0 >"$out" 2>"$log" &
 pid=$!
 trap 'kill $pid 2>/dev/null || true; rm -f "$out" "$log"' EXIT
 i=0

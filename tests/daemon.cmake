@@ -14,6 +14,7 @@ target_compile_definitions(sp_daemon PUBLIC SP_SOURCE_DIR="${CMAKE_SOURCE_DIR}"
                            SP_BIN_DIR="${CMAKE_BINARY_DIR}/bin")
 target_link_libraries(sp_daemon PUBLIC sp_rpc)
 add_dependencies(sp_daemon shardpland shardplan-gen)
+add_library(sp_soak ALIAS sp_daemon)   # bench/bench_soak.c links it (bench_X -> sp_X)
 
 foreach(t test_daemon test_daemon_errors test_plan_request)
   if(TARGET ${t})

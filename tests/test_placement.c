@@ -329,6 +329,17 @@ END_TEST
 
 /* ------------------------------------------------------------------ the pass */
 
+/* Runs the search pass with `cluster` (a file of examples/clusters) and further options. */
+static sp_plan_summary run_pass(sp_module *m, const char *cluster, const char *more) {
+  char opts[1024];
+  snprintf(opts, sizeof opts, "cluster=%s/examples/clusters/%s %s", SP_SOURCE_DIR, cluster, more);
+  sp_plan_summary s;
+  sp_err err;
+  int rc = sp_search_pass(m, opts, &s, &err);
+  ck_assert_msg(rc == SP_OK, "%s", err.msg);
+  return s;
+}
+
 /* A strategy that takes an operand in another layout than its value's (here: a large matmul
  * whose arguments are pinned replicated and whose work is cheapest split over the devices)
  * shows in the planned module as an sdy.reshard in front of the op, so the printed module
@@ -342,13 +353,7 @@ START_TEST(pass_writes_operand_layouts_as_reshards) {
       "    %0 = stablehlo.dot_general %arg0, %arg1, contracting_dims = [1] x [0] : "
       "(tensor<4096x4096xf32>, tensor<4096x4096xf32>) -> tensor<4096x4096xf32>\n"
       "    return %0 : tensor<4096x4096xf32>\n  }\n}\n");
-  char opts[1024];
-  snprintf(opts, sizeof opts, "cluster=%s/examples/clusters/one_machine_8gpu.json "
-           "placement=given", SP_SOURCE_DIR);
-  sp_plan_summary s;
-  sp_err err;
-  int rc = sp_search_pass(m, opts, &s, &err);
-  ck_assert_msg(rc == SP_OK, "%s", err.msg);
+  sp_plan_summary s = run_pass(m, "one_machine_8gpu.json", "placement=given");
   ck_assert_int_ge(s.noperand_reshards, 1);
   char *out = sp_test_print(m);
   ck_assert_msg(strstr(out, "sdy.reshard %arg") != NULL, "%s", out);
@@ -361,13 +366,8 @@ END_TEST
 
 START_TEST(pass_reports_the_trials_in_text_and_json) {
   sp_module *m = gpt_layer("model=8,data=4", 8);
-  char opts[1024];
-  snprintf(opts, sizeof opts, "cluster=%s/examples/clusters/four_machines_32gpu.json "
-           "state=2:2,3:3,4:4,5:5,7:6,8:7 time-limit=15", SP_SOURCE_DIR);
-  sp_plan_summary s;
-  sp_err err;
-  int rc = sp_search_pass(m, opts, &s, &err);
-  ck_assert_msg(rc == SP_OK, "%s", err.msg);
+  sp_plan_summary s = run_pass(m, "four_machines_32gpu.json",
+                               "state=2:2,3:3,4:4,5:5,7:6,8:7 time-limit=15");
   sp_strbuf sb = SP_STRBUF_INIT;
   sp_plan_summary_print(&sb, &s);
   const char *txt = sp_strbuf_str(&sb);

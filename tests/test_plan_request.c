@@ -23,6 +23,7 @@ typedef struct variant {
   int detail;
   const char *filename, *example;
   bool shape_auto;
+  int64_t max_memory;   /* the daemon's --max-request-memory-mb, in bytes; 0: none */
 } variant;
 
 /* The key of `text` sent as `v` says; returns false (and the message) when it is refused. */
@@ -68,8 +69,9 @@ static bool key_of(const char *text, size_t len, variant v, char key[SP_RPC_HEX]
   sp_module_free(m);
   free(copy);
   sp_rpc_request req;
-  bool ok = sp_rpc_request_decode(buf, n, NULL, &req, &err) == SP_OK &&
-            sp_rpc_request_prepare(&req, &err) == SP_OK;
+  bool ok = sp_rpc_request_decode(buf, n, NULL, &req, &err) == SP_OK;
+  req.max_memory_bytes = v.max_memory;
+  ok = ok && sp_rpc_request_prepare(&req, &err) == SP_OK;
   if (ok) snprintf(key, SP_RPC_HEX, "%s", req.key);
   else snprintf(msg, SP_ERR_MSG_MAX, "%s", err.msg);
   sp_rpc_request_free(&req);
@@ -100,6 +102,26 @@ START_TEST(example_gets_the_same_key_as_text_and_as_graph) {
   same_key_both_ways(t, len, "mlp.mlir", false, &compared, &refused);
   same_key_both_ways(t, len, "mlp.mlir (search)", true, &compared, &refused);
   ck_assert_int_eq(compared, 2);
+  free(t);
+}
+END_TEST
+
+START_TEST(request_over_the_memory_limit_is_refused_before_planning) {
+  size_t len;
+  char *t = sp_test_read_file(SP_SOURCE_DIR "/examples/mlp.mlir", &len);
+  char key[SP_RPC_HEX], msg[SP_ERR_MSG_MAX];
+  /* The 2 KB example reads in well under 1 MiB; planning it with the search is estimated at
+   * more (64 bytes per byte of IR), propagation alone at less. */
+  ck_assert(!key_of(t, len, (variant){.search = true, .max_memory = 1 << 20}, key, msg));
+  ck_assert_msg(strstr(msg, "request: planning this graph with the search would need about") &&
+                strstr(msg, "more than the request memory limit of 1 MiB "
+                            "(--max-request-memory-mb)"), "%s", msg);
+  ck_assert_msg(key_of(t, len, (variant){.search = false, .max_memory = 1 << 20}, key, msg),
+                "%s", msg);
+  ck_assert_msg(key_of(t, len, (variant){.search = true}, key, msg), "%s", msg);
+  /* A text too large to read within the limit is refused before it is parsed. */
+  ck_assert(!key_of(t, len, (variant){.search = false, .max_memory = 16 * 1024}, key, msg));
+  ck_assert_msg(strstr(msg, "request: reading the graph would need about"), "%s", msg);
   free(t);
 }
 END_TEST
@@ -188,6 +210,7 @@ int main(void) {
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, example_gets_the_same_key_as_text_and_as_graph);
   tcase_add_test(tc, what_changes_the_key_and_what_does_not);
+  tcase_add_test(tc, request_over_the_memory_limit_is_refused_before_planning);
   if (sp_test_have_shared(SHARED_PART))
     tcase_add_test(tc, every_conformance_module_gets_the_same_key_as_text_and_as_graph);
   suite_add_tcase(s, tc);

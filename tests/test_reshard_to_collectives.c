@@ -71,7 +71,7 @@ START_TEST(other_mesh_reshards_stay_unless_to_replicated) {
   const char *gather = MESH "func.func @f(%x: tensor<16xf32> {sdy.sharding = #sdy.sharding<@m, [{\"q\"}]>}) -> tensor<16xf32> {\n"
       "  %0 = sdy.reshard %x <@n, [{}]> : tensor<16xf32>\n  return %0 : tensor<16xf32>\n}\n";
   out = et_run(gather, "sdy-reshard-to-collectives", NULL);
-  static const char *const want2[] = {"sdy.all_gather [{\"q\"}] %arg0 out_sharding=<@n, [{}]>", NULL};
+  static const char *const want2[] = {"sdy.all_gather [{\"q\"}] %arg0 out_sharding=<@m, [{}]>", NULL};
   et_has_in_order(out, want2);
   free(out);
 }

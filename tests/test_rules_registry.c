@@ -344,6 +344,31 @@ START_TEST(chlo_elementwise_ops_parse_and_get_the_pointwise_rule) {
 }
 END_TEST
 
+/* jax.lax.top_k lowers to chlo.top_k, which has no sharding rule: it is read in its custom
+ * form, and populating the rules names it in one warning instead of failing. */
+START_TEST(chlo_top_k_is_read_and_warned_about_as_an_op_without_a_rule) {
+  static const char text[] =
+      "func.func @main(%arg0: tensor<32x64xf32>) -> tensor<32x4xf32> {\n"
+      "  %values, %indices = chlo.top_k(%arg0, k = 4) : tensor<32x64xf32> -> "
+      "(tensor<32x4xf32>, tensor<32x4xi32>)\n"
+      "  return %values : tensor<32x4xf32>\n"
+      "}\n";
+  sp_module *m = sp_test_parse(text);
+  ck_assert_ptr_nonnull(m);
+  sp_rules_options opts;
+  sp_err err;
+  ck_assert_int_eq(sp_rules_parse_options("", &opts, &err), SP_OK);
+  warnings w = {0};
+  ck_assert_int_eq(sp_rules_populate(m, &opts, NULL, on_warning, &w, &err), SP_OK);
+  ck_assert_int_eq(w.n, 1);
+  ck_assert_str_eq(w.last, "op 'chlo.top_k' is unknown to SDY sharding rule registry");
+  char *printed = sp_test_print(m);
+  ck_assert_ptr_nonnull(strstr(printed, "{k = 4 : i64}"));
+  free(printed);
+  sp_module_free(m);
+}
+END_TEST
+
 START_TEST(pass_options_parse_conservative_propagation) {
   sp_rules_options o;
   sp_err err;
@@ -371,6 +396,7 @@ static Suite *registry_suite(void) {
   tcase_add_test(tc, populate_reports_the_unknown_custom_call_through_the_callback);
   tcase_add_test(tc, pass_options_parse_conservative_propagation);
   tcase_add_test(tc, chlo_elementwise_ops_parse_and_get_the_pointwise_rule);
+  tcase_add_test(tc, chlo_top_k_is_read_and_warned_about_as_an_op_without_a_rule);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -214,8 +214,7 @@ END_TEST
 
 START_TEST(rule_reduction_factor_in_a_result_is_rejected) {
   ck_assert_str_eq(verify_dot_rule(3, DOT_SIZES, "i,k;k,j", "i,j", "j"),
-                   "v.mlir:3:5: 'stablehlo.dot_general' op sharding rule: reduction factor j "
-                   "appears in result 0");
+                   "v.mlir:3:5: 'stablehlo.dot_general' op reduction factor cannot be in result mappings: factor j in result 0");
 }
 END_TEST
 
@@ -741,8 +740,7 @@ TEXT_CASE(rule_reduction_factor_in_result_is_rejected,
     "k=32} reduction={k}>} : (tensor<8x32xf32>, tensor<32x16xf32>) -> tensor<8x16xf32>\n"
     "  return %0 : tensor<8x16xf32>\n"
     "}\n",
-    "t.mlir:3:8: 'stablehlo.dot_general' op sharding rule: reduction factor k appears in "
-    "result 0")
+    "t.mlir:3:8: 'stablehlo.dot_general' op reduction factor cannot be in result mappings: factor k in result 0")
 
 TEXT_CASE(rule_factor_twice_in_one_tensor_is_rejected,
     "sdy.mesh @mesh = <[\"a\"=2, \"b\"=2]>\n"
@@ -906,6 +904,17 @@ TEXT_CASE(func_data_flow_edge_operand_must_come_from_a_call_or_an_argument,
     "t.mlir:3:8: 'sdy.func_data_flow_edge' op expected operand of sdy.func_data_flow_edge to be a "
     "result of call op.")
 
+TEXT_CASE(manual_computation_body_cannot_use_an_outer_value,
+    "sdy.mesh @m = <[\"p\"=2]>\n"
+    "func.func @f(%arg0: tensor<4xf32>) -> tensor<4xf32> {\n"
+    "  %0 = sdy.manual_computation(%arg0) in_shardings=[<@m, [{}]>] out_shardings=[<@m, [{}]>] manual_axes={} (%arg1: tensor<4xf32>) {\n"
+    "    %1 = stablehlo.multiply %arg1, %arg0 : tensor<4xf32>\n"
+    "    sdy.return %1 : tensor<4xf32>\n"
+    "  } : (tensor<4xf32>) -> tensor<4xf32>\n"
+    "  return %0 : tensor<4xf32>\n"
+    "}\n",
+    "t.mlir:4:10: 'stablehlo.multiply' op using value defined outside the region")
+
 START_TEST(collectives_whose_shardings_fit_verify) {
   const char *text =
       "sdy.mesh @m = <[\"x\"=8, \"y\"=2]>\n"
@@ -1041,6 +1050,7 @@ static Suite *verify_suite(void) {
   tcase_add_test(tt, collective_permute_keeps_the_shard_count_per_dim);
   tcase_add_test(tt, collectives_whose_shardings_fit_verify);
   tcase_add_test(tt, barrier_cannot_allow_both_directions);
+  tcase_add_test(tt, manual_computation_body_cannot_use_an_outer_value);
   tcase_add_test(tt, constraint_cannot_turn_kept_min_unreduced_axes_into_sum);
   tcase_add_test(tt, reshard_cannot_introduce_min_unreduced_axes);
   tcase_add_test(tt, data_flow_edge_input_needs_a_single_user);

@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 enum {
-  OPT_GRPC = 1000, OPT_HTTP, OPT_DATA, OPT_MAXS, OPT_MAXQ, OPT_CACHE, OPT_MSG, OPT_TIME,
+  OPT_GRPC = 1000, OPT_HTTP, OPT_DATA, OPT_MAXS, OPT_MAXQ, OPT_CACHE, OPT_MSG, OPT_REQMEM, OPT_TIME,
   OPT_LOG, OPT_CERT, OPT_KEY, OPT_TOKEN, OPT_ALLOW, OPT_VERSION, OPT_HELP
 };
 
@@ -32,6 +32,7 @@ static const flag FLAGS[] = {
     {"max-queue", "SHARDPLAN_MAX_QUEUE", OPT_MAXQ, true},
     {"cache-max-mb", "SHARDPLAN_CACHE_MAX_MB", OPT_CACHE, true},
     {"max-message-mb", "SHARDPLAN_MAX_MESSAGE_MB", OPT_MSG, true},
+    {"max-request-memory-mb", "SHARDPLAN_MAX_REQUEST_MEMORY_MB", OPT_REQMEM, true},
     {"time-limit", "SHARDPLAN_TIME_LIMIT", OPT_TIME, true},
     {"log-level", "SHARDPLAN_LOG_LEVEL", OPT_LOG, true},
     {"tls-cert", "SHARDPLAN_TLS_CERT", OPT_CERT, true},
@@ -59,6 +60,9 @@ void sp_daemon_config_usage(FILE *out) {
       "                                               UNAVAILABLE with a retry hint\n"
       "  --cache-max-mb N      SHARDPLAN_CACHE_MAX_MB  plan cache size bound, default 1024\n"
       "  --max-message-mb N    SHARDPLAN_MAX_MESSAGE_MB request size bound, default 64\n"
+      "  --max-request-memory-mb N  SHARDPLAN_MAX_REQUEST_MEMORY_MB  refuse (RESOURCE_EXHAUSTED)\n"
+      "                        a Plan whose estimated memory is larger; default: half the\n"
+      "                        machine's memory / --max-searches\n"
       "  --time-limit S        SHARDPLAN_TIME_LIMIT    search seconds when a request sets\n"
       "                                               none, default 10\n"
       "  --log-level L         SHARDPLAN_LOG_LEVEL     error, warn, info (default), debug\n"
@@ -122,6 +126,10 @@ static int apply(sp_daemon_config *c, const flag *f, const char *what, const cha
     case OPT_MSG:
       if ((rc = parse_int(what, v, 1, 2047, &x, err))) return rc;
       c->max_message_bytes = x << 20;
+      return SP_OK;
+    case OPT_REQMEM:
+      if ((rc = parse_int(what, v, 16, 1 << 24, &x, err))) return rc;
+      c->max_request_memory_bytes = x << 20;
       return SP_OK;
     case OPT_TIME: {
       char *end;
@@ -231,6 +239,11 @@ int sp_daemon_config_parse(int argc, char **argv, sp_getenv_fn env, sp_daemon_co
     goto fail;
   }
   if (c->show_help || c->show_version) return SP_OK;
+  if (!c->max_request_memory_bytes) { /* half the machine's memory, shared by the searches */
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    int64_t total = pages > 0 && page > 0 ? (int64_t)pages * page : (int64_t)4 << 30;
+    c->max_request_memory_bytes = total / 2 / (c->max_searches > 0 ? c->max_searches : 1);
+  }
   if (!c->data_dir) {
     const char *xdg = env("XDG_STATE_HOME"), *home = env("HOME");
     char buf[4096];

@@ -45,6 +45,7 @@ typedef struct sp_daemon_config {
   int max_queue;
   int64_t cache_max_bytes;
   int64_t max_message_bytes;
+  int64_t max_request_memory_bytes; /* default: half the machine's memory / max_searches */
   double time_limit;
   sp_log_level log_level;
   char *tls_cert_pem;     /* file contents */

@@ -93,6 +93,7 @@ int main(int argc, char **argv) {
   so.max_queue = cfg.max_queue;
   so.cache_max_bytes = cfg.cache_max_bytes;
   so.default_time_limit = cfg.time_limit;
+  so.max_request_memory_bytes = cfg.max_request_memory_bytes;
   so.log_level = (int)cfg.log_level;
   so.log = stderr;
   if (sp_service_open(&so, &svc, &err)) goto fail;

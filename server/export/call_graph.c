@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "propagation/func_calls.h"
 #include "propagation/mesh_import.h"
 
 #define ORIGINAL_NAME "sdy.original_func_name"
@@ -39,103 +40,11 @@ static void collect_named_post_order(sp_op *op, op_list *l) {
   if (op->kind == SP_OP_SDY_NAMED_COMPUTATION) push(l, op);
 }
 
-static int set_str(sp_arena *a, sp_attrs *d, const char *name, sp_attr_kind kind, const char *v) {
-  sp_attr at = {.name = name, .kind = kind, .u.s = v};
-  return sp_attrs_set(a, d, &at);
-}
-
-/* If `v` feeds an sdy.data_flow_edge, the edge goes (its uses use `v`) and its sharding, when
- * it has one, is returned; else NULL. */
-static sp_sharding *take_edge(sp_value *v) {
-  for (sp_use *u = v->uses; u; u = u->next) {
-    sp_op *e = u->owner;
-    if (e->kind != SP_OP_SDY_DATA_FLOW_EDGE || e->nresults != 1) continue;
-    sp_sharding *s = e->results[0].sharding;
-    sp_value_replace_all_uses(&e->results[0], v);
-    sp_op_erase(e);
-    return s;
-  }
-  return NULL;
-}
-
-/* Turns one named computation into a function and a call; false on out-of-memory. */
-static bool export_one(sp_module *m, sp_op *nc) {
-  sp_arena *a = m->arena;
-  const char *origin = sp_op_get_str(nc, "name");
-  if (!origin || nc->nregions != 1 || nc->regions[0].nblocks != 1) return true; /* left as is */
-  const char *name = sp_module_unique_symbol(m, origin);
-  sp_op *fn = name ? sp_op_create(a, "func.func", 0, NULL, 0, NULL, 1) : NULL;
-  sp_func_info *fi = fn ? sp_arena_calloc(a, 1, sizeof *fi) : NULL;
-  if (!fi || set_str(a, &fn->attrs, "sym_name", SP_ATTR_STR, name) ||
-      set_str(a, &fn->attrs, "sym_visibility", SP_ATTR_STR, "private") ||
-      set_str(a, &fn->attrs, ORIGINAL_NAME, SP_ATTR_STR, origin))
-    return false;
-  fn->loc = nc->loc;
-  fn->regions[0] = nc->regions[0];
-  fn->regions[0].parent = fn;
-  for (int b = 0; b < fn->regions[0].nblocks; b++) fn->regions[0].blocks[b]->parent = &fn->regions[0];
-  memset(&nc->regions[0], 0, sizeof nc->regions[0]);
-  nc->regions[0].parent = nc;
-  sp_block *entry = fn->regions[0].blocks[0];
-  sp_attr *in = sp_op_attr(nc, "in_shardings");
-  fi->nargs = entry->nargs;
-  fi->nresults = nc->nresults;
-  fi->arg_types = sp_arena_alloc(a, (size_t)(fi->nargs + 1) * sizeof *fi->arg_types);
-  fi->result_types = sp_arena_alloc(a, (size_t)(fi->nresults + 1) * sizeof *fi->result_types);
-  fi->result_shardings = sp_arena_calloc(a, (size_t)(fi->nresults + 1), sizeof *fi->result_shardings);
-  fi->result_attrs = sp_arena_calloc(a, (size_t)(fi->nresults + 1), sizeof *fi->result_attrs);
-  if (!fi->arg_types || !fi->result_types || !fi->result_shardings || !fi->result_attrs) return false;
-  for (int i = 0; i < entry->nargs; i++) {
-    fi->arg_types[i] = entry->args[i]->type;
-    if (in && in->kind == SP_ATTR_SHARDINGS && i < in->u.shardings.n)
-      entry->args[i]->sharding = in->u.shardings.v[i];
-    /* The data-flow edges of the computation hold the live shardings. */
-    sp_sharding *live = take_edge(entry->args[i]);
-    if (live) entry->args[i]->sharding = live;
-  }
-  for (int i = 0; i < nc->nresults; i++) {
-    sp_sharding *live = take_edge(&nc->results[i]);
-    if (live) nc->results[i].sharding = live;
-  }
-  for (int i = 0; i < nc->nresults; i++) fi->result_types[i] = nc->results[i].type;
-  fn->func = fi;
-  if (entry->last && entry->last->kind == SP_OP_SDY_RETURN) {
-    entry->last->kind = SP_OP_FUNC_RETURN;
-    entry->last->name = sp_op_kind_name(SP_OP_FUNC_RETURN);
-  }
-  sp_block_append(sp_module_body(m), fn);
-
-  sp_type **types = sp_arena_alloc(a, (size_t)(nc->nresults + 1) * sizeof *types);
-  if (!types) return false;
-  for (int i = 0; i < nc->nresults; i++) types[i] = nc->results[i].type;
-  sp_op *call = sp_op_create(a, "func.call", nc->noperands, NULL, nc->nresults, types, 0);
-  if (!call || set_str(a, &call->attrs, "callee", SP_ATTR_SYMBOL, name)) return false;
-  /* The computation's own attributes (not its name and shardings) stay on the call. */
-  for (int i = 0; i < nc->attrs.n; i++) {
-    const sp_attr *at = &nc->attrs.v[i];
-    if (strcmp(at->name, "name") == 0 || strcmp(at->name, "in_shardings") == 0 ||
-        strcmp(at->name, "out_shardings") == 0)
-      continue;
-    if (sp_attrs_set(a, &call->attrs, at)) return false;
-  }
-  call->loc = nc->loc;
-  for (int i = 0; i < nc->noperands; i++) sp_op_set_operand(call, i, nc->operands[i].value);
-  for (int i = 0; i < nc->nresults; i++) {
-    call->results[i].sharding = nc->results[i].sharding;
-    call->results[i].loc = nc->results[i].loc;
-    call->results[i].name_hint = nc->results[i].name_hint;
-  }
-  sp_op_insert_before(nc, call);
-  for (int i = 0; i < nc->nresults; i++) sp_value_replace_all_uses(&nc->results[i], &call->results[i]);
-  sp_op_erase(nc);
-  return true;
-}
-
 int sp_export_named_computations(sp_module *m, sp_err *err) {
   op_list l = {0};
   collect_named_post_order(m->op, &l);
   bool ok = !l.oom;
-  for (int i = 0; ok && i < l.n; i++) ok = export_one(m, l.v[i]);
+  for (int i = 0; ok && i < l.n; i++) ok = sp_func_calls_export_one(m, l.v[i], true) != NULL;
   free(l.v);
   return ok ? SP_OK : sp_err_set(err, SP_ENOMEM, "out of memory exporting named computations");
 }

@@ -113,6 +113,9 @@ static sp_sharding *layout_sharding(sp_arena *a, const sp_mesh *mesh, const layo
   sp_sharding *s = sp_sharding_new(a, like->mesh_name, l->rank, true);
   if (!s) return NULL;
   s->inline_mesh = like->inline_mesh;
+  s->unreduced = like->unreduced; /* kept as they are (a change of them is not lowered) */
+  s->nunreduced = like->nunreduced;
+  s->unreduced_kind = like->unreduced_kind;
   for (int d = 0; d < l->rank; d++) {
     int n;
     sp_axis_ref *v = merged(a, mesh, &l->dims[d], &n);
@@ -183,17 +186,80 @@ static bool lower(emitter *e, const sp_sharding *from, const sp_sharding *to, in
             (moved.dims = calloc((size_t)(rank ? rank : 1), sizeof *moved.dims)) != NULL;
   moved.rank = rank;
   if (!ok) goto done;
-  /* all_slice */
+  /* Pieces only the target has replace, in place, pieces of the same size only the source
+   * has (a collective_permute does both); the others are sliced onto their target dim. */
+  bool permute = false;
   for (int d = 0; d < rank; d++)
-    for (int i = 0; i < tgt.dims[d].n; i++)
-      if (find_piece(&cur, &tgt.dims[d].v[i], NULL) < 0) {
-        append(&cur.dims[d], &tgt.dims[d].v[i], 1);
-        append(&moved.dims[d], &tgt.dims[d].v[i], 1);
+    for (int i = 0; i < tgt.dims[d].n; i++) {
+      const sp_axis_ref *want = &tgt.dims[d].v[i];
+      if (find_piece(&cur, want, NULL) >= 0) continue;
+      int64_t size = sp_axis_size(want, sp_mesh_axis_size(e->mesh, want->name));
+      bool replaced = false;
+      for (int c = 0; c < rank && !replaced; c++)
+        for (int k = 0; k < cur.dims[c].n && !replaced; k++) {
+          sp_axis_ref *have = &cur.dims[c].v[k];
+          if (find_piece(&tgt, have, NULL) >= 0 ||
+              sp_axis_size(have, sp_mesh_axis_size(e->mesh, have->name)) != size || c != d)
+            continue;
+          *have = *want;
+          replaced = permute = true;
+        }
+      if (!replaced) {
+        append(&cur.dims[d], want, 1);
+        append(&moved.dims[d], want, 1);
       }
+    }
   if (any_pieces(&moved)) {
     sp_attr at = dim_axes_attr(e->m->arena, "slicing_axes", e->mesh, &moved, &e->oom);
-    if (e->oom || !emit(e, "sdy.all_slice", &cur, &at)) goto done;
+    /* The slice reaches the layout before the replacements. */
+    if (e->oom) goto done;
+    if (permute) {
+      layout before = {rank, calloc((size_t)(rank ? rank : 1), sizeof(dim_pieces))};
+      bool ok2 = before.dims && to_layout(e->mesh, from, from, to, rank, &before);
+      if (ok2)
+        for (int d = 0; d < rank; d++) append(&before.dims[d], moved.dims[d].v, moved.dims[d].n);
+      sp_op *sl = ok2 ? emit(e, "sdy.all_slice", &before, &at) : NULL;
+      free(before.dims);
+      if (!sl) {
+        e->oom = true;
+        goto done;
+      }
+    } else if (!emit(e, "sdy.all_slice", &cur, &at)) {
+      goto done;
+    }
   }
+  /* Each dim: the pieces it keeps first, in the target's order (swapping them into place),
+   * then those that leave the tensor, then those that move to another dim (all_to_all takes
+   * the last ones, all_gather the trailing ones after it). */
+  for (int d = 0; d < rank; d++) {
+    dim_pieces *c = &cur.dims[d];
+    int placed = 0;
+    for (int i = 0; i < tgt.dims[d].n; i++) {
+      int pos, where = find_piece(&cur, &tgt.dims[d].v[i], &pos);
+      if (where != d) break;
+      if (pos != placed) {
+        sp_axis_ref tmp = c->v[placed];
+        c->v[placed] = c->v[pos];
+        c->v[pos] = tmp;
+        permute = true;
+      }
+      placed++;
+    }
+    dim_pieces rest = {0}, movers = {0};
+    for (int i = placed; i < c->n; i++) {
+      int where = find_piece(&tgt, &c->v[i], NULL);
+      if (where >= 0 && where != d) append(&movers, &c->v[i], 1);
+      else append(&rest, &c->v[i], 1);
+    }
+    dim_pieces ordered = {0};
+    append(&ordered, c->v, placed);
+    append(&ordered, rest.v, rest.n);
+    append(&ordered, movers.v, movers.n);
+    for (int i = 0; i < c->n; i++)
+      if (!sp_axis_ref_equal(&ordered.v[i], &c->v[i])) permute = true;
+    *c = ordered;
+  }
+  if (permute && !emit(e, "sdy.collective_permute", &cur, NULL)) goto done;
   /* all_to_all */
   for (bool progress = true; progress;) {
     progress = false;
@@ -306,6 +372,7 @@ static int lower_reshard(sp_module *m, sp_op *rs, bool keep_redundant) {
     /* Everything gathered, straight onto the other mesh. */
     layout moved = {0};
     e.mesh = sp_sharding_mesh(m, from);
+    e.like = from; /* gathered in place: replicated on the operand's mesh */
     if (!e.mesh || !to_layout(e.mesh, from, from, NULL, rank, &moved)) {
       free(moved.dims);
       return moved.dims || !e.mesh ? SP_OK : SP_ENOMEM;
@@ -316,7 +383,6 @@ static int lower_reshard(sp_module *m, sp_op *rs, bool keep_redundant) {
     free(moved.dims);
     free(none.dims);
     if (!g) return SP_ENOMEM;
-    g->results[0].sharding = (sp_sharding *)to;
   } else {
     if (!e.mesh) return SP_OK;
     if (sp_sharding_same_axes(from, to) || (from_empty && to_empty)) {

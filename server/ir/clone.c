@@ -2,20 +2,13 @@
  * clone.c - deep copies of ops and regions (see clone.h).
  */
 #include "ir/clone.h"
+#include "ir/ptr_map.h"
 
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* ------------------------------------------------------------------ value map */
-
-static size_t hash_ptr(const void *p) {
-  uint64_t x = (uint64_t)(uintptr_t)p;
-  x ^= x >> 33;
-  x *= 0xff51afd7ed558ccdULL;
-  x ^= x >> 33;
-  return (size_t)x;
-}
 
 void sp_value_map_init(sp_value_map *m) { memset(m, 0, sizeof *m); }
 
@@ -27,7 +20,7 @@ void sp_value_map_free(sp_value_map *m) {
 
 static void insert_slot(const sp_value **keys, sp_value **vals, size_t cap, const sp_value *k,
                         sp_value *v) {
-  size_t mask = cap - 1, h = hash_ptr(k) & mask;
+  size_t mask = cap - 1, h = sp_ptr_hash(k) & mask;
   while (keys[h] && keys[h] != k) h = (h + 1) & mask;
   keys[h] = k;
   vals[h] = v;
@@ -54,7 +47,7 @@ static int grow(sp_value_map *m) {
 
 int sp_value_map_put(sp_value_map *m, const sp_value *from, sp_value *to) {
   if (2 * (m->n + 1) > m->cap && grow(m)) return SP_ENOMEM;
-  size_t mask = m->cap - 1, h = hash_ptr(from) & mask;
+  size_t mask = m->cap - 1, h = sp_ptr_hash(from) & mask;
   while (m->keys[h] && m->keys[h] != from) h = (h + 1) & mask;
   if (!m->keys[h]) m->n++;
   m->keys[h] = from;
@@ -64,7 +57,7 @@ int sp_value_map_put(sp_value_map *m, const sp_value *from, sp_value *to) {
 
 sp_value *sp_value_map_get(const sp_value_map *m, const sp_value *from) {
   if (!m || !m->cap) return NULL;
-  size_t mask = m->cap - 1, h = hash_ptr(from) & mask;
+  size_t mask = m->cap - 1, h = sp_ptr_hash(from) & mask;
   while (m->keys[h]) {
     if (m->keys[h] == from) return m->vals[h];
     h = (h + 1) & mask;

@@ -9,6 +9,7 @@
  * Small updates are batched in h->buf and handed to OpenSSL 4 KiB at a time.
  */
 #include "ir/hash.h"
+#include "ir/ptr_map.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -227,14 +228,6 @@ char *sp_hash_hex(const uint8_t digest[SP_HASH_BYTES], char out[SP_HASH_HEX_BYTE
 
 /* ------------------------------------------------------------------ value numbers */
 
-static size_t ptr_hash(const void *p) {
-  uint64_t x = (uint64_t)(uintptr_t)p;
-  x ^= x >> 33;
-  x *= 0xff51afd7ed558ccdULL;
-  x ^= x >> 33;
-  return (size_t)x;
-}
-
 static bool grow_values(sp_hasher *h) {
   size_t cap = h->vcap ? h->vcap * 2 : 1024;
   struct sp_hasher_slot *slots = calloc(cap, sizeof *slots);
@@ -244,7 +237,7 @@ static bool grow_values(sp_hasher *h) {
   }
   for (size_t i = 0; i < h->vcap; i++) {
     if (!h->values[i].key) continue;
-    size_t j = ptr_hash(h->values[i].key) & (cap - 1);
+    size_t j = sp_ptr_hash(h->values[i].key) & (cap - 1);
     while (slots[j].key) j = (j + 1) & (cap - 1);
     slots[j] = h->values[i];
   }
@@ -259,7 +252,7 @@ static bool grow_values(sp_hasher *h) {
 static int64_t value_number(sp_hasher *h, const sp_value *v) {
   if (2 * (h->vcount + 1) > h->vcap && !grow_values(h)) return -1;
   size_t mask = h->vcap - 1;
-  size_t i = ptr_hash(v) & mask;
+  size_t i = sp_ptr_hash(v) & mask;
   while (h->values[i].key) {
     if (h->values[i].key == v) return h->values[i].num;
     i = (i + 1) & mask;

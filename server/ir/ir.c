@@ -519,3 +519,14 @@ void sp_all_to_all_params_print(sp_strbuf *sb, const sp_all_to_all_param *v, int
   }
   sp_strbuf_putc(sb, ']');
 }
+
+sp_op *sp_module_main_func(const sp_module *m) {
+  sp_op *only = NULL;
+  int n = 0;
+  for (sp_op *op = sp_module_body(m)->first; op; op = op->next)
+    if (op->kind == SP_OP_FUNC) {
+      only = op;
+      n++;
+    }
+  return n == 1 ? only : sp_module_lookup_func(m, "main");
+}

@@ -300,6 +300,9 @@ sp_op *sp_module_lookup_mesh_op(const sp_module *m, const char *name);
 const sp_mesh *sp_module_lookup_mesh(const sp_module *m, const char *name);
 /* The mesh a sharding refers to (its inline mesh, or the named one), or NULL. */
 const sp_mesh *sp_module_sharding_mesh(const sp_module *m, const sp_sharding *s);
+/* The main function, by Shardy's rule: the module's only func.func, else the one named @main;
+ * NULL when there is neither. Every stage finds it with this. */
+sp_op *sp_module_main_func(const sp_module *m);
 /* The func.func named `name`, or NULL. */
 sp_op *sp_module_lookup_func(const sp_module *m, const char *name);
 /* Number of ops in the module, nested ones included (not the module op itself). */

@@ -536,8 +536,8 @@ static int check_rule_tensor(verifier *v, const sp_op *op, const sp_rule *rule,
         return fail(v, op->loc, w, "sharding rule: size-1 factor %s shares dim %d of %s %d with "
                     "other factors", name, d, role, index);
       if (stamp_id < 0 && rule->factors[f].kind == SP_FACTOR_REDUCTION)
-        return fail(v, op->loc, w, "sharding rule: reduction factor %s appears in result %d",
-                    name, index);
+        return fail(v, op->loc, w, "reduction factor cannot be in result mappings: factor %s in "
+                    "result %d", name, index);
     }
   }
   return SP_OK;
@@ -781,6 +781,40 @@ static int check_in_shardings(verifier *v, const sp_op *op, sp_sharding *const *
   return SP_OK;
 }
 
+/* Whether `val` is defined inside `region_owner` (by an op nested in it or as an argument of
+ * one of its blocks). */
+static bool defined_inside(const sp_value *val, const sp_op *region_owner) {
+  const sp_op *at = val->def ? sp_op_parent(val->def) : sp_block_parent_op(val->block);
+  for (; at; at = sp_op_parent(at))
+    if (at == region_owner) return true;
+  return false;
+}
+
+typedef struct isolation_scan {
+  const sp_op *owner;
+  const sp_op *offender;
+} isolation_scan;
+
+static bool find_free_use(sp_op *op, void *ctx) {
+  isolation_scan *s = ctx;
+  for (int i = 0; i < op->noperands && !s->offender; i++)
+    if (op->operands[i].value && !defined_inside(op->operands[i].value, s->owner)) s->offender = op;
+  return !s->offender;
+}
+
+/* A manual computation's body is isolated from above: it only sees its own arguments. */
+static int check_isolated(verifier *v, const sp_op *op) {
+  isolation_scan s = {op, NULL};
+  for (int r = 0; r < op->nregions && !s.offender; r++)
+    for (int b = 0; b < op->regions[r].nblocks && !s.offender; b++)
+      for (sp_op *x = op->regions[r].blocks[b]->first; x && !s.offender; x = x->next)
+        sp_op_walk(x, find_free_use, &s);
+  if (!s.offender) return SP_OK;
+  note(v, op->loc, "required by region isolation constraints");
+  where w = {s.offender->name, NULL, -1, NULL, false, NULL};
+  return fail(v, s.offender->loc, &w, "using value defined outside the region");
+}
+
 static int verify_manual_computation(verifier *v, const sp_op *op) {
   where w = {op->name, NULL, -1, NULL, false, NULL};
   sp_sharding *const *in = NULL;
@@ -804,6 +838,7 @@ static int verify_manual_computation(verifier *v, const sp_op *op) {
   if ((rc = check_manual_axes(v, op, &mv, mesh, &w))) return rc;
   if (op->nregions != 1 || op->regions[0].nblocks != 1)
     return fail(v, op->loc, &w, "expects one region with one block");
+  if ((rc = check_isolated(v, op))) return rc;
   const sp_block *body = op->regions[0].blocks[0];
   if (body->nargs != op->noperands)
     return fail(v, op->loc, &w, "number of op operands and region operands must match. Op has "

@@ -14,6 +14,7 @@
  * rules then see that the structured attribute is missing).
  */
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "ir/sp_limits.h"
@@ -143,7 +144,9 @@ static int parse_axis_ref(sp__mlir_parser *p, sp_axis_ref *r, const char *contex
   const char *name;
   size_t len;
   int rc = sp__mlir_parse_string(p, &name, &len, context);
-  if (rc) return rc;
+  if (rc)
+    return sp__mlir_error_context(p, rc, "failed to parse Sdy_AxisRef parameter 'name' which is "
+                                  "to be a `::llvm::StringRef`");
   r->name = sp__mlir_intern(p, name, len);
   if (!r->name) return sp__mlir_oom(p);
   r->pre = r->size = 0;
@@ -153,8 +156,10 @@ static int parse_axis_ref(sp__mlir_parser *p, sp_axis_ref *r, const char *contex
         (rc = sp__mlir_expect(p, SP_TOK_RPAREN, "sub-axis")) ||
         (rc = sp__mlir_parse_int(p, &r->size, "sub-axis size")))
       return rc;
-    if (r->pre < 1 || r->size < 1)
-      return sp__mlir_error(p, NULL, "sub-axis sizes must be positive");
+    /* A pre-size below 1 is the verifier's to report (Shardy's wording, no parse chain). */
+    if (r->size < 1)
+      return sp__mlir_error(p, NULL, "sub-axis sizes must be greater than 1: \"%s\":(%lld)%lld",
+                            r->name, (long long)r->pre, (long long)r->size);
   }
   return SP_OK;
 }
@@ -179,7 +184,9 @@ int sp__mlir_parse_axis_list(sp__mlir_parser *p, int *n, sp_axis_ref **out) {
     for (;;) {
       if (k == MAX_AXIS_REFS)
         return sp__mlir_error_code(p, SP_ELIMIT, NULL, "too many axes in axis list");
-      if ((rc = parse_axis_ref(p, &buf[k++], "axis list"))) return rc;
+      if ((rc = parse_axis_ref(p, &buf[k++], "axis list")))
+        return sp__mlir_error_context(p, rc, "failed to parse axis list which is expected to be "
+                                      "an `ArrayRef<AxisRefAttr>`");
       if (!sp__mlir_accept(p, SP_TOK_COMMA)) break;
     }
   }
@@ -221,16 +228,30 @@ static int parse_dim_sharding(sp__mlir_parser *p, sp_dim_sharding *d) {
     int64_t v = 0;
     for (size_t i = 1; i < t->n; i++) {
       if (t->p[i] < '0' || t->p[i] > '9')
-        return sp__mlir_error(p, NULL, "expected priority 'p<N>' after dimension sharding");
-      if (v > 1000000000) return sp__mlir_error(p, NULL, "priority out of range");
+        return sp__mlir_error(p, NULL, "expecting priority in format 'p<number>', got: %.*s",
+                              (int)t->n, t->p);
+      if (v > 1000000000)
+        return sp__mlir_error(p, NULL, "expecting integer priority, got: %.*s", (int)t->n, t->p);
       v = v * 10 + (t->p[i] - '0');
     }
     if (t->n > 2 && t->p[1] == '0')
-      return sp__mlir_error(p, NULL, "priority must not have leading zeros");
+      return sp__mlir_error(p, NULL, "priorities with leading zeros are not allowed, got: %.*s",
+                            (int)t->n, t->p);
     d->priority = (int)v;
     sp__mlir_next(p);
   }
   return SP_OK;
+}
+
+/* `{"a", "b"}` of a sharding's replicated or unreduced axes, with Shardy's error chain. */
+static int parse_named_axes(sp__mlir_parser *p, const char *param, int *n, sp_axis_ref **out) {
+  int rc = sp__mlir_expect(p, SP_TOK_EQUAL, "sharding");
+  if (!rc && p->lx.tok.kind == SP_TOK_LBRACE) {
+    rc = sp__mlir_parse_axis_list(p, n, out);
+  } else if (!rc) {
+    rc = sp__mlir_error(p, NULL, "expected '{'");
+  }
+  return sp__mlir_error_context(p, rc, "failed to parse Sdy_TensorSharding parameter '%s'", param);
 }
 
 int sp__mlir_parse_sharding_stripped(sp__mlir_parser *p, sp_sharding **out) {
@@ -258,7 +279,10 @@ int sp__mlir_parse_sharding_stripped(sp__mlir_parser *p, sp_sharding **out) {
       if (s->rank == SP_MAX_RANK)
         return sp__mlir_error_code(p, SP_ELIMIT, NULL, "sharding rank exceeds SP_MAX_RANK (%d)",
                                    SP_MAX_RANK);
-      if ((rc = parse_dim_sharding(p, &dims[s->rank++]))) return rc;
+      if ((rc = parse_dim_sharding(p, &dims[s->rank++])))
+        return sp__mlir_error_context(p, rc, "failed to parse Sdy_TensorSharding parameter "
+                                      "'dim_shardings' which is to be a "
+                                      "`::llvm::ArrayRef<DimensionShardingAttr>`");
       if (!sp__mlir_accept(p, SP_TOK_COMMA)) break;
     }
   }
@@ -268,13 +292,18 @@ int sp__mlir_parse_sharding_stripped(sp__mlir_parser *p, sp_sharding **out) {
     if (!s->dims) return sp__mlir_oom(p);
     memcpy(s->dims, dims, (size_t)s->rank * sizeof *s->dims);
   }
+  /* Then `, replicated={...}` and `, unreduced=[kind]{...}`, each at most once, either order. */
+  bool seen_replicated = false, seen_unreduced = false;
   while (sp__mlir_accept(p, SP_TOK_COMMA)) {
-    if (sp__mlir_accept_word(p, "replicated")) {
-      if ((rc = sp__mlir_expect(p, SP_TOK_EQUAL, "sharding")) ||
-          (rc = sp__mlir_parse_axis_list(p, &s->nreplicated, &s->replicated)))
+    if (!seen_replicated && sp__mlir_accept_word(p, "replicated")) {
+      seen_replicated = true;
+      if ((rc = parse_named_axes(p, "replicated_axes", &s->nreplicated, &s->replicated)))
         return rc;
-    } else if (sp__mlir_accept_word(p, "unreduced")) {
-      if ((rc = sp__mlir_expect(p, SP_TOK_EQUAL, "sharding"))) return rc;
+    } else if (!seen_unreduced && sp__mlir_accept_word(p, "unreduced")) {
+      seen_unreduced = true;
+      if ((rc = sp__mlir_expect(p, SP_TOK_EQUAL, "sharding")))
+        return sp__mlir_error_context(p, rc, "failed to parse Sdy_TensorSharding parameter "
+                                      "'unreduced_axes'");
       if (p->lx.tok.kind == SP_TOK_BARE) {
         if (!sp__mlir_tok_is(&p->lx.tok, "sum")) {
           s->unreduced_kind = sp__mlir_intern(p, p->lx.tok.p, p->lx.tok.n);
@@ -282,9 +311,16 @@ int sp__mlir_parse_sharding_stripped(sp__mlir_parser *p, sp_sharding **out) {
         }
         sp__mlir_next(p);
       }
-      if ((rc = sp__mlir_parse_axis_list(p, &s->nunreduced, &s->unreduced))) return rc;
+      if (p->lx.tok.kind != SP_TOK_LBRACE)
+        rc = sp__mlir_error(p, NULL, "expected '{'");
+      else
+        rc = sp__mlir_parse_axis_list(p, &s->nunreduced, &s->unreduced);
+      if (rc)
+        return sp__mlir_error_context(p, rc, "failed to parse Sdy_TensorSharding parameter "
+                                      "'unreduced_axes'");
     } else {
-      return sp__mlir_error(p, NULL, "expected 'replicated' or 'unreduced' in sharding");
+      return sp__mlir_error(p, NULL, "failed to parse Sdy_TensorSharding, expected valid named "
+                            "axis list after comma");
     }
   }
   if ((rc = sp__mlir_expect(p, SP_TOK_GREATER, "sharding"))) return rc;
@@ -320,42 +356,76 @@ int sp__mlir_parse_shardings_stripped(sp__mlir_parser *p, int *n, sp_sharding **
 
 /* ------------------------------------------------------------------ sdy: sharding rules */
 
+/* One factor symbol at t[*i] (i..z, or z_<N> for index 17 + N), as Shardy reads it: its index
+ * into *idx (INT64_MAX when beyond that), errors worded as Shardy's. `strict` also rejects an
+ * index beyond 2^63-1 (in factor sizes; mappings clamp it). */
+static int parse_factor_symbol(sp__mlir_parser *p, const sp__mlir_token *t, size_t *i,
+                               int64_t *idx, bool strict) {
+  char c = t->p[*i];
+  if (c < 'i' || c > 'z')
+    return sp__mlir_error(p, t, "expecting symbol from 'i' to 'z'. Received: '%c'", c);
+  (*i)++;
+  *idx = c - 'i';
+  if (c != 'z' || *i >= t->n || t->p[*i] != '_') return SP_OK;
+  (*i)++;
+  size_t start = *i;
+  while (*i < t->n && t->p[*i] >= '0' && t->p[*i] <= '9') (*i)++;
+  if (*i == start)
+    return sp__mlir_error(p, t, "expecting integer after 'z_'. Received: '%.*s'", (int)t->n, t->p);
+  if (t->p[start] == '0')
+    return sp__mlir_error(p, t, "expecting positive integer without leading zeros. Received: '%.*s'",
+                          (int)(*i - start), t->p + start);
+  uint64_t num = 0;
+  bool overflow = false;
+  for (size_t k = start; k < *i; k++) {
+    unsigned d = (unsigned)(t->p[k] - '0');
+    if (num > (UINT64_MAX - d) / 10) overflow = true;
+    else num = num * 10 + d;
+  }
+  if (overflow || num > (uint64_t)INT64_MAX - 17) {
+    if (strict && (overflow || num > (uint64_t)INT64_MAX))
+      return sp__mlir_error(p, t, "expecting symbol index <=2^63-1. Received: '%.*s'",
+                            (int)(*i - start), t->p + start);
+    *idx = INT64_MAX;
+    return SP_OK;
+  }
+  *idx = 17 + (int64_t)num;
+  return SP_OK;
+}
+
 /* "ij" -> {0, 1}; "z_8z_9" -> {25, 26}. */
 static int parse_factor_names(sp__mlir_parser *p, const sp__mlir_token *t, int *out, int *n) {
   int k = 0;
   size_t i = 0;
   while (i < t->n) {
-    char c = t->p[i];
-    if (c < 'i' || c > 'z')
-      return sp__mlir_error(p, t, "invalid factor name '%.*s' in sharding rule", (int)t->n, t->p);
-    int idx = c - 'i';
-    i++;
-    if (c == 'z' && i + 1 < t->n && t->p[i] == '_' && t->p[i + 1] >= '0' && t->p[i + 1] <= '9') {
-      int64_t num = 0;
-      i++;
-      while (i < t->n && t->p[i] >= '0' && t->p[i] <= '9') {
-        num = num * 10 + (t->p[i++] - '0');
-        if (num > SP_MAX_FACTORS) break;
-      }
-      if (num < 1 || num > SP_MAX_FACTORS)
-        return sp__mlir_error(p, t, "invalid factor name '%.*s' in sharding rule", (int)t->n, t->p);
-      idx = 17 + (int)num;
-    }
+    int64_t idx;
+    int rc = parse_factor_symbol(p, t, &i, &idx, false);
+    if (rc) return rc;
     if (k == SP_MAX_FACTORS)
       return sp__mlir_error_code(p, SP_ELIMIT, t, "too many factors in one dimension");
-    out[k++] = idx;
+    out[k++] = idx > SP_MAX_FACTORS ? SP_MAX_FACTORS : (int)idx;
   }
   *n = k;
   return SP_OK;
 }
 
-static int parse_rule_tensors(sp__mlir_parser *p, int *ntensors, sp_rule_tensor **out,
-                              int *max_factor) {
+static int parse_rule_tensor_list(sp__mlir_parser *p, int *ntensors, sp_rule_tensor **out,
+                                  int *max_factor);
+
+/* `([i, j], [k])`: Shardy requires at least one tensor; its errors name the parameter. */
+static int parse_rule_tensors(sp__mlir_parser *p, const char *param, int *ntensors,
+                              sp_rule_tensor **out, int *max_factor) {
+  int rc = parse_rule_tensor_list(p, ntensors, out, max_factor);
+  return sp__mlir_error_context(p, rc, "failed to parse Sdy_OpShardingRule parameter '%s'", param);
+}
+
+static int parse_rule_tensor_list(sp__mlir_parser *p, int *ntensors, sp_rule_tensor **out,
+                                  int *max_factor) {
   int rc = sp__mlir_expect(p, SP_TOK_LPAREN, "sharding rule");
   if (rc) return rc;
   sp_rule_tensor *v = NULL;
   int k = 0, cap = 0;
-  if (p->lx.tok.kind != SP_TOK_RPAREN) {
+  {
     for (;;) {
       if (k == cap) {
         if (k >= SP_MAX_OPERANDS) return sp__mlir_error_code(p, SP_ELIMIT, NULL, "too many tensors in sharding rule");
@@ -376,7 +446,9 @@ static int parse_rule_tensors(sp__mlir_parser *p, int *ntensors, sp_rule_tensor 
           if (t->rank == SP_MAX_RANK)
             return sp__mlir_error_code(p, SP_ELIMIT, NULL, "rank exceeds SP_MAX_RANK in sharding rule");
           int idx[SP_MAX_FACTORS], n;
-          if ((rc = parse_factor_names(p, &p->lx.tok, idx, &n))) return rc;
+          if ((rc = parse_factor_names(p, &p->lx.tok, idx, &n)))
+            return sp__mlir_error_context(p, rc, "failed to parse Sdy_TensorMapping parameter "
+                                          "'dim_mappings'");
           sp_rule_dim *d = &dims[t->rank++];
           d->nfactors = n;
           d->factors = sp_arena_alloc(p->a, (size_t)n * sizeof *d->factors);
@@ -441,9 +513,9 @@ int sp__mlir_parse_rule_body(sp__mlir_parser *p, sp_rule **out) {
   if (!r) return sp__mlir_oom(p);
   int max_factor = -1;
   sp__mlir_token start = p->lx.tok;
-  if ((rc = parse_rule_tensors(p, &r->noperands, &r->operands, &max_factor)) ||
+  if ((rc = parse_rule_tensors(p, "operand_mappings", &r->noperands, &r->operands, &max_factor)) ||
       (rc = sp__mlir_expect(p, SP_TOK_ARROW, "sharding rule")) ||
-      (rc = parse_rule_tensors(p, &r->nresults, &r->results, &max_factor)))
+      (rc = parse_rule_tensors(p, "result_mappings", &r->nresults, &r->results, &max_factor)))
     return rc;
   if (sp__mlir_accept(p, SP_TOK_LBRACE)) {
     int64_t sizes[SP_MAX_FACTORS];
@@ -454,8 +526,21 @@ int sp__mlir_parse_rule_body(sp__mlir_parser *p, sp_rule **out) {
         if (n == SP_MAX_FACTORS)
           return sp__mlir_error_code(p, SP_ELIMIT, NULL, "more than SP_MAX_FACTORS factors");
         sp_rule_factor_name(n, expected);
-        if (p->lx.tok.kind != SP_TOK_BARE || !sp__mlir_tok_is(&p->lx.tok, expected))
+        /* Factor i, j, k, ... in order, each a single symbol. */
+        const sp__mlir_token *t = &p->lx.tok;
+        size_t at = 0;
+        int64_t idx = -1;
+        if (t->kind != SP_TOK_BARE)
           return sp__mlir_error(p, NULL, "expected factor '%s' in factor sizes", expected);
+        rc = parse_factor_symbol(p, t, &at, &idx, true);
+        if (rc || at != t->n || idx != n) {
+          if (rc) p->failed = true; /* the symbol's own error comes first */
+          const char *msg = "expecting factor indices to be ordered like an iota ([0,1,2,...], "
+                            "e.g. {i=#, j=#, ...})";
+          if (rc) return sp__mlir_error_context(p, rc, "%s", msg);
+          return sp__mlir_error(p, NULL, "%s. Expecting factor index symbol '%s', received: '%.*s'",
+                                msg, expected, (int)t->n, t->p);
+        }
         sp__mlir_next(p);
         if ((rc = sp__mlir_expect(p, SP_TOK_EQUAL, "factor sizes")) ||
             (rc = sp__mlir_parse_int(p, &sizes[n], "factor sizes")))
@@ -482,15 +567,11 @@ int sp__mlir_parse_rule_body(sp__mlir_parser *p, sp_rule **out) {
       {"need_replication", SP_FACTOR_NEED_REPLICATION},
       {"permutation", SP_FACTOR_PERMUTATION},
       {"blocked_propagation", -1}};
-  for (bool found = true; found;) {
-    found = false;
-    for (size_t i = 0; i < sizeof sets / sizeof sets[0]; i++) {
-      if (sp__mlir_accept_word(p, sets[i].label)) {
-        if ((rc = parse_factor_set(p, r, sets[i].kind, sets[i].label))) return rc;
-        found = true;
-      }
-    }
-  }
+  /* Each set at most once, in this order (Shardy's assembly format). */
+  for (size_t i = 0; i < sizeof sets / sizeof sets[0]; i++)
+    if (sp__mlir_accept_word(p, sets[i].label) &&
+        (rc = parse_factor_set(p, r, sets[i].kind, sets[i].label)))
+      return rc;
   if (sp__mlir_accept(p, SP_TOK_COMMA)) {
     if ((rc = sp__mlir_expect_word(p, "custom", "sharding rule"))) return rc;
     r->custom = true;
@@ -1337,10 +1418,12 @@ int sp__mlir_parse_attr_value(sp__mlir_parser *p, sp_op_kind kind, const char *n
     if (sp__mlir_tok_is(t, "#sdy.sharding_per_value")) {
       sp__mlir_next(p);
       at.kind = SP_ATTR_SHARDINGS;
-      if ((rc = sp__mlir_expect(p, SP_TOK_LESS, "sharding_per_value")) ||
-          (rc = sp__mlir_parse_shardings_stripped(p, &at.u.shardings.n, &at.u.shardings.v)) ||
-          (rc = sp__mlir_expect(p, SP_TOK_GREATER, "sharding_per_value")))
-        return rc;
+      if ((rc = sp__mlir_expect(p, SP_TOK_LESS, "sharding_per_value"))) return rc;
+      if ((rc = sp__mlir_parse_shardings_stripped(p, &at.u.shardings.n, &at.u.shardings.v)))
+        return sp__mlir_error_context(p, rc, "failed to parse Sdy_TensorShardingPerValue "
+                                      "parameter 'shardings' which is to be a "
+                                      "`::llvm::ArrayRef<TensorShardingAttr>`");
+      if ((rc = sp__mlir_expect(p, SP_TOK_GREATER, "sharding_per_value"))) return rc;
       return sp__mlir_set_attr(p, dst, &at);
     }
     if (sp__mlir_tok_is(t, "#sdy.op_sharding_rule")) {

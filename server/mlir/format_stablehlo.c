@@ -112,6 +112,11 @@ static const piece fmt_slice[] = {
     P_OPS, P_LIT(" "), {F_SLICE_RANGES, NULL, NULL}, P_ATTRS, P_COLON, {F_FUNC_TYPE, NULL, NULL},
     P_END};
 
+/* chlo.top_k(%x, k = 4) : tensor<32x64xf32> -> (tensor<32x4xf32>, tensor<32x4xi32>) */
+static const piece fmt_top_k[] = {
+    P_LIT("("), {F_OPERANDS_RAW, NULL, NULL}, P_LIT(", k = "), {F_INT, "k", NULL}, P_LIT(")"),
+    P_ATTRS, P_COLON, {F_SAME_TYPE, NULL, NULL}, P_END};
+
 typedef struct desc_entry {
   sp_op_kind kind;
   const piece *pieces;
@@ -146,7 +151,7 @@ static const desc_entry descs[] = {
     {SP_OP_OPTIMIZATION_BARRIER, fmt_optimization_barrier},
     {SP_OP_PARTITION_ID, fmt_nullary}, {SP_OP_REPLICA_ID, fmt_nullary},
     {SP_OP_CREATE_TOKEN, fmt_nullary}, {SP_OP_REDUCE_PRECISION, fmt_reduce_precision},
-    {SP_OP_SLICE, fmt_slice},
+    {SP_OP_SLICE, fmt_slice}, {SP_OP_CHLO_TOP_K, fmt_top_k},
 };
 
 static const piece *desc_for(sp_op_kind kind) {
@@ -173,6 +178,8 @@ static int parse_literal(sp__mlir_parser *p, const char *s, const char *op) {
       case ':': k = SP_TOK_COLON; break;
       case '{': k = SP_TOK_LBRACE; break;
       case '}': k = SP_TOK_RBRACE; break;
+      case '(': k = SP_TOK_LPAREN; break;
+      case ')': k = SP_TOK_RPAREN; break;
       default: {
         char word[32];
         size_t n = 0;
@@ -1261,6 +1268,7 @@ const sp__mlir_format sp__mlir_stablehlo_formats[] = {
     {SP_OP_PARTITION_ID, parse_desc, print_desc}, {SP_OP_REPLICA_ID, parse_desc, print_desc},
     {SP_OP_CREATE_TOKEN, parse_desc, print_desc},
     {SP_OP_REDUCE_PRECISION, parse_desc, print_desc}, {SP_OP_SLICE, parse_desc, print_desc},
+    {SP_OP_CHLO_TOP_K, parse_desc, print_desc},
     {SP_OP_DOT_GENERAL, parse_dot_general, print_dot_general},
     {SP_OP_CONVOLUTION, parse_convolution, print_convolution},
     {SP_OP_CUSTOM_CALL, parse_custom_call, print_custom_call},

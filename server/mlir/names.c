@@ -6,6 +6,7 @@
  * being numbered, with an undo log so that leaving a subtree forgets its names in O(names).
  */
 #include "mlir/names.h"
+#include "ir/ptr_map.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -75,14 +76,6 @@ static const char *store_string(sp__mlir_namer *n, const char *s, size_t len) {
   return dst;
 }
 
-static size_t ptr_hash(const void *p) {
-  uintptr_t x = (uintptr_t)p;
-  x ^= x >> 33;
-  x *= 0xff51afd7ed558ccdULL;
-  x ^= x >> 33;
-  return (size_t)x;
-}
-
 static bool slots_grow(sp__mlir_namer *n) {
   size_t cap = n->slots ? (n->slot_mask + 1) * 2 : 1024;
   slot *ns = calloc(cap, sizeof *ns);
@@ -90,7 +83,7 @@ static bool slots_grow(sp__mlir_namer *n) {
   if (n->slots) {
     for (size_t i = 0; i <= n->slot_mask; i++) {
       if (!n->slots[i].key) continue;
-      size_t j = ptr_hash(n->slots[i].key) & (cap - 1);
+      size_t j = sp_ptr_hash(n->slots[i].key) & (cap - 1);
       while (ns[j].key) j = (j + 1) & (cap - 1);
       ns[j] = n->slots[i];
     }
@@ -103,7 +96,7 @@ static bool slots_grow(sp__mlir_namer *n) {
 
 static slot *slot_find(const sp__mlir_namer *n, const void *key) {
   if (!n->slots) return NULL;
-  size_t j = ptr_hash(key) & n->slot_mask;
+  size_t j = sp_ptr_hash(key) & n->slot_mask;
   while (n->slots[j].key) {
     if (n->slots[j].key == key) return &n->slots[j];
     j = (j + 1) & n->slot_mask;
@@ -113,7 +106,7 @@ static slot *slot_find(const sp__mlir_namer *n, const void *key) {
 
 static slot *slot_insert(sp__mlir_namer *n, const void *key) {
   if ((n->nslots + 1) * 2 > (n->slots ? n->slot_mask + 1 : 0) && !slots_grow(n)) return NULL;
-  size_t j = ptr_hash(key) & n->slot_mask;
+  size_t j = sp_ptr_hash(key) & n->slot_mask;
   while (n->slots[j].key && n->slots[j].key != key) j = (j + 1) & n->slot_mask;
   if (!n->slots[j].key) {
     n->slots[j].key = key;

@@ -32,6 +32,18 @@ static int verror(sp__mlir_parser *p, int code, int line, int col, const char *f
   return code;
 }
 
+int sp__mlir_error_context(sp__mlir_parser *p, int rc, const char *fmt, ...) {
+  if (rc == SP_OK || rc == SP_ENOMEM || p->trial || !p->err || !p->failed) return rc;
+  char line[SP_ERR_MSG_MAX];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(line, sizeof line, fmt, ap);
+  va_end(ap);
+  size_t n = strlen(p->err->msg);
+  snprintf(p->err->msg + n, sizeof p->err->msg - n, "\n%s", line);
+  return rc;
+}
+
 int sp__mlir_error(sp__mlir_parser *p, const sp__mlir_token *at, const char *fmt, ...) {
   if (!at) at = &p->lx.tok;
   va_list ap;

@@ -58,6 +58,11 @@ int sp__mlir_error_code(sp__mlir_parser *p, int code, const sp__mlir_token *at,
 int sp__mlir_error_here(sp__mlir_parser *p, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 int sp__mlir_oom(sp__mlir_parser *p);
+/* After a failure `rc`, adds a line to the error naming what was being parsed around it
+ * (MLIR's "failed to parse X parameter 'y'" chain); the lines share the first one's place.
+ * Returns rc. */
+int sp__mlir_error_context(sp__mlir_parser *p, int rc, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
 static inline sp__mlir_tok_kind sp__mlir_kind(const sp__mlir_parser *p) { return p->lx.tok.kind; }
 static inline const sp__mlir_token *sp__mlir_tok(const sp__mlir_parser *p) { return &p->lx.tok; }

@@ -7,27 +7,9 @@
 #include <string.h>
 
 #include "ir/axis_ref.h"
+#include "ir/op_list.h"
 #include "ir/sp_limits.h"
 #include "propagation/export_shardings.h"
-
-typedef struct op_list {
-  sp_op **v;
-  int n, cap;
-  bool oom;
-} op_list;
-
-static bool push_op(sp_op *op, void *ctx) {
-  op_list *l = ctx;
-  if (l->n == l->cap) {
-    int cap = l->cap ? 2 * l->cap : 64;
-    sp_op **v = realloc(l->v, (size_t)cap * sizeof *v);
-    if (!v) return !(l->oom = true);
-    l->v = v;
-    l->cap = cap;
-  }
-  l->v[l->n++] = op;
-  return true;
-}
 
 static bool unused(const sp_op *op) {
   for (int i = 0; i < op->nresults; i++)
@@ -439,15 +421,16 @@ static int visit(sp_module *m, sp_op *op, bool *changed) {
 
 int sp_canonicalize(sp_module *m, sp_err *err) {
   for (int round = 0; round < 64; round++) {
-    op_list l = {0};
-    for (sp_op *top = sp_module_body(m)->first; top; top = top->next) sp_op_walk(top, push_op, &l);
+    sp_op_list l = {0};
+    for (sp_op *top = sp_module_body(m)->first; top; top = top->next)
+      sp_op_walk(top, sp_op_list_collect, &l);
     int rc = l.oom ? SP_ENOMEM : SP_OK;
     bool changed = false;
     /* Users before producers (reverse walk order), so chains fold from their ends; each op
      * is visited at most once a round (one change per round keeps the list valid). */
     for (int i = l.n - 1; i >= 0 && !rc && !changed; i--)
       if (l.v[i]->block) rc = visit(m, l.v[i], &changed);
-    free(l.v);
+    sp_op_list_free(&l);
     if (rc) return sp_err_set(err, rc, "out of memory canonicalizing");
     if (!changed) return SP_OK;
   }

@@ -11,16 +11,7 @@
 #include "propagation/sharding_walk.h"
 #include "rules/registry.h"
 
-sp_op *sp_export_main_func(const sp_module *m) {
-  sp_op *only = NULL;
-  int n = 0;
-  for (sp_op *op = sp_module_body(m)->first; op; op = op->next)
-    if (op->kind == SP_OP_FUNC) {
-      only = op;
-      n++;
-    }
-  return n == 1 ? only : sp_module_lookup_func(m, "main");
-}
+sp_op *sp_export_main_func(const sp_module *m) { return sp_module_main_func(m); }
 
 /* Applies `fix` to every sharding of a function's signature (arguments and results). */
 typedef sp_sharding *(*fix_fn)(sp_arena *a, const sp_module *m, const sp_sharding *s,

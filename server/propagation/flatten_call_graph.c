@@ -8,41 +8,18 @@
 #include <string.h>
 
 #include "ir/clone.h"
+#include "ir/op_list.h"
 
 #define ORIGINAL_NAME "sdy.original_func_name"
 
-typedef struct op_list {
-  sp_op **v;
-  int n, cap;
-  bool oom;
-} op_list;
-
-static bool push(op_list *l, sp_op *op) {
-  if (l->n == l->cap) {
-    int cap = l->cap ? 2 * l->cap : 16;
-    sp_op **v = realloc(l->v, (size_t)cap * sizeof *v);
-    if (!v) return !(l->oom = true);
-    l->v = v;
-    l->cap = cap;
-  }
-  l->v[l->n++] = op;
-  return true;
-}
-
-static bool contains(const op_list *l, const sp_op *op) {
-  for (int i = 0; i < l->n; i++)
-    if (l->v[i] == op) return true;
-  return false;
-}
-
 static bool collect_calls(sp_op *op, void *ctx) {
-  if (op->kind == SP_OP_FUNC_CALL) push(ctx, op);
-  return !((op_list *)ctx)->oom;
+  if (op->kind == SP_OP_FUNC_CALL) sp_op_list_push(ctx, op);
+  return !((sp_op_list *)ctx)->oom;
 }
 
 /* The calls inside `fn`, in walk order (the caller frees l->v). */
-static op_list calls_in(sp_op *fn) {
-  op_list l = {0};
+static sp_op_list calls_in(sp_op *fn) {
+  sp_op_list l = {0};
   for (int r = 0; r < fn->nregions; r++)
     for (int b = 0; b < fn->regions[r].nblocks; b++)
       for (sp_op *op = fn->regions[r].blocks[b]->first; op; op = op->next)
@@ -52,8 +29,8 @@ static op_list calls_in(sp_op *fn) {
 
 typedef struct flattener {
   sp_module *m;
-  op_list order;  /* functions, callees first */
-  op_list used;   /* functions that already have their call site */
+  sp_op_list order;  /* functions, callees first */
+  sp_op_list used;   /* functions that already have their call site */
   int counter;    /* the module-wide suffix counter */
   bool oom;
 } flattener;
@@ -64,20 +41,20 @@ static sp_op *callee(const flattener *f, const sp_op *call) {
   return fn && fn->kind == SP_OP_FUNC ? fn : NULL;
 }
 
-static void post_order(flattener *f, sp_op *fn, op_list *visiting) {
-  if (contains(&f->order, fn) || contains(visiting, fn) || f->oom) return;
-  if (!push(visiting, fn)) {
+static void post_order(flattener *f, sp_op *fn, sp_op_list *visiting) {
+  if (sp_op_list_contains(&f->order, fn) || sp_op_list_contains(visiting, fn) || f->oom) return;
+  if (!sp_op_list_push(visiting, fn)) {
     f->oom = true;
     return;
   }
-  op_list calls = calls_in(fn);
+  sp_op_list calls = calls_in(fn);
   f->oom |= calls.oom;
   for (int i = 0; i < calls.n && !f->oom; i++) {
     sp_op *g = callee(f, calls.v[i]);
     if (g) post_order(f, g, visiting);
   }
   free(calls.v);
-  if (!f->oom && !push(&f->order, fn)) f->oom = true;
+  if (!f->oom && !sp_op_list_push(&f->order, fn)) f->oom = true;
   visiting->n--;
 }
 
@@ -96,7 +73,7 @@ static const char *deep_copy(flattener *f, sp_op *fn) {
   sp_value_map_free(&map);
   if (!copy) return NULL;
   /* The copy's callees already have their call site: they are copied too. */
-  op_list calls = calls_in(copy);
+  sp_op_list calls = calls_in(copy);
   for (int i = 0; i < calls.n && !calls.oom; i++) {
     sp_op *g = callee(f, calls.v[i]);
     const char *name = g ? deep_copy(f, g) : NULL;
@@ -120,18 +97,18 @@ static const char *deep_copy(flattener *f, sp_op *fn) {
 
 int sp_flatten_call_graph(sp_module *m, sp_err *err) {
   flattener f = {.m = m};
-  op_list visiting = {0};
+  sp_op_list visiting = {0};
   for (sp_op *op = sp_module_body(m)->first; op && !f.oom; op = op->next)
     if (op->kind == SP_OP_FUNC) post_order(&f, op, &visiting);
   free(visiting.v);
   for (int i = 0; i < f.order.n && !f.oom; i++) {
-    op_list calls = calls_in(f.order.v[i]);
+    sp_op_list calls = calls_in(f.order.v[i]);
     f.oom |= calls.oom;
     for (int c = 0; c < calls.n && !f.oom; c++) {
       sp_op *g = callee(&f, calls.v[c]);
       if (!g) continue;
-      if (!contains(&f.used, g)) {
-        f.oom = !push(&f.used, g);
+      if (!sp_op_list_contains(&f.used, g)) {
+        f.oom = !sp_op_list_push(&f.used, g);
         continue;
       }
       const char *name = deep_copy(&f, g);

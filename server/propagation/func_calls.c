@@ -335,7 +335,21 @@ static bool collect_named_post_order(sp_op *op, op_vec *l) {
   return op->kind != SP_OP_SDY_NAMED_COMPUTATION || vec_push(l, op);
 }
 
-static sp_op *export_one(sp_module *m, sp_op *nc) {
+/* If `v` feeds an sdy.data_flow_edge, the edge goes (its uses use `v`) and its sharding, when
+ * it has one, is returned; else NULL. */
+static sp_sharding *take_edge(sp_value *v) {
+  for (sp_use *u = v->uses; u; u = u->next) {
+    sp_op *e = u->owner;
+    if (e->kind != SP_OP_SDY_DATA_FLOW_EDGE || e->nresults != 1) continue;
+    sp_sharding *s = e->results[0].sharding;
+    sp_value_replace_all_uses(&e->results[0], v);
+    sp_op_erase(e);
+    return s;
+  }
+  return NULL;
+}
+
+sp_op *sp_func_calls_export_one(sp_module *m, sp_op *nc, bool shardy_export) {
   sp_arena *a = m->arena;
   const char *origin = sp_op_get_str(nc, "name");
   if (!origin || nc->nregions != 1 || nc->regions[0].nblocks != 1) return nc; /* left as is */
@@ -343,7 +357,8 @@ static sp_op *export_one(sp_module *m, sp_op *nc) {
   sp_op *fn = name ? sp_op_create(a, "func.func", 0, NULL, 0, NULL, 1) : NULL;
   sp_func_info *fi = fn ? sp_arena_calloc(a, 1, sizeof *fi) : NULL;
   if (!fi || set_str_attr(a, fn, "sym_name", SP_ATTR_STR, name) ||
-      set_str_attr(a, fn, "sym_visibility", SP_ATTR_STR, "private"))
+      set_str_attr(a, fn, "sym_visibility", SP_ATTR_STR, "private") ||
+      (shardy_export && set_str_attr(a, fn, "sdy.original_func_name", SP_ATTR_STR, origin)))
     return NULL;
   fn->loc = nc->loc;
   /* Move the body. */
@@ -365,10 +380,14 @@ static sp_op *export_one(sp_module *m, sp_op *nc) {
     fi->arg_types[i] = entry->args[i]->type;
     if (in && in->kind == SP_ATTR_SHARDINGS && i < in->u.shardings.n)
       entry->args[i]->sharding = in->u.shardings.v[i];
+    sp_sharding *live = shardy_export ? take_edge(entry->args[i]) : NULL;
+    if (live) entry->args[i]->sharding = live;
   }
   for (int i = 0; i < nc->nresults; i++) {
+    sp_sharding *live = shardy_export ? take_edge(&nc->results[i]) : NULL;
+    if (live) nc->results[i].sharding = live;
     fi->result_types[i] = nc->results[i].type;
-    fi->result_shardings[i] = nc->results[i].sharding;
+    if (!shardy_export) fi->result_shardings[i] = nc->results[i].sharding;
   }
   fn->func = fi;
   if (entry->last && entry->last->kind == SP_OP_SDY_RETURN) {
@@ -382,6 +401,14 @@ static sp_op *export_one(sp_module *m, sp_op *nc) {
   for (int i = 0; i < nc->nresults; i++) types[i] = nc->results[i].type;
   sp_op *call = sp_op_create(a, "func.call", nc->noperands, NULL, nc->nresults, types, 0);
   if (!call || set_str_attr(a, call, "callee", SP_ATTR_SYMBOL, name)) return NULL;
+  /* Shardy's export keeps the computation's own attributes (not its name and shardings). */
+  for (int i = 0; shardy_export && i < nc->attrs.n; i++) {
+    const sp_attr *at = &nc->attrs.v[i];
+    if (strcmp(at->name, "name") == 0 || strcmp(at->name, "in_shardings") == 0 ||
+        strcmp(at->name, "out_shardings") == 0)
+      continue;
+    if (sp_attrs_set(a, &call->attrs, at)) return NULL;
+  }
   call->loc = nc->loc;
   for (int i = 0; i < nc->noperands; i++) sp_op_set_operand(call, i, nc->operands[i].value);
   for (int i = 0; i < nc->nresults; i++) {
@@ -453,7 +480,7 @@ int sp_func_calls_export(sp_module *m, sp_err *err) {
   if (!e) rc = sp_err_set(err, SP_ENOMEM, "out of memory exporting named computations");
   for (int i = 0; !rc && i < l.n; i++) {
     const char *origin = sp_op_get_str(l.v[i], "name");
-    sp_op *fn = export_one(m, l.v[i]);
+    sp_op *fn = sp_func_calls_export_one(m, l.v[i], false);
     if (!fn) rc = sp_err_set(err, SP_ENOMEM, "out of memory exporting named computations");
     else if (fn != l.v[i]) e[ne++] = (exported){fn, origin};
   }

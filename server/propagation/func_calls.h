@@ -47,6 +47,13 @@ int sp_func_calls_import(sp_module *m, bool add_edges, sp_err *err);
 int sp_func_calls_pre_order(sp_module *m, sp_err *err);
 int sp_func_calls_export(sp_module *m, sp_err *err);
 int sp_func_calls_results_from_returns(sp_module *m, sp_err *err);
+/* One named computation to a private function and a call (the function, `nc` itself when it
+ * is left alone, NULL on out-of-memory). shardy_export: Shardy's export-named-computations
+ * (export/call_graph.h): the function is marked with sdy.original_func_name and carries no
+ * result shardings, the call keeps the computation's other attributes, and data-flow edges on
+ * the computation's arguments and results go, their shardings taking the in/out shardings'
+ * place; otherwise the pipeline's form (result shardings on the function). */
+sp_op *sp_func_calls_export_one(sp_module *m, sp_op *nc, bool shardy_export);
 int sp_func_calls_insert_reshards(sp_module *m, sp_err *err);
 
 #endif /* SP_FUNC_CALLS_H */

@@ -5,6 +5,7 @@
 
 #include <stdlib.h>
 
+#include "ir/op_list.h"
 #include "propagation/export_shardings.h"
 #include "propagation/sharding_walk.h"
 
@@ -24,32 +25,14 @@ static sp_op *add_edge(sp_arena *a, sp_value *v, sp_op *anchor, sp_block *top) {
   return e;
 }
 
-typedef struct op_list {
-  sp_op **v;
-  int n, cap;
-  bool oom;
-} op_list;
-
-static bool push(op_list *l, sp_op *op) {
-  if (l->n == l->cap) {
-    int cap = l->cap ? 2 * l->cap : 16;
-    sp_op **v = realloc(l->v, (size_t)cap * sizeof *v);
-    if (!v) return !(l->oom = true);
-    l->v = v;
-    l->cap = cap;
-  }
-  l->v[l->n++] = op;
-  return true;
-}
-
 static bool collect_calls(sp_op *op, void *ctx) {
-  return op->kind != SP_OP_FUNC_CALL || push(ctx, op);
+  return op->kind != SP_OP_FUNC_CALL || sp_op_list_push(ctx, op);
 }
 
 static bool collect_edges(sp_op *op, void *ctx) {
   if (op->kind != SP_OP_SDY_FUNC_DATA_FLOW_EDGE || op->noperands != 1 || op->nresults != 1)
     return true;
-  return push(ctx, op);
+  return sp_op_list_push(ctx, op);
 }
 
 int sp_func_data_flow_edges_add(sp_module *m, sp_err *err) {
@@ -65,7 +48,7 @@ int sp_func_data_flow_edges_add(sp_module *m, sp_err *err) {
       if (!(anchor = add_edge(m->arena, body->args[i], anchor, body))) goto oom;
     }
   }
-  op_list calls = {0};
+  sp_op_list calls = {0};
   sp_op_walk(m->op, collect_calls, &calls);
   bool oom = calls.oom;
   for (int c = 0; !oom && c < calls.n; c++) {
@@ -86,13 +69,13 @@ oom:
 /* ------------------------------------------------------------------ sinking */
 
 /* The edge among `l` whose input is `v`, or NULL. */
-static sp_op *edge_of(const op_list *l, const sp_value *v) {
+static sp_op *edge_of(const sp_op_list *l, const sp_value *v) {
   for (int k = 0; k < l->n; k++)
     if (l->v[k] && l->v[k]->operands[0].value == v) return l->v[k];
   return NULL;
 }
 
-static int rebuild_call(sp_module *m, sp_op *call, const op_list *l) {
+static int rebuild_call(sp_module *m, sp_op *call, const sp_op_list *l) {
   const sp_sharding *like = NULL;
   for (int i = 0; i < call->nresults && !like; i++) {
     sp_op *e = edge_of(l, &call->results[i]);
@@ -111,7 +94,7 @@ static int rebuild_call(sp_module *m, sp_op *call, const op_list *l) {
 }
 
 int sp_func_data_flow_edges_sink(sp_module *m, sp_err *err) {
-  op_list l = {0};
+  sp_op_list l = {0};
   sp_op_walk(m->op, collect_edges, &l);
   int rc = l.oom ? SP_ENOMEM : SP_OK;
   /* Calls first (every edge of a call is read), then each edge goes. */

@@ -30,6 +30,7 @@
 #include "ir/clock.h"
 #include "ir/diag.h"
 #include "ir/op_attrs.h"
+#include "ir/ptr_map.h"
 #include "ir/run_ctl.h"
 #include "propagation/prop_memo.h"
 #include "propagation/rule_cache.h"
@@ -39,58 +40,6 @@
 #define SCRATCH_RECYCLE_BYTES (4u << 20)
 
 enum { RULE_UNKNOWN = 0, RULE_PRESENT, RULE_NONE };
-
-/* ------------------------------------------------------------------ pointer maps */
-
-/* Open addressing, pointer keys, int values; capacity a power of two > 2 * entries. A key and
- * its value sit side by side, so a lookup touches one cache line. */
-typedef struct ptrmap_slot {
-  const void *key;
-  int val;
-} ptrmap_slot;
-
-typedef struct ptrmap {
-  size_t cap;
-  ptrmap_slot *v;
-} ptrmap;
-
-static size_t hash_ptr(const void *p) {
-  uint64_t x = (uint64_t)(uintptr_t)p;
-  x ^= x >> 33;
-  x *= 0xff51afd7ed558ccdULL;
-  x ^= x >> 33;
-  return (size_t)x;
-}
-
-static int ptrmap_init(ptrmap *pm, size_t n) {
-  pm->cap = 16;
-  while (pm->cap < 2 * n + 1) pm->cap *= 2;
-  pm->v = calloc(pm->cap, sizeof *pm->v);
-  return pm->v ? SP_OK : SP_ENOMEM;
-}
-
-static void ptrmap_free(ptrmap *pm) {
-  free(pm->v);
-  memset(pm, 0, sizeof *pm);
-}
-
-/* Inserts (or overwrites) key -> val. The map must have room (sized at init). */
-static void ptrmap_put(ptrmap *pm, const void *key, int val) {
-  size_t mask = pm->cap - 1, h = hash_ptr(key) & mask;
-  while (pm->v[h].key && pm->v[h].key != key) h = (h + 1) & mask;
-  pm->v[h].key = key;
-  pm->v[h].val = val;
-}
-
-static int ptrmap_get(const ptrmap *pm, const void *key) {
-  if (!pm->cap) return -1;
-  size_t mask = pm->cap - 1, h = hash_ptr(key) & mask;
-  while (pm->v[h].key) {
-    if (pm->v[h].key == key) return pm->v[h].val;
-    h = (h + 1) & mask;
-  }
-  return -1;
-}
 
 /* ------------------------------------------------------------------ the driver */
 
@@ -154,7 +103,7 @@ struct sp_propagate_session {
   /* Sharding groups: slot value -> group number. */
   int ngroups;
   group *groups;
-  ptrmap groupmap;
+  sp_ptr_map groupmap;
   bool syncing_group;         /* while copying a sharding to a group's members */
   int runs;                   /* fixed points completed */
   int ngroup_ops, capgroup_ops;
@@ -409,7 +358,7 @@ static int index_groups(driver *d, sp_err *err) {
   d->groups = calloc((size_t)n, sizeof *d->groups);
   sp_value **pool = malloc((size_t)n * sizeof *pool);
   int rc = SP_OK, nids = 0, k = 0;
-  if (!ids || !gnum || !counts || !d->groups || !pool || ptrmap_init(&d->groupmap, (size_t)n)) {
+  if (!ids || !gnum || !counts || !d->groups || !pool || sp_ptr_map_reserve(&d->groupmap, (size_t)n)) {
     free(pool);
     rc = sp_err_set(err, SP_ENOMEM, "out of memory indexing sharding groups");
     goto out;
@@ -431,8 +380,8 @@ static int index_groups(driver *d, sp_err *err) {
     const sp_op *op = d->group_ops[i];
     group *gr = &d->groups[gnum[k++]];
     sp_value *v = slot(op->operands[0].value);
-    if (ptrmap_get(&d->groupmap, v) >= 0) continue; /* a value belongs to one group */
-    ptrmap_put(&d->groupmap, v, (int)(gr - d->groups));
+    if ((int)sp_ptr_map_get(&d->groupmap, v, -1) >= 0) continue; /* a value belongs to one group */
+    sp_ptr_map_put(&d->groupmap, v, gr - d->groups); /* reserved: cannot fail */
     gr->members[gr->n++] = v;
   }
 out:
@@ -542,7 +491,7 @@ static int notify(driver *d, sp_value *v) {
   /* (iii) the users. */
   push_users(d, v);
   /* The value's sharding group. */
-  int g = d->ngroups && !d->syncing_group ? ptrmap_get(&d->groupmap, v) : -1;
+  int g = d->ngroups && !d->syncing_group ? (int)sp_ptr_map_get(&d->groupmap, v, -1) : -1;
   if (g < 0) return SP_OK;
   d->syncing_group = true;
   int rc = SP_OK;
@@ -573,15 +522,9 @@ static int op_error(const driver *d, const sp_op *op, int rc, sp_err *err) {
 }
 
 static sp_op *main_func(const sp_module *m, sp_err *err) {
-  sp_op *only = NULL;
+  sp_op *f = sp_module_main_func(m);
   int nfuncs = 0;
-  for (sp_op *op = sp_module_body(m)->first; op; op = op->next)
-    if (op->kind == SP_OP_FUNC) {
-      only = op;
-      nfuncs++;
-    }
-  if (nfuncs == 1) return only;
-  sp_op *f = sp_module_lookup_func(m, "main");
+  for (sp_op *op = sp_module_body(m)->first; op && !f; op = op->next) nfuncs += op->kind == SP_OP_FUNC;
   if (!f)
     sp_err_set(err, SP_EINVAL, "%s: no main function: the module has %d functions and none is "
                "named @main", m->filename, nfuncs);
@@ -1258,7 +1201,7 @@ static void driver_free(driver *d) {
   free(d->next_call);
   if (d->groups) free(d->groups[0].members);
   free(d->groups);
-  ptrmap_free(&d->groupmap);
+  sp_ptr_map_free(&d->groupmap);
   free(d->group_ops);
   sp_arena_free(d->scratch);
 }

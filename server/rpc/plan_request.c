@@ -294,11 +294,24 @@ static void hash_options(sp_hasher *h, const sp_rpc_request *r) {
 
 /* ------------------------------------------------------------------ prepare */
 
+static int over_memory(const sp_rpc_request *r, const char *what, double bytes, sp_err *err) {
+  return sp_err_set(err, SP_ELIMIT, "request: %s would need about %.0f MiB, more than the "
+                    "request memory limit of %lld MiB (--max-request-memory-mb)", what,
+                    bytes / (1 << 20), (long long)(r->max_memory_bytes >> 20));
+}
+
 int sp_rpc_request_prepare(sp_rpc_request *r, sp_err *err) {
   const Shardplan__V1__PlanRequest *m = r->msg;
   const char *fname = m->filename && *m->filename ? m->filename : NULL;
   int rc;
   if ((rc = check_options(r, err))) return rc;
+  double input = m->graph_case == SHARDPLAN__V1__PLAN_REQUEST__GRAPH_MLIR ? (double)strlen(m->mlir)
+                 : m->graph_case == SHARDPLAN__V1__PLAN_REQUEST__GRAPH_STRUCTURED
+                     ? (double)protobuf_c_message_get_packed_size(&m->structured->base)
+                     : 0.0;
+  r->memory_estimate = (int64_t)(input * SP_RPC_READ_BYTES_PER_INPUT_BYTE);
+  if (r->max_memory_bytes > 0 && input * SP_RPC_READ_BYTES_PER_INPUT_BYTE > (double)r->max_memory_bytes)
+    return over_memory(r, "reading the graph", input * SP_RPC_READ_BYTES_PER_INPUT_BYTE, err);
   switch (m->graph_case) {
     case SHARDPLAN__V1__PLAN_REQUEST__GRAPH_MLIR:
       rc = sp_mlir_parse(m->mlir, strlen(m->mlir), fname ? fname : "request.mlir", 1, &r->module,
@@ -313,6 +326,13 @@ int sp_rpc_request_prepare(sp_rpc_request *r, sp_err *err) {
   if (rc) return rc;
   if (!sp_module_body(r->module)->first)
     return sp_err_set(err, SP_EINVAL, "request: the module is empty");
+  double ir = (double)sp_arena_bytes(r->module->arena);
+  double plan = ir * (r->search ? SP_RPC_SEARCH_BYTES_PER_IR_BYTE
+                                : SP_RPC_PROPAGATE_BYTES_PER_IR_BYTE);
+  r->memory_estimate = (int64_t)(ir + plan);
+  if (r->max_memory_bytes > 0 && ir + plan > (double)r->max_memory_bytes)
+    return over_memory(r, r->search ? "planning this graph with the search"
+                                    : "propagating this graph", ir + plan, err);
   if ((rc = sp_verify_module(r->module, err))) return rc;
   if (r->search && (rc = load_cluster(r, err))) return rc;
 

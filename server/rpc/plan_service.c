@@ -549,6 +549,7 @@ static void handle(sp_rpc_call *call, sp_service *s, bool stream) {
     sp_rpc_request_free(&req);
     return;
   }
+  req.max_memory_bytes = s->o.max_request_memory_bytes;
   int64_t ms_left = sp_rpc_call_ms_left(call);
   sp_store_plan sp = {0};
   /* 1. An exact repeat. */

@@ -32,6 +32,8 @@ typedef struct sp_service_options {
   int max_queue;               /* searches waiting; default 64 */
   int64_t cache_max_bytes;     /* 0: none */
   double default_time_limit;   /* seconds, when a request gives none; 0: 10 */
+  int64_t max_request_memory_bytes; /* refuse a Plan whose estimate is larger (RESOURCE_EXHAUSTED,
+                                       see plan_request.h); 0: no bound */
   int log_level;               /* 0 error, 1 warn, 2 info (one line per request), 3 debug */
   FILE *log;                   /* NULL: stderr */
 } sp_service_options;

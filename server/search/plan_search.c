@@ -55,6 +55,7 @@
 #include <time.h>
 
 #include "ir/clock.h"
+#include "ir/ptr_map.h"
 #include "rules/registry.h"
 #include "solver/solver.h"
 #include "search/strategies.h"
@@ -64,49 +65,6 @@
 #define MIB (1024.0 * 1024.0)
 
 enum { NODE_SOURCE, NODE_OP, NODE_FIXED };
-
-/* ------------------------------------------------------------------ pointer map */
-
-/* Open addressing from a pointer to an int; capacity fixed at creation (a power of two at
- * least twice the number of keys, so it never fills). */
-typedef struct ptrmap {
-  size_t mask;
-  const void **k;
-  int *v;
-} ptrmap;
-
-static int ptrmap_init(sp_arena *a, ptrmap *pm, size_t nkeys) {
-  size_t cap = 16;
-  while (cap < 2 * nkeys + 2) cap <<= 1;
-  pm->mask = cap - 1;
-  pm->k = sp_arena_calloc(a, cap, sizeof *pm->k);
-  pm->v = sp_arena_calloc(a, cap, sizeof *pm->v);
-  return (pm->k && pm->v) ? SP_OK : SP_ENOMEM;
-}
-
-static size_t ptr_hash(const void *p) {
-  uint64_t x = (uint64_t)(uintptr_t)p;
-  x ^= x >> 33;
-  x *= 0xff51afd7ed558ccdULL;
-  x ^= x >> 33;
-  return (size_t)x;
-}
-
-static void ptrmap_put(ptrmap *pm, const void *key, int val) {
-  size_t i = ptr_hash(key) & pm->mask;
-  while (pm->k[i] && pm->k[i] != key) i = (i + 1) & pm->mask;
-  pm->k[i] = key;
-  pm->v[i] = val;
-}
-
-static int ptrmap_get(const ptrmap *pm, const void *key) {
-  size_t i = ptr_hash(key) & pm->mask;
-  while (pm->k[i]) {
-    if (pm->k[i] == key) return pm->v[i];
-    i = (i + 1) & pm->mask;
-  }
-  return -1;
-}
 
 /* ------------------------------------------------------------------ the build state */
 
@@ -149,8 +107,8 @@ typedef struct search {
   sp_block *body;
   int nops;
   sp_op **ops;                  /* top-level ops, position = index + 1 */
-  ptrmap opmap;                 /* op -> index */
-  ptrmap valmap;                /* value -> slot */
+  sp_ptr_map opmap;                 /* op -> index */
+  sp_ptr_map valmap;                /* value -> slot */
   int nslots, capslots;
   int *slot_node, *slot_mem;
   pnode *nodes;
@@ -198,7 +156,7 @@ static int add_member(search *S, int node, sp_value *v, int result, sp_op *follo
   if (S->nslots == S->capslots) return sp_err_set(err, SP_EINTERNAL, "value slots overflow");
   S->slot_node[S->nslots] = node;
   S->slot_mem[S->nslots] = n->nmem;
-  ptrmap_put(&S->valmap, v, S->nslots++);
+  sp_ptr_map_put(&S->valmap, v, S->nslots++);
   n->nmem++;
   return SP_OK;
 }
@@ -256,7 +214,7 @@ static int follow_slot(search *S, const sp_op *op) {
   for (int pass = 0; pass < 2; pass++) {
     for (int j = 0; j < op->noperands; j++) {
       const sp_value *v = op->operands[j].value;
-      int slot = v ? ptrmap_get(&S->valmap, v) : -1;
+      int slot = v ? (int)sp_ptr_map_get(&S->valmap, v, -1) : -1;
       if (slot < 0) continue;
       int kind = S->nodes[S->slot_node[slot]].kind;
       if (kind != (pass == 0 ? NODE_OP : NODE_SOURCE)) continue;
@@ -554,7 +512,7 @@ static const sp_layout *consumer_layout(search *S, int i, int j, int t) {
 
 static int price_operand(search *S, int i, int j, sp_err *err) {
   sp_value *v = S->ops[i]->operands[j].value;
-  int slot = v ? ptrmap_get(&S->valmap, v) : -1;
+  int slot = v ? (int)sp_ptr_map_get(&S->valmap, v, -1) : -1;
   if (slot < 0) return SP_OK;
   int pn = S->slot_node[slot], cn = S->op_node[i];
   pnode *p = &S->nodes[pn], *c = &S->nodes[cn];
@@ -597,14 +555,14 @@ static bool state_values(search *S, const sp_plan_state_pair *sp, sp_value **arg
     return false;
   *arg = S->body->args[sp->arg];
   *res = ret->operands[sp->result].value;
-  return *res && ptrmap_get(&S->valmap, *arg) >= 0 && ptrmap_get(&S->valmap, *res) >= 0 &&
+  return *res && (int)sp_ptr_map_get(&S->valmap, *arg, -1) >= 0 && (int)sp_ptr_map_get(&S->valmap, *res, -1) >= 0 &&
          same_dims((*arg)->type, (*res)->type);
 }
 
 static int price_state(search *S, const sp_plan_state_pair *sp, sp_err *err) {
   sp_value *av, *rv;
   if (!state_values(S, sp, &av, &rv)) return SP_OK;
-  int as = ptrmap_get(&S->valmap, av), rs = ptrmap_get(&S->valmap, rv);
+  int as = (int)sp_ptr_map_get(&S->valmap, av, -1), rs = (int)sp_ptr_map_get(&S->valmap, rv, -1);
   int pn = S->slot_node[rs], cn = S->slot_node[as];
   pnode *p = &S->nodes[pn], *c = &S->nodes[cn];
   member *pm = &p->mem[S->slot_mem[rs]], *cm = &c->mem[S->slot_mem[as]];
@@ -685,7 +643,7 @@ static int64_t use_position(search *S, const sp_op *op) {
   while (op && op->block != S->body) op = sp_op_parent(op);
   if (!op) return S->nops + 1;
   if (op->kind == SP_OP_FUNC_RETURN) return S->nops + 1;
-  int idx = ptrmap_get(&S->opmap, op);
+  int idx = (int)sp_ptr_map_get(&S->opmap, op, -1);
   return idx < 0 ? S->nops + 1 : idx + 1;
 }
 
@@ -887,7 +845,7 @@ static uint64_t value_hash(search *S, const sp_value *v, const uint64_t *oph,
                            const uint64_t *argh) {
   if (!v) return 7;
   if (v->def) {
-    int i = ptrmap_get(&S->opmap, v->def);
+    int i = (int)sp_ptr_map_get(&S->opmap, v->def, -1);
     return i >= 0 ? mix64(oph[i], 0x100 + (uint64_t)v->index) : mix64(8, type_hash(v->type));
   }
   if (v->block == S->body && v->index < S->body->nargs) return argh[v->index];
@@ -905,7 +863,7 @@ static uint64_t users_hash(search *S, const sp_value *v, const uint64_t *oph) {
       sum += 0x600;
       continue;
     }
-    int i = ptrmap_get(&S->opmap, u->owner);
+    int i = (int)sp_ptr_map_get(&S->opmap, u->owner, -1);
     uint64_t c = i >= 0 ? oph[i] : mix_str(10, u->owner->name);
     sum += mix64(c, 0x200 + (uint64_t)u->index);
   }
@@ -980,7 +938,7 @@ static bool node_key(search *S, const pnode *n, const uint64_t *oph, const uint6
                      uint64_t *out) {
   if (n->kind == NODE_FIXED || n->set.n < 2 || n->nmem < 1) return false;
   if (n->op) {
-    int i = ptrmap_get(&S->opmap, n->op);
+    int i = (int)sp_ptr_map_get(&S->opmap, n->op, -1);
     if (i < 0) return false;
     *out = oph[i];
     return true;
@@ -1100,13 +1058,7 @@ static int choose_mesh(search *S, sp_err *err) {
 }
 
 sp_op *sp_plan_main_func(sp_module *m) {
-  sp_op *f = sp_module_lookup_func(m, "main");
-  if (!f) {
-    int count = 0;
-    for (sp_op *op = sp_module_body(m)->first; op; op = op->next)
-      if (op->kind == SP_OP_FUNC && count++ == 0) f = op;
-    if (count != 1) f = NULL;
-  }
+  sp_op *f = sp_module_main_func(m);
   if (!f || f->nregions < 1 || f->regions[0].nblocks < 1) return NULL;
   return f;
 }
@@ -1162,13 +1114,13 @@ static int setup(search *S, sp_module *m, const sp_plan_search_opts *o, bool fix
   S->slot_mem = sp_arena_alloc(S->a, (size_t)(nvals + 1) * sizeof *S->slot_mem);
   S->capslots = nvals;
   if (!S->ops || !S->op_node || !S->op_follow_result || !S->slot_node || !S->slot_mem ||
-      ptrmap_init(S->a, &S->opmap, (size_t)S->nops) ||
-      ptrmap_init(S->a, &S->valmap, (size_t)nvals))
+      sp_ptr_map_reserve(&S->opmap, (size_t)S->nops) ||
+      sp_ptr_map_reserve(&S->valmap, (size_t)nvals))
     return sp_err_set(err, SP_ENOMEM, "out of memory");
   int i = 0;
   for (sp_op *op = S->body->first; op; op = op->next, i++) {
     S->ops[i] = op;
-    ptrmap_put(&S->opmap, op, i);
+    sp_ptr_map_put(&S->opmap, op, i);
   }
   return SP_OK;
 }
@@ -1265,7 +1217,7 @@ static int summarize(search *S, const int *choice, sp_plan_summary *out, sp_err 
     }
     for (int j = 0; j < S->ops[i]->noperands; j++) {
       sp_value *v = S->ops[i]->operands[j].value;
-      int slot = v ? ptrmap_get(&S->valmap, v) : -1;
+      int slot = v ? (int)sp_ptr_map_get(&S->valmap, v, -1) : -1;
       if (slot < 0) continue;
       int pn = S->slot_node[slot];
       pnode *p = &S->nodes[pn];
@@ -1281,7 +1233,7 @@ static int summarize(search *S, const int *choice, sp_plan_summary *out, sp_err 
   for (int k = 0; k < S->nstates; k++) {
     sp_value *av, *rv;
     if (!state_values(S, &S->states[k], &av, &rv)) continue;
-    int as = ptrmap_get(&S->valmap, av), rs = ptrmap_get(&S->valmap, rv);
+    int as = (int)sp_ptr_map_get(&S->valmap, av, -1), rs = (int)sp_ptr_map_get(&S->valmap, rv, -1);
     pnode *p = &S->nodes[S->slot_node[rs]], *c = &S->nodes[S->slot_node[as]];
     sp_reshard r;
     sp_cost_reshard(&S->cm, rv->type, member_layout(p, &p->mem[S->slot_mem[rs]], choice[S->slot_node[rs]]),
@@ -1323,7 +1275,7 @@ static int write_back(search *S, const int *choice, sp_plan_summary *out, sp_err
     if (cn < 0) continue;
     for (int j = 0; j < S->ops[i]->noperands; j++) {
       sp_value *v = S->ops[i]->operands[j].value;
-      int slot = v ? ptrmap_get(&S->valmap, v) : -1;
+      int slot = v ? (int)sp_ptr_map_get(&S->valmap, v, -1) : -1;
       if (slot < 0) continue;
       int pn = S->slot_node[slot];
       const sp_layout *have = member_layout(&S->nodes[pn], &S->nodes[pn].mem[S->slot_mem[slot]],
@@ -1341,7 +1293,7 @@ static int write_back(search *S, const int *choice, sp_plan_summary *out, sp_err
   if (fi && fi->result_shardings && ret && ret->kind == SP_OP_FUNC_RETURN)
     for (int r = 0; r < ret->noperands && r < fi->nresults; r++) {
       sp_value *v = ret->operands[r].value;
-      if (v && ptrmap_get(&S->valmap, v) >= 0) fi->result_shardings[r] = v->sharding;
+      if (v && (int)sp_ptr_map_get(&S->valmap, v, -1) >= 0) fi->result_shardings[r] = v->sharding;
     }
   return SP_OK;
 }
@@ -1447,11 +1399,15 @@ static int run(sp_module *m, const sp_plan_search_opts *o, bool fixed, sp_plan_s
   out->device_of = dev;
   sp_sg_result_free(&res);
   sp_sg_free(g);
+  sp_ptr_map_free(&S.opmap);
+  sp_ptr_map_free(&S.valmap);
   sp_arena_free(S.a);
   return SP_OK;
 fail:
   sp_sg_result_free(&res);
   sp_sg_free(g);
+  sp_ptr_map_free(&S.opmap);
+  sp_ptr_map_free(&S.valmap);
   sp_arena_free(S.a);
   return rc;
 }

@@ -231,7 +231,7 @@ int sp_plan_search_module(sp_module *m, const sp_plan_search_opts *o, sp_plan_su
 int sp_plan_evaluate_module(sp_module *m, const sp_plan_search_opts *o, sp_plan_summary *out,
                             sp_err *err);
 
-/* The main function (`main`, else the module's only function with a body), or NULL. */
+/* The main function (sp_module_main_func: Shardy's rule) when it has a body, or NULL. */
 sp_op *sp_plan_main_func(sp_module *m);
 /* The sdy.mesh op the search plans: the one named `name`, or the module's only mesh when
  * `name` is NULL. NULL with SP_EINVAL in `err` when there is none or several. */

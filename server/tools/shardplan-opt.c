@@ -225,6 +225,9 @@ static void add_error(sp_diag_list *diags, const char *file, const sp_err *err) 
   sp_loc loc;
   const char *rest;
   sp_diag_split_message(file, err->msg, &loc, &rest);
+  /* Further lines are errors at the same place (the reader's "failed to parse ..." chain). */
+  for (const char *nl; (nl = strchr(rest, '\n')) != NULL; rest = nl + 1)
+    sp_diag_emit(diags, SP_DIAG_ERROR, loc, "%.*s", (int)(nl - rest), rest);
   sp_diag_emit(diags, SP_DIAG_ERROR, loc, "%s", rest);
 }
 

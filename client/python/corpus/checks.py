@@ -24,14 +24,7 @@ from typing import Optional
 import jax
 
 from shardplan import sdy_text
-
-
-def bin_dir() -> str:
-    d = os.environ.get("SP_BIN_DIR")
-    if d:
-        return d
-    here = os.path.dirname(os.path.abspath(__file__))
-    return os.path.normpath(os.path.join(here, "..", "..", "..", "build", "bin"))
+from shardplan.local import default_bin_dir
 
 
 def shardplan_opt(text: str, *flags: str) -> tuple[str, str]:
@@ -40,7 +33,7 @@ def shardplan_opt(text: str, *flags: str) -> tuple[str, str]:
         f.write(text)
         path = f.name
     try:
-        p = subprocess.run([os.path.join(bin_dir(), "shardplan-opt"), path, *flags],
+        p = subprocess.run([os.path.join(default_bin_dir(), "shardplan-opt"), path, *flags],
                            capture_output=True, text=True, timeout=300)
     finally:
         os.unlink(path)
