@@ -223,6 +223,27 @@ EOF
   "$BUILD/bin/bench_daemon" 3
 }
 
+bench_soak() {
+  cat <<'EOF'
+## Soak: the daemon under a mixed load for 10 minutes (bench_soak)
+
+The real daemon (default flags) on 127.0.0.1 and 16 client threads on the same machine (one
+gRPC channel each) for 600 s. Each call is drawn at random: 60% cache hits (four warmed
+requests: the MLP example and a 1-layer GPT, propagation only and searched), 15% misses (the
+MLP example searched with a fresh seed: a new key, planned and stored), 10% bad requests
+(random bytes, or MLIR that does not parse), 8% cancellations (a fresh 4-layer GPT search
+cancelled after 5 ms), 7% deadlines (the same with a 30 ms deadline). Every answer is checked
+against the statuses its kind allows; afterwards Health must be SERVING and the warmed plans
+must still be hits with the same answer bytes. RSS is the daemon's VmRSS.
+
+EOF
+  machine
+  echo
+  echo "Command: \`bench/run.sh $BUILD_ARG bench_soak\` (not in the default list: it takes 10 minutes), which runs \`$BUILD_ARG/bin/bench_soak 600 16\`."
+  echo
+  "$BUILD/bin/bench_soak" 600 16
+}
+
 # ---------------------------------------------------------------- driver
 
 ALL="bench_propagation bench_iopddl bench_search bench_store bench_web bench_daemon"

@@ -56,7 +56,7 @@ run)
   fi
   [ -f "$dict" ] && set -- "-dict=$dict" "$@"
   echo "run.sh: fuzz_$target for ${seconds}s"
-  SP_FUZZ_STATS=1 "$bin" -max_total_time="$seconds" -timeout=20 -rss_limit_mb=2048 \
+  SP_FUZZ_STATS=1 "$bin" -max_total_time="$seconds" -timeout=60 -rss_limit_mb=2048 \
     -max_len=65536 -print_final_stats=1 -artifact_prefix="$art/" "$@"
   ;;
 *)

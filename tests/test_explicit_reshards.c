@@ -76,6 +76,22 @@ START_TEST(returned_value_is_resharded_to_the_result_sharding) {
 }
 END_TEST
 
+START_TEST(reshard_to_unreduced_becomes_replicated_and_sharded_to_unreduced) {
+  char *out = et_run(MESH
+      "func.func @f(%x: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@m, [{}, {\"q\"}]>}) -> tensor<8x8xf32> {\n"
+      "  %0 = sdy.reshard %x <@m, [{}, {}], unreduced={\"p\", \"q\"}> : tensor<8x8xf32>\n"
+      "  %1 = sdy.all_reduce {\"p\", \"q\"} %0 out_sharding=<@m, [{}, {}]> : tensor<8x8xf32>\n"
+      "  return %1 : tensor<8x8xf32>\n}\n", "sdy-insert-explicit-reshards", FULL);
+  static const char *const want[] = {
+      "sdy.replicated_to_unreduced {\"p\"} %arg0 out_sharding=<@m, [{}, {\"q\"}], unreduced={\"p\"}>",
+      "sdy.sharded_to_unreduced [{}, {\"q\"}] %0 out_sharding=<@m, [{}, {}], unreduced={\"p\", \"q\"}>",
+      "sdy.all_reduce", NULL};
+  et_has_in_order(out, want);
+  et_lacks(out, "sdy.reshard");
+  free(out);
+}
+END_TEST
+
 START_TEST(propagation_pipeline_makes_collectives_explicit_on_request) {
   sp_module *m = pt_parse("sdy.mesh @m = <[\"a\"=2, \"b\"=2]>\n"
       "func.func @main(%x: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@m, [{\"a\"}, {\"b\"}]>}, %w: tensor<8x8xf32>) -> (tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@m, [{}, {\"b\"}]>}) {\n"
@@ -102,6 +118,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, need_replication_axes_move_to_a_batch_dimension);
   tcase_add_test(tc, returned_value_is_resharded_to_the_result_sharding);
   tcase_add_test(tc, propagation_pipeline_makes_collectives_explicit_on_request);
+  tcase_add_test(tc, reshard_to_unreduced_becomes_replicated_and_sharded_to_unreduced);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -297,8 +297,9 @@ static int reshard_returns(sp_module *m, sp_op *ret, sp_err *err) {
     sp_value *v = ret->operands[i].value;
     sp_sharding *want = fn->func->result_shardings ? fn->func->result_shardings[i] : NULL;
     const sp_sharding *have = v->sharding;
-    if (!has_axes(want) && !has_axes(have)) continue;
-    if (want && have && same_mesh(m, want, have) && same_dims(want, have)) continue;
+    bool adds_unreduced = want && want->nunreduced && !(have && have->nunreduced >= want->nunreduced);
+    if (!has_axes(want) && !has_axes(have) && !adds_unreduced) continue;
+    if (want && have && same_mesh(m, want, have) && same_dims(want, have) && !adds_unreduced) continue;
     if (!want) {
       want = sp_sharding_new(m->arena, have->mesh_name, have->rank, true);
       if (!want) return sp_err_set(err, SP_ENOMEM, "out of memory inserting explicit reshards");
@@ -452,6 +453,113 @@ static int reconcile(sp_module *m, sp_arena *scratch, sp_op *op, sp_err *err) {
   return SP_OK;
 }
 
+static bool in_list(const sp_axis_ref *v, int n, const sp_axis_ref *r) {
+  for (int i = 0; i < n; i++)
+    if (sp_axis_ref_equal(&v[i], r)) return true;
+  return false;
+}
+
+static sp_op *unreduced_op(sp_module *m, const char *name, sp_value *in, sp_sharding *out,
+                           const sp_attr *axes, sp_op *before) {
+  sp_op *op = sp_op_create(m->arena, name, 1, &in, 1, &in->type, 0);
+  if (!op || sp_attrs_set(m->arena, &op->attrs, axes)) return NULL;
+  op->loc = before->loc;
+  op->results[0].sharding = out;
+  sp_op_insert_before(before, op);
+  return op;
+}
+
+/* A reshard that makes axes unreduced: those the operand does not shard by
+ * sdy.replicated_to_unreduced, those it shards by sdy.sharded_to_unreduced (which unshards
+ * them); the reshard stays only for what else differs. */
+static int lower_to_unreduced(sp_module *m, sp_op *rs) {
+  sp_value *in = rs->operands[0].value;
+  sp_sharding *to = rs->results[0].sharding;
+  const sp_sharding *from = in->sharding;
+  if (!to || !to->nunreduced || (from && !same_mesh(m, from, to)) ||
+      (from && from->unreduced_kind != to->unreduced_kind))
+    return SP_OK;
+  int rank = to->rank, nfrom = from ? from->nunreduced : 0;
+  const sp_mesh *mesh = sp_sharding_mesh(m, to);
+  if (!mesh || (from && from->rank != rank)) return SP_OK;
+  sp_axis_ref *repl = sp_arena_alloc(m->arena, (size_t)to->nunreduced * sizeof *repl);
+  sp_dim_sharding *sharded = sp_arena_calloc(m->arena, (size_t)rank + 1, sizeof *sharded);
+  sp_sharding *cur = from ? sp_sharding_copy(m->arena, from) : sp_sharding_new(m->arena, to->mesh_name, rank, true);
+  if (!repl || !sharded || !cur) return SP_ENOMEM;
+  cur->inline_mesh = from ? from->inline_mesh : to->inline_mesh;
+  int nrepl = 0, nsharded = 0;
+  for (int d = 0; d < rank; d++) {
+    sharded[d].closed = true;
+    sharded[d].priority = SP_NO_PRIORITY;
+    sharded[d].axes = sp_arena_alloc(m->arena, (size_t)(cur->dims[d].naxes + 1) * sizeof(sp_axis_ref));
+    if (!sharded[d].axes) return SP_ENOMEM;
+  }
+  for (int k = 0; k < to->nunreduced; k++) {
+    const sp_axis_ref *r = &to->unreduced[k];
+    if (from && in_list(from->unreduced, nfrom, r)) continue;
+    bool found = false;
+    for (int d = 0; d < rank && !found; d++)
+      for (int i = 0; i < cur->dims[d].naxes && !found; i++)
+        if (sp_axis_ref_equal(&cur->dims[d].axes[i], r)) {
+          sharded[d].axes[sharded[d].naxes++] = *r;
+          nsharded++;
+          found = true;
+        }
+    if (!found) repl[nrepl++] = *r;
+  }
+  if (!nrepl && !nsharded) return SP_OK;
+  sp_value *v = in;
+  if (nrepl) {
+    sp_sharding *out = sp_sharding_copy(m->arena, cur);
+    sp_axis_ref *u = out ? sp_arena_alloc(m->arena, (size_t)(nfrom + nrepl) * sizeof *u) : NULL;
+    if (!u) return SP_ENOMEM;
+    for (int i = 0; i < nfrom; i++) u[i] = from->unreduced[i];
+    for (int i = 0; i < nrepl; i++) u[nfrom + i] = repl[i];
+    sp_sharding_sort_axes(u, nfrom + nrepl, mesh);
+    out->unreduced = u;
+    out->nunreduced = nfrom + nrepl;
+    out->unreduced_kind = to->unreduced_kind;
+    sp_attr at = {.name = "axes", .kind = SP_ATTR_AXES};
+    at.u.axes.n = nrepl;
+    at.u.axes.v = repl;
+    sp_op *op = unreduced_op(m, "sdy.replicated_to_unreduced", v, out, &at, rs);
+    if (!op) return SP_ENOMEM;
+    v = &op->results[0];
+    cur = out;
+  }
+  if (nsharded) {
+    sp_sharding *out = sp_sharding_copy(m->arena, cur);
+    if (!out) return SP_ENOMEM;
+    for (int d = 0; d < rank; d++) {
+      int n = 0;
+      for (int i = 0; i < out->dims[d].naxes; i++)
+        if (!in_list(sharded[d].axes, sharded[d].naxes, &out->dims[d].axes[i])) out->dims[d].axes[n++] = out->dims[d].axes[i];
+      out->dims[d].naxes = n;
+    }
+    out->unreduced = to->unreduced;
+    out->nunreduced = to->nunreduced;
+    out->unreduced_kind = to->unreduced_kind;
+    sp_attr at = {.name = "axes", .kind = SP_ATTR_DIM_AXES};
+    at.u.dim_axes.n = rank;
+    at.u.dim_axes.v = sharded;
+    sp_op *op = unreduced_op(m, "sdy.sharded_to_unreduced", v, out, &at, rs);
+    if (!op) return SP_ENOMEM;
+    v = &op->results[0];
+    cur = out;
+  }
+  if (same_dims(cur, to) && cur->nunreduced == to->nunreduced) {
+    sp_value_replace_all_uses(&rs->results[0], v);
+    sp_op_erase(rs);
+  } else {
+    sp_op_set_operand(rs, 0, v);
+  }
+  return SP_OK;
+}
+
+static bool collect_reshard(sp_op *op, void *ctx) {
+  return op->kind != SP_OP_SDY_RESHARD || collect(op, ctx);
+}
+
 int sp_export_insert_explicit_reshards_full(sp_module *m, sp_err *err) {
   op_list l = {0};
   sp_op_walk(m->op, collect, &l);
@@ -461,5 +569,11 @@ int sp_export_insert_explicit_reshards_full(sp_module *m, sp_err *err) {
   sp_arena_free(scratch);
   free(l.v);
   if (rc) return rc;
-  return sp_export_insert_explicit_reshards_mode(m, false, err);
+  if ((rc = sp_export_insert_explicit_reshards_mode(m, false, err))) return rc;
+  op_list rl = {0};
+  sp_op_walk(m->op, collect_reshard, &rl);
+  rc = rl.oom ? SP_ENOMEM : SP_OK;
+  for (int i = 0; !rc && i < rl.n; i++) rc = lower_to_unreduced(m, rl.v[i]);
+  free(rl.v);
+  return rc ? sp_err_set(err, rc, "out of memory inserting explicit reshards") : SP_OK;
 }

@@ -25,7 +25,10 @@
  *   4. the axes chosen for reduction factors, unless the result keeps them unreduced, are
  *      all-reduced right after the op (before the result reshard).
  * The unreduced-operand all-reduces and call reshards of the default mode run as well
- * (propagation/export_shardings.h).
+ * (propagation/export_shardings.h). Returned values are resharded to the function's result
+ * shardings. Last, a reshard that makes axes unreduced becomes sdy.replicated_to_unreduced
+ * (axes the operand does not shard) and sdy.sharded_to_unreduced (axes it shards, which it
+ * then no longer does); the reshard stays only for what else differs.
  *
  * Memory: new ops and shardings in the module's arena; factor tables in a scratch arena.
  */

@@ -60,4 +60,9 @@ int sp_verify_stablehlo_op(const sp_module *m, const sp_op *op, sp_err *err);
  * it are reported first). */
 int sp_verify_func_return(const sp_module *m, const sp_op *op, sp_err *err);
 
+/* Internal to the verifier's files: SP_EINVAL with "FILE:LINE:COL: 'OP' op MESSAGE" (or
+ * "FILE: 'OP' op MESSAGE" when the op has no location). */
+int sp__verify_op_fail(const sp_module *m, const sp_op *op, sp_err *err, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
 #endif /* SP_VERIFY_H */

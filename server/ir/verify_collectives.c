@@ -33,21 +33,6 @@ typedef struct axis_list {
   sp_axis_ref v[MAX_REFS];
 } axis_list;
 
-static int fail(const sp_module *m, const sp_op *op, sp_err *err, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static int fail(const sp_module *m, const sp_op *op, sp_err *err, const char *fmt, ...) {
-  char msg[SP_ERR_MSG_MAX];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(msg, sizeof msg, fmt, ap);
-  va_end(ap);
-  const char *file = m && m->filename ? m->filename : "<input>";
-  if (op->loc.line > 0)
-    return sp_err_set(err, SP_EINVAL, "%s:%d:%d: '%s' op %s", file, op->loc.line, op->loc.col,
-                      op->name, msg);
-  return sp_err_set(err, SP_EINVAL, "%s: '%s' op %s", file, op->name, msg);
-}
-
 static int64_t axis_size(const sp_mesh *mesh, const char *name) {
   for (int i = 0; mesh && i < mesh->naxes; i++)
     if (strcmp(mesh->axes[i].name, name) == 0) return mesh->axes[i].size;
@@ -110,9 +95,9 @@ static int check_dim_axes(const sp_module *m, const sp_op *op, const char *attr,
                           const sp_sharding *in, const sp_sharding *out, const sp_mesh *mesh,
                           bool out_plus_axes_is_in, sp_err *err) {
   sp_attr *at = sp_op_attr(op, attr);
-  if (!at || at->kind != SP_ATTR_DIM_AXES) return fail(m, op, err, "requires attribute '%s'", attr);
+  if (!at || at->kind != SP_ATTR_DIM_AXES) return sp__verify_op_fail(m, op, err, "requires attribute '%s'", attr);
   if (at->u.dim_axes.n != out->rank)
-    return fail(m, op, err, "%s has %d dimensions but the tensor has rank %d", attr,
+    return sp__verify_op_fail(m, op, err, "%s has %d dimensions but the tensor has rank %d", attr,
                 at->u.dim_axes.n, out->rank);
   for (int d = 0; d < out->rank; d++) {
     const sp_dim_sharding *axes = &at->u.dim_axes.v[d];
@@ -121,9 +106,9 @@ static int check_dim_axes(const sp_module *m, const sp_op *op, const char *attr,
                   : dim_plus_equals(dim_of(in, d), axes->axes, axes->naxes, dim_of(out, d), mesh);
     if (ok) continue;
     if (out_plus_axes_is_in)
-      return fail(m, op, err, "%s of dimension %d must be the minor axes the operand's sharding "
+      return sp__verify_op_fail(m, op, err, "%s of dimension %d must be the minor axes the operand's sharding "
                   "has beyond the result's", attr, d);
-    return fail(m, op, err, "result sharding of dimension %d must be the operand's with the %s "
+    return sp__verify_op_fail(m, op, err, "result sharding of dimension %d must be the operand's with the %s "
                 "appended", d, attr);
   }
   return SP_OK;
@@ -135,7 +120,7 @@ static int check_unchanged_dims(const sp_module *m, const sp_op *op, const sp_sh
   for (int d = 0; d < out->rank; d++) {
     if (skip && skip[d]) continue;
     if (!dim_plus_equals(dim_of(in, d), NULL, 0, dim_of(out, d), mesh))
-      return fail(m, op, err, "dimension %d of the operand and result shardings must match", d);
+      return sp__verify_op_fail(m, op, err, "dimension %d of the operand and result shardings must match", d);
   }
   return SP_OK;
 }
@@ -143,31 +128,31 @@ static int check_unchanged_dims(const sp_module *m, const sp_op *op, const sp_sh
 static int check_all_to_all(const sp_module *m, const sp_op *op, const sp_sharding *in,
                             const sp_sharding *out, const sp_mesh *mesh, sp_err *err) {
   sp_attr *at = sp_op_attr(op, "params");
-  if (!at || at->kind != SP_ATTR_ALL_TO_ALL) return fail(m, op, err, "requires attribute 'params'");
-  if (at->u.all_to_all.n == 0) return fail(m, op, err, "params must not be empty");
+  if (!at || at->kind != SP_ATTR_ALL_TO_ALL) return sp__verify_op_fail(m, op, err, "requires attribute 'params'");
+  if (at->u.all_to_all.n == 0) return sp__verify_op_fail(m, op, err, "params must not be empty");
   bool used[SP_MAX_RANK] = {false};
   for (int i = 0; i < at->u.all_to_all.n; i++) {
     const sp_all_to_all_param *q = &at->u.all_to_all.v[i];
     if (q->src_dim < 0 || q->src_dim >= out->rank)
-      return fail(m, op, err, "source dimension %lld is not in [0, %d)", (long long)q->src_dim,
+      return sp__verify_op_fail(m, op, err, "source dimension %lld is not in [0, %d)", (long long)q->src_dim,
                   out->rank);
     if (q->tgt_dim < 0 || q->tgt_dim >= out->rank)
-      return fail(m, op, err, "target dimension %lld is not in [0, %d)", (long long)q->tgt_dim,
+      return sp__verify_op_fail(m, op, err, "target dimension %lld is not in [0, %d)", (long long)q->tgt_dim,
                   out->rank);
     if (q->src_dim == q->tgt_dim)
-      return fail(m, op, err, "source and target dimensions must differ: %lld", (long long)q->src_dim);
+      return sp__verify_op_fail(m, op, err, "source and target dimensions must differ: %lld", (long long)q->src_dim);
     if (used[q->src_dim] || used[q->tgt_dim])
-      return fail(m, op, err, "dimension %lld is used by more than one param",
+      return sp__verify_op_fail(m, op, err, "dimension %lld is used by more than one param",
                   (long long)(used[q->src_dim] ? q->src_dim : q->tgt_dim));
-    if (q->naxes == 0) return fail(m, op, err, "param %d has no axes", i);
+    if (q->naxes == 0) return sp__verify_op_fail(m, op, err, "param %d has no axes", i);
     used[q->src_dim] = used[q->tgt_dim] = true;
     if (!dim_plus_equals(dim_of(out, (int)q->src_dim), q->axes, q->naxes,
                          dim_of(in, (int)q->src_dim), mesh))
-      return fail(m, op, err, "axes of param %d must be the minor axes of source dimension %lld "
+      return sp__verify_op_fail(m, op, err, "axes of param %d must be the minor axes of source dimension %lld "
                   "that the result drops", i, (long long)q->src_dim);
     if (!dim_plus_equals(dim_of(in, (int)q->tgt_dim), q->axes, q->naxes,
                          dim_of(out, (int)q->tgt_dim), mesh))
-      return fail(m, op, err, "axes of param %d must be appended to target dimension %lld", i,
+      return sp__verify_op_fail(m, op, err, "axes of param %d must be appended to target dimension %lld", i,
                   (long long)q->tgt_dim);
   }
   return check_unchanged_dims(m, op, in, out, mesh, used, err);
@@ -177,13 +162,13 @@ static int check_all_reduce(const sp_module *m, const sp_op *op, const sp_shardi
                             const sp_sharding *out, const sp_mesh *mesh, sp_err *err) {
   sp_attr *at = sp_op_attr(op, "reduction_axes");
   if (!at || at->kind != SP_ATTR_AXES)
-    return fail(m, op, err, "requires attribute 'reduction_axes'");
+    return sp__verify_op_fail(m, op, err, "requires attribute 'reduction_axes'");
   for (int i = 0; i < at->u.axes.n; i++)
     for (int d = 0; d < out->rank; d++)
       for (int k = 0; k < out->dims[d].naxes; k++)
         if (sp_axis_overlaps(&at->u.axes.v[i], &out->dims[d].axes[k],
                              axis_size(mesh, at->u.axes.v[i].name)))
-          return fail(m, op, err, "reduction axis \"%s\" overlaps a dimension sharding of the "
+          return sp__verify_op_fail(m, op, err, "reduction axis \"%s\" overlaps a dimension sharding of the "
                       "result", at->u.axes.v[i].name);
   return check_unchanged_dims(m, op, in, out, mesh, NULL, err);
 }
@@ -193,7 +178,7 @@ static int check_permute(const sp_module *m, const sp_op *op, const sp_sharding 
                          sp_err *err) {
   for (int d = 0; d < out->rank; d++)
     if (shards(dim_of(in, d), in_mesh) != shards(dim_of(out, d), mesh))
-      return fail(m, op, err, "dimension %d of the operand and result must be split into the "
+      return sp__verify_op_fail(m, op, err, "dimension %d of the operand and result must be split into the "
                   "same number of shards: %lld != %lld", d,
                   (long long)shards(dim_of(in, d), in_mesh), (long long)shards(dim_of(out, d), mesh));
   return SP_OK;
@@ -201,23 +186,23 @@ static int check_permute(const sp_module *m, const sp_op *op, const sp_sharding 
 
 int sp_verify_collective(const sp_module *m, const sp_op *op, sp_err *err) {
   if (op->noperands != 1 || op->nresults != 1 || !op->operands[0].value)
-    return fail(m, op, err, "requires one operand and one result");
+    return sp__verify_op_fail(m, op, err, "requires one operand and one result");
   const sp_sharding *out = op->results[0].sharding;
   const sp_sharding *in = op->operands[0].value->sharding;
-  if (!out) return fail(m, op, err, "requires an out_sharding");
+  if (!out) return sp__verify_op_fail(m, op, err, "requires an out_sharding");
   if (!sp_type_equal(op->operands[0].value->type, op->results[0].type))
-    return fail(m, op, err, "requires the same type for the operand and the result");
+    return sp__verify_op_fail(m, op, err, "requires the same type for the operand and the result");
   const sp_mesh *mesh = sp_module_sharding_mesh(m, out);
   if (!mesh) return SP_OK; /* the sharding check reports the unknown mesh */
   const sp_mesh *in_mesh = in ? sp_module_sharding_mesh(m, in) : mesh;
   if (in && in->rank != out->rank) return SP_OK; /* reported on the operand's holder */
   if (op->kind == SP_OP_SDY_COLLECTIVE_PERMUTE) {
     if (in && !same_axes_shape(in_mesh, mesh))
-      return fail(m, op, err, "operand and result meshes must have the same axes");
+      return sp__verify_op_fail(m, op, err, "operand and result meshes must have the same axes");
     return check_permute(m, op, in, out, in_mesh, mesh, err);
   }
   if (in && in_mesh != mesh && !same_axes_shape(in_mesh, mesh))
-    return fail(m, op, err, "operand and result shardings must be on the same mesh");
+    return sp__verify_op_fail(m, op, err, "operand and result shardings must be on the same mesh");
   switch (op->kind) {
     case SP_OP_SDY_ALL_GATHER:
       return check_dim_axes(m, op, "gathering_axes", in, out, mesh, true, err);

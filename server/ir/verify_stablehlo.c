@@ -34,9 +34,7 @@
 #include "ir/sp_limits.h"
 #include "ir/verify.h"
 
-static int fail(const sp_module *m, const sp_op *op, sp_err *err, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static int fail(const sp_module *m, const sp_op *op, sp_err *err, const char *fmt, ...) {
+int sp__verify_op_fail(const sp_module *m, const sp_op *op, sp_err *err, const char *fmt, ...) {
   char msg[SP_ERR_MSG_MAX];
   va_list ap;
   va_start(ap, fmt);
@@ -71,10 +69,10 @@ static void shape_text(const sp_type *t, char *buf, size_t cap) {
 static int counts(const sp_module *m, const sp_op *op, int noperands, int nresults,
                   sp_err *err) {
   if (noperands >= 0 && op->noperands != noperands)
-    return fail(m, op, err, "expected %d operand%s, but found %d", noperands,
+    return sp__verify_op_fail(m, op, err, "expected %d operand%s, but found %d", noperands,
                 noperands == 1 ? "" : "s", op->noperands);
   if (op->nresults != nresults)
-    return fail(m, op, err, "expected %d result%s, but found %d", nresults,
+    return sp__verify_op_fail(m, op, err, "expected %d result%s, but found %d", nresults,
                 nresults == 1 ? "" : "s", op->nresults);
   return SP_OK;
 }
@@ -94,11 +92,11 @@ static int elementwise(const sp_module *m, const sp_op *op, int noperands, unsig
       char a[128], b[128];
       shape_text(t, a, sizeof a);
       shape_text(r, b, sizeof b);
-      return fail(m, op, err, "requires the same shape for all operands and results: operand %d "
+      return sp__verify_op_fail(m, op, err, "requires the same shape for all operands and results: operand %d "
                   "is %s, result %s", i, a, b);
     }
     if (same_elem && t->elem && r->elem && strcmp(t->elem, r->elem) != 0)
-      return fail(m, op, err, "requires the same element type for all operands and results: "
+      return sp__verify_op_fail(m, op, err, "requires the same element type for all operands and results: "
                   "operand %d is %s, result %s", i, t->elem, r->elem);
   }
   return SP_OK;
@@ -116,10 +114,10 @@ static int dims_in_range(const sp_module *m, const sp_op *op, const char *what, 
                          int rank, bool *seen, sp_err *err) {
   for (int i = 0; i < l->n; i++) {
     if (l->v[i] < 0 || l->v[i] >= rank)
-      return fail(m, op, err, "%s %lld is out of range for rank %d", what, (long long)l->v[i],
+      return sp__verify_op_fail(m, op, err, "%s %lld is out of range for rank %d", what, (long long)l->v[i],
                   rank);
     if (seen[l->v[i]])
-      return fail(m, op, err, "%s %lld is used twice", what, (long long)l->v[i]);
+      return sp__verify_op_fail(m, op, err, "%s %lld is used twice", what, (long long)l->v[i]);
     seen[l->v[i]] = true;
   }
   return SP_OK;
@@ -132,10 +130,10 @@ static int verify_reshape(const sp_module *m, const sp_op *op, sp_err *err) {
   if (!is_static(t) || !is_static(r)) return SP_OK;
   int64_t a = sp_type_num_elements(t), b = sp_type_num_elements(r);
   if (a < 0 || b < 0)
-    return fail(m, op, err, "the number of elements of %s does not fit in 64 bits",
+    return sp__verify_op_fail(m, op, err, "the number of elements of %s does not fit in 64 bits",
                 a < 0 ? "the operand" : "the result");
   if (a != b)
-    return fail(m, op, err, "number of output elements (%lld) doesn't match expected number of "
+    return sp__verify_op_fail(m, op, err, "number of output elements (%lld) doesn't match expected number of "
                 "elements (%lld)", (long long)b, (long long)a);
   return SP_OK;
 }
@@ -146,19 +144,19 @@ static int verify_transpose(const sp_module *m, const sp_op *op, sp_err *err) {
   const sp_type *t = operand_type(op, 0), *r = op->results[0].type;
   sp_ints perm;
   if (!ints_attr(op, "permutation", &perm))
-    return fail(m, op, err, "requires attribute 'permutation'");
+    return sp__verify_op_fail(m, op, err, "requires attribute 'permutation'");
   if (!is_static(t)) return SP_OK;
   if (perm.n != t->rank)
-    return fail(m, op, err, "permutation has %d entries but the operand has rank %d", perm.n,
+    return sp__verify_op_fail(m, op, err, "permutation has %d entries but the operand has rank %d", perm.n,
                 t->rank);
   bool seen[SP_MAX_RANK] = {false};
   if ((rc = dims_in_range(m, op, "permutation entry", &perm, t->rank, seen, err))) return rc;
   if (!is_static(r)) return SP_OK;
   if (r->rank != t->rank)
-    return fail(m, op, err, "result rank %d differs from the operand rank %d", r->rank, t->rank);
+    return sp__verify_op_fail(m, op, err, "result rank %d differs from the operand rank %d", r->rank, t->rank);
   for (int i = 0; i < perm.n; i++)
     if (r->dims[i] != t->dims[perm.v[i]])
-      return fail(m, op, err, "result dim %d has size %lld but operand dim %lld has %lld", i,
+      return sp__verify_op_fail(m, op, err, "result dim %d has size %lld but operand dim %lld has %lld", i,
                   (long long)r->dims[i], (long long)perm.v[i], (long long)t->dims[perm.v[i]]);
   return SP_OK;
 }
@@ -169,17 +167,17 @@ static int verify_broadcast(const sp_module *m, const sp_op *op, sp_err *err) {
   const sp_type *t = operand_type(op, 0), *r = op->results[0].type;
   sp_ints dims;
   if (!ints_attr(op, "broadcast_dimensions", &dims))
-    return fail(m, op, err, "requires attribute 'broadcast_dimensions'");
+    return sp__verify_op_fail(m, op, err, "requires attribute 'broadcast_dimensions'");
   if (!is_static(t) || !is_static(r)) return SP_OK;
   if (dims.n != t->rank)
-    return fail(m, op, err, "broadcast_dimensions size (%d) does not match operand rank (%d)",
+    return sp__verify_op_fail(m, op, err, "broadcast_dimensions size (%d) does not match operand rank (%d)",
                 dims.n, t->rank);
   bool seen[SP_MAX_RANK] = {false};
   if ((rc = dims_in_range(m, op, "broadcast dimension", &dims, r->rank, seen, err))) return rc;
   for (int i = 0; i < dims.n; i++) {
     int64_t in = t->dims[i], out = r->dims[dims.v[i]];
     if (in != 1 && in != out)
-      return fail(m, op, err, "size of operand dimension %d (%lld) is not equal to 1 or size of "
+      return sp__verify_op_fail(m, op, err, "size of operand dimension %d (%lld) is not equal to 1 or size of "
                   "result dimension %lld (%lld)", i, (long long)in, (long long)dims.v[i],
                   (long long)out);
   }
@@ -196,9 +194,9 @@ static int verify_dot_general(const sp_module *m, const sp_op *op, sp_err *err) 
   ints_attr(op, "lhs_contracting_dimensions", &lc);
   ints_attr(op, "rhs_contracting_dimensions", &rc_);
   if (lb.n != rb.n)
-    return fail(m, op, err, "lhs and rhs should have the same number of batching dimensions");
+    return sp__verify_op_fail(m, op, err, "lhs and rhs should have the same number of batching dimensions");
   if (lc.n != rc_.n)
-    return fail(m, op, err, "lhs and rhs should have the same number of contracting dimensions");
+    return sp__verify_op_fail(m, op, err, "lhs and rhs should have the same number of contracting dimensions");
   if (!is_static(l) || !is_static(rt)) return SP_OK;
   bool lseen[SP_MAX_RANK] = {false}, rseen[SP_MAX_RANK] = {false};
   if ((rc = dims_in_range(m, op, "lhs batching dimension", &lb, l->rank, lseen, err)) ||
@@ -208,12 +206,12 @@ static int verify_dot_general(const sp_module *m, const sp_op *op, sp_err *err) 
     return rc;
   for (int i = 0; i < lb.n; i++)
     if (l->dims[lb.v[i]] != rt->dims[rb.v[i]])
-      return fail(m, op, err, "batching dimension sizes must match: lhs dim %lld is %lld, rhs "
+      return sp__verify_op_fail(m, op, err, "batching dimension sizes must match: lhs dim %lld is %lld, rhs "
                   "dim %lld is %lld", (long long)lb.v[i], (long long)l->dims[lb.v[i]],
                   (long long)rb.v[i], (long long)rt->dims[rb.v[i]]);
   for (int i = 0; i < lc.n; i++)
     if (l->dims[lc.v[i]] != rt->dims[rc_.v[i]])
-      return fail(m, op, err, "contracting dimension sizes must match: lhs dim %lld is %lld, rhs "
+      return sp__verify_op_fail(m, op, err, "contracting dimension sizes must match: lhs dim %lld is %lld, rhs "
                   "dim %lld is %lld", (long long)lc.v[i], (long long)l->dims[lc.v[i]],
                   (long long)rc_.v[i], (long long)rt->dims[rc_.v[i]]);
   if (!is_static(res)) return SP_OK;
@@ -225,11 +223,11 @@ static int verify_dot_general(const sp_module *m, const sp_op *op, sp_err *err) 
   for (int d = 0; d < rt->rank; d++)
     if (!rseen[d]) want[n++] = rt->dims[d];
   if (res->rank != n)
-    return fail(m, op, err, "result rank %d differs from the %d batch and free dimensions",
+    return sp__verify_op_fail(m, op, err, "result rank %d differs from the %d batch and free dimensions",
                 res->rank, n);
   for (int d = 0; d < n; d++)
     if (res->dims[d] != want[d])
-      return fail(m, op, err, "result dim %d has size %lld, expected %lld", d,
+      return sp__verify_op_fail(m, op, err, "result dim %d has size %lld, expected %lld", d,
                   (long long)res->dims[d], (long long)want[d]);
   return SP_OK;
 }
@@ -237,29 +235,29 @@ static int verify_dot_general(const sp_module *m, const sp_op *op, sp_err *err) 
 static int verify_concatenate(const sp_module *m, const sp_op *op, sp_err *err) {
   int rc = counts(m, op, -1, 1, err);
   if (rc) return rc;
-  if (op->noperands < 1) return fail(m, op, err, "expected at least 1 operand");
+  if (op->noperands < 1) return sp__verify_op_fail(m, op, err, "expected at least 1 operand");
   int64_t dim;
   if (!sp_op_get_int(op, "dimension", &dim))
-    return fail(m, op, err, "requires attribute 'dimension'");
+    return sp__verify_op_fail(m, op, err, "requires attribute 'dimension'");
   const sp_type *r = op->results[0].type;
   if (!is_static(r)) return SP_OK;
   if (dim < 0 || dim >= r->rank)
-    return fail(m, op, err, "dimension %lld is out of range for rank %d", (long long)dim, r->rank);
+    return sp__verify_op_fail(m, op, err, "dimension %lld is out of range for rank %d", (long long)dim, r->rank);
   int64_t sum = 0;
   for (int i = 0; i < op->noperands; i++) {
     const sp_type *t = operand_type(op, i);
     if (!is_static(t)) return SP_OK;
     if (t->rank != r->rank)
-      return fail(m, op, err, "operand %d has rank %d, the result %d", i, t->rank, r->rank);
+      return sp__verify_op_fail(m, op, err, "operand %d has rank %d, the result %d", i, t->rank, r->rank);
     for (int d = 0; d < r->rank; d++)
       if (d != dim && t->dims[d] != r->dims[d])
-        return fail(m, op, err, "shapes of operand %d and the result do not match at non-concat "
+        return sp__verify_op_fail(m, op, err, "shapes of operand %d and the result do not match at non-concat "
                     "index %d: %lld != %lld", i, d, (long long)t->dims[d], (long long)r->dims[d]);
     if (__builtin_add_overflow(sum, t->dims[dim], &sum))
-      return fail(m, op, err, "the concatenated dimension overflows 64 bits");
+      return sp__verify_op_fail(m, op, err, "the concatenated dimension overflows 64 bits");
   }
   if (sum != r->dims[dim])
-    return fail(m, op, err, "result dim %lld has size %lld but the operands add up to %lld",
+    return sp__verify_op_fail(m, op, err, "result dim %lld has size %lld but the operands add up to %lld",
                 (long long)dim, (long long)r->dims[dim], (long long)sum);
   return SP_OK;
 }
@@ -269,40 +267,40 @@ static int verify_slice(const sp_module *m, const sp_op *op, sp_err *err) {
   if (rc) return rc;
   sp_ints start, limit, strides;
   if (!ints_attr(op, "start_indices", &start) || !ints_attr(op, "limit_indices", &limit))
-    return fail(m, op, err, "requires attributes 'start_indices' and 'limit_indices'");
+    return sp__verify_op_fail(m, op, err, "requires attributes 'start_indices' and 'limit_indices'");
   bool have_strides = ints_attr(op, "strides", &strides);
   const sp_type *t = operand_type(op, 0), *r = op->results[0].type;
   if (!is_static(t)) return SP_OK;
   if (start.n != t->rank || limit.n != t->rank || (have_strides && strides.n != t->rank))
-    return fail(m, op, err, "start, limit and strides need one entry per operand dim (%d)",
+    return sp__verify_op_fail(m, op, err, "start, limit and strides need one entry per operand dim (%d)",
                 t->rank);
   for (int d = 0; d < t->rank; d++) {
     int64_t s = start.v[d], l = limit.v[d], st = have_strides ? strides.v[d] : 1;
     if (s < 0 || l < s || l > t->dims[d])
-      return fail(m, op, err, "dim %d: start %lld and limit %lld must satisfy 0 <= start <= limit "
+      return sp__verify_op_fail(m, op, err, "dim %d: start %lld and limit %lld must satisfy 0 <= start <= limit "
                   "<= %lld", d, (long long)s, (long long)l, (long long)t->dims[d]);
-    if (st < 1) return fail(m, op, err, "dim %d: stride %lld must be positive", d, (long long)st);
+    if (st < 1) return sp__verify_op_fail(m, op, err, "dim %d: stride %lld must be positive", d, (long long)st);
     int64_t want = (l - s) / st + ((l - s) % st != 0);
     if (is_static(r) && r->rank == t->rank && r->dims[d] != want)
-      return fail(m, op, err, "result dim %d has size %lld, expected %lld", d,
+      return sp__verify_op_fail(m, op, err, "result dim %d has size %lld, expected %lld", d,
                   (long long)r->dims[d], (long long)want);
   }
   if (is_static(r) && r->rank != t->rank)
-    return fail(m, op, err, "result rank %d differs from the operand rank %d", r->rank, t->rank);
+    return sp__verify_op_fail(m, op, err, "result rank %d differs from the operand rank %d", r->rank, t->rank);
   return SP_OK;
 }
 
 static int verify_reduce(const sp_module *m, const sp_op *op, sp_err *err) {
   if (op->noperands == 0 || op->noperands % 2 != 0)
-    return fail(m, op, err, "expects as many inputs as init values, but has %d operands",
+    return sp__verify_op_fail(m, op, err, "expects as many inputs as init values, but has %d operands",
                 op->noperands);
   int n = op->noperands / 2;
   if (op->nresults != n)
-    return fail(m, op, err, "expected %d result%s, but found %d", n, n == 1 ? "" : "s",
+    return sp__verify_op_fail(m, op, err, "expected %d result%s, but found %d", n, n == 1 ? "" : "s",
                 op->nresults);
   sp_ints dims;
   if (!ints_attr(op, "dimensions", &dims))
-    return fail(m, op, err, "requires attribute 'dimensions'");
+    return sp__verify_op_fail(m, op, err, "requires attribute 'dimensions'");
   for (int i = 0; i < n; i++) {
     const sp_type *t = operand_type(op, i), *r = op->results[i].type;
     if (!is_static(t)) continue;
@@ -314,12 +312,12 @@ static int verify_reduce(const sp_module *m, const sp_op *op, sp_err *err) {
     for (int d = 0; d < t->rank; d++) {
       if (seen[d]) continue;
       if (k >= r->rank || r->dims[k] != t->dims[d])
-        return fail(m, op, err, "result %d does not have the shape of input %d without the "
+        return sp__verify_op_fail(m, op, err, "result %d does not have the shape of input %d without the "
                     "reduced dimensions", i, i);
       k++;
     }
     if (k != r->rank)
-      return fail(m, op, err, "result %d does not have the shape of input %d without the "
+      return sp__verify_op_fail(m, op, err, "result %d does not have the shape of input %d without the "
                   "reduced dimensions", i, i);
   }
   return SP_OK;
@@ -331,9 +329,9 @@ static int verify_iota(const sp_module *m, const sp_op *op, sp_err *err) {
   int64_t dim;
   const sp_type *r = op->results[0].type;
   if (!sp_op_get_int(op, "iota_dimension", &dim))
-    return fail(m, op, err, "requires attribute 'iota_dimension'");
+    return sp__verify_op_fail(m, op, err, "requires attribute 'iota_dimension'");
   if (is_static(r) && (dim < 0 || dim >= r->rank))
-    return fail(m, op, err, "iota dimension %lld is out of range for rank %d", (long long)dim,
+    return sp__verify_op_fail(m, op, err, "iota dimension %lld is out of range for rank %d", (long long)dim,
                 r->rank);
   return SP_OK;
 }
@@ -342,14 +340,14 @@ int sp_verify_func_return(const sp_module *m, const sp_op *op, sp_err *err) {
   const sp_func_info *f = op->func;
   if (!f || op->nregions == 0 || op->regions[0].nblocks != 1) return SP_OK;
   const sp_op *ret = op->regions[0].blocks[0]->last;
-  if (!ret) return fail(m, op, err, "empty block: expect at least a terminator");
+  if (!ret) return sp__verify_op_fail(m, op, err, "empty block: expect at least a terminator");
   /* An op of another dialect may be the terminator (Shardy's tests use "test.terminator"). */
   if (ret->kind == SP_OP_UNKNOWN) return SP_OK;
   if (ret->kind != SP_OP_FUNC_RETURN)
-    return fail(m, ret, err, "block with no terminator: the body of a func.func ends in a "
+    return sp__verify_op_fail(m, ret, err, "block with no terminator: the body of a func.func ends in a "
                 "func.return");
   if (ret->noperands != f->nresults)
-    return fail(m, ret, err, "has %d operands, but enclosing function (@%s) returns %d",
+    return sp__verify_op_fail(m, ret, err, "has %d operands, but enclosing function (@%s) returns %d",
                 ret->noperands, sp_op_get_str(op, "sym_name") ? sp_op_get_str(op, "sym_name") : "",
                 f->nresults);
   for (int i = 0; i < f->nresults; i++) {
@@ -358,7 +356,7 @@ int sp_verify_func_return(const sp_module *m, const sp_op *op, sp_err *err) {
       char a[128], b[128];
       shape_text(t, a, sizeof a);
       shape_text(f->result_types[i], b, sizeof b);
-      return fail(m, ret, err, "type of return operand %d (%s) doesn't match function result "
+      return sp__verify_op_fail(m, ret, err, "type of return operand %d (%s) doesn't match function result "
                   "type (%s) in function @%s", i, a, b,
                   sp_op_get_str(op, "sym_name") ? sp_op_get_str(op, "sym_name") : "");
     }
@@ -379,13 +377,13 @@ static int check_size(const sp_module *m, const sp_op *op, const char *what, int
   if (!over) return SP_OK;
   char text[128];
   shape_text(t, text, sizeof text);
-  return fail(m, op, err, "%s %d - %s holds more than 2^63 elements or bytes", what, index, text);
+  return sp__verify_op_fail(m, op, err, "%s %d - %s holds more than 2^63 elements or bytes", what, index, text);
 }
 
 int sp_verify_stablehlo_op(const sp_module *m, const sp_op *op, sp_err *err) {
   int rc;
   for (int i = 0; i < op->noperands; i++)
-    if (!op->operands[i].value) return fail(m, op, err, "operand %d is undefined", i);
+    if (!op->operands[i].value) return sp__verify_op_fail(m, op, err, "operand %d is undefined", i);
   for (int i = 0; i < op->nresults; i++)
     if ((rc = check_size(m, op, "result", i, op->results[i].type, err))) return rc;
   for (int r = 0; r < op->nregions; r++)
