@@ -16,6 +16,7 @@
 #include "propagation/func_data_flow_edges.h"
 #include "propagation/gather_scatter_batching.h"
 #include "propagation/import_passes.h"
+#include "propagation/mesh_import.h"
 #include "test_support.h"
 
 static void assert_has(const char *out, const char *want) {
@@ -209,6 +210,40 @@ START_TEST(canonicalize_inlines_a_manual_computation_over_size_one_axes) {
 }
 END_TEST
 
+/* ------------------------------------------------------------------ mesh import */
+
+START_TEST(manual_axes_without_shardings_around_a_body_are_an_error) {
+  pt_expect_error(
+      "func.func @f() {\n"
+      "  sdy.manual_computation() in_shardings=[] out_shardings=[] manual_axes={\"q\"} () {\n"
+      "    %0 = stablehlo.constant dense<0.0> : tensor<2xf32>\n"
+      "    sdy.return\n"
+      "  } : () -> ()\n"
+      "  return\n"
+      "}\n",
+      sp_mesh_manual_axes_cleanup, SP_EINVAL,
+      "t.mlir:2:3: 'sdy.manual_computation' op has manual_axes when there are no in/out shardings "
+      "and the body is not empty");
+}
+END_TEST
+
+START_TEST(size_one_axes_leave_shardings_but_not_manual_axes) {
+  sp_module *m = pt_parse(
+      "sdy.mesh @m = <[\"one\"=1, \"two\"=2]>\n"
+      "func.func @f(%arg0: tensor<4xf32>) -> tensor<4xf32> {\n"
+      "  %0 = sdy.manual_computation(%arg0) in_shardings=[<@m, [{\"one\", \"two\"}]>] out_shardings=[<@m, [{\"one\", \"two\"}]>] manual_axes={\"one\", \"two\"} (%arg1: tensor<2xf32>) {\n"
+      "    sdy.return %arg1 : tensor<2xf32>\n"
+      "  } : (tensor<4xf32>) -> tensor<4xf32>\n"
+      "  return %0 : tensor<4xf32>\n"
+      "}\n");
+  pt_run(m, sp_mesh_remove_size_one_axes);
+  char *out = pt_print(m);
+  assert_has(out, "in_shardings=[<@m, [{\"two\"}]>] out_shardings=[<@m, [{\"two\"}]>] manual_axes={\"one\", \"two\"}");
+  free(out);
+  sp_module_free(m);
+}
+END_TEST
+
 /* ------------------------------------------------------------------ the pass table */
 
 START_TEST(every_import_flag_runs_and_rejects_unknown_options) {
@@ -235,6 +270,8 @@ static Suite *import_suite(void) {
   tcase_add_test(tc, imported_calls_keep_their_attributes_and_the_original_name);
   tcase_add_test(tc, canonicalize_fuses_reduce_and_slice_and_drops_null_collectives);
   tcase_add_test(tc, canonicalize_inlines_a_manual_computation_over_size_one_axes);
+  tcase_add_test(tc, manual_axes_without_shardings_around_a_body_are_an_error);
+  tcase_add_test(tc, size_one_axes_leave_shardings_but_not_manual_axes);
   tcase_add_test(tc, every_import_flag_runs_and_rejects_unknown_options);
   suite_add_tcase(s, tc);
   return s;

@@ -192,6 +192,24 @@ START_TEST(test_parse_error_names_the_place) {
   ck_assert_int_eq(sp_plan_run(&in, NULL, &o, &p, &err), SP_EINVAL);
   ck_assert_ptr_null(p);
   ck_assert_msg(strncmp(err.msg, "req.mlir:2:", 11) == 0, "%s", err.msg);
+  /* The place is data too. */
+  ck_assert_str_eq(err.file, "req.mlir");
+  ck_assert_int_eq(err.line, 2);
+  ck_assert_int_gt(err.col, 0);
+}
+END_TEST
+
+START_TEST(test_error_place_survives_a_prefix) {
+  sp_err err;
+  sp_err_set(&err, SP_EINVAL, "c.json:3:14: expected a number");
+  sp_err_prefix(&err, "-shardplan-search");
+  ck_assert_str_eq(err.msg, "-shardplan-search: c.json:3:14: expected a number");
+  ck_assert_str_eq(err.file, "c.json");
+  ck_assert_int_eq(err.line, 3);
+  ck_assert_int_eq(err.col, 14);
+  sp_err_set(&err, SP_EINVAL, "no place: 12 ops");
+  ck_assert_int_eq(err.line, 0);
+  ck_assert_str_eq(err.file, "");
 }
 END_TEST
 
@@ -344,6 +362,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_json_reader_names_the_bad_field);
   tcase_add_test(tc, test_parse_error_names_the_place);
   tcase_add_test(tc, test_search_without_cluster_is_rejected);
+  tcase_add_test(tc, test_error_place_survives_a_prefix);
   tcase_add_test(tc, test_cancelled_request_times_out);
   tcase_add_test(tc, test_progress_reports_rounds_and_incumbents);
   tcase_add_test(tc, test_op_without_rule_is_a_warning_not_a_failure);

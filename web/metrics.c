@@ -122,6 +122,13 @@ void sp_metrics_cache(sp_metrics *m, bool hit) {
   pthread_mutex_unlock(&m->mu);
 }
 
+void sp_metrics_search(sp_metrics *m, double seconds) {
+  if (!m || !(seconds > 0)) return;
+  pthread_mutex_lock(&m->mu);
+  m->solver_sum += seconds;
+  pthread_mutex_unlock(&m->mu);
+}
+
 void sp_metrics_plan(sp_metrics *m, double latency_s, double solver_s) {
   if (!m) return;
   pthread_mutex_lock(&m->mu);

@@ -49,8 +49,12 @@ void sp_metrics_rpc(sp_metrics *m, const char *method, const char *code);
 /* `method` "GET"/"POST"/..., `status` an HTTP status. */
 void sp_metrics_http(sp_metrics *m, const char *method, int status);
 void sp_metrics_cache(sp_metrics *m, bool hit);
-/* A Plan call answered after `latency_s`, of which `solver_s` in the search (0: a hit). */
+/* A Plan call answered after `latency_s`, of which `solver_s` in the search (0: a hit or a
+ * search counted with sp_metrics_search). */
 void sp_metrics_plan(sp_metrics *m, double latency_s, double solver_s);
+/* A search (propagation and cost search) that took `seconds`, counted once however many
+ * calls it answered. */
+void sp_metrics_search(sp_metrics *m, double seconds);
 
 /* Appends the registry in Prometheus text format. */
 void sp_metrics_render(sp_metrics *m, sp_strbuf *out);

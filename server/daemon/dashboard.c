@@ -28,6 +28,8 @@ static void on_rpc(void *ctx, const char *method, const char *status, double sec
 
 static void on_cache(void *ctx, bool hit) { sp_metrics_cache(ctx, hit); }
 
+static void on_search(void *ctx, double seconds) { sp_metrics_search(ctx, seconds); }
+
 static void gauges(void *ctx, sp_metrics_gauges *g) {
   sp_service_stats st;
   memset(&st, 0, sizeof st);
@@ -74,7 +76,7 @@ int sp_dashboard_start(const sp_daemon_config *cfg, sp_service *svc, const char 
     sp_dashboard_stop(d);
     return rc;
   }
-  sp_service_observer obs = {on_rpc, on_cache, d->metrics};
+  sp_service_observer obs = {on_rpc, on_cache, d->metrics, on_search};
   sp_service_observe(svc, &obs);
   sp_metrics_set_gauge_source(d->metrics, gauges, svc);
   *address = sp_web_address(d->web);

@@ -3,6 +3,7 @@
  */
 #include "ir/err.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -10,12 +11,49 @@ void sp_err_clear(sp_err *err) {
   if (!err) return;
   err->code = SP_OK;
   err->msg[0] = '\0';
+  err->file[0] = '\0';
+  err->line = err->col = 0;
+}
+
+static bool digits(const char *s, const char **end, int *out) {
+  long v = 0;
+  const char *p = s;
+  while (*p >= '0' && *p <= '9' && v < 100000000) v = v * 10 + (*p++ - '0');
+  *end = p;
+  *out = (int)v;
+  return p > s;
+}
+
+/* Fills file, line and col from the first "FILE:LINE:COL: " in the message. */
+static void locate(sp_err *err) {
+  err->file[0] = '\0';
+  err->line = err->col = 0;
+  for (const char *p = strchr(err->msg, ':'); p; p = strchr(p + 1, ':')) {
+    const char *q, *r;
+    int line, col;
+    if (!digits(p + 1, &q, &line) || *q != ':' || !digits(q + 1, &r, &col) || r[0] != ':' ||
+        r[1] != ' ')
+      continue;
+    /* The file starts after the last "prefix: " before it. */
+    const char *start = err->msg;
+    for (const char *s = err->msg; s + 1 < p; s++)
+      if (s[0] == ':' && s[1] == ' ') start = s + 2;
+    size_t n = (size_t)(p - start);
+    if (n == 0) continue;
+    if (n >= sizeof err->file) n = sizeof err->file - 1;
+    memcpy(err->file, start, n);
+    err->file[n] = '\0';
+    err->line = line;
+    err->col = col;
+    return;
+  }
 }
 
 int sp_err_setv(sp_err *err, int code, const char *fmt, va_list ap) {
   if (!err) return code;
   err->code = code;
   vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+  locate(err);
   return code;
 }
 
@@ -45,6 +83,7 @@ int sp_err_prefix(sp_err *err, const char *fmt, ...) {
   if (m > room) m = room;
   memcpy(err->msg + n + 2, old, m);
   err->msg[n + 2 + m] = '\0';
+  locate(err);
   return err->code;
 }
 

@@ -28,12 +28,19 @@ typedef enum sp_status {
 
 #define SP_ERR_MSG_MAX 512
 
+#define SP_ERR_FILE_MAX 256
+
 typedef struct sp_err {
   int code;                  /* an sp_status */
   char msg[SP_ERR_MSG_MAX];  /* NUL-terminated; empty when code == SP_OK */
+  /* Where the problem is, as data: filled from the message's "FILE:LINE:COL: " part (the
+   * form every located error is written in, possibly after a "pass-name: " prefix) by
+   * sp_err_set and sp_err_prefix; line 0 and an empty file when the message names no place. */
+  char file[SP_ERR_FILE_MAX];
+  int line, col;
 } sp_err;
 
-/* Resets `err` (may be NULL) to SP_OK with an empty message. */
+/* Resets `err` (may be NULL) to SP_OK with an empty message and no place. */
 void sp_err_clear(sp_err *err);
 
 /* Sets `err` (may be NULL) to `code` and a printf-formatted message; returns `code`, so that

@@ -245,13 +245,14 @@ static const sp_mesh *op_sharding_mesh(const sp_module *m, const sp_op *op) {
 typedef struct axes_edit {
   const sp_module *m;
   int rc;
+  const sp_op *bad;  /* the op an SP_EINVAL is about */
 } axes_edit;
 
 static bool remove_size_one_axes_attrs(sp_op *op, void *ctx) {
   axes_edit *e = ctx;
-  const char *name = op->kind == SP_OP_SDY_MANUAL_COMPUTATION ? "manual_axes"
-                     : op->kind == SP_OP_SDY_ALL_REDUCE       ? "reduction_axes"
-                                                              : NULL;
+  /* A manual computation keeps its manual axes (Shardy drops size-one axes from shardings
+   * only); an all-reduce over a size-one axis reduces nothing. */
+  const char *name = op->kind == SP_OP_SDY_ALL_REDUCE ? "reduction_axes" : NULL;
   sp_attr *at = name ? sp_op_attr(op, name) : NULL;
   if (!at || at->kind != SP_ATTR_AXES) return true;
   const sp_mesh *mesh = op_sharding_mesh(e->m, op);
@@ -268,7 +269,7 @@ static bool remove_size_one_axes_attrs(sp_op *op, void *ctx) {
 }
 
 int sp_mesh_remove_size_one_axes(sp_module *m, sp_err *err) {
-  axes_edit e = {m, SP_OK};
+  axes_edit e = {m, SP_OK, NULL};
   sp_op_walk(m->op, remove_size_one_axes_attrs, &e);
   if (e.rc) return sp_err_set(err, e.rc, "out of memory removing size-one axes");
   return sp_sharding_walk(m, remove_size_one_slot, NULL, err);
@@ -301,6 +302,14 @@ static bool cleanup_manual(sp_op *op, void *ctx) {
   axes_edit *e = ctx;
   if (op->kind != SP_OP_SDY_MANUAL_COMPUTATION) return true;
   sp_attr *axes = sp_op_attr(op, "manual_axes");
+  /* Without in/out shardings there is no mesh to put the manual axes on. */
+  const sp_block *body = op->nregions && op->regions[0].nblocks ? op->regions[0].blocks[0] : NULL;
+  if (op->noperands == 0 && op->nresults == 0 && axes && axes->kind == SP_ATTR_AXES &&
+      axes->u.axes.n && body && body->first != body->last) {
+    e->rc = SP_EINVAL;
+    e->bad = op;
+    return false;
+  }
   sp_attr *in = sp_op_attr(op, "in_shardings");
   const sp_mesh *mesh = op_sharding_mesh(e->m, op);
   if (!axes || axes->kind != SP_ATTR_AXES || !axes->u.axes.n || !mesh) return true;
@@ -334,7 +343,11 @@ oom:
 }
 
 int sp_mesh_manual_axes_cleanup(sp_module *m, sp_err *err) {
-  axes_edit e = {m, SP_OK};
+  axes_edit e = {m, SP_OK, NULL};
   sp_op_walk(m->op, cleanup_manual, &e);
+  if (e.rc == SP_EINVAL)
+    return sp_err_set(err, SP_EINVAL, "%s:%d:%d: '%s' op has manual_axes when there are no in/out "
+                      "shardings and the body is not empty", m->filename, e.bad->loc.line,
+                      e.bad->loc.col, e.bad->name);
   return e.rc ? sp_err_set(err, e.rc, "out of memory in manual-axes cleanup") : SP_OK;
 }

@@ -395,6 +395,7 @@ static void run_job(void *arg) {
   }
   /* Wall time is not part of the plan (equal requests get equal bytes): it goes beside it. */
   double search_s = sp_clock_now() - run_start;
+  if (s->obs.on_search) s->obs.on_search(s->obs.ctx, search_s);
   plan->solver.build_s = plan->solver.solve_s = 0;
   Shardplan__V1__PlanResponse *resp = NULL;
   a = sp_arena_new(0);

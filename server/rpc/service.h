@@ -46,12 +46,15 @@ typedef struct sp_service_stats {
 } sp_service_stats;
 
 /* Per-request events for an observer (the dashboard's metrics): every answered call with its
- * status name ("OK", "INVALID_ARGUMENT", ...) and seconds; cache lookups of Plan calls. Called
+ * status name ("OK", "INVALID_ARGUMENT", ...) and seconds; cache lookups of Plan calls; the
+ * wall time of each search the engine ran (whatever the number of its waiters). Called
  * on the thread that answered; must not block. */
 typedef struct sp_service_observer {
   void (*on_rpc)(void *ctx, const char *method, const char *status, double seconds);
   void (*on_cache)(void *ctx, bool hit);
   void *ctx;
+  void (*on_search)(void *ctx, double seconds);  /* a search ended after `seconds` (may be
+                                                    NULL) */
 } sp_service_observer;
 
 void sp_service_options_init(sp_service_options *o);

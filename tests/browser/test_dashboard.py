@@ -222,6 +222,8 @@ def main():
         run.plan(os.path.join(args.src, "examples", "conflict.mlir"))   # a hit
         with urllib.request.urlopen(run.http + "/metrics", timeout=10) as r:
             after = r.read().decode()
+        run.check(metric(before, "shardplan_solver_seconds_total") > 0,
+                  "metrics: the searches' time is counted (%.4f s)" % metric(before, "shardplan_solver_seconds_total"))
         hits = "shardplan_cache_hits_total"
         run.check(metric(after, hits) == metric(before, hits) + 1, "metrics: a cache hit is counted")
         plans = 'shardplan_rpc_requests_total{method="PlanStream",code="OK"}'
