@@ -46,11 +46,17 @@ static void solver_table(sp_strbuf *sb, const cJSON *s) {
                                         b->valuedouble);
   else sp_strbuf_puts(sb, "<tr><th>bound</th><td>none</td></tr>");
   sp_html_printf(sb, "<tr><th>gap</th><td class=\"num\">%.4f%%</td></tr>", 100 * sp__web_num(s, "gap"));
-  sp_strbuf_puts(sb, "<tr><th>time</th><td class=\"num\">build ");
-  sp_html_seconds(sb, sp__web_num(s, "build_s"));
-  sp_strbuf_puts(sb, ", solve ");
-  sp_html_seconds(sb, sp__web_num(s, "solve_s"));
-  sp_strbuf_puts(sb, "</td></tr>");
+  if (sp__web_num(s, "build_s") > 0 || sp__web_num(s, "solve_s") > 0) {
+    sp_strbuf_puts(sb, "<tr><th>time</th><td class=\"num\">build ");
+    sp_html_seconds(sb, sp__web_num(s, "build_s"));
+    sp_strbuf_puts(sb, ", solve ");
+    sp_html_seconds(sb, sp__web_num(s, "solve_s"));
+    sp_strbuf_puts(sb, "</td></tr>");
+  } else {
+    /* the daemon keeps wall times out of cached plans (equal requests, equal bytes) */
+    sp_strbuf_puts(sb, "<tr><th>time</th><td>not kept with cached plans (the daemon logs each "
+                       "search's time; /metrics sums them)</td></tr>");
+  }
   sp_html_printf(sb,
                  "<tr><th>model</th><td class=\"num\">%.0f nodes, %.0f edges, %.0f strategies, "
                  "%.0f pairs</td></tr>"
