@@ -214,8 +214,8 @@ static bool lower(emitter *e, const sp_sharding *from, const sp_sharding *to, in
     /* The slice reaches the layout before the replacements. */
     if (e->oom) goto done;
     if (permute) {
-      layout before = {rank, calloc((size_t)(rank ? rank : 1), sizeof(dim_pieces))};
-      bool ok2 = before.dims && to_layout(e->mesh, from, from, to, rank, &before);
+      layout before = {0};  /* to_layout allocates its dims */
+      bool ok2 = to_layout(e->mesh, from, from, to, rank, &before);
       if (ok2)
         for (int d = 0; d < rank; d++) append(&before.dims[d], moved.dims[d].v, moved.dims[d].n);
       sp_op *sl = ok2 ? emit(e, "sdy.all_slice", &before, &at) : NULL;
