@@ -3,7 +3,7 @@
     build/venv/bin/python bench/jax_fullsize.py [--out FILE] [--time-limit S] [MODEL ...]
 
 Runs the checks of client/python/tests/test_corpus.py on the full-size configurations of
-client/python/corpus/full_models.py (GPT-2 small, BERT base, ViT-B/16, ResNet-50, a 250M
+client/python/corpus/full_models.py (GPT-2 small, BERT base, ViT-B/16, ResNet-50, a 271M
 Llama; random weights), on 8 host CPU devices, against a daemon it starts (build/bin/shardpland):
   1. shardplan's propagation vs JAX's Shardy (XLA's dump), value by value, and @main's
      shardings vs the executable's;
@@ -88,7 +88,8 @@ def machine() -> str:
                 break
     with open("/proc/meminfo") as f:
         mem = int(f.readline().split()[1]) / 2**20
-    return f"{cpu}, {os.cpu_count()} cores, {mem:.0f} GiB ({platform.system()} {platform.release()})"
+    return (f"{cpu}, {os.cpu_count()} cores, {mem:.0f} GiB "
+            f"({platform.system()} {platform.release()})")
 
 
 def main() -> int:

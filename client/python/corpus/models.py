@@ -371,7 +371,7 @@ def jax_train_step() -> Case:
                 rtol=1e-3, atol=1e-5)
 
 
-# ---------------------------------------------------------------- ops JAX emits as chlo / custom_call
+# ---------------------------------------------------------------- chlo ops and custom calls
 
 
 def jax_special_functions() -> Case:
@@ -387,7 +387,8 @@ def jax_special_functions() -> Case:
         h = jnp.tanh(x @ w) * 0.5           # in (-0.5, 0.5)
         p = h + 1.0                         # in (0.5, 1.5)
         a = jax.lax.erf(h) + jax.lax.erf_inv(h) + jax.lax.lgamma(p) + jax.lax.digamma(p)
-        b = jax.lax.bessel_i1e(h) + jax.lax.polygamma(jnp.ones_like(p), p) + jax.lax.zeta(p + 1.0, p)
+        b = (jax.lax.bessel_i1e(h) + jax.lax.polygamma(jnp.ones_like(p), p)
+             + jax.lax.zeta(p + 1.0, p))
         c = jnp.arcsin(h) + jnp.arccos(h) + jnp.arctan(h) + jnp.arcsinh(h) + jnp.arccosh(p + 1.0)
         d = jnp.arctanh(h) + jnp.sinh(h) + jnp.cosh(h) + jax.lax.square(h)
         return a + b + c + d + jax.lax.nextafter(h, p)
