@@ -9,6 +9,7 @@
 
 #include "export/unreduced_reshards.h"
 #include "ir/axis_ref.h"
+#include "ir/grow.h"
 #include "ir/op_list.h"
 #include "propagation/export_shardings.h"
 #include "propagation/factor_projection.h"
@@ -54,13 +55,7 @@ typedef struct chooser {
 static int add_candidate(chooser *ch, int f, const sp_ft_axes *axes) {
   for (int i = 0; i < ch->n; i++)
     if (ch->c[i].factor == f && sp_ft_axes_equal(&ch->c[i].axes, axes)) return SP_OK;
-  if (ch->n == ch->cap) {
-    int cap = ch->cap ? 2 * ch->cap : 16;
-    candidate *nv = realloc(ch->c, (size_t)cap * sizeof *nv);
-    if (!nv) return SP_ENOMEM;
-    ch->c = nv;
-    ch->cap = cap;
-  }
+  if (sp_grow((void **)&ch->c, &ch->cap, ch->n, sizeof *ch->c)) return SP_ENOMEM;
   candidate *c = &ch->c[ch->n++];
   memset(c, 0, sizeof *c);
   c->factor = f;

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "ir/axis_ref.h"
+#include "ir/grow.h"
 #include "ir/op_list.h"
 #include "ir/sharding.h"
 #include "propagation/sharding_walk.h"
@@ -27,13 +28,7 @@ typedef struct pieces {
 } pieces;
 
 static int push(pieces *l, piece p) {
-  if (l->n == l->cap) {
-    int cap = l->cap ? 2 * l->cap : 8;
-    piece *v = realloc(l->v, (size_t)cap * sizeof *v);
-    if (!v) return SP_ENOMEM;
-    l->v = v;
-    l->cap = cap;
-  }
+  if (sp_grow((void **)&l->v, &l->cap, l->n, sizeof *l->v)) return SP_ENOMEM;
   l->v[l->n++] = p;
   return SP_OK;
 }
@@ -316,13 +311,11 @@ done:
   return rc;
 }
 
-static bool collect_reshard(sp_op *op, void *ctx) {
-  return op->kind != SP_OP_SDY_RESHARD || sp_op_list_push(ctx, op);
-}
+static bool is_reshard(const sp_op *op) { return op->kind == SP_OP_SDY_RESHARD; }
 
 int sp_export_lower_unreduced_reshards(sp_module *m, sp_err *err) {
-  sp_op_list l = {0};
-  sp_op_walk(m->op, collect_reshard, &l);
+  sp_op_list l = {.keep = is_reshard};
+  sp_op_walk(m->op, sp_op_list_collect, &l);
   int rc = l.oom ? SP_ENOMEM : SP_OK;
   for (int i = 0; !rc && i < l.n; i++) rc = lower_one(m, l.v[i]);
   sp_op_list_free(&l);
