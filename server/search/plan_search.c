@@ -1135,6 +1135,8 @@ static double collective_bytes_sent(const sp_collective *c) {
     case SP_COLL_REDUCE_SCATTER: return (n - 1) / n * c->bytes;
     case SP_COLL_ALL_REDUCE: return 2 * (n - 1) / n * c->bytes;
     case SP_COLL_ALL_TO_ALL: return (n - 1) / (n * n) * c->bytes;
+    case SP_COLL_COLLECTIVE_PERMUTE: return c->bytes;
+    case SP_COLL_ALL_SLICE: return 0.0;
   }
   return 0.0;
 }
@@ -1400,6 +1402,7 @@ static int run(sp_module *m, const sp_plan_search_opts *o, bool fixed, sp_plan_s
   sp_sg_free(g);
   sp_ptr_map_free(&S.opmap);
   sp_ptr_map_free(&S.valmap);
+  sp_cost_model_free(&S.cm);
   sp_arena_free(S.a);
   return SP_OK;
 fail:
@@ -1407,6 +1410,7 @@ fail:
   sp_sg_free(g);
   sp_ptr_map_free(&S.opmap);
   sp_ptr_map_free(&S.valmap);
+  sp_cost_model_free(&S.cm);
   sp_arena_free(S.a);
   return rc;
 }
