@@ -17,6 +17,8 @@
 #include "propagation/prop_passes.h"
 #include "propagation/sharding_constraints.h"
 #include "propagation/sharding_groups.h"
+#include "propagation/trace.h"
+#include "propagation/trace_attrs.h"
 
 /* ------------------------------------------------------------------ option text */
 
@@ -287,6 +289,7 @@ int sp_pipeline_pass_sink_data_flow_edges(sp_module *m, const char *options, sp_
   debug_flags f = {"sdy-sink-data-flow-edges", "sink-debug-sharding-origins",
                    "sink-debug-propagation-edge-sharding", false, false};
   int rc = for_each_option(options, debug_item, &f, err);
+  if (!rc) rc = sp_trace_sink_attrs(m, f.origins, f.edges, err);
   return rc ? rc : sp_data_flow_edges_sink(m, err);
 }
 
@@ -294,5 +297,7 @@ int sp_pipeline_pass_apply_sharding_constraints(sp_module *m, const char *option
   debug_flags f = {"sdy-apply-sharding-constraints", "debug-sharding-origins",
                    "debug-propagation-edge-sharding", false, false};
   int rc = for_each_option(options, debug_item, &f, err);
-  return rc ? rc : sp_sharding_constraints_apply(m, err);
+  if (!rc) rc = sp_trace_enable(m, f.origins, f.edges, err);
+  if (!rc) rc = sp_sharding_constraints_apply(m, err);
+  return rc || !(f.origins || f.edges) ? rc : sp_trace_write_attrs(m, err);
 }

@@ -34,6 +34,7 @@
 #include "ir/run_ctl.h"
 #include "propagation/prop_memo.h"
 #include "propagation/rule_cache.h"
+#include "propagation/trace.h"
 
 /* The scratch arena is replaced once it holds this much: one op's factor table and its
  * temporaries are a few KiB, so this recycles it every few thousand visits. */
@@ -108,6 +109,7 @@ struct sp_propagate_session {
   int runs;                   /* fixed points completed */
   int ngroup_ops, capgroup_ops;
   sp_op **group_ops;          /* sdy.sharding_group ops with an operand, pre-order */
+  sp_trace *trace;            /* the module's trace while it records (trace.h), else NULL */
   /* Pass prologue (sessions created with `prepare`): */
   bool prepare;
   int prologue_status;
@@ -832,6 +834,14 @@ static int propagate_identity(driver *d, const identity_job *j, sp_err *err) {
                               out + j->nsrc, NULL, d->log, err);
   if (rc) return op_error(d, j->op, rc, err);
   d->stats->rule_visits++;
+  if (d->trace) {
+    const void **nodes = sp_arena_alloc(s, (size_t)n * sizeof *nodes);
+    if (!nodes) return sp_err_set(err, SP_ENOMEM, "out of memory");
+    for (int i = 0; i < j->nsrc; i++) nodes[i] = j->src[i];
+    nodes[j->nsrc] = j->target;
+    if ((rc = sp_trace_step(d->trace, mesh, j->op, j->nsrc, 1, nodes, in, out)))
+      return sp_err_set(err, rc, "out of memory");
+  }
 
   bool changed = false;
   for (int i = 0; i < j->nsrc; i++) {
@@ -1046,6 +1056,9 @@ static int visit_rule_op(driver *d, int idx, sp_err *err) {
     if (memo) sp_prop_memo_add(d->memo, &key, out);
   }
   d->stats->rule_visits++;
+  if (d->trace && (rc = sp_trace_step(d->trace, mesh, op, op->noperands, op->nresults,
+                                      (const void *const *)slots, in, out)))
+    return sp_err_set(err, rc, "out of memory");
 
   /* Operands first, then results, each notified once its new sharding is in place. */
   bool result_changed = false, changed = false;
@@ -1171,6 +1184,9 @@ static int sync_func_results(driver *d, sp_op *fn, sp_err *err) {
       if (rc) return op_error(d, fn, rc, err);
       sp_prop_memo_add(d->memo, &key, out);
     }
+    const void *nodes[2] = {v, v}; /* a func result shares its value's origins (trace.h) */
+    if (d->trace && (rc = sp_trace_step(d->trace, mesh, fn, 1, 1, nodes, in, out)))
+      return sp_err_set(err, rc, "out of memory");
     if (out[0]) {
       v->sharding = out[0];
       d->stats->updates++;
@@ -1308,6 +1324,10 @@ int sp_propagate_session_run(sp_propagate_session *d, const sp_propagate_options
   d->log = d->o->conflicts ? d->o->conflicts : d->m->conflicts;
   d->stats = stats;
   d->nstack = 0;
+  d->trace = d->m->trace && (sp_trace_records_origins(d->m->trace) ||
+                             sp_trace_records_edges(d->m->trace))
+                 ? d->m->trace
+                 : NULL;
   int rc = sync_func_results(d, d->main_fn, err);
   if (rc) return rc;
   /* Pre-order: the first op must be popped first. */
