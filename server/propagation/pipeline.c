@@ -207,6 +207,9 @@ static int import_steps(sp_module *m, const sp_pipeline_options *o, sp_err *err)
   STEP(f.calls && o->dedup_functions_fully, sp_func_data_flow_edges_add(m, err));
   STEP(inline_calls, sp_func_calls_import(m, true, err));
   STEP(inline_calls, sp_symbol_dce(m, err));
+  /* The debugging options start the trace here, so that applied constraints are recorded. */
+  STEP(o->prop.debug_origins || o->prop.debug_edges,
+       sp_trace_enable(m, o->prop.debug_origins, o->prop.debug_edges, err));
   STEP(f.constraints || f.manual, sp_sharding_constraints_apply(m, err));
   STEP(f.groups, sp_sharding_groups_import(m, err));
   STEP(true, sp_func_calls_pre_order(m, err));
@@ -218,6 +221,8 @@ static int export_steps(sp_module *m, const sp_pipeline_options *o, sp_err *err)
   bool export_calls = f.named && !o->skip_inline;
   int rc;
   STEP(f.func_edges, sp_func_data_flow_edges_sink(m, err));
+  STEP(f.edges && (o->prop.debug_origins || o->prop.debug_edges),
+       sp_trace_sink_attrs(m, o->prop.debug_origins, o->prop.debug_edges, err));
   STEP(f.edges, sp_data_flow_edges_sink(m, err));
   STEP(export_calls, sp_func_calls_export(m, err));
   STEP(export_calls || f.calls, sp_func_calls_results_from_returns(m, err));
