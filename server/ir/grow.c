@@ -24,9 +24,9 @@ int sp_grow_z(void **arr, size_t *cap, size_t count, size_t elem) {
   return SP_OK;
 }
 
-int sp_grow(void **arr, int *cap, int count, size_t elem) {
-  if (count < 0 || *cap < 0) return SP_ENOMEM;
+int sp__grow_int(void **arr, int *cap, int count, size_t elem) {
   if (count < *cap) return SP_OK;
+  if (*cap < 0) return SP_ENOMEM;
   size_t c = (size_t)*cap;
   if (sp_grow_z(arr, &c, (size_t)count, elem)) return SP_ENOMEM;
   if (c > INT_MAX) c = INT_MAX;   /* the array holds INT_MAX elements at least; count fits */
