@@ -91,6 +91,8 @@ static int pipeline_item(const char *k, size_t kn, const char *v, size_t vn, voi
     return parse_bool(PIPELINE, k, kn, v, vn, &o->explicit_collectives, err);
   if (key_is(k, kn, "dedup-functions-fully"))
     return parse_bool(PIPELINE, k, kn, v, vn, &o->dedup_functions_fully, err);
+  if (key_is(k, kn, "keep-shardings-open"))
+    return parse_bool(PIPELINE, k, kn, v, vn, &o->keep_shardings_open, err);
   if (key_is(k, kn, "module-dump-directory"))
     return sp_err_set(err, SP_EUNSUPPORTED, "-%s: module-dump-directory is not supported", PIPELINE);
   return sp_err_set(err, SP_EINVAL, "-%s: unknown option '%.*s'", PIPELINE, (int)kn, k);
@@ -226,7 +228,7 @@ static int export_steps(sp_module *m, const sp_pipeline_options *o, sp_err *err)
   STEP(f.constraints && !o->skip_convert_to_reshard, sp_sharding_constraints_to_reshard(m, err));
   STEP(true, sp_export_update_non_divisible(m, err));
   STEP(true, sp_export_remove_sub_axes_in_main(m, err));
-  STEP(true, sp_export_close_shardings(m, err));
+  STEP(!o->keep_shardings_open, sp_export_close_shardings(m, err));
   if (!o->avoid_export_for_partitioning && o->explicit_collectives) {
     if (!o->explicit_reshards)
       return sp_err_set(err, SP_EUNSUPPORTED, "-%s: enable-insert-explicit-collectives needs the "
