@@ -36,6 +36,7 @@
 #include "ir/op_attrs.h"
 #include "ir/run_ctl.h"
 #include "propagation/propagate_int.h"
+#include "propagation/sharding_groups.h"
 
 /* The scratch arena is replaced once it holds this much: one op's factor table and its
  * temporaries are a few KiB, so this recycles it every few thousand visits. */
@@ -48,6 +49,8 @@ sp_sharding *sp_propagate_live_sharding(sp_value *v) {
   v = slot(v);
   return v ? v->sharding : NULL;
 }
+
+sp_value *sp_propagate_slot(sp_value *v) { return slot(v); }
 /* Ops without side effects whose results, once unused, make them dead. */
 static bool is_pure(const sp_op *op) {
   if (sp_rules_is_elementwise(op)) return true;
@@ -510,7 +513,7 @@ int sp_propagate_session_new(sp_module *m, bool prepare, sp_propagate_session **
   if ((rc = number_ops(d, err))) goto fail;
   if (prepare) {
     bool inserted = false;
-    if ((rc = sp_propagate_sync_groups(m, d->group_ops, d->ngroup_ops, &inserted, err))) goto fail;
+    if ((rc = sp_sharding_groups_sync(m, d->group_ops, d->ngroup_ops, &inserted, err))) goto fail;
     if (inserted) { /* constraints were added: number again, without the prologue */
       sp_propagate_session_free(d, false, NULL);
       return sp_propagate_session_new(m, false, out, err);
