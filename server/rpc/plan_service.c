@@ -456,8 +456,16 @@ static void run_job(void *arg) {
   sp_store_plan_free(&old);
   bool stored_ok = (rc = store_plan(j, plan, resp, bytes, n, &err)) == SP_OK;
   if (!stored_ok) {
-    /* The plan is still the answer; the cache just does not keep it. */
+    /* The plan is still the answer (the search's work is not thrown away); the cache just does
+     * not keep it, and the answer says so in a warning naming the cache's error. */
     sp__svc_log(s, NULL, "Plan", j->key, "store", SP_RPC_INTERNAL, err.msg);
+    char **ws = sp_arena_realloc(a, resp->warnings, resp->n_warnings * sizeof *ws,
+                                 (resp->n_warnings + 1) * sizeof *ws);
+    char *text = sp_arena_printf(a, "plan cache: this plan was not stored: %s", err.msg);
+    if (ws && text) {
+      ws[resp->n_warnings++] = text;
+      resp->warnings = ws;
+    }
   }
   bool want_full = false;
   pthread_mutex_lock(&s->mu);

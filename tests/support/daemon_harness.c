@@ -29,6 +29,11 @@
 /* ------------------------------------------------------------------ the daemon */
 
 bool th_daemon_start(th_daemon *d, const char *data_dir, const char *const *extra) {
+  return th_daemon_start_prog(d, SP_BIN_DIR "/shardpland", data_dir, extra, NULL);
+}
+
+bool th_daemon_start_prog(th_daemon *d, const char *program, const char *data_dir,
+                          const char *const *extra, const char *const *env) {
   memset(d, 0, sizeof *d);
   if (data_dir) {
     snprintf(d->data_dir, sizeof d->data_dir, "%s", data_dir);
@@ -41,7 +46,7 @@ bool th_daemon_start(th_daemon *d, const char *data_dir, const char *const *extr
   if (pipe(fds)) return false;
   const char *argv[64];
   int n = 0;
-  argv[n++] = SP_BIN_DIR "/shardpland";
+  argv[n++] = program;
   argv[n++] = "--grpc-listen";
   argv[n++] = "127.0.0.1:0";
   argv[n++] = "--http-listen";
@@ -57,6 +62,7 @@ bool th_daemon_start(th_daemon *d, const char *data_dir, const char *const *extr
     int lf = open(d->log_path, O_WRONLY | O_CREAT | O_APPEND, 0600);
     if (lf >= 0) dup2(lf, 2);
     close(fds[0]);
+    for (int i = 0; env && env[i]; i++) putenv((char *)env[i]);
     execv(argv[0], (char *const *)argv);
     _exit(127);
   }
@@ -78,6 +84,12 @@ bool th_daemon_start(th_daemon *d, const char *data_dir, const char *const *extr
       l += strlen("grpc listening on ");
       size_t k = strcspn(l, " \n");
       if (l[k]) snprintf(d->addr, sizeof d->addr, "%.*s", (int)k, l);
+    }
+    const char *h = strstr(buf, "dashboard http://");
+    if (h && !d->http_addr[0]) {
+      h += strlen("dashboard http://");
+      size_t k = strcspn(h, "/ \n");
+      if (h[k]) snprintf(d->http_addr, sizeof d->http_addr, "%.*s", (int)k, h);
     }
     if (strstr(buf, "shardpland: ready\n") && d->addr[0]) return true;
   }
