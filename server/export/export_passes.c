@@ -70,7 +70,7 @@ static int pass_explicit_reshards(sp_module *m, const char *options, sp_err *err
   bool *outs[] = {&full};
   int rc = sp_export_parse_bools("sdy-insert-explicit-reshards", options, keys, outs, 1, err);
   if (rc) return rc;
-  return full ? sp_export_insert_explicit_reshards_full(m, err) : sp_export_insert_explicit_reshards(m, err);
+  return full ? sp_export_insert_explicit_reshards_full(m, err) : sp_export_insert_explicit_reshards_default(m, err);
 }
 
 static int pass_reshard_to_collectives(sp_module *m, const char *options, sp_err *err) {

@@ -218,9 +218,10 @@ typedef enum sp_plan_choice {
 typedef struct sp_plan_options {
   sp_plan_mode mode;
   /* The propagation: a pass flag of the registry (plan/passes.h) without the dash and its
-   * option text. NULL pass: "sdy-propagation-pipeline" with the search off, and
-   * "sdy-user-priority-propagate" (Shardy's strategy hierarchy, shardings left open for the
-   * search) with it on; "" : no propagation. */
+   * option text. NULL pass: "sdy-propagation-pipeline" (import with func.call handling,
+   * user-priority propagation, export), with the search off or on; with it on and no option
+   * text, "keep-shardings-open=true" (open dims stay open for the search, and every sharding is
+   * closed after it); "" : no propagation. */
   const char *propagation;
   const char *propagation_options;
   /* The search (search/search_pass.h options text for whatever is not below, e.g.
