@@ -460,7 +460,9 @@ fail:
 }
 
 void sp_module_free(sp_module *m) {
-  if (m) sp_arena_free(m->arena);
+  if (!m) return;
+  if (m->trace && m->trace_free) m->trace_free(m->trace);
+  sp_arena_free(m->arena);
 }
 
 sp_block *sp_module_body(const sp_module *m) { return m->op->regions[0].blocks[0]; }

@@ -445,6 +445,9 @@ static int sync_func_results(driver *d, sp_op *fn, sp_err *err) {
       if (rc) return sp_propagate_op_error(d, fn, rc, err);
       sp_prop_memo_add(d->memo, &key, out);
     }
+    const void *nodes[2] = {v, v}; /* a func result shares its value's origins (trace.h) */
+    if (d->trace && (rc = sp_trace_step(d->trace, mesh, fn, 1, 1, nodes, in, out)))
+      return sp_err_set(err, rc, "out of memory");
     if (out[0]) {
       v->sharding = out[0];
       d->stats->updates++;
@@ -580,6 +583,10 @@ int sp_propagate_session_run(sp_propagate_session *d, const sp_propagate_options
   d->log = d->o->conflicts ? d->o->conflicts : d->m->conflicts;
   d->stats = stats;
   d->nstack = 0;
+  d->trace = d->m->trace && (sp_trace_records_origins(d->m->trace) ||
+                             sp_trace_records_edges(d->m->trace))
+                 ? d->m->trace
+                 : NULL;
   int rc = sync_func_results(d, d->main_fn, err);
   if (rc) return rc;
   /* Pre-order: the first op must be popped first. */

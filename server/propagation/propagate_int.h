@@ -24,6 +24,7 @@
 #include "propagation/prop_memo.h"
 #include "propagation/propagate.h"
 #include "propagation/rule_cache.h"
+#include "propagation/trace.h"
 
 enum { RULE_UNKNOWN = 0, RULE_PRESENT, RULE_NONE };
 
@@ -94,6 +95,7 @@ struct sp_propagate_session {
   int runs;                   /* fixed points completed */
   int ngroup_ops, capgroup_ops;
   sp_op **group_ops;          /* sdy.sharding_group ops with an operand, pre-order */
+  sp_trace *trace;            /* the module's trace while it records (trace.h), else NULL */
   /* Pass prologue (sessions created with `prepare`): */
   bool prepare;
   int prologue_status;
