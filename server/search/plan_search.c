@@ -820,10 +820,8 @@ static int run(sp_module *m, const sp_plan_search_opts *o, bool fixed, sp_plan_s
   if (rc) goto fail;
   rc = sp_search_summarize(&S, res.choice, out, err);
   if (rc) goto fail;
-  if (!fixed) {
-    rc = sp_search_write_back(&S, res.choice, out, err);
-    if (rc) goto fail;
-  }
+  rc = sp_search_write_back(&S, res.choice, out, err);   /* evaluating: records only */
+  if (rc) goto fail;
   out->peak_memory_bytes = (double)ev.peak_usage;
   out->memory_limit_bytes = g->usage_limit == SP_SG_NO_LIMIT ? 0 : (double)g->usage_limit;
   out->cost = res.cost;
@@ -865,6 +863,7 @@ static int run(sp_module *m, const sp_plan_search_opts *o, bool fixed, sp_plan_s
   sp_sg_free(g);
   sp_ptr_map_free(&S.opmap);
   sp_ptr_map_free(&S.valmap);
+  sp_cost_model_free(&S.cm);
   sp_arena_free(S.a);
   return SP_OK;
 fail:
@@ -872,6 +871,7 @@ fail:
   sp_sg_free(g);
   sp_ptr_map_free(&S.opmap);
   sp_ptr_map_free(&S.valmap);
+  sp_cost_model_free(&S.cm);
   sp_arena_free(S.a);
   return rc;
 }
@@ -891,6 +891,18 @@ int sp_plan_search_module(sp_module *m, const sp_plan_search_opts *o, sp_plan_su
 }
 
 int sp_plan_insert_operand_reshards(sp_module *m, const sp_plan_summary *s, sp_err *err) {
+  for (int k = 0; k < s->nstate_results; k++) {
+    const sp_plan_operand_reshard *r = &s->state_results[k];
+    sp_op *func = r->op ? sp_op_parent(r->op) : NULL;
+    sp_func_info *fi = func ? func->func : NULL;
+    if (!fi || r->operand >= fi->nresults) continue;
+    if (!fi->result_shardings) {
+      fi->result_shardings = sp_arena_calloc(m->arena, (size_t)fi->nresults,
+                                             sizeof *fi->result_shardings);
+      if (!fi->result_shardings) return sp_err_set(err, SP_ENOMEM, "out of memory");
+    }
+    fi->result_shardings[r->operand] = r->sharding;
+  }
   for (int k = 0; k < s->noperand_reshards; k++) {
     const sp_plan_operand_reshard *r = &s->operand_reshards[k];
     sp_value *v = r->op->operands[r->operand].value;
