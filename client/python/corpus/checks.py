@@ -298,7 +298,7 @@ def check_comm(plan, compiled_text: str) -> CommResult:
     rk, pk = {}, {}
     for c in real:
         rk[c.kind] = rk.get(c.kind, 0) + 1
-    for c in plan.collectives:
+    for c in plan.communicating_collectives():
         pk[c.kind] = pk.get(c.kind, 0) + 1
     pb = plan.predicted_collective_bytes()
     rb = sum(c.bytes for c in real)

@@ -28,10 +28,6 @@ class Case:
     in_shardings: Any  # pytree prefix of args; None leaves = unspecified
     mesh: jax.sharding.Mesh
     transformer: bool = False  # check 2: the searched plan must shard something
-    # Ops without a sharding rule the model contains: (text that finds the op's line in the
-    # module, the warning naming it or None where Shardy is silent on purpose); each must be
-    # planned conservatively (read and written replicated) and kept.
-    no_rule: tuple = ()
     # Warnings expected when shardplan reads XLA's import of the module (check 1), for ops XLA
     # rewrites into forms without a rule (chlo.erf -> mhlo.erf).
     xla_warnings: tuple = ()
@@ -412,30 +408,12 @@ def jax_top_k() -> Case:
                 (ns(mesh, "data"), None), mesh)
 
 
-def jax_python_callback() -> Case:
-    """jax.pure_callback lowers to custom_call @xla_ffi_python_cpu_callback (on one device: JAX
-    gives it a maximal sharding). Shardy has no rule for callbacks and stays silent about them
-    on purpose (shardy_semantics.md section 2), so no warning is expected."""
-    mesh = make_mesh()
-
-    def fn(x, w):
-        h = jnp.tanh(x @ w)
-        y = jax.pure_callback(lambda a: np.asarray(a) * 2.0, jax.ShapeDtypeStruct(h.shape, h.dtype),
-                              h)
-        return y + 1.0
-
-    return Case("jax_python_callback", fn,
-                (_f32(_rng(24), 32, 64, scale=1.0), _f32(_rng(25), 64, 16)),
-                (ns(mesh, "data"), None), mesh,
-                no_rule=(("custom_call @xla_ffi_python_cpu_callback", None),))
-
-
 MODELS: dict[str, Callable[[], Case]] = {
     f.__name__: f for f in [
         flax_mlp, flax_cnn, flax_transformer, equinox_mlp,
         keras_llama, keras_gpt2, keras_bert, keras_vit, keras_resnet,
         jax_shard_map, jax_sharding_constraint, jax_custom_vjp, jax_while_loop, jax_cond,
-        jax_train_step, jax_special_functions, jax_top_k, jax_python_callback,
+        jax_train_step, jax_special_functions, jax_top_k,
     ]
 }
 

@@ -45,8 +45,8 @@ def test_propagation_agrees_with_jax(name, tables):
     assert not unexplained, f"{name}: sharding differences with JAX: {unexplained}"
     assert not r.sig_diffs, f"{name}: @main shardings differ from the executable's: {r.sig_diffs}"
     assert r.rate >= 0.95, f"{name}: only {100 * r.rate:.1f}% of values agree"
-    # Every op without a rule is named, and only those (Shardy warns once per kind of op).
-    expected = [w for _, w in case.no_rule if w] + list(case.xla_warnings)
+    # No op without a rule, but those XLA's import makes (Shardy warns once per kind of op).
+    expected = list(case.xla_warnings)
     got = [w.split("warning: ", 1)[1] for w in r.warnings.splitlines()
            if "unknown to SDY sharding rule registry" in w]
     assert sorted(got) == sorted(expected), f"{name}: warnings {got}, expected {expected}"
@@ -75,8 +75,6 @@ def test_searched_plan_runs_as_planned(name, planner, tables):
         assert axes == list(case.mesh.axis_names), f"{name}: the plan uses only {axes}"
     assert c.ratio is None or 0.5 <= c.ratio <= 2.0, \
         f"{name}: predicted/real collective bytes {c.ratio}"
-    for needle, warning in case.no_rule:
-        checks.assert_planned_conservatively(plan, needle, warning)
 
 
 def test_xla_auto_sharding_on_cpu(tables):

@@ -103,6 +103,29 @@ def test_a_custom_call_without_a_rule_is_planned_whole_and_named_in_a_warning(pl
     assert any(c.kind == "all-gather" for c in plan.collectives), plan.collectives
 
 
+def test_a_host_callback_is_planned_on_its_device_and_runs_as_planned(planner):
+    """jax.pure_callback lowers to custom_call @xla_ffi_python_cpu_callback on a maximal mesh
+    (one device). Shardy has no rule for callbacks and is silent about them on purpose, so is
+    the plan: the callback reads its operand whole, keeps its one-device sharding, and the
+    module runs as planned."""
+    auto = jax.sharding.AxisType.Auto
+    mesh = jax.make_mesh((4, 2), ("data", "model"), axis_types=(auto, auto))
+    x, w1, _ = _args()
+
+    def f(x, w):
+        h = jnp.tanh(x @ w)
+        y = jax.pure_callback(lambda a: np.asarray(a) * 2.0,
+                              jax.ShapeDtypeStruct(h.shape, h.dtype), h)
+        return y + 1.0
+
+    run, plan = sj.plan(f, x, w1, mesh=mesh, in_shardings=(P("data"), None), search=True,
+                        cluster=CLUSTER, client=planner)
+    checks.assert_planned_conservatively(plan, "custom_call @xla_ffi_python_cpu_callback", None)
+    assert "<@maximal_mesh_0, []>" in plan.module_sdy
+    np.testing.assert_allclose(np.asarray(run(x, w1)), np.asarray(f(x, w1)), rtol=1e-5,
+                               atol=1e-5)
+
+
 @jax.jit
 def _inner(h, w):
     return jnp.tanh(h @ w)
