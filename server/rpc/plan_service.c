@@ -164,8 +164,13 @@ static bool answer_stored(sp_service *s, sp_rpc_call *call, bool stream, int det
   size_t elen = 0, olen = 0;
   sp_err err;
   int rc;
+  Shardplan__V1__PlanResponse *resp =
+      labels ? shardplan__v1__plan_response__unpack(NULL, sp->plan_len, sp->plan) : NULL;
+  sp_rpc_func_map map;
+  bool renamed = sp_rpc_func_map_of(resp, labels, &map);
   if (detail == SHARDPLAN__V1__DETAIL__DETAIL_FULL &&
-      (rc = sp__svc_full_extras(s, sp->key, &extras, &elen, &err))) {
+      (rc = sp__svc_full_extras(s, sp->key, renamed ? &map : NULL, &extras, &elen, &err))) {
+    if (resp) shardplan__v1__plan_response__free_unpacked(resp, NULL);
     fail_call(s, call, stream, sp->key, sp__svc_status_of(rc), err.msg, 0);
     return false;
   }
@@ -174,13 +179,11 @@ static bool answer_stored(sp_service *s, sp_rpc_call *call, bool stream, int det
   if (!labels) {
     rc = sp_rpc_repack_hit(sp->plan, sp->plan_len, ms, extras, elen, &out, &olen);
   } else {
-    Shardplan__V1__PlanResponse *resp =
-        shardplan__v1__plan_response__unpack(NULL, sp->plan_len, sp->plan);
     rc = resp ? sp_rpc_pack_response(resp, labels, true, false, ms, extras, elen, &out, &olen)
               : SP_EINTERNAL;
-    if (resp) shardplan__v1__plan_response__free_unpacked(resp, NULL);
     same = rc == SP_OK && olen >= sp->plan_len && memcmp(out, sp->plan, sp->plan_len) == 0;
   }
+  if (resp) shardplan__v1__plan_response__free_unpacked(resp, NULL);
   free(extras);
   if (rc) {
     fail_call(s, call, stream, sp->key, SP_RPC_INTERNAL, "cannot re-encode the stored plan", 0);
@@ -436,8 +439,10 @@ static void run_job(void *arg) {
         uint8_t *ex = NULL;
         size_t exl = 0;
         double ms = (double)(sp_rpc_now_ms() - sp_rpc_call_start_ms(w->call));
+        sp_rpc_func_map map;
+        bool renamed = sp_rpc_func_map_of(o, &w->labels, &map);
         if (w->detail == SHARDPLAN__V1__DETAIL__DETAIL_FULL)
-          sp__svc_full_extras(s, j->key, &ex, &exl, NULL);
+          sp__svc_full_extras(s, j->key, renamed ? &map : NULL, &ex, &exl, NULL);
         if (sp_rpc_pack_response(o, &w->labels, false, w->coalesced, ms, ex, exl, &out, &olen))
           fail_call(s, w->call, w->stream, j->key, SP_RPC_RESOURCE_EXHAUSTED, "out of memory", 0);
         else {
@@ -464,7 +469,7 @@ static void run_job(void *arg) {
   for (waiter *w = j->waiters; w; w = w->next)
     if (w->detail == SHARDPLAN__V1__DETAIL__DETAIL_FULL) want_full = true;
   pthread_mutex_unlock(&s->mu);
-  if (want_full) sp_rpc_plan_full_extras(plan, &extras, &elen, NULL);
+  if (want_full) sp_rpc_plan_full_extras(plan, NULL, &extras, &elen, NULL);
   if (!resp->provisional && stored_ok) {
     sp_store_plan mine = {.plan = bytes, .plan_len = n, .status = sp_rpc_status_word(resp)};
     snprintf(mine.key, sizeof mine.key, "%s", j->key);
@@ -478,8 +483,17 @@ static void run_job(void *arg) {
     size_t olen = 0;
     double ms = (double)(sp_rpc_now_ms() - sp_rpc_call_start_ms(w->call));
     bool full = w->detail == SHARDPLAN__V1__DETAIL__DETAIL_FULL;
-    if (sp_rpc_pack_response(resp, &w->labels, false, w->coalesced, ms, full ? extras : NULL,
-                             full ? elen : 0, &out, &olen)) {
+    /* A joiner whose functions have other names gets the module text in its names. */
+    sp_rpc_func_map map;
+    uint8_t *own = NULL;
+    size_t own_len = 0;
+    if (full && sp_rpc_func_map_of(resp, &w->labels, &map))
+      sp_rpc_plan_full_extras(plan, &map, &own, &own_len, NULL);
+    int prc = sp_rpc_pack_response(resp, &w->labels, false, w->coalesced, ms,
+                                   full ? (own ? own : extras) : NULL,
+                                   full ? (own ? own_len : elen) : 0, &out, &olen);
+    free(own);
+    if (prc) {
       fail_call(s, w->call, w->stream, j->key, SP_RPC_RESOURCE_EXHAUSTED, "out of memory", 0);
     } else {
       char outcome[64];

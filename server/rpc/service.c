@@ -95,8 +95,8 @@ void sp__svc_fail(sp_service *s, sp_rpc_call *call, const char *method, const ch
 
 /* ------------------------------------------------------------------ GetPlan */
 
-int sp__svc_full_extras(sp_service *s, const char *key, uint8_t **out, size_t *len,
-                        sp_err *err) {
+int sp__svc_full_extras(sp_service *s, const char *key, const sp_rpc_func_map *map,
+                        uint8_t **out, size_t *len, sp_err *err) {
   sp_store_row_query q = {.section = "plan", .limit = 1};
   sp_store_row_page pg = {0};
   int rc = sp_store_rows(s->store, key, &q, &pg, err);
@@ -104,7 +104,7 @@ int sp__svc_full_extras(sp_service *s, const char *key, uint8_t **out, size_t *l
     rc = sp_err_set(err, SP_EINTERNAL, "plan %.16s has no stored plan JSON", key);
   sp_plan *p = NULL;
   if (rc == SP_OK) rc = sp_plan_from_json(pg.rows[0].json, strlen(pg.rows[0].json), &p, err);
-  if (rc == SP_OK) rc = sp_rpc_plan_full_extras(p, out, len, err);
+  if (rc == SP_OK) rc = sp_rpc_plan_full_extras(p, map, out, len, err);
   sp_plan_free(p);
   sp_store_row_page_free(&pg);
   return rc;
@@ -145,7 +145,7 @@ static void get_plan(sp_rpc_call *call, void *data) {
   uint8_t *extras = NULL, *out = NULL;
   size_t elen = 0, olen = 0;
   if (detail == SHARDPLAN__V1__DETAIL__DETAIL_FULL &&
-      (rc = sp__svc_full_extras(s, key, &extras, &elen, &err))) {
+      (rc = sp__svc_full_extras(s, key, NULL, &extras, &elen, &err))) {
     sp_store_plan_free(&sp);
     sp__svc_fail(s, call, M, key, sp__svc_status_of(rc), err.msg, 0);
     return;
