@@ -15,7 +15,8 @@
  * among them. The pool thread runs the engine with the time limit clamped to that deadline,
  * a cancel flag and a progress callback (streamed to PlanStream waiters). Then it stores the
  * plan (before anyone is answered: nothing acknowledged is lost), takes the job out of the
- * table with its waiters, and answers each by its own detail and names. A waiter whose call is
+ * table with its waiters, and answers each by its own detail and names; then it adds the
+ * provenance rows the dashboard reads (store/plan_rows.h), off the answer path. A waiter whose call is
  * cancelled (or whose deadline passes) is removed by the cancel hook; when the last one goes,
  * the search is cancelled.
  *
@@ -265,7 +266,7 @@ static int store_plan(sp_job *j, const sp_plan *p, const Shardplan__V1__PlanResp
   /* The rows the dashboard reads (store/plan_rows.h), plus the whole plan's JSON, from which
    * a DETAIL_FULL answer is rebuilt. */
   sp_plan_rows pr = {0};
-  int rc = sp_plan_rows_build(p, &pr, err);
+  int rc = sp_plan_rows_build_with(p, SP_PLAN_ROWS_NO_ORIGINS, &pr, err);
   if (rc) return rc;
   sp_store_row *rows = malloc((pr.n + 1) * sizeof *rows);
   char *full = sp_plan_to_json_text(p, false);
@@ -505,6 +506,12 @@ static void run_job(void *arg) {
     free(out);
     free_waiter(w);
   }
+  /* Everyone has the answer: now the provenance the dashboard's value pages show (seconds
+   * for a large plan, so not on the answer path). A page opened before this is done traces
+   * the plan itself (web.c); whichever finishes first stores the rows. */
+  if (stored_ok && sp_plan_rows_store_origins(s->store, j->key, plan, &err) != SP_OK &&
+      err.code != SP_ENOTFOUND)
+    sp__svc_log(s, NULL, "Plan", j->key, "provenance", SP_RPC_INTERNAL, err.msg);
   goto done;
 answer:
   answer_error(s, finish_job(j), j->key, status, msg);
