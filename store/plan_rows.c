@@ -3,6 +3,7 @@
  */
 #include "store/plan_rows.h"
 
+#include "ir/grow.h"
 #include "plan/provenance.h"
 
 #include <cjson/cJSON.h>
@@ -17,13 +18,7 @@ static int push(sp_plan_rows *r, const char *section, int64_t idx, const char *l
   cJSON_Delete(json);
   char *lab = strdup(label ? label : "");
   if (!text || !lab) goto oom;
-  if (r->n == r->cap) {
-    size_t cap = r->cap ? 2 * r->cap : 64;
-    sp_store_row *v = realloc(r->v, cap * sizeof *v);
-    if (!v) goto oom;
-    r->v = v;
-    r->cap = cap;
-  }
+  if (sp_grow_z((void **)&r->v, &r->cap, r->n, sizeof *r->v)) goto oom;
   r->v[r->n].section = section;
   r->v[r->n].idx = idx;
   r->v[r->n].label = lab;

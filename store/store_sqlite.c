@@ -21,6 +21,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "ir/grow.h"
+
 #include "store_backend.h"
 
 #define SQ_APPLICATION_ID 0x73706c6e  /* "spln" */
@@ -413,13 +415,7 @@ static bool touch_add_locked(sq_store *s, const char *key, int64_t hits, int64_t
       return true;
     }
   }
-  if (s->n_touches == s->cap_touches) {
-    int cap = s->cap_touches ? 2 * s->cap_touches : 16;
-    sq_touch *v = realloc(s->touches, (size_t)cap * sizeof *v);
-    if (!v) return false;
-    s->touches = v;
-    s->cap_touches = cap;
-  }
+  if (sp_grow((void **)&s->touches, &s->cap_touches, s->n_touches, sizeof *s->touches)) return false;
   sq_touch *t = &s->touches[s->n_touches++];
   memcpy(t->key, key, SP_STORE_HASH_HEX + 1);
   t->hits = hits;

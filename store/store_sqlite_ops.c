@@ -12,6 +12,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "ir/grow.h"
+
 #include "store_sqlite_int.h"
 
 #define PLAN_COLS \
@@ -711,15 +713,9 @@ int sq_op_sections(void *impl, const char *key, sp_store_section_count **out, si
   if (rc != SP_OK) goto out;
   sqlite3_bind_int64(st, 1, id);
   while ((src = step(st)) == SQLITE_ROW) {
-    if (*n == cap) {
-      size_t ncap = cap ? 2 * cap : 8;
-      sp_store_section_count *v = realloc(*out, ncap * sizeof *v);
-      if (!v) {
-        rc = oom(s, err);
-        break;
-      }
-      *out = v;
-      cap = ncap;
+    if (sp_grow_z((void **)out, &cap, *n, sizeof **out)) {
+      rc = oom(s, err);
+      break;
     }
     const unsigned char *name = sqlite3_column_text(st, 0);
     snprintf((*out)[*n].name, sizeof (*out)[*n].name, "%s", name ? (const char *)name : "");

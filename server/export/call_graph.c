@@ -13,39 +13,12 @@
 #define ORIGINAL_NAME "sdy.original_func_name"
 #define FUNC_MANUAL_AXES "sdy.func_manual_axes"
 
-typedef struct op_list {
-  sp_op **v;
-  int n, cap;
-  bool oom;
-} op_list;
-
-static void push(op_list *l, sp_op *op) {
-  if (l->n == l->cap) {
-    int cap = l->cap ? 2 * l->cap : 16;
-    sp_op **nv = realloc(l->v, (size_t)cap * sizeof *nv);
-    if (!nv) {
-      l->oom = true;
-      return;
-    }
-    l->v = nv;
-    l->cap = cap;
-  }
-  l->v[l->n++] = op;
-}
-
-static void collect_named_post_order(sp_op *op, op_list *l) {
-  for (int r = 0; r < op->nregions; r++)
-    for (int b = 0; b < op->regions[r].nblocks; b++)
-      for (sp_op *o = op->regions[r].blocks[b]->first; o; o = o->next) collect_named_post_order(o, l);
-  if (op->kind == SP_OP_SDY_NAMED_COMPUTATION) push(l, op);
-}
-
 int sp_export_named_computations(sp_module *m, sp_err *err) {
-  op_list l = {0};
-  collect_named_post_order(m->op, &l);
+  sp_op_list l = {0};
+  sp_func_calls_collect_named(m->op, &l);
   bool ok = !l.oom;
   for (int i = 0; ok && i < l.n; i++) ok = sp_func_calls_export_one(m, l.v[i], true) != NULL;
-  free(l.v);
+  sp_op_list_free(&l);
   return ok ? SP_OK : sp_err_set(err, SP_ENOMEM, "out of memory exporting named computations");
 }
 
@@ -104,14 +77,11 @@ static bool same_signature(const sp_op *f, const sp_op *g, bool shardings) {
   return true;
 }
 
-static bool collect_call(sp_op *op, void *ctx) {
-  if (op->kind == SP_OP_FUNC_CALL) push(ctx, op);
-  return true;
-}
+static bool is_call(const sp_op *op) { return op->kind == SP_OP_FUNC_CALL; }
 
 int sp_export_unflatten_call_graph(sp_module *m, bool dedup_fully, sp_err *err) {
-  op_list calls = {0}, reps = {0};
-  sp_op_walk(m->op, collect_call, &calls);
+  sp_op_list calls = {.keep = is_call}, reps = {0};
+  sp_op_walk(m->op, sp_op_list_collect, &calls);
   for (int i = 0; !calls.oom && !reps.oom && i < calls.n; i++) {
     const char *callee = sp_op_get_str(calls.v[i], "callee");
     sp_op *fn = callee ? sp_module_lookup_func(m, callee) : NULL;
@@ -124,15 +94,15 @@ int sp_export_unflatten_call_graph(sp_module *m, bool dedup_fully, sp_err *err) 
         rep = r;
     }
     if (!rep) {
-      push(&reps, fn);
+      sp_op_list_push(&reps, fn);
     } else if (rep != fn) {
       sp_attr *at = sp_op_attr(calls.v[i], "callee");
       at->u.s = sp_op_get_str(rep, "sym_name");
     }
   }
   bool oom = calls.oom || reps.oom;
-  free(calls.v);
-  free(reps.v);
+  sp_op_list_free(&calls);
+  sp_op_list_free(&reps);
   if (oom) return sp_err_set(err, SP_ENOMEM, "out of memory un-flattening the call graph");
   /* With dedup_fully the copies stay for a later symbol DCE (the pipeline runs one). */
   int rc = dedup_fully ? SP_OK : sp_symbol_dce(m, err);

@@ -8,32 +8,12 @@
 #include <string.h>
 
 #include "ir/axis_ref.h"
+#include "ir/grow.h"
+#include "ir/op_list.h"
 #include "propagation/export_shardings.h"
 #include "propagation/factor_projection.h"
 #include "propagation/sharding_walk.h"
 #include "rules/registry.h"
-
-typedef struct op_list {
-  sp_op **v;
-  int n, cap;
-  bool oom;
-} op_list;
-
-static bool collect(sp_op *op, void *ctx) {
-  op_list *l = ctx;
-  if (l->n == l->cap) {
-    int cap = l->cap ? 2 * l->cap : 64;
-    sp_op **nv = realloc(l->v, (size_t)cap * sizeof *nv);
-    if (!nv) {
-      l->oom = true;
-      return false;
-    }
-    l->v = nv;
-    l->cap = cap;
-  }
-  l->v[l->n++] = op;
-  return true;
-}
 
 static bool skipped_kind(const sp_op *op) {
   if (strncmp(op->name, "sdy.", 4) == 0) return true;
@@ -74,13 +54,7 @@ typedef struct chooser {
 static int add_candidate(chooser *ch, int f, const sp_ft_axes *axes) {
   for (int i = 0; i < ch->n; i++)
     if (ch->c[i].factor == f && sp_ft_axes_equal(&ch->c[i].axes, axes)) return SP_OK;
-  if (ch->n == ch->cap) {
-    int cap = ch->cap ? 2 * ch->cap : 16;
-    candidate *nv = realloc(ch->c, (size_t)cap * sizeof *nv);
-    if (!nv) return SP_ENOMEM;
-    ch->c = nv;
-    ch->cap = cap;
-  }
+  if (sp_grow((void **)&ch->c, &ch->cap, ch->n, sizeof *ch->c)) return SP_ENOMEM;
   candidate *c = &ch->c[ch->n++];
   memset(c, 0, sizeof *c);
   c->factor = f;
@@ -556,24 +530,22 @@ static int lower_to_unreduced(sp_module *m, sp_op *rs) {
   return SP_OK;
 }
 
-static bool collect_reshard(sp_op *op, void *ctx) {
-  return op->kind != SP_OP_SDY_RESHARD || collect(op, ctx);
-}
+static bool is_reshard(const sp_op *op) { return op->kind == SP_OP_SDY_RESHARD; }
 
 int sp_export_insert_explicit_reshards_full(sp_module *m, sp_err *err) {
-  op_list l = {0};
-  sp_op_walk(m->op, collect, &l);
+  sp_op_list l = {0};
+  sp_op_walk(m->op, sp_op_list_collect, &l);
   sp_arena *scratch = sp_arena_new(0);
   int rc = l.oom || !scratch ? sp_err_set(err, SP_ENOMEM, "out of memory inserting explicit reshards") : SP_OK;
   for (int i = 0; !rc && i < l.n; i++) rc = reconcile(m, scratch, l.v[i], err);
   sp_arena_free(scratch);
-  free(l.v);
+  sp_op_list_free(&l);
   if (rc) return rc;
   if ((rc = sp_export_insert_explicit_reshards_mode(m, false, err))) return rc;
-  op_list rl = {0};
-  sp_op_walk(m->op, collect_reshard, &rl);
+  sp_op_list rl = {.keep = is_reshard};
+  sp_op_walk(m->op, sp_op_list_collect, &rl);
   rc = rl.oom ? SP_ENOMEM : SP_OK;
   for (int i = 0; !rc && i < rl.n; i++) rc = lower_to_unreduced(m, rl.v[i]);
-  free(rl.v);
+  sp_op_list_free(&rl);
   return rc ? sp_err_set(err, rc, "out of memory inserting explicit reshards") : SP_OK;
 }

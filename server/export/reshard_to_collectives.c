@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "ir/axis_ref.h"
+#include "ir/op_list.h"
 #include "propagation/sharding_walk.h"
 
 #define MAX_PIECES 64
@@ -333,28 +334,7 @@ static bool same_unreduced(const sp_sharding *a, const sp_sharding *b) {
   return true;
 }
 
-typedef struct op_list {
-  sp_op **v;
-  int n, cap;
-  bool oom;
-} op_list;
-
-static bool collect(sp_op *op, void *ctx) {
-  op_list *l = ctx;
-  if (op->kind != SP_OP_SDY_RESHARD) return true;
-  if (l->n == l->cap) {
-    int cap = l->cap ? 2 * l->cap : 16;
-    sp_op **nv = realloc(l->v, (size_t)cap * sizeof *nv);
-    if (!nv) {
-      l->oom = true;
-      return false;
-    }
-    l->v = nv;
-    l->cap = cap;
-  }
-  l->v[l->n++] = op;
-  return true;
-}
+static bool is_reshard(const sp_op *op) { return op->kind == SP_OP_SDY_RESHARD; }
 
 static int lower_reshard(sp_module *m, sp_op *rs, bool keep_redundant) {
   sp_value *in = rs->operands[0].value;
@@ -397,10 +377,10 @@ static int lower_reshard(sp_module *m, sp_op *rs, bool keep_redundant) {
 }
 
 int sp_export_reshard_to_collectives(sp_module *m, bool keep_redundant, sp_err *err) {
-  op_list l = {0};
-  sp_op_walk(m->op, collect, &l);
+  sp_op_list l = {.keep = is_reshard};
+  sp_op_walk(m->op, sp_op_list_collect, &l);
   int rc = l.oom ? SP_ENOMEM : SP_OK;
   for (int i = 0; !rc && i < l.n; i++) rc = lower_reshard(m, l.v[i], keep_redundant);
-  free(l.v);
+  sp_op_list_free(&l);
   return rc ? sp_err_set(err, rc, "out of memory lowering reshards to collectives") : SP_OK;
 }

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "ir/err.h"
+#include "ir/grow.h"
 
 void sp_diag_list_init(sp_diag_list *l) { memset(l, 0, sizeof *l); }
 
@@ -34,15 +35,9 @@ void sp_diag_list_free(sp_diag_list *l) {
 static int emitv(sp_diag_list *l, sp_diag_severity sev, sp_loc loc, const char *fmt,
                  va_list ap) {
   if (!l) return SP_OK;
-  if (l->n == l->cap) {
-    int cap = l->cap ? 2 * l->cap : 8;
-    sp_diag *v = realloc(l->v, (size_t)cap * sizeof *v);
-    if (!v) {
-      l->oom = true;
-      return SP_ENOMEM;
-    }
-    l->v = v;
-    l->cap = cap;
+  if (sp_grow((void **)&l->v, &l->cap, l->n, sizeof *l->v)) {
+    l->oom = true;
+    return SP_ENOMEM;
   }
   va_list ap2;
   va_copy(ap2, ap);
@@ -155,13 +150,7 @@ static void expect_free(expect_list *e) {
 }
 
 static int expect_push(expect_list *e, expectation x) {
-  if (e->n == e->cap) {
-    int cap = e->cap ? 2 * e->cap : 8;
-    expectation *v = realloc(e->v, (size_t)cap * sizeof *v);
-    if (!v) return -1;
-    e->v = v;
-    e->cap = cap;
-  }
+  if (sp_grow((void **)&e->v, &e->cap, e->n, sizeof *e->v)) return -1;
   e->v[e->n++] = x;
   return 0;
 }

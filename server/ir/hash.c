@@ -9,6 +9,7 @@
  * Small updates are batched in h->buf and handed to OpenSSL 4 KiB at a time.
  */
 #include "ir/hash.h"
+#include "ir/grow.h"
 #include "ir/ptr_map.h"
 
 #include <stdlib.h>
@@ -485,14 +486,9 @@ static void put_attrs(sp_hasher *h, const sp_attrs *d) {
   int n = d ? d->n : 0;
   sp_hasher_update_i64(h, n);
   if (n == 0) return;
-  if (n > h->capsorted) {
-    const void **v = realloc(h->sorted, (size_t)n * sizeof *v);
-    if (!v) {
-      fail(h, SP_ENOMEM);
-      return;
-    }
-    h->sorted = v;
-    h->capsorted = n;
+  if (sp_grow((void **)&h->sorted, &h->capsorted, n - 1, sizeof *h->sorted)) {
+    fail(h, SP_ENOMEM);
+    return;
   }
   for (int i = 0; i < n; i++) h->sorted[i] = &d->v[i];
   qsort(h->sorted, (size_t)n, sizeof *h->sorted, compare_attr_names);

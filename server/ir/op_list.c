@@ -5,23 +5,22 @@
 
 #include <stdlib.h>
 
+#include "ir/grow.h"
+
 bool sp_op_list_push(sp_op_list *l, sp_op *op) {
   if (l->oom) return false;
-  if (l->n == l->cap) {
-    int cap = l->cap ? 2 * l->cap : 16;
-    sp_op **v = realloc(l->v, (size_t)cap * sizeof *v);
-    if (!v) {
-      l->oom = true;
-      return false;
-    }
-    l->v = v;
-    l->cap = cap;
+  if (sp_grow((void **)&l->v, &l->cap, l->n, sizeof *l->v)) {
+    l->oom = true;
+    return false;
   }
   l->v[l->n++] = op;
   return true;
 }
 
-bool sp_op_list_collect(sp_op *op, void *ctx) { return sp_op_list_push(ctx, op); }
+bool sp_op_list_collect(sp_op *op, void *ctx) {
+  sp_op_list *l = ctx;
+  return (l->keep && !l->keep(op)) || sp_op_list_push(l, op);
+}
 
 bool sp_op_list_contains(const sp_op_list *l, const sp_op *op) {
   for (int i = 0; i < l->n; i++)

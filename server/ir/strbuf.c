@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ir/grow.h"
+
 void sp_strbuf_free(sp_strbuf *sb) {
   free(sb->buf);
   sb->buf = NULL;
@@ -23,16 +25,9 @@ void sp_strbuf_reset(sp_strbuf *sb) {
 
 static bool reserve(sp_strbuf *sb, size_t extra) {
   if (sb->oom) return false;
-  if (sb->len + extra + 1 <= sb->cap) return true;
-  size_t cap = sb->cap ? sb->cap : 256;
-  while (cap < sb->len + extra + 1) {
-    if (cap > SIZE_MAX / 2) { sb->oom = true; return false; }
-    cap *= 2;
-  }
-  char *p = realloc(sb->buf, cap);
-  if (!p) { sb->oom = true; return false; }
-  sb->buf = p;
-  sb->cap = cap;
+  if (extra < sb->cap - sb->len) return true;   /* room for the text and its NUL */
+  if (extra > SIZE_MAX - 1 - sb->len) { sb->oom = true; return false; }
+  if (sp_grow_z((void **)&sb->buf, &sb->cap, sb->len + extra, 1)) { sb->oom = true; return false; }
   return true;
 }
 

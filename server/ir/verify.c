@@ -23,6 +23,7 @@
 
 #include "ir/axis_ref.h"
 #include "ir/diag.h"
+#include "ir/grow.h"
 #include "ir/op_attrs.h"
 #include "ir/sp_limits.h"
 
@@ -284,13 +285,8 @@ int sp_verify_mesh(const sp_module *m, const sp_mesh *mesh, sp_loc loc, sp_err *
 /* ------------------------------------------------------------------ shardings */
 
 static int reserve_refs(verifier *v, int n) {
-  if (n <= v->caprefs) return SP_OK;
-  int cap = v->caprefs ? v->caprefs : 16;
-  while (cap < n) cap *= 2;
-  ref_slot *r = realloc(v->refs, (size_t)cap * sizeof *r);
-  if (!r) return sp_err_set(v->err, SP_ENOMEM, "out of memory verifying a sharding");
-  v->refs = r;
-  v->caprefs = cap;
+  if (sp_grow((void **)&v->refs, &v->caprefs, n - 1, sizeof *v->refs))
+    return sp_err_set(v->err, SP_ENOMEM, "out of memory verifying a sharding");
   return SP_OK;
 }
 
@@ -741,17 +737,12 @@ static int check_local_types(verifier *v, const sp_op *op, sp_sharding *const *i
 }
 
 static int push_manual(verifier *v, const manual_view *mv, sp_loc loc) {
-  if (v->nmanual + mv->n > v->capmanual) {
-    int cap = v->capmanual ? v->capmanual : 8;
-    while (cap < v->nmanual + mv->n) cap *= 2;
-    const char **p = realloc(v->manual, (size_t)cap * sizeof *p);
-    if (!p) return sp_err_set(v->err, SP_ENOMEM, "out of memory verifying manual axes");
-    v->manual = p;
-    sp_loc *l = realloc(v->manual_locs, (size_t)cap * sizeof *l);
-    if (!l) return sp_err_set(v->err, SP_ENOMEM, "out of memory verifying manual axes");
-    v->manual_locs = l;
-    v->capmanual = cap;
-  }
+  /* Two arrays of one capacity: each grows from the same count to the same size. */
+  int cap = v->capmanual, cap_locs = v->capmanual, last = v->nmanual + mv->n - 1;
+  if (sp_grow((void **)&v->manual, &cap, last, sizeof *v->manual) ||
+      sp_grow((void **)&v->manual_locs, &cap_locs, last, sizeof *v->manual_locs))
+    return sp_err_set(v->err, SP_ENOMEM, "out of memory verifying manual axes");
+  v->capmanual = cap;
   for (int i = 0; i < mv->n; i++) {
     v->manual_locs[v->nmanual] = loc;
     v->manual[v->nmanual++] = mv->axes[i].name;

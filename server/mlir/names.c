@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ir/grow.h"
+
 typedef struct slot {
   const void *key;     /* sp_value* or sp_block*; NULL = empty */
   const char *name;    /* suggested name (without '%'), or NULL when numbered */
@@ -56,12 +58,10 @@ static const char *store_string(sp__mlir_namer *n, const char *s, size_t len) {
     char *blk = malloc(cap);
     if (!blk) { n->oom = true; return NULL; }
     if (n->strings) {
-      if (n->nold == n->capold) {
-        size_t c = n->capold ? n->capold * 2 : 16;
-        char **v = realloc(n->old_strings, c * sizeof *v);
-        if (!v) { free(blk); n->oom = true; return NULL; }
-        n->old_strings = v;
-        n->capold = c;
+      if (sp_grow_z((void **)&n->old_strings, &n->capold, n->nold, sizeof *n->old_strings)) {
+        free(blk);
+        n->oom = true;
+        return NULL;
       }
       n->old_strings[n->nold++] = n->strings;
     }
@@ -175,12 +175,9 @@ static bool used_add(sp__mlir_namer *n, const char *s) {
   n->used[j].hash = h;
   n->used[j].live = true;
   n->nused++;
-  if (n->nundo == n->capundo) {
-    size_t c = n->capundo ? n->capundo * 2 : 64;
-    size_t *v = realloc(n->undo, c * sizeof *v);
-    if (!v) { n->oom = true; return false; }
-    n->undo = v;
-    n->capundo = c;
+  if (sp_grow_z((void **)&n->undo, &n->capundo, n->nundo, sizeof *n->undo)) {
+    n->oom = true;
+    return false;
   }
   n->undo[n->nundo++] = j;
   return true;
@@ -266,12 +263,9 @@ static void number_region(sp__mlir_namer *n, const sp_region *r) {
 }
 
 static bool push_region(sp__mlir_namer *n, const sp_region *r) {
-  if (n->nstack == n->capstack) {
-    size_t c = n->capstack ? n->capstack * 2 : 64;
-    region_ctx *v = realloc(n->stack, c * sizeof *v);
-    if (!v) { n->oom = true; return false; }
-    n->stack = v;
-    n->capstack = c;
+  if (sp_grow_z((void **)&n->stack, &n->capstack, n->nstack, sizeof *n->stack)) {
+    n->oom = true;
+    return false;
   }
   region_ctx *c = &n->stack[n->nstack++];
   c->r = r;

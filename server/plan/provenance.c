@@ -15,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ir/grow.h"
+
 typedef struct op_rows {
   const cJSON *table;   /* the op's table: "before", "after", "operand_values" */
   int op;               /* op number */
@@ -282,9 +284,8 @@ static cJSON *origin_json(const graph *g, const walk *w, int v, int dim, const c
 
 /* The distinct axis names of the plan's shardings, in first-seen order. */
 static int axes_of(const sp_plan *p, const char ***out) {
-  int n = 0, cap = 8;
-  const char **v = malloc(sizeof *v * (size_t)cap);
-  if (!v) return -1;
+  int n = 0, cap = 0;
+  const char **v = NULL;
   for (int i = 0; i < p->nvalues; i++)
     for (int d = 0; p->values[i].sharded && d < p->values[i].rank; d++)
       for (int a = 0; a < p->values[i].dims[d].naxes; a++) {
@@ -292,13 +293,9 @@ static int axes_of(const sp_plan *p, const char ***out) {
         int k = 0;
         while (k < n && strcmp(v[k], name) != 0) k++;
         if (k < n) continue;
-        if (n == cap) {
-          const char **nv = realloc(v, sizeof *v * (size_t)(cap *= 2));
-          if (!nv) {
-            free(v);
-            return -1;
-          }
-          v = nv;
+        if (sp_grow((void **)&v, &cap, n, sizeof *v)) {
+          free(v);
+          return -1;
         }
         v[n++] = name;
       }

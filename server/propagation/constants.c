@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "ir/clone.h"
+#include "ir/grow.h"
 #include "rules/registry.h"
 
 enum { KIND_CONSTANT = 1, KIND_SCALAR_EXPANSION = 2 };
@@ -59,13 +60,7 @@ static bool classify(sp_op *op, void *ctx) {
              : is_scalar_expansion(op)     ? KIND_SCALAR_EXPANSION
                                            : 0;
   if (!kind) return true;
-  if (s->nops == s->cap) {
-    int cap = s->cap ? 2 * s->cap : 32;
-    sp_op **v = realloc(s->ops, (size_t)cap * sizeof *v);
-    if (!v) goto oom;
-    s->ops = v;
-    s->cap = cap;
-  }
+  if (sp_grow((void **)&s->ops, &s->cap, s->nops, sizeof *s->ops)) goto oom;
   s->ops[s->nops++] = op;
   if (sp_value_map_put(&s->kinds, &op->results[0], (sp_value *)(intptr_t)kind)) goto oom;
   return true;

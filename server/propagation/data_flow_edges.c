@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "ir/clone.h"
+#include "ir/op_list.h"
 #include "propagation/sharding_walk.h"
 
 bool sp_data_flow_is_data_flow_op(const sp_op *op) {
@@ -127,37 +128,14 @@ oom:
   return sp_err_set(err, SP_ENOMEM, "out of memory adding data-flow edges");
 }
 
-typedef struct op_list {
-  sp_op **v;
-  int n, cap;
-  sp_op_kind kind;     /* SP_OP_UNKNOWN: data-flow ops; else ops of this kind */
-  int rc;
-} op_list;
-
-static bool collect(sp_op *op, void *ctx) {
-  op_list *l = ctx;
-  bool want = l->kind == SP_OP_UNKNOWN ? sp_data_flow_is_data_flow_op(op) : op->kind == l->kind;
-  if (!want) return true;
-  if (l->n == l->cap) {
-    int cap = l->cap ? 2 * l->cap : 16;
-    sp_op **v = realloc(l->v, (size_t)cap * sizeof *v);
-    if (!v) {
-      l->rc = SP_ENOMEM;
-      return false;
-    }
-    l->v = v;
-    l->cap = cap;
-  }
-  l->v[l->n++] = op;
-  return true;
-}
+static bool is_edge(const sp_op *op) { return op->kind == SP_OP_SDY_DATA_FLOW_EDGE; }
 
 int sp_data_flow_edges_add_within(sp_module *m, sp_op *root, sp_err *err) {
-  op_list l = {NULL, 0, 0, SP_OP_UNKNOWN, SP_OK};
-  sp_op_walk(root, collect, &l);
-  int rc = l.rc ? sp_err_set(err, l.rc, "out of memory adding data-flow edges") : SP_OK;
+  sp_op_list l = {.keep = sp_data_flow_is_data_flow_op};
+  sp_op_walk(root, sp_op_list_collect, &l);
+  int rc = l.oom ? sp_err_set(err, SP_ENOMEM, "out of memory adding data-flow edges") : SP_OK;
   for (int i = 0; !rc && i < l.n; i++) rc = add_edges_to_op(m, l.v[i], err);
-  free(l.v);
+  sp_op_list_free(&l);
   return rc;
 }
 
@@ -251,13 +229,13 @@ static bool edge_owner(const sp_op *edge, sp_op **op, bool *is_arg, int *index) 
 }
 
 int sp_data_flow_edges_sink(sp_module *m, sp_err *err) {
-  op_list l = {NULL, 0, 0, SP_OP_SDY_DATA_FLOW_EDGE, SP_OK};
+  sp_op_list l = {.keep = is_edge};
   owner_group *groups = NULL;
   sp_value_map index_of;   /* owner key -> 1 + group index */
   sp_value_map_init(&index_of);
   int ngroups = 0, rc = SP_OK;
-  sp_op_walk(m->op, collect, &l);
-  if (l.rc) goto oom;
+  sp_op_walk(m->op, sp_op_list_collect, &l);
+  if (l.oom) goto oom;
   groups = calloc((size_t)(l.n ? l.n : 1), sizeof *groups);
   if (!groups) goto oom;
   for (int i = 0; i < l.n; i++) {
@@ -292,11 +270,11 @@ int sp_data_flow_edges_sink(sp_module *m, sp_err *err) {
   }
   sp_value_map_free(&index_of);
   free(groups);
-  free(l.v);
+  sp_op_list_free(&l);
   return rc;
 oom:
   sp_value_map_free(&index_of);
   free(groups);
-  free(l.v);
+  sp_op_list_free(&l);
   return sp_err_set(err, SP_ENOMEM, "out of memory sinking data-flow edges");
 }

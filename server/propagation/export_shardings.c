@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "ir/axis_ref.h"
+#include "ir/op_list.h"
 #include "propagation/sharding_walk.h"
 #include "rules/registry.h"
 
@@ -288,28 +289,6 @@ static int reshard_call_operands(sp_module *m, sp_op *call) {
   return SP_OK;
 }
 
-typedef struct op_vec {
-  sp_op **v;
-  int n, cap;
-  bool oom;
-} op_vec;
-
-static bool push_op(sp_op *op, void *ctx) {
-  op_vec *l = ctx;
-  if (l->n == l->cap) {
-    int cap = l->cap ? 2 * l->cap : 64;
-    sp_op **v = realloc(l->v, (size_t)cap * sizeof *v);
-    if (!v) {
-      l->oom = true;
-      return false;
-    }
-    l->v = v;
-    l->cap = cap;
-  }
-  l->v[l->n++] = op;
-  return true;
-}
-
 /* Appends the axes of `s` on the dims of tensor `t` that map to a single reduction factor. */
 static int add_reduction_axes(const sp_rule *rule, const sp_rule_tensor *t, const sp_sharding *s,
                               sp_axis_ref *out, int *n, int cap) {
@@ -376,8 +355,8 @@ int sp_export_insert_explicit_reshards(sp_module *m, sp_err *err) {
 }
 
 int sp_export_insert_explicit_reshards_mode(sp_module *m, bool reduce_after_ops, sp_err *err) {
-  op_vec l = {NULL, 0, 0, false};
-  sp_op_walk(m->op, push_op, &l);
+  sp_op_list l = {0};
+  sp_op_walk(m->op, sp_op_list_collect, &l);
   int rc = l.oom ? SP_ENOMEM : SP_OK;
   for (int k = 0; !rc && k < l.n; k++) {
     sp_op *op = l.v[k];
@@ -387,11 +366,11 @@ int sp_export_insert_explicit_reshards_mode(sp_module *m, bool reduce_after_ops,
     }
     if (!rc && op->kind == SP_OP_FUNC_CALL) rc = reshard_call_operands(m, op);
     if (!rc && reduce_after_ops && (rc = reduce_after_op(m, op, err))) {
-      free(l.v);
+      sp_op_list_free(&l);
       return rc;
     }
   }
-  free(l.v);
+  sp_op_list_free(&l);
   return rc ? sp_err_set(err, rc, "out of memory inserting explicit reshards") : SP_OK;
 }
 
@@ -450,10 +429,10 @@ static bool is_noop_collective(const sp_op *op) {
 int sp_export_canonicalize(sp_module *m, sp_err *err) {
   for (bool changed = true; changed;) {
     changed = false;
-    op_vec l = {NULL, 0, 0, false};
-    sp_op_walk(m->op, push_op, &l);
+    sp_op_list l = {0};
+    sp_op_walk(m->op, sp_op_list_collect, &l);
     if (l.oom) {
-      free(l.v);
+      sp_op_list_free(&l);
       return sp_err_set(err, SP_ENOMEM, "out of memory in the canonicalizer");
     }
     /* Backwards: a dead op's operands may die with it in the same sweep. */
@@ -469,7 +448,7 @@ int sp_export_canonicalize(sp_module *m, sp_err *err) {
         changed = true;
       }
     }
-    free(l.v);
+    sp_op_list_free(&l);
   }
   return SP_OK;
 }

@@ -12,29 +12,8 @@
 #include "propagation/mesh_import.h"
 #include "propagation/sharding_walk.h"
 
-typedef struct op_vec {
-  sp_op **v;
-  int n, cap;
-  bool oom;
-} op_vec;
-
-static bool vec_push(op_vec *l, sp_op *op) {
-  if (l->n == l->cap) {
-    int cap = l->cap ? 2 * l->cap : 16;
-    sp_op **v = realloc(l->v, (size_t)cap * sizeof *v);
-    if (!v) {
-      l->oom = true;
-      return false;
-    }
-    l->v = v;
-    l->cap = cap;
-  }
-  l->v[l->n++] = op;
-  return true;
-}
-
 static bool collect_calls(sp_op *op, void *ctx) {
-  return op->kind != SP_OP_FUNC_CALL || vec_push(ctx, op);
+  return op->kind != SP_OP_FUNC_CALL || sp_op_list_push(ctx, op);
 }
 
 static sp_op *callee_of(const sp_module *m, const sp_op *call) {
@@ -80,7 +59,7 @@ static sp_sharding **complete_list(sp_arena *a, sp_sharding *const *v, sp_type *
 /* ------------------------------------------------------------------ func -> call */
 
 int sp_func_calls_shardings_to_calls(sp_module *m, sp_err *err) {
-  op_vec l = {0};
+  sp_op_list l = {0};
   sp_op_walk(m->op, collect_calls, &l);
   bool oom = l.oom;
   for (int i = 0; !oom && i < l.n; i++) {
@@ -94,7 +73,7 @@ int sp_func_calls_shardings_to_calls(sp_module *m, sp_err *err) {
                                     call->nresults, &oom);
     for (int k = 0; v && k < call->nresults; k++) call->results[k].sharding = v[k];
   }
-  free(l.v);
+  sp_op_list_free(&l);
   return oom ? sp_err_set(err, SP_ENOMEM, "out of memory copying func shardings to calls") : SP_OK;
 }
 
@@ -211,13 +190,13 @@ static bool has_call_to(sp_op *op, void *ctx) {
 }
 
 int sp_func_calls_import(sp_module *m, bool add_edges, sp_err *err) {
-  op_vec done = {0}; /* callees imported at least once */
+  sp_op_list done = {0}; /* callees imported at least once */
   int rc = SP_OK;
   for (;;) {
-    op_vec l = {0};
+    sp_op_list l = {0};
     sp_op_walk(m->op, collect_calls, &l);
     if (l.oom) {
-      free(l.v);
+      sp_op_list_free(&l);
       rc = sp_err_set(err, SP_ENOMEM, "out of memory importing calls");
       break;
     }
@@ -235,17 +214,16 @@ int sp_func_calls_import(sp_module *m, bool add_edges, sp_err *err) {
                         call->loc.col, name);
         break;
       }
-      bool seen = false;
-      for (int k = 0; k < done.n && !seen; k++) seen = done.v[k] == fn;
+      bool seen = sp_op_list_contains(&done, fn);
       if (seen && has_shardings(fn))
         sp_module_warn(m, call->loc, "function @%s has multiple call ops, we need to clone the "
                        "function body for each call", name);
-      else if (!vec_push(&done, fn))
+      else if (!sp_op_list_push(&done, fn))
         rc = sp_err_set(err, SP_ENOMEM, "out of memory importing calls");
       if (!rc) rc = import_call(m, call, fn, add_edges, err);
       imported++;
     }
-    free(l.v);
+    sp_op_list_free(&l);
     if (rc || !imported) break;
   }
   /* Imported functions nobody calls any more are gone (their bodies live in the computations). */
@@ -253,7 +231,7 @@ int sp_func_calls_import(sp_module *m, bool add_edges, sp_err *err) {
     const char *name = sp_op_get_str(done.v[k], "sym_name");
     if (name && sp_op_walk(m->op, has_call_to, (void *)name)) sp_op_erase(done.v[k]);
   }
-  free(done.v);
+  sp_op_list_free(&done);
   return rc;
 }
 
@@ -327,12 +305,12 @@ typedef struct exported {
   const char *origin;   /* the named computation's name */
 } exported;
 
-static bool collect_named_post_order(sp_op *op, op_vec *l) {
+bool sp_func_calls_collect_named(sp_op *op, sp_op_list *l) {
   for (int r = 0; r < op->nregions; r++)
     for (int b = 0; b < op->regions[r].nblocks; b++)
       for (sp_op *o = op->regions[r].blocks[b]->first; o; o = o->next)
-        if (!collect_named_post_order(o, l)) return false;
-  return op->kind != SP_OP_SDY_NAMED_COMPUTATION || vec_push(l, op);
+        if (!sp_func_calls_collect_named(o, l)) return false;
+  return op->kind != SP_OP_SDY_NAMED_COMPUTATION || sp_op_list_push(l, op);
 }
 
 /* If `v` feeds an sdy.data_flow_edge, the edge goes (its uses use `v`) and its sharding, when
@@ -446,7 +424,7 @@ static const char *origin_of(const exported *e, int n, const sp_op *fn) {
 
 /* Redirects calls to equivalent copies of one computation onto the first one called. */
 static int unflatten(sp_module *m, const exported *e, int n, sp_err *err) {
-  op_vec calls = {0};
+  sp_op_list calls = {0};
   sp_op **reps = malloc((size_t)(n + 1) * sizeof *reps);
   int nreps = 0;
   if (!reps) return sp_err_set(err, SP_ENOMEM, "out of memory un-flattening the call graph");
@@ -466,15 +444,15 @@ static int unflatten(sp_module *m, const exported *e, int n, sp_err *err) {
     }
   }
   bool oom = calls.oom;
-  free(calls.v);
+  sp_op_list_free(&calls);
   free(reps);
   if (oom) return sp_err_set(err, SP_ENOMEM, "out of memory un-flattening the call graph");
   return sp_symbol_dce(m, err);
 }
 
 int sp_func_calls_export(sp_module *m, sp_err *err) {
-  op_vec l = {0};
-  collect_named_post_order(m->op, &l);
+  sp_op_list l = {0};
+  sp_func_calls_collect_named(m->op, &l);
   exported *e = l.oom ? NULL : malloc((size_t)(l.n + 1) * sizeof *e);
   int ne = 0, rc = SP_OK;
   if (!e) rc = sp_err_set(err, SP_ENOMEM, "out of memory exporting named computations");
@@ -486,7 +464,7 @@ int sp_func_calls_export(sp_module *m, sp_err *err) {
   }
   if (!rc && ne) rc = unflatten(m, e, ne, err);
   free(e);
-  free(l.v);
+  sp_op_list_free(&l);
   return rc;
 }
 
@@ -508,7 +486,7 @@ int sp_func_calls_results_from_returns(sp_module *m, sp_err *err) {
 }
 
 int sp_func_calls_insert_reshards(sp_module *m, sp_err *err) {
-  op_vec l = {0};
+  sp_op_list l = {0};
   sp_op_walk(m->op, collect_calls, &l);
   int rc = l.oom ? SP_ENOMEM : SP_OK;
   for (int i = 0; !rc && i < l.n; i++) {
@@ -543,6 +521,6 @@ int sp_func_calls_insert_reshards(sp_module *m, sp_err *err) {
       r->sharding = want;
     }
   }
-  free(l.v);
+  sp_op_list_free(&l);
   return rc ? sp_err_set(err, rc, "out of memory inserting call reshards") : SP_OK;
 }

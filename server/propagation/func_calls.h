@@ -41,6 +41,7 @@
 
 #include "ir/err.h"
 #include "ir/ir.h"
+#include "ir/op_list.h"
 
 int sp_func_calls_shardings_to_calls(sp_module *m, sp_err *err);
 int sp_func_calls_import(sp_module *m, bool add_edges, sp_err *err);
@@ -55,5 +56,8 @@ int sp_func_calls_results_from_returns(sp_module *m, sp_err *err);
  * place; otherwise the pipeline's form (result shardings on the function). */
 sp_op *sp_func_calls_export_one(sp_module *m, sp_op *nc, bool shardy_export);
 int sp_func_calls_insert_reshards(sp_module *m, sp_err *err);
+/* Appends the sdy.named_computation ops at and below `op` to `l`, innermost first (post-order,
+ * the order they are exported in); false when memory ran out (l->oom). */
+bool sp_func_calls_collect_named(sp_op *op, sp_op_list *l);
 
 #endif /* SP_FUNC_CALLS_H */

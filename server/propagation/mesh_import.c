@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "ir/axis_ref.h"
+#include "ir/grow.h"
 #include "propagation/sharding_walk.h"
 
 /* ------------------------------------------------------------------ symbols */
@@ -48,13 +49,7 @@ static bool marked(const dce *d, const sp_op *f) {
 
 static int mark(dce *d, sp_op *f) {
   if (marked(d, f)) return SP_OK;
-  if (d->nlive == d->cap) {
-    int cap = d->cap ? 2 * d->cap : 16;
-    sp_op **v = realloc(d->live, (size_t)cap * sizeof *v);
-    if (!v) return SP_ENOMEM;
-    d->live = v;
-    d->cap = cap;
-  }
+  if (sp_grow((void **)&d->live, &d->cap, d->nlive, sizeof *d->live)) return SP_ENOMEM;
   d->live[d->nlive++] = f;
   return SP_OK;
 }

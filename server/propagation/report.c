@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ir/grow.h"
 #include "propagation/factor_projection.h"
 #include "propagation/propagate.h"
 #include "rules/registry.h"
@@ -95,15 +96,9 @@ static bool snapshot_op(sp_op *op, void *ctx) {
     if (sp_rules_for_op(r->arena, op, &ro, &built, &quiet, NULL) == SP_OK) rule = built;
   }
   if (!rule) return true;
-  if (r->n == r->cap) {
-    int cap = r->cap ? 2 * r->cap : 64;
-    report_op *v = realloc(r->ops, (size_t)cap * sizeof *v);
-    if (!v) {
-      r->status = sp_err_set(r->err, SP_ENOMEM, "out of memory building the report");
-      return false;
-    }
-    r->ops = v;
-    r->cap = cap;
+  if (sp_grow((void **)&r->ops, &r->cap, r->n, sizeof *r->ops)) {
+    r->status = sp_err_set(r->err, SP_ENOMEM, "out of memory building the report");
+    return false;
   }
   report_op *ro = &r->ops[r->n++];
   *ro = (report_op){op, number, rule, NULL};

@@ -6,29 +6,7 @@
 
 #include <stdlib.h>
 
-typedef struct op_vec {
-  sp_op **v;
-  int n, cap;
-  sp_op_kind a, b;   /* kinds collected */
-  bool oom;
-} op_vec;
-
-static bool collect(sp_op *op, void *ctx) {
-  op_vec *l = ctx;
-  if (op->kind != l->a && op->kind != l->b) return true;
-  if (l->n == l->cap) {
-    int cap = l->cap ? 2 * l->cap : 32;
-    sp_op **v = realloc(l->v, (size_t)cap * sizeof *v);
-    if (!v) {
-      l->oom = true;
-      return false;
-    }
-    l->v = v;
-    l->cap = cap;
-  }
-  l->v[l->n++] = op;
-  return true;
-}
+#include "ir/op_list.h"
 
 static bool fully_closed(const sp_sharding *s) {
   for (int d = 0; d < s->rank; d++)
@@ -112,6 +90,10 @@ static bool single_use(const sp_value *v) { return v->uses && !v->uses->next; }
 
 static bool is_constraint(const sp_op *op) { return op->kind == SP_OP_SDY_SHARDING_CONSTRAINT; }
 
+static bool is_constraint_or_manual(const sp_op *op) {
+  return is_constraint(op) || op->kind == SP_OP_SDY_MANUAL_COMPUTATION;
+}
+
 static int constraint_users(const sp_value *v) {
   int n = 0;
   for (const sp_use *u = v->uses; u; u = u->next) n += is_constraint(u->owner);
@@ -147,8 +129,8 @@ static void redirect_later_uses(sp_value *x, sp_op *tail) {
 }
 
 int sp_sharding_constraints_apply(sp_module *m, sp_err *err) {
-  op_vec l = {NULL, 0, 0, SP_OP_SDY_SHARDING_CONSTRAINT, SP_OP_SDY_MANUAL_COMPUTATION, false};
-  sp_op_walk(m->op, collect, &l);
+  sp_op_list l = {.keep = is_constraint_or_manual};
+  sp_op_walk(m->op, sp_op_list_collect, &l);
   int rc = l.oom ? SP_ENOMEM : SP_OK;
   /* Chains are found on the module as written, before any input gains a sharding. */
   sp_op **tails = rc ? NULL : calloc((size_t)(l.n ? l.n : 1), sizeof *tails);
@@ -168,17 +150,17 @@ int sp_sharding_constraints_apply(sp_module *m, sp_err *err) {
     if (tails[i] && l.v[i]->operands[0].value)
       redirect_later_uses(l.v[i]->operands[0].value, tails[i]);
   free(tails);
-  free(l.v);
+  sp_op_list_free(&l);
   return rc ? sp_err_set(err, rc, "out of memory applying sharding constraints") : SP_OK;
 }
 
 int sp_sharding_constraints_to_reshard(sp_module *m, sp_err *err) {
-  op_vec l = {NULL, 0, 0, SP_OP_SDY_SHARDING_CONSTRAINT, SP_OP_SDY_SHARDING_CONSTRAINT, false};
-  sp_op_walk(m->op, collect, &l);
+  sp_op_list l = {.keep = is_constraint};
+  sp_op_walk(m->op, sp_op_list_collect, &l);
   for (int i = 0; i < l.n; i++) {
     l.v[i]->kind = SP_OP_SDY_RESHARD;
     l.v[i]->name = sp_op_kind_name(SP_OP_SDY_RESHARD);
   }
-  free(l.v);
+  sp_op_list_free(&l);
   return l.oom ? sp_err_set(err, SP_ENOMEM, "out of memory converting constraints") : SP_OK;
 }

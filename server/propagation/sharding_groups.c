@@ -9,6 +9,7 @@
 
 #include "ir/clone.h"
 #include "ir/diag.h"
+#include "ir/grow.h"
 
 typedef struct groups {
   sp_op **ops;          /* sharding_group ops, pre-order */
@@ -20,15 +21,9 @@ static bool collect(sp_op *op, void *ctx) {
   groups *g = ctx;
   if (op->kind != SP_OP_SDY_SHARDING_GROUP || op->noperands != 1 || !op->operands[0].value)
     return true;
-  if (g->nops == g->cap) {
-    int cap = g->cap ? 2 * g->cap : 16;
-    sp_op **v = realloc(g->ops, (size_t)cap * sizeof *v);
-    if (!v) {
-      g->oom = true;
-      return false;
-    }
-    g->ops = v;
-    g->cap = cap;
+  if (sp_grow((void **)&g->ops, &g->cap, g->nops, sizeof *g->ops)) {
+    g->oom = true;
+    return false;
   }
   g->ops[g->nops++] = op;
   return true;

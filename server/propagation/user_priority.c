@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "ir/axis_ref.h"
+#include "ir/grow.h"
 #include "propagation/op_priority.h"
 
 typedef struct prio_record {
@@ -42,13 +43,8 @@ static bool has_priority(const sp_sharding *s) {
 
 static int record(prio_scan *ps, sp_sharding **where) {
   if (!*where || !has_priority(*where)) return SP_OK;
-  if (ps->n == ps->cap) {
-    int cap = ps->cap ? 2 * ps->cap : 16;
-    prio_record *v = realloc(ps->v, (size_t)cap * sizeof *v);
-    if (!v) return sp_err_set(ps->err, SP_ENOMEM, "out of memory recording user priorities");
-    ps->v = v;
-    ps->cap = cap;
-  }
+  if (sp_grow((void **)&ps->v, &ps->cap, ps->n, sizeof *ps->v))
+    return sp_err_set(ps->err, SP_ENOMEM, "out of memory recording user priorities");
   ps->v[ps->n++] = (prio_record){where, *where, sp_module_sharding_mesh(ps->m, *where)};
   return SP_OK;
 }

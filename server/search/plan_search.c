@@ -16,33 +16,9 @@
  * follower's member uses the result index of the value it follows, so chains of followers all
  * read the same layout.
  *
- * Layer sharing (after the graph is built; searches only, never evaluations). Every top-level
- * op gets a Weisfeiler-Lehman hash over the def-use graph of the main body:
- *   label(op)   = op name, structured attributes (not shardings, rules or meshes), operand
- *                 and result types, and the ops of its regions in order (what a reduce
- *                 applies);
- *   round t+1   = label, then per operand in order: (producer's round-t hash, producer's
- *                 result index, operand index), then per result: the order-free sum of its
- *                 consumers' (round-t hash, operand index the value flows into);
- * for TIE_ROUNDS = 4 rounds, each linear in ops + uses. Function arguments are labelled by
- * their type only (layer l's weights look like layer l+1's) plus their consumers; uses by
- * func.return count without their position (output order is not structure). So two ops get
- * equal hashes when their 4-hop neighbourhoods are the same up to argument numbering.
- * Consequences, chosen deliberately:
- *   - q, k and v projections of one layer are not tied: they are identical for three hops
- *     (dot, reshape, transpose), then q flows into operand 0 of the scores matmul, k into
- *     operand 1 and v into the context matmul; the fourth round keeps a margin. The two MLP
- *     matmuls differ in their types; forward and backward ops in their neighbourhoods.
- *   - ops within 4 hops of the model's ends (the input, the returned values) are not tied
- *     with their copies in other layers. On a residual stream layers are two hops apart, so
- *     the ops next to it (output projection, second MLP matmul) tie only in layers at least
- *     two away from either end.
- *   - a hash collision cannot tie unrelated ops into an invalid plan, only a worse one:
- *     members must also have identical strategy lists (same count, same axis assignment,
- *     reduction form and result layouts at every index), compared, never assumed.
- * Nodes are keyed by their op's hash (a source node by its argument's or constant's); fixed
- * and single-strategy nodes are never tied. Equal keys with equal strategy lists form a group,
- * chained by edges costing 0 for the same strategy index and SP_SG_FORBIDDEN otherwise.
+ * The parts: plan_layers.c ties the strategies of repeated layers (layer sharing),
+ * plan_report.c writes the chosen plan back and totals its costs and collectives (the
+ * report); they share the build state of plan_search_int.h.
  */
 #include "search/plan_search.h"
 
@@ -54,81 +30,10 @@
 #include <time.h>
 
 #include "ir/clock.h"
-#include "ir/ptr_map.h"
 #include "rules/registry.h"
 #include "solver/solver.h"
+#include "search/plan_search_int.h"
 #include "search/strategies.h"
-
-#define UNITS_PER_SECOND 1e9
-#define DEFAULT_MAX_STRATEGIES 512
-#define MIB (1024.0 * 1024.0)
-
-enum { NODE_SOURCE, NODE_OP, NODE_FIXED };
-
-/* ------------------------------------------------------------------ the build state */
-
-typedef struct member {
-  sp_value *v;
-  int result;           /* its layout is set.v[s].results[result] */
-  sp_op *follower;      /* the element-wise op defining it; NULL for the node's own values */
-  int *lid;             /* distinct-layout id per strategy (edges), built on demand */
-  int *rep;             /* a strategy per distinct id */
-  int nl;
-} member;
-
-typedef struct pnode {
-  int kind;
-  sp_op *op;            /* op and fixed nodes; the constant of a constant source node */
-  sp_rule *rule;        /* op nodes */
-  sp_strategy_set set;
-  int nmem, capmem;
-  member *mem;
-  double *self_s;       /* [set.n] resharding between values of this node */
-  int64_t live_start, live_end;
-  int first_in;         /* first incoming edge (index), -1 */
-} pnode;
-
-typedef struct pedge {
-  int a, b;             /* producer node, consumer node */
-  double *sec;          /* [na * nb] seconds, row-major by a's strategy */
-  int next_in;          /* next incoming edge of b */
-} pedge;
-
-typedef struct search {
-  sp_module *m;
-  const sp_plan_search_opts *o;
-  bool fixed;
-  sp_arena *a;                  /* scratch, freed at the end */
-  const sp_mesh *mesh;
-  const char *mesh_name;
-  sp_cost_model cm;
-  sp_op *func;
-  sp_block *body;
-  int nops;
-  sp_op **ops;                  /* top-level ops, position = index + 1 */
-  sp_ptr_map opmap;                 /* op -> index */
-  sp_ptr_map valmap;                /* value -> slot */
-  int nslots, capslots;
-  int *slot_node, *slot_mem;
-  pnode *nodes;
-  int nnodes, capnodes;
-  int *op_node;                 /* [nops]: node of the op (follower: the node it joined), -1 */
-  int *op_follow_result;        /* [nops]: follower's result index in its node, -1 otherwise */
-  pedge *edges;
-  int nedges, capedges;
-  int nfollowers, nfixed;
-  int nstates;
-  sp_plan_state_pair *states;
-  sp_rules_diag diag;
-} search;
-
-static bool placeable(const sp_value *v) {
-  return v && v->type && sp_type_is_static_tensor(v->type) && v->type->rank >= 1;
-}
-
-static const sp_layout *member_layout(const pnode *n, const member *mb, int s) {
-  return &n->set.v[s].results[mb->result];
-}
 
 /* ------------------------------------------------------------------ nodes */
 
@@ -160,18 +65,6 @@ static int add_member(search *S, int node, sp_value *v, int result, sp_op *follo
   return SP_OK;
 }
 
-/* "%name" of a value, for messages and the collectives list (module arena). */
-static const char *value_name(search *S, const sp_value *v) {
-  if (v->name_hint) {
-    if (v->def && v->def->nresults > 1)
-      return sp_arena_printf(S->m->arena, "%%%s#%d", v->name_hint, v->index);
-    return sp_arena_printf(S->m->arena, "%%%s", v->name_hint);
-  }
-  if (!v->def) return sp_arena_printf(S->m->arena, "%%arg%d", v->index);
-  return sp_arena_printf(S->m->arena, "result %d of %s (line %d)", v->index, v->def->name,
-                         v->def->loc.line);
-}
-
 /* The shardings the search reads must be on its mesh. */
 static int check_mesh_of(search *S, const sp_value *v, sp_err *err) {
   const sp_sharding *s = v->sharding;
@@ -196,13 +89,6 @@ static bool same_given(search *S, const sp_sharding *x, const sp_sharding *y, in
   if (sp_layout_from_sharding(S->a, x, rank, S->mesh, &lx, NULL)) return false;
   if (sp_layout_from_sharding(S->a, y, rank, S->mesh, &ly, NULL)) return false;
   return sp_layout_equal(lx, ly);
-}
-
-static bool same_dims(const sp_type *x, const sp_type *y) {
-  if (x->rank != y->rank) return false;
-  for (int d = 0; d < x->rank; d++)
-    if (x->dims[d] != y->dims[d]) return false;
-  return true;
 }
 
 /* The slot of the operand an element-wise op can follow, or -1: op nodes first, then sources. */
@@ -358,7 +244,7 @@ static double op_flops(const sp_op *op, const sp_rule *rule) {
 }
 
 /* The op's own collective of strategy `st` (fills `out` per result when not NULL). */
-static double own_collective_s(search *S, const sp_op *op, const sp_strategy *st,
+double sp_search_own_collective_s(search *S, const sp_op *op, const sp_strategy *st,
                                sp_collective *out /* [nresults] or NULL */) {
   if (!st->nreduce) return 0.0;
   double total = 0;
@@ -380,7 +266,7 @@ static double own_collective_s(search *S, const sp_op *op, const sp_strategy *st
 
 /* Compute under strategy s of the node's own op (m < 0) or of its member m's follower op;
  * 0 when there is no such op. */
-static double part_compute_s(search *S, const pnode *n, int s, int m) {
+double sp_search_part_compute_s(search *S, const pnode *n, int s, int m) {
   if (m < 0)
     return n->kind != NODE_SOURCE && n->op
                ? sp_cost_compute(&S->cm, op_flops(n->op, n->rule), n->set.v[s].devices,
@@ -393,9 +279,9 @@ static double part_compute_s(search *S, const pnode *n, int s, int m) {
 }
 
 /* Compute of the node's own op and its followers under strategy s. */
-static double node_compute_s(search *S, const pnode *n, int s) {
-  double t = part_compute_s(S, n, s, -1);
-  for (int m = 0; m < n->nmem; m++) t += part_compute_s(S, n, s, m);
+double sp_search_node_compute_s(search *S, const pnode *n, int s) {
+  double t = sp_search_part_compute_s(S, n, s, -1);
+  for (int m = 0; m < n->nmem; m++) t += sp_search_part_compute_s(S, n, s, m);
   return t;
 }
 
@@ -407,8 +293,8 @@ static double node_bytes(search *S, const pnode *n, int s) {
 }
 
 static double node_own_s(search *S, const pnode *n, int s) {
-  double t = node_compute_s(S, n, s);
-  if (n->kind == NODE_OP) t += own_collective_s(S, n->op, &n->set.v[s], NULL);
+  double t = sp_search_node_compute_s(S, n, s);
+  if (n->kind == NODE_OP) t += sp_search_own_collective_s(S, n->op, &n->set.v[s], NULL);
   return t;
 }
 
@@ -502,13 +388,6 @@ static pedge *find_edge(search *S, int a, int b, sp_err *err) {
   return e;
 }
 
-/* The layout op `x` (at index i) wants for operand j under strategy t of its node. */
-static const sp_layout *consumer_layout(search *S, int i, int j, int t) {
-  const pnode *c = &S->nodes[S->op_node[i]];
-  if (S->op_follow_result[i] >= 0) return &c->set.v[t].results[S->op_follow_result[i]];
-  return &c->set.v[t].operands[j];
-}
-
 static int price_operand(search *S, int i, int j, sp_err *err) {
   sp_value *v = S->ops[i]->operands[j].value;
   int slot = v ? (int)sp_ptr_map_get(&S->valmap, v, -1) : -1;
@@ -547,7 +426,8 @@ static int price_operand(search *S, int i, int j, sp_err *err) {
 }
 
 /* The argument and the returned value of state pair k, or false when either is not placed. */
-static bool state_values(search *S, const sp_plan_state_pair *sp, sp_value **arg, sp_value **res) {
+bool sp_search_state_values(search *S, const sp_plan_state_pair *sp, sp_value **arg,
+                            sp_value **res) {
   sp_op *ret = S->body->last;
   if (!ret || ret->kind != SP_OP_FUNC_RETURN) return false;
   if (sp->arg < 0 || sp->arg >= S->body->nargs || sp->result < 0 || sp->result >= ret->noperands)
@@ -560,7 +440,7 @@ static bool state_values(search *S, const sp_plan_state_pair *sp, sp_value **arg
 
 static int price_state(search *S, const sp_plan_state_pair *sp, sp_err *err) {
   sp_value *av, *rv;
-  if (!state_values(S, sp, &av, &rv)) return SP_OK;
+  if (!sp_search_state_values(S, sp, &av, &rv)) return SP_OK;
   int as = (int)sp_ptr_map_get(&S->valmap, av, -1), rs = (int)sp_ptr_map_get(&S->valmap, rv, -1);
   int pn = S->slot_node[rs], cn = S->slot_node[as];
   pnode *p = &S->nodes[pn], *c = &S->nodes[cn];
@@ -753,267 +633,6 @@ fail:
   return rc < 0 ? rc : SP_EINTERNAL;
 }
 
-/* ------------------------------------------------------------------ layer sharing */
-
-/* How many rounds the structural hash looks around each op. q, k and v projections first
- * differ three hops downstream (reshape, transpose, then operand 0 or 1 of the scores
- * matmul, or operand 1 of the context matmul); one more round keeps a margin. */
-#define TIE_ROUNDS 4
-
-static uint64_t mix64(uint64_t h, uint64_t x) {
-  h ^= x + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
-  h ^= h >> 31;
-  h *= 0xbf58476d1ce4e5b9ULL;
-  h ^= h >> 29;
-  return h;
-}
-
-static uint64_t mix_str(uint64_t h, const char *s) {
-  uint64_t x = 0xcbf29ce484222325ULL;
-  for (; s && *s; s++) x = (x ^ (unsigned char)*s) * 0x100000001b3ULL;
-  return mix64(h, x);
-}
-
-static uint64_t type_hash(const sp_type *t) {
-  if (!t) return 1;
-  uint64_t h = mix64(2, (uint64_t)t->kind);
-  if (t->kind == SP_TYPE_TENSOR) {
-    h = mix64(h, (uint64_t)(int64_t)t->rank);
-    for (int d = 0; d < t->rank; d++) h = mix64(h, (uint64_t)t->dims[d]);
-    h = mix_str(h, t->elem);
-    h = mix_str(h, t->encoding);
-  } else if (t->kind == SP_TYPE_TUPLE) {
-    for (int i = 0; i < t->nelems; i++) h = mix64(h, type_hash(t->elems[i]));
-  } else {
-    h = mix_str(h, t->text);
-  }
-  return h;
-}
-
-/* The structured attributes; shardings, rules and meshes are placement, not structure.
- * Attributes are kept in insertion order, so they are combined order-independently. */
-static uint64_t attrs_hash(const sp_attrs *d) {
-  uint64_t sum = 0;
-  for (int i = 0; i < d->n; i++) {
-    const sp_attr *at = &d->v[i];
-    uint64_t h = mix_str(mix64(3, (uint64_t)at->kind), at->name);
-    switch (at->kind) {
-      case SP_ATTR_BOOL: h = mix64(h, at->u.b); break;
-      case SP_ATTR_INT: h = mix64(h, (uint64_t)at->u.i); break;
-      case SP_ATTR_INTS:
-        for (int k = 0; k < at->u.ints.n; k++) h = mix64(h, (uint64_t)at->u.ints.v[k]);
-        break;
-      case SP_ATTR_STR:
-      case SP_ATTR_SYMBOL:
-      case SP_ATTR_ENUM:
-      case SP_ATTR_TEXT: h = mix_str(h, at->u.s); break;
-      case SP_ATTR_SHARDING:
-      case SP_ATTR_SHARDINGS:
-      case SP_ATTR_AXES:
-      case SP_ATTR_RULE:
-      case SP_ATTR_MESH: continue;
-      default: break;
-    }
-    sum += h;
-  }
-  return sum;
-}
-
-/* An op's own label: name, attributes, operand and result types, and its regions' ops
- * (e.g. the add or maximum a reduce applies), in order. */
-static uint64_t op_label(const sp_op *op) {
-  uint64_t h = mix_str(5, op->name);
-  h = mix64(h, attrs_hash(&op->attrs));
-  h = mix64(h, (uint64_t)op->noperands);
-  for (int j = 0; j < op->noperands; j++)
-    h = mix64(h, type_hash(op->operands[j].value ? op->operands[j].value->type : NULL));
-  h = mix64(h, (uint64_t)op->nresults);
-  for (int r = 0; r < op->nresults; r++) h = mix64(h, type_hash(op->results[r].type));
-  for (int g = 0; g < op->nregions; g++)
-    for (int b = 0; b < op->regions[g].nblocks; b++) {
-      const sp_block *blk = op->regions[g].blocks[b];
-      h = mix64(h, 0x77 + (uint64_t)blk->nargs);
-      for (const sp_op *in = blk->first; in; in = in->next) h = mix64(h, op_label(in));
-    }
-  return h;
-}
-
-/* Hash of value v in the current round: its producer's hash and result index, or the
- * argument's hash; values defined in nested regions count by their type. */
-static uint64_t value_hash(search *S, const sp_value *v, const uint64_t *oph,
-                           const uint64_t *argh) {
-  if (!v) return 7;
-  if (v->def) {
-    int i = (int)sp_ptr_map_get(&S->opmap, v->def, -1);
-    return i >= 0 ? mix64(oph[i], 0x100 + (uint64_t)v->index) : mix64(8, type_hash(v->type));
-  }
-  if (v->block == S->body && v->index < S->body->nargs) return argh[v->index];
-  return mix64(9, type_hash(v->type));
-}
-
-/* Sum over the uses of v (top-level consumers): each consumer's hash with the operand index
- * the value flows into; a sum, so the order of the use list does not matter. */
-static uint64_t users_hash(search *S, const sp_value *v, const uint64_t *oph) {
-  uint64_t sum = 0;
-  for (const sp_use *u = v->uses; u; u = u->next) {
-    /* The return's operand order is the output order, not structure: a gradient returned
-     * as result 3 or 5 is the same use. */
-    if (u->owner->kind == SP_OP_FUNC_RETURN) {
-      sum += 0x600;
-      continue;
-    }
-    int i = (int)sp_ptr_map_get(&S->opmap, u->owner, -1);
-    uint64_t c = i >= 0 ? oph[i] : mix_str(10, u->owner->name);
-    sum += mix64(c, 0x200 + (uint64_t)u->index);
-  }
-  return sum;
-}
-
-/* Weisfeiler-Lehman refinement over the def-use graph of the main body: TIE_ROUNDS rounds,
- * each linear in ops + uses. Arguments start from their type only (so layer l's weights
- * and layer l+1's look alike until their uses tell them apart). */
-static int structural_hashes(search *S, uint64_t **oph_out, uint64_t **argh_out, sp_err *err) {
-  int nops = S->nops, nargs = S->body->nargs;
-  uint64_t *label = sp_arena_alloc(S->a, (size_t)(nops + 1) * sizeof *label);
-  uint64_t *oph = sp_arena_alloc(S->a, (size_t)(nops + 1) * sizeof *oph);
-  uint64_t *next = sp_arena_alloc(S->a, (size_t)(nops + 1) * sizeof *next);
-  uint64_t *argh = sp_arena_alloc(S->a, (size_t)(nargs + 1) * sizeof *argh);
-  uint64_t *argn = sp_arena_alloc(S->a, (size_t)(nargs + 1) * sizeof *argn);
-  if (!label || !oph || !next || !argh || !argn) return sp_err_set(err, SP_ENOMEM, "out of memory");
-  for (int i = 0; i < nops; i++) oph[i] = label[i] = op_label(S->ops[i]);
-  for (int k = 0; k < nargs; k++) argh[k] = mix64(11, type_hash(S->body->args[k]->type));
-  for (int round = 0; round < TIE_ROUNDS; round++) {
-    for (int i = 0; i < nops; i++) {
-      const sp_op *op = S->ops[i];
-      uint64_t h = label[i];
-      for (int j = 0; j < op->noperands; j++)
-        h = mix64(h, mix64(value_hash(S, op->operands[j].value, oph, argh), 0x300 + (uint64_t)j));
-      for (int r = 0; r < op->nresults; r++)
-        h = mix64(h, mix64(users_hash(S, &op->results[r], oph), 0x400 + (uint64_t)r));
-      next[i] = h;
-    }
-    for (int k = 0; k < nargs; k++)
-      argn[k] = mix64(mix64(11, type_hash(S->body->args[k]->type)),
-                      users_hash(S, S->body->args[k], oph));
-    memcpy(oph, next, (size_t)nops * sizeof *oph);
-    memcpy(argh, argn, (size_t)nargs * sizeof *argh);
-  }
-  *oph_out = oph;
-  *argh_out = argh;
-  return SP_OK;
-}
-
-static bool same_strategy(const sp_strategy *x, const sp_strategy *y, int naxes, int nres) {
-  if ((x->axis_factor == NULL) != (y->axis_factor == NULL)) return false;
-  if (x->axis_factor && memcmp(x->axis_factor, y->axis_factor, (size_t)naxes) != 0) return false;
-  if (x->scatter_dim != y->scatter_dim || x->nreduce != y->nreduce) return false;
-  if (x->devices != y->devices) return false;
-  for (int r = 0; r < nres; r++)
-    if (!sp_layout_equal(&x->results[r], &y->results[r])) return false;
-  return true;
-}
-
-/* Same count, same assignments in the same order, same result layouts. */
-static bool same_strategy_list(const search *S, const pnode *x, const pnode *y) {
-  if (x->set.n != y->set.n || x->set.nresults != y->set.nresults ||
-      x->set.noperands != y->set.noperands)
-    return false;
-  for (int s = 0; s < x->set.n; s++)
-    if (!same_strategy(&x->set.v[s], &y->set.v[s], S->mesh->naxes, x->set.nresults)) return false;
-  return true;
-}
-
-typedef struct keyed { uint64_t h; int node; } keyed;
-
-static int cmp_keyed(const void *x, const void *y) {
-  const keyed *a = x, *b = y;
-  if (a->h != b->h) return a->h < b->h ? -1 : 1;
-  return a->node - b->node;
-}
-
-/* The hash a node is matched by: its op's, or its argument's; false for nodes never tied
- * (fixed nodes, single-strategy nodes). */
-static bool node_key(search *S, const pnode *n, const uint64_t *oph, const uint64_t *argh,
-                     uint64_t *out) {
-  if (n->kind == NODE_FIXED || n->set.n < 2 || n->nmem < 1) return false;
-  if (n->op) {
-    int i = (int)sp_ptr_map_get(&S->opmap, n->op, -1);
-    if (i < 0) return false;
-    *out = oph[i];
-    return true;
-  }
-  const sp_value *v = n->mem[0].v;
-  if (v->def || v->block != S->body) return false;
-  *out = mix64(0x500, argh[v->index]);
-  return true;
-}
-
-/* Chains a group's members with "same strategy index" edges and records the group. */
-static int tie_group(search *S, sp_sg *g, const int *members, int cnt, sp_plan_summary *out,
-                     int *cap, sp_err *err) {
-  int ns = S->nodes[members[0]].set.n;
-  int64_t *costs = malloc((size_t)ns * (size_t)ns * sizeof *costs);
-  if (!costs) return sp_err_set(err, SP_ENOMEM, "out of memory");
-  for (int x = 0; x < ns; x++)
-    for (int y = 0; y < ns; y++) costs[(size_t)x * (size_t)ns + (size_t)y] = x == y ? 0 : SP_SG_FORBIDDEN;
-  int rc = SP_OK;
-  for (int k = 1; k < cnt && rc >= 0; k++) rc = sp_sg_add_edge(g, members[k - 1], members[k], costs, err);
-  free(costs);
-  if (rc < 0) return rc;
-  if (sp_arena_grow(S->m->arena, (void **)&out->ties, cap, out->ntie_groups, sizeof *out->ties))
-    return sp_err_set(err, SP_ENOMEM, "out of memory");
-  sp_plan_tie_group *tg = &out->ties[out->ntie_groups++];
-  tg->n = cnt;
-  tg->values = sp_arena_alloc(S->m->arena, (size_t)cnt * sizeof *tg->values);
-  if (!tg->values) return sp_err_set(err, SP_ENOMEM, "out of memory");
-  for (int k = 0; k < cnt; k++) tg->values[k] = S->nodes[members[k]].mem[0].v;
-  out->tied_nodes += cnt;
-  return SP_OK;
-}
-
-/* Ties structurally identical nodes (equal hash and equal strategy lists) together. Within
- * a run of equal hashes, each node joins the first group whose representative has its
- * strategy list, or starts one. */
-static int tie_layers(search *S, sp_sg *g, sp_plan_summary *out, sp_err *err) {
-  uint64_t *oph = NULL, *argh = NULL;
-  int rc = structural_hashes(S, &oph, &argh, err);
-  if (rc) return rc;
-  keyed *kv = sp_arena_alloc(S->a, (size_t)(S->nnodes + 1) * sizeof *kv);
-  int *grp = sp_arena_alloc(S->a, (size_t)(S->nnodes + 1) * sizeof *grp);
-  int *members = sp_arena_alloc(S->a, (size_t)(S->nnodes + 1) * sizeof *members);
-  if (!kv || !grp || !members) return sp_err_set(err, SP_ENOMEM, "out of memory");
-  int nk = 0;
-  for (int k = 0; k < S->nnodes; k++) {
-    uint64_t h;
-    if (node_key(S, &S->nodes[k], oph, argh, &h)) kv[nk++] = (keyed){h, k};
-  }
-  qsort(kv, (size_t)nk, sizeof *kv, cmp_keyed);
-  int cap = 0;
-  for (int lo = 0, hi; lo < nk; lo = hi) {
-    for (hi = lo + 1; hi < nk && kv[hi].h == kv[lo].h; hi++) {}
-    if (hi - lo < 2) continue;
-    /* grp[q]: the first index in the run with the same strategy list as kv[q]. */
-    for (int q = lo; q < hi; q++) {
-      grp[q] = q;
-      for (int p = lo; p < q; p++)
-        if (grp[p] == p && same_strategy_list(S, &S->nodes[kv[p].node], &S->nodes[kv[q].node])) {
-          grp[q] = p;
-          break;
-        }
-    }
-    for (int p = lo; p < hi; p++) {
-      if (grp[p] != p) continue;
-      int cnt = 0;
-      for (int q = p; q < hi; q++)
-        if (grp[q] == p) members[cnt++] = kv[q].node;
-      if (cnt < 2) continue;
-      rc = tie_group(S, g, members, cnt, out, &cap, err);
-      if (rc) return rc;
-    }
-  }
-  return SP_OK;
-}
-
 /* ------------------------------------------------------------------ set-up */
 
 sp_op *sp_plan_mesh_op(sp_module *m, const char *name, sp_err *err) {
@@ -1124,178 +743,7 @@ static int setup(search *S, sp_module *m, const sp_plan_search_opts *o, bool fix
   return SP_OK;
 }
 
-/* ------------------------------------------------------------------ results */
-
-/* The bytes one device sends in collective `c` (the bandwidth term of its formula). */
-static double collective_bytes_sent(const sp_collective *c) {
-  if (c->n <= 1) return 0.0;
-  double n = (double)c->n;
-  switch (c->kind) {
-    case SP_COLL_ALL_GATHER:
-    case SP_COLL_REDUCE_SCATTER: return (n - 1) / n * c->bytes;
-    case SP_COLL_ALL_REDUCE: return 2 * (n - 1) / n * c->bytes;
-    case SP_COLL_ALL_TO_ALL: return (n - 1) / (n * n) * c->bytes;
-  }
-  return 0.0;
-}
-
-static int push_collective(search *S, sp_plan_summary *out, int *cap, const sp_value *v,
-                           const sp_op *at, int operand, const sp_collective *c) {
-  if (sp_arena_grow(S->m->arena, (void **)&out->collectives, cap, out->ncollectives,
-                    sizeof *out->collectives))
-    return SP_ENOMEM;
-  sp_search_collective *pc = &out->collectives[out->ncollectives++];
-  pc->value = value_name(S, v);
-  pc->op = at->name;
-  pc->line = at->loc.line;
-  pc->operand = operand;
-  pc->c = *c;
-  pc->value_ref = v;
-  pc->op_ref = at;
-  double sent = collective_bytes_sent(c);
-  for (int i = 0; i < c->naxes; i++)
-    if (c->axes[i].axis >= 0 && c->axes[i].axis < SP_MAX_MESH_AXES_CLUSTER)
-      out->axis_traffic[c->axes[i].axis] += sent;
-  sp_strbuf sb = SP_STRBUF_INIT;
-  for (int i = 0; i < c->naxes; i++) {
-    if (i) sp_strbuf_puts(&sb, ", ");
-    sp_ft_axis_print(&sb, S->mesh, c->axes[i], true);
-  }
-  pc->axes = sp_strbuf_ok(&sb) ? sp_arena_strdup(S->m->arena, sp_strbuf_str(&sb)) : NULL;
-  sp_strbuf_free(&sb);
-  return (pc->value && pc->axes) ? SP_OK : SP_ENOMEM;
-}
-
-/* Totals and the collectives list of the chosen plan, in seconds. */
-/* Records one op's compute time in the summary's per-op list. */
-static int push_op_compute(search *S, sp_plan_summary *out, int *cap, const sp_op *op,
-                           double seconds) {
-  if (sp_arena_grow(S->m->arena, (void **)&out->op_compute, cap, out->nop_compute,
-                    sizeof *out->op_compute))
-    return SP_ENOMEM;
-  out->op_compute[out->nop_compute++] = (sp_plan_op_compute){op, seconds};
-  return SP_OK;
-}
-
-/* The compute of node k's own op and of each of its followers, one entry per op (their sum
- * is node_compute_s). */
-static int op_computes(search *S, int k, int s, sp_plan_summary *out, int *cap) {
-  const pnode *n = &S->nodes[k];
-  if (n->kind != NODE_SOURCE && n->op &&
-      push_op_compute(S, out, cap, n->op, part_compute_s(S, n, s, -1)))
-    return SP_ENOMEM;
-  for (int m = 0; m < n->nmem; m++)
-    if (n->mem[m].follower &&
-        push_op_compute(S, out, cap, n->mem[m].follower, part_compute_s(S, n, s, m)))
-      return SP_ENOMEM;
-  return SP_OK;
-}
-
-static int summarize(search *S, const int *choice, sp_plan_summary *out, sp_err *err) {
-  int cap = 0, ccap = 0;
-  for (int k = 0; k < S->nnodes; k++) {
-    out->compute_s += node_compute_s(S, &S->nodes[k], choice[k]);
-    if (op_computes(S, k, choice[k], out, &ccap)) return sp_err_set(err, SP_ENOMEM, "out of memory");
-  }
-  for (int i = 0; i < S->nops; i++) {
-    if (S->op_node[i] < 0) continue;
-    int cn = S->op_node[i];
-    pnode *c = &S->nodes[cn];
-    int t = choice[cn];
-    if (c->kind == NODE_OP && c->op == S->ops[i] && c->set.v[t].nreduce) {
-      sp_collective own[8];
-      const sp_op *op = S->ops[i];
-      if (op->nresults <= 8) {
-        out->collective_s += own_collective_s(S, op, &c->set.v[t], own);
-        for (int r = 0; r < op->nresults; r++)
-          if (push_collective(S, out, &cap, &op->results[r], op, -1, &own[r]))
-            return sp_err_set(err, SP_ENOMEM, "out of memory");
-      } else {
-        out->collective_s += own_collective_s(S, op, &c->set.v[t], NULL);
-      }
-    }
-    for (int j = 0; j < S->ops[i]->noperands; j++) {
-      sp_value *v = S->ops[i]->operands[j].value;
-      int slot = v ? (int)sp_ptr_map_get(&S->valmap, v, -1) : -1;
-      if (slot < 0) continue;
-      int pn = S->slot_node[slot];
-      pnode *p = &S->nodes[pn];
-      sp_reshard rs;
-      sp_cost_reshard(&S->cm, v->type, member_layout(p, &p->mem[S->slot_mem[slot]], choice[pn]),
-                      consumer_layout(S, i, j, t), &rs);
-      out->reshard_s += rs.seconds;
-      for (int q = 0; q < rs.nsteps; q++)
-        if (push_collective(S, out, &cap, v, S->ops[i], j, &rs.steps[q]))
-          return sp_err_set(err, SP_ENOMEM, "out of memory");
-    }
-  }
-  for (int k = 0; k < S->nstates; k++) {
-    sp_value *av, *rv;
-    if (!state_values(S, &S->states[k], &av, &rv)) continue;
-    int as = (int)sp_ptr_map_get(&S->valmap, av, -1), rs = (int)sp_ptr_map_get(&S->valmap, rv, -1);
-    pnode *p = &S->nodes[S->slot_node[rs]], *c = &S->nodes[S->slot_node[as]];
-    sp_reshard r;
-    sp_cost_reshard(&S->cm, rv->type, member_layout(p, &p->mem[S->slot_mem[rs]], choice[S->slot_node[rs]]),
-                    member_layout(c, &c->mem[S->slot_mem[as]], choice[S->slot_node[as]]), &r);
-    out->reshard_s += r.seconds;
-    for (int q = 0; q < r.nsteps; q++)
-      if (push_collective(S, out, &cap, rv, S->body->last, S->states[k].result, &r.steps[q]))
-        return sp_err_set(err, SP_ENOMEM, "out of memory");
-  }
-  out->comm_s = out->collective_s + out->reshard_s;
-  out->total_s = out->compute_s + out->comm_s;
-  return SP_OK;
-}
-
-/* Writes the chosen layouts into the values and the main function's result shardings, and
- * records the operands taken in another layout (out->operand_reshards). */
-static int write_back(search *S, const int *choice, sp_plan_summary *out, sp_err *err) {
-  sp_arena *ma = S->m->arena;
-  for (int k = 0; k < S->nnodes; k++) {
-    pnode *n = &S->nodes[k];
-    for (int q = 0; q < n->nmem; q++) {
-      member *mb = &n->mem[q];
-      sp_sharding *s = sp_layout_to_sharding(ma, member_layout(n, mb, choice[k]), S->mesh,
-                                             S->mesh_name, mb->v->sharding);
-      if (!s) return sp_err_set(err, SP_ENOMEM, "out of memory");
-      mb->v->sharding = s;
-    }
-  }
-  /* Operands whose strategy layout differs from their value's: the plan's resharding edges. */
-  int cap = 0;
-  for (int i = 0; i < S->nops; i++)
-    if (S->op_node[i] >= 0) cap += S->ops[i]->noperands;
-  out->operand_reshards = cap ? sp_arena_alloc(ma, (size_t)cap * sizeof *out->operand_reshards)
-                              : NULL;
-  if (cap && !out->operand_reshards) return sp_err_set(err, SP_ENOMEM, "out of memory");
-  out->noperand_reshards = 0;
-  for (int i = 0; i < S->nops; i++) {
-    int cn = S->op_node[i];
-    if (cn < 0) continue;
-    for (int j = 0; j < S->ops[i]->noperands; j++) {
-      sp_value *v = S->ops[i]->operands[j].value;
-      int slot = v ? (int)sp_ptr_map_get(&S->valmap, v, -1) : -1;
-      if (slot < 0) continue;
-      int pn = S->slot_node[slot];
-      const sp_layout *have = member_layout(&S->nodes[pn], &S->nodes[pn].mem[S->slot_mem[slot]],
-                                            choice[pn]);
-      const sp_layout *want = consumer_layout(S, i, j, choice[cn]);
-      if (sp_layout_equal(have, want)) continue;
-      sp_sharding *sh = sp_layout_to_sharding(ma, want, S->mesh, S->mesh_name, NULL);
-      if (!sh) return sp_err_set(err, SP_ENOMEM, "out of memory");
-      out->operand_reshards[out->noperand_reshards++] =
-          (sp_plan_operand_reshard){S->ops[i], j, sh};
-    }
-  }
-  sp_func_info *fi = S->func->func;
-  sp_op *ret = S->body->last;
-  if (fi && fi->result_shardings && ret && ret->kind == SP_OP_FUNC_RETURN)
-    for (int r = 0; r < ret->noperands && r < fi->nresults; r++) {
-      sp_value *v = ret->operands[r].value;
-      if (v && (int)sp_ptr_map_get(&S->valmap, v, -1) >= 0) fi->result_shardings[r] = v->sharding;
-    }
-  return SP_OK;
-}
+/* ------------------------------------------------------------------ the run */
 
 /* The solver's progress as the caller's (ir/run_ctl.h). */
 static void report_progress(void *ctx, const sp_sg_progress *sp) {
@@ -1325,7 +773,7 @@ static int run(sp_module *m, const sp_plan_search_opts *o, bool fixed, sp_plan_s
   if (rc) goto fail;
   compute_liveness(&S);
   rc = build_graph(&S, &g, err);
-  if (!rc && !fixed && !o->no_share_layers) rc = tie_layers(&S, g, out, err);
+  if (!rc && !fixed && !o->no_share_layers) rc = sp_search_tie_layers(&S, g, out, err);
   if (!rc && o->dump_graph) rc = sp_iopddl_write_file(g, o->dump_graph, err);
   if (rc) goto fail;
   double t1 = sp_clock_now();
@@ -1353,10 +801,10 @@ static int run(sp_module *m, const sp_plan_search_opts *o, bool fixed, sp_plan_s
   sp_sg_eval ev;
   rc = sp_sg_evaluate(g, res.choice, &ev, err);
   if (rc) goto fail;
-  rc = summarize(&S, res.choice, out, err);
+  rc = sp_search_summarize(&S, res.choice, out, err);
   if (rc) goto fail;
   if (!fixed) {
-    rc = write_back(&S, res.choice, out, err);
+    rc = sp_search_write_back(&S, res.choice, out, err);
     if (rc) goto fail;
   }
   out->peak_memory_bytes = (double)ev.peak_usage;

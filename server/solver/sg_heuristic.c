@@ -17,6 +17,7 @@
 #include <time.h>
 
 #include "ir/clock.h"
+#include "ir/grow.h"
 
 typedef __int128 wide;
 
@@ -244,14 +245,14 @@ static void apply(sg_heur *h, int i, int k, const wide *lc) {
   usage_add(h, i, k, +1);
   h->cur[i] = k;
   if (h->journaling) {
-    if (h->jlen == h->jcap) {
-      int ncap = h->jcap ? 2 * h->jcap : 256;
-      int *a = realloc(h->jn, sizeof(int) * (size_t)ncap);
-      if (a) h->jn = a;
-      int *b = realloc(h->js, sizeof(int) * (size_t)ncap);
-      if (b) h->js = b;
-      if (!a || !b) { h->journaling = false; return; } /* cannot undo: keep it */
-      h->jcap = ncap;
+    if (h->jlen == h->jcap) { /* two arrays of one capacity, grown to the same size */
+      int cn = h->jcap, cs = h->jcap;
+      if (sp_grow((void **)&h->jn, &cn, h->jlen, sizeof *h->jn) ||
+          sp_grow((void **)&h->js, &cs, h->jlen, sizeof *h->js)) {
+        h->journaling = false; /* cannot undo: keep it */
+        return;
+      }
+      h->jcap = cn;
     }
     h->jn[h->jlen] = i;
     h->js[h->jlen++] = c;
@@ -420,12 +421,7 @@ static bool pair_move(sg_heur *h, int e) {
     for (int b = 0; b < kj; b++) {
       wide t = ra + h->pair_b[b] + c[(int64_t)a * kj + b];
       if (t >= now) continue;
-      if (ncand == cap) {
-        pair_cand *nc = realloc(cand, sizeof *cand * (size_t)cap * 2);
-        if (!nc) break;
-        cand = nc;
-        cap *= 2;
-      }
+      if (sp_grow((void **)&cand, &cap, ncand, sizeof *cand)) break;
       cand[ncand++] = (pair_cand){t, a, b};
     }
   }

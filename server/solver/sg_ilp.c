@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "ir/clock.h"
+#include "ir/grow.h"
 #include "solver/sg_heuristic_int.h"
 #include "solver/sg_rows_int.h"
 
@@ -56,15 +57,16 @@ typedef struct triplets {
 static void trip_add(triplets *t, int i, int j, double v) {
   if (t->oom) return;
   if (t->n + 1 >= t->cap) {
-    int64_t nc = t->cap ? t->cap * 2 : 4096;
-    int *ia = realloc(t->ia, sizeof(int) * (size_t)nc);
-    if (ia) t->ia = ia;
-    int *ja = realloc(t->ja, sizeof(int) * (size_t)nc);
-    if (ja) t->ja = ja;
-    double *ar = realloc(t->ar, sizeof(double) * (size_t)nc);
-    if (ar) t->ar = ar;
-    if (!ia || !ja || !ar) { t->oom = true; return; }
-    t->cap = nc;
+    /* Three arrays of one capacity, each grown from it to the same size (GLPK's are 1-based:
+     * room for index n + 1). */
+    size_t last = t->n + 1, ci = t->cap, cj = t->cap, ca = t->cap;
+    if (sp_grow_z((void **)&t->ia, &ci, last, sizeof *t->ia) ||
+        sp_grow_z((void **)&t->ja, &cj, last, sizeof *t->ja) ||
+        sp_grow_z((void **)&t->ar, &ca, last, sizeof *t->ar)) {
+      t->oom = true;
+      return;
+    }
+    t->cap = ci;
   }
   t->n++;
   t->ia[t->n] = i;

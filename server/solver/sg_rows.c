@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ir/grow.h"
+
 typedef struct seg_ref {
   int t0, t1, seg;
 } seg_ref;
@@ -115,25 +117,18 @@ static int add_row(builder *b, int t, int64_t cap, const int *segs, int n, bool 
     b->table[pos] = r->n;
   }
   if (r->n + 1 >= b->cap_rows) {
-    int nc = b->cap_rows ? b->cap_rows * 2 : 256;
-    int *nt = realloc(r->t, sizeof(int) * (size_t)nc);
-    if (nt) r->t = nt;
-    int64_t *ncap = realloc(r->cap, sizeof(int64_t) * (size_t)nc);
-    if (ncap) r->cap = ncap;
-    int *noff = realloc(r->off, sizeof(int) * ((size_t)nc + 1));
-    if (noff) r->off = noff;
-    uint64_t *nh = realloc(b->hash, sizeof(uint64_t) * (size_t)nc);
-    if (nh) b->hash = nh;
-    if (!nt || !ncap || !noff || !nh) return SP_ENOMEM;
-    b->cap_rows = nc;
+    /* Four arrays of one capacity, each grown from it to the same size: room for index n + 1
+     * (off's next entry). */
+    int last = r->n + 1, ct = b->cap_rows, ccap = b->cap_rows, coff = b->cap_rows, ch = b->cap_rows;
+    if (sp_grow((void **)&r->t, &ct, last, sizeof *r->t) ||
+        sp_grow((void **)&r->cap, &ccap, last, sizeof *r->cap) ||
+        sp_grow((void **)&r->off, &coff, last, sizeof *r->off) ||
+        sp_grow((void **)&b->hash, &ch, last, sizeof *b->hash))
+      return SP_ENOMEM;
+    b->cap_rows = ct;
   }
-  while (b->nsegs + n > b->cap_segs) {
-    int nc = b->cap_segs ? b->cap_segs * 2 : 4096;
-    int *ns = realloc(r->seg, sizeof(int) * (size_t)nc);
-    if (!ns) return SP_ENOMEM;
-    r->seg = ns;
-    b->cap_segs = nc;
-  }
+  if (n && sp_grow((void **)&r->seg, &b->cap_segs, b->nsegs + n - 1, sizeof *r->seg))
+    return SP_ENOMEM;
   memcpy(r->seg + b->nsegs, segs, sizeof(int) * (size_t)n);
   b->nsegs += n;
   r->t[r->n] = t;

@@ -1,0 +1,139 @@
+/*
+ * plan_search_int.h - the build state of one search and the helpers its parts share
+ * (internal to server/search; see plan_search.c).
+ *
+ * plan_search.c builds the strategy graph (nodes, costs, edges, liveness), solves it and
+ * runs the API; plan_layers.c ties repeated layers; plan_report.c writes the plan back and
+ * sums it up. Invariants: a member's layout under strategy s is set.v[s].results[member.result];
+ * a follower's member uses the result index of the value it follows. Memory: the search's
+ * scratch arena S->a holds the build; summaries and shardings live in the module's arena.
+ */
+#ifndef SP_SEARCH_PLAN_SEARCH_INT_H
+#define SP_SEARCH_PLAN_SEARCH_INT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ir/ptr_map.h"
+#include "rules/registry.h"
+#include "search/plan_search.h"
+#include "search/strategies.h"
+#include "solver/solver.h"
+
+#define UNITS_PER_SECOND 1e9
+#define DEFAULT_MAX_STRATEGIES 512
+#define MIB (1024.0 * 1024.0)
+
+enum { NODE_SOURCE, NODE_OP, NODE_FIXED };
+
+/* ------------------------------------------------------------------ the build state */
+
+typedef struct member {
+  sp_value *v;
+  int result;           /* its layout is set.v[s].results[result] */
+  sp_op *follower;      /* the element-wise op defining it; NULL for the node's own values */
+  int *lid;             /* distinct-layout id per strategy (edges), built on demand */
+  int *rep;             /* a strategy per distinct id */
+  int nl;
+} member;
+
+typedef struct pnode {
+  int kind;
+  sp_op *op;            /* op and fixed nodes; the constant of a constant source node */
+  sp_rule *rule;        /* op nodes */
+  sp_strategy_set set;
+  int nmem, capmem;
+  member *mem;
+  double *self_s;       /* [set.n] resharding between values of this node */
+  int64_t live_start, live_end;
+  int first_in;         /* first incoming edge (index), -1 */
+} pnode;
+
+typedef struct pedge {
+  int a, b;             /* producer node, consumer node */
+  double *sec;          /* [na * nb] seconds, row-major by a's strategy */
+  int next_in;          /* next incoming edge of b */
+} pedge;
+
+typedef struct search {
+  sp_module *m;
+  const sp_plan_search_opts *o;
+  bool fixed;
+  sp_arena *a;                  /* scratch, freed at the end */
+  const sp_mesh *mesh;
+  const char *mesh_name;
+  sp_cost_model cm;
+  sp_op *func;
+  sp_block *body;
+  int nops;
+  sp_op **ops;                  /* top-level ops, position = index + 1 */
+  sp_ptr_map opmap;                 /* op -> index */
+  sp_ptr_map valmap;                /* value -> slot */
+  int nslots, capslots;
+  int *slot_node, *slot_mem;
+  pnode *nodes;
+  int nnodes, capnodes;
+  int *op_node;                 /* [nops]: node of the op (follower: the node it joined), -1 */
+  int *op_follow_result;        /* [nops]: follower's result index in its node, -1 otherwise */
+  pedge *edges;
+  int nedges, capedges;
+  int nfollowers, nfixed;
+  int nstates;
+  sp_plan_state_pair *states;
+  sp_rules_diag diag;
+} search;
+
+static inline bool placeable(const sp_value *v) {
+  return v && v->type && sp_type_is_static_tensor(v->type) && v->type->rank >= 1;
+}
+
+static inline const sp_layout *member_layout(const pnode *n, const member *mb, int s) {
+  return &n->set.v[s].results[mb->result];
+}
+
+static inline bool same_dims(const sp_type *x, const sp_type *y) {
+  if (x->rank != y->rank) return false;
+  for (int d = 0; d < x->rank; d++)
+    if (x->dims[d] != y->dims[d]) return false;
+  return true;
+}
+
+/* The layout op `x` (at index i) wants for operand j under strategy t of its node. */
+static inline const sp_layout *consumer_layout(search *S, int i, int j, int t) {
+  const pnode *c = &S->nodes[S->op_node[i]];
+  if (S->op_follow_result[i] >= 0) return &c->set.v[t].results[S->op_follow_result[i]];
+  return &c->set.v[t].operands[j];
+}
+
+/* "%name" of a value, for messages and the collectives list (module arena). */
+static inline const char *value_name(search *S, const sp_value *v) {
+  if (v->name_hint) {
+    if (v->def && v->def->nresults > 1)
+      return sp_arena_printf(S->m->arena, "%%%s#%d", v->name_hint, v->index);
+    return sp_arena_printf(S->m->arena, "%%%s", v->name_hint);
+  }
+  if (!v->def) return sp_arena_printf(S->m->arena, "%%arg%d", v->index);
+  return sp_arena_printf(S->m->arena, "result %d of %s (line %d)", v->index, v->def->name,
+                         v->def->loc.line);
+}
+
+/* plan_search.c: costs of a node under strategy s (see there). */
+double sp_search_part_compute_s(search *S, const pnode *n, int s, int m);
+double sp_search_node_compute_s(search *S, const pnode *n, int s);
+double sp_search_own_collective_s(search *S, const sp_op *op, const sp_strategy *st,
+                                  sp_collective *out);
+/* plan_search.c: the argument and the returned value of a state pair, or false when either
+ * is not placed. */
+bool sp_search_state_values(search *S, const sp_plan_state_pair *sp, sp_value **arg,
+                            sp_value **res);
+
+/* plan_layers.c: ties the nodes of repeated layers in `g` (layer sharing); counts in `out`. */
+int sp_search_tie_layers(search *S, sp_sg *g, sp_plan_summary *out, sp_err *err);
+
+/* plan_report.c: totals and the collectives list of the chosen plan, in seconds. */
+int sp_search_summarize(search *S, const int *choice, sp_plan_summary *out, sp_err *err);
+/* plan_report.c: writes the chosen layouts into the values and the main function's result
+ * shardings, and records the operands taken in another layout (out->operand_reshards). */
+int sp_search_write_back(search *S, const int *choice, sp_plan_summary *out, sp_err *err);
+
+#endif /* SP_SEARCH_PLAN_SEARCH_INT_H */
