@@ -372,7 +372,6 @@ static void get_stats(sp_rpc_call *call, void *data) {
 void sp_service_options_init(sp_service_options *o) {
   memset(o, 0, sizeof *o);
   o->max_queue = 64;
-  o->default_time_limit = 10;
   o->log_level = 2;
 }
 
@@ -382,7 +381,6 @@ int sp_service_open(const sp_service_options *o, sp_service **out, sp_err *err) 
   if (!s) return sp_err_set(err, SP_ENOMEM, "out of memory");
   s->o = *o;
   if (!s->o.log) s->o.log = stderr;
-  if (s->o.default_time_limit <= 0) s->o.default_time_limit = 10;
   if (s->o.max_searches <= 0) {
     long c = sysconf(_SC_NPROCESSORS_ONLN);
     s->o.max_searches = c > 0 ? (int)c : 1;

@@ -783,6 +783,7 @@ static int run(sp_module *m, const sp_plan_search_opts *o, bool fixed, sp_plan_s
   so.gap = o->gap;
   so.work_limit = o->work_limit;
   so.seed = o->seed;
+  if (o->incumbent && o->nincumbent == g->nnodes) so.incumbent = o->incumbent;
   so.ctl = m->ctl;
   if (m->ctl && m->ctl->progress) {
     so.progress = report_progress;
@@ -844,6 +845,16 @@ static int run(sp_module *m, const sp_plan_search_opts *o, bool fixed, sp_plan_s
     dev[i] = o->device_of ? o->device_of[i]
                           : (S.mesh->ndevice_ids ? S.mesh->device_ids[i] : i);
   out->device_of = dev;
+  if (res.choice && g->nnodes > 0) {
+    int *ch = sp_arena_alloc(m->arena, (size_t)g->nnodes * sizeof *ch);
+    if (!ch) {
+      rc = sp_err_set(err, SP_ENOMEM, "out of memory");
+      goto fail;
+    }
+    memcpy(ch, res.choice, (size_t)g->nnodes * sizeof *ch);
+    out->choice = ch;
+    out->nchoice = g->nnodes;
+  }
   sp_sg_result_free(&res);
   sp_sg_free(g);
   sp_ptr_map_free(&S.opmap);

@@ -134,6 +134,9 @@ void sp_search_overrides_init(sp_search_overrides *ov) {
   ov->gap = -1;
   ov->placement = -1;
   ov->mesh_shape = -1;
+  ov->default_time_limit = -1;
+  ov->nincumbent = 0;
+  ov->incumbent = NULL;
 }
 
 int sp_search_pass(sp_module *m, const char *options, sp_plan_summary *out, sp_err *err) {
@@ -152,6 +155,7 @@ int sp_search_pass_with(sp_module *m, const char *options, const sp_search_overr
   int64_t *devices = NULL;
   sp_plan_state_pair *states = NULL;
   int ndevices = 0, nstates = 0, rc = SP_OK;
+  bool text_time_limit = false;
   sp_cluster *cluster = NULL;
   if (!text) return sp_err_set(err, SP_ENOMEM, "out of memory");
   char *save = NULL;
@@ -171,6 +175,7 @@ int sp_search_pass_with(sp_module *m, const char *options, const sp_search_overr
     else if (strcmp(key, "dump-graph") == 0) o.dump_graph = val;
     else if (strcmp(key, "time-limit") == 0) {
       if ((rc = parse_number(key, val, &o.time_limit, err))) goto fail;
+      text_time_limit = true;
     } else if (strcmp(key, "gap") == 0) {
       if ((rc = parse_number(key, val, &o.gap, err))) goto fail;
     } else if (strcmp(key, "work-limit") == 0) {
@@ -225,7 +230,10 @@ int sp_search_pass_with(sp_module *m, const char *options, const sp_search_overr
     }
   }
   if (ov) {
+    if (!text_time_limit && ov->default_time_limit >= 0) o.time_limit = ov->default_time_limit;
     if (ov->time_limit >= 0) o.time_limit = ov->time_limit;
+    o.nincumbent = ov->nincumbent;
+    o.incumbent = ov->incumbent;
     if (ov->gap >= 0) o.gap = ov->gap;
     if (ov->placement >= 0) po.auto_devices = ov->placement != 0;
     if (ov->mesh_shape >= 0) po.auto_shape = ov->mesh_shape != 0;
