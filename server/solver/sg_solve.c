@@ -35,8 +35,8 @@
 /* Without a time limit the integer program is bounded by work, so that the same input stops
  * at the same point on any machine (DESIGN.md section 6): simplex iterations per LP solve and
  * branch-and-bound nodes. */
-#define DEFAULT_LP_ITER_LIMIT 200000
-#define DEFAULT_ILP_NODE_LIMIT 2000
+#define DEFAULT_LP_ITER_LIMIT 3000
+#define DEFAULT_ILP_NODE_LIMIT 200
 
 const char *sp_sg_status_name(sp_sg_status s) {
   switch (s) {

@@ -44,6 +44,7 @@ uint8_t *th_plan_request(const char *mlir, req_opts o, size_t *len) {
   po.gap = o.gap;
   if (o.shape_auto) po.mesh_shape = SHARDPLAN__V1__MESH_SHAPE_SEARCH__MESH_SHAPE_AUTO;
   po.no_share_layers = o.no_share;
+  if (o.placement_given) po.placement = SHARDPLAN__V1__PLACEMENT_SEARCH__PLACEMENT_GIVEN;
   r.options = &po;
   if (o.search) {
     cl.source_case = SHARDPLAN__V1__CLUSTER__SOURCE_EXAMPLE;

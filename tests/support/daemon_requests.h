@@ -27,6 +27,7 @@ typedef struct req_opts {
   bool no_share;
   const char *example;
   double gap;
+  bool placement_given;   /* the mesh's devices as they are: one search, no rank mapping */
 } req_opts;
 
 /* examples/mlp.mlir. */
