@@ -16,7 +16,8 @@ target_link_libraries(sp_daemon PUBLIC sp_rpc)
 add_dependencies(sp_daemon shardpland shardplan-gen)
 add_library(sp_soak ALIAS sp_daemon)   # bench/bench_soak.c links it (bench_X -> sp_X)
 
-foreach(t test_daemon test_daemon_errors test_daemon_search test_plan_request)
+foreach(t test_daemon test_daemon_errors test_daemon_overflow test_daemon_search
+          test_plan_request)
   if(TARGET ${t})
     target_link_libraries(${t} PRIVATE sp_daemon)
   endif()
@@ -28,7 +29,25 @@ foreach(t test_daemon test_daemon_search)
   endif()
 endforeach()
 if(TARGET test_daemon)
-  set_tests_properties(test_daemon test_daemon_errors PROPERTIES LABELS daemon)
+  set_tests_properties(test_daemon test_daemon_errors test_daemon_overflow PROPERTIES
+                       LABELS daemon)
+endif()
+
+# shardpland-faults: the daemon's test build, its own sources plus store/faults_hook.c (with
+# SHARDPLAN_TEST_FAULTS=SOCKET its plan cache runs over the failing VFS and allocator of
+# store/faults.h, driven through that socket). Kept out of bin/: never installed or shipped.
+get_target_property(_shardpland_src shardpland SOURCES)
+list(TRANSFORM _shardpland_src PREPEND ${PROJECT_SOURCE_DIR}/server/daemon/)
+add_executable(shardpland-faults ${_shardpland_src} ${PROJECT_SOURCE_DIR}/store/faults_hook.c)
+target_link_libraries(shardpland-faults PRIVATE sp_rpc sp_web sp_store_faults)
+set_target_properties(shardpland-faults PROPERTIES RUNTIME_OUTPUT_DIRECTORY
+                      ${CMAKE_BINARY_DIR}/test-bin)
+if(TARGET test_daemon_faults)
+  target_link_libraries(test_daemon_faults PRIVATE sp_daemon)
+  target_compile_definitions(test_daemon_faults PRIVATE
+                             SP_FAULTS_DAEMON="${CMAKE_BINARY_DIR}/test-bin/shardpland-faults")
+  add_dependencies(test_daemon_faults shardpland-faults)
+  set_tests_properties(test_daemon_faults PROPERTIES LABELS daemon)
 endif()
 if(TARGET test_daemon_search)
   set_tests_properties(test_daemon_search PROPERTIES LABELS daemon)

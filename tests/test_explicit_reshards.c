@@ -92,6 +92,31 @@ START_TEST(reshard_to_unreduced_becomes_replicated_and_sharded_to_unreduced) {
 }
 END_TEST
 
+START_TEST(default_mode_reshards_a_small_dot_result_to_what_its_operands_imply) {
+  /* The operands agree (m on p, k on q); the result puts the reduction axis q on m instead of
+   * p: the dot computes [{p}, {?}] and a reshard restores [{q}, {?}]. */
+  const char *in = MESH
+      "func.func @f(%x: tensor<16x64xf32> {sdy.sharding = #sdy.sharding<@m, [{\"p\"}, {\"q\"}]>},"
+      " %y: tensor<64x8xf32> {sdy.sharding = #sdy.sharding<@m, [{\"q\"}, {}]>}) -> tensor<16x8xf32> {\n"
+      "  %0 = stablehlo.dot_general %x, %y, contracting_dims = [1] x [0] {sdy.sharding = #sdy.sharding_per_value<[<@m, [{\"q\"}, {?}]>]>} : (tensor<16x64xf32>, tensor<64x8xf32>) -> tensor<16x8xf32>\n"
+      "  return %0 : tensor<16x8xf32>\n}\n";
+  char *out = et_run(in, "sdy-insert-explicit-reshards", NULL);
+  static const char *const want[] = {
+      "stablehlo.dot_general %arg0, %arg1", "sdy.sharding_per_value<[<@m, [{\"p\"}, {?}]>]>",
+      "sdy.reshard %0 <@m, [{\"q\"}, {?}]>", NULL};
+  et_has_in_order(out, want);
+  free(out);
+  /* A result larger than the operand that has the factor keeps its sharding. */
+  out = et_run(MESH
+      "func.func @f(%x: tensor<16x2xf32> {sdy.sharding = #sdy.sharding<@m, [{\"p\"}, {\"q\"}]>},"
+      " %y: tensor<2x64xf32> {sdy.sharding = #sdy.sharding<@m, [{\"q\"}, {}]>}) -> tensor<16x64xf32> {\n"
+      "  %0 = stablehlo.dot_general %x, %y, contracting_dims = [1] x [0] {sdy.sharding = #sdy.sharding_per_value<[<@m, [{\"q\"}, {}]>]>} : (tensor<16x2xf32>, tensor<2x64xf32>) -> tensor<16x64xf32>\n"
+      "  return %0 : tensor<16x64xf32>\n}\n", "sdy-insert-explicit-reshards", NULL);
+  et_lacks(out, "sdy.reshard");
+  free(out);
+}
+END_TEST
+
 START_TEST(propagation_pipeline_makes_collectives_explicit_on_request) {
   sp_module *m = pt_parse("sdy.mesh @m = <[\"a\"=2, \"b\"=2]>\n"
       "func.func @main(%x: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@m, [{\"a\"}, {\"b\"}]>}, %w: tensor<8x8xf32>) -> (tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@m, [{}, {\"b\"}]>}) {\n"
@@ -119,6 +144,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, returned_value_is_resharded_to_the_result_sharding);
   tcase_add_test(tc, propagation_pipeline_makes_collectives_explicit_on_request);
   tcase_add_test(tc, reshard_to_unreduced_becomes_replicated_and_sharded_to_unreduced);
+  tcase_add_test(tc, default_mode_reshards_a_small_dot_result_to_what_its_operands_imply);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -507,6 +507,11 @@ START_TEST(sharding_group_with_disagreeing_members_warns_and_gets_open_constrain
   expect_in_output("sdy.sharding_group %1 group_id=7");
   expect_in_output("sdy.sharding_group %0 group_id=7");
   expect_in_output("%arg0: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@m, [{\"a\"}, {}]>}");
+  /* The constraints take over every use of the members (Shardy's import does the same): the
+   * returned values are the constraints, so both results get "b". */
+  expect_in_output("return %1, %0 : tensor<8x8xf32>, tensor<8x8xf32>");
+  expect_in_output("-> (tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@m, [{\"b\", ?}, {?}]>}, "
+                   "tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@m, [{\"b\", ?}, {?}]>})");
 }
 END_TEST
 

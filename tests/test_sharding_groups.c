@@ -6,6 +6,7 @@
 
 #include "ir/diag.h"
 #include "pass_test.h"
+#include "propagation/propagate.h"
 #include "propagation/sharding_groups.h"
 #include "test_support.h"
 
@@ -117,6 +118,51 @@ START_TEST(disagreeing_members_get_open_constraints_and_a_warning) {
 }
 END_TEST
 
+/* The propagation pass prologue (propagate.h) and import run the same initial sync: on groups
+ * that import leaves as they are (ids 0, 1, ... in order, no duplicates), both give the same
+ * module and the same warnings, agreeing and disagreeing groups alike. */
+START_TEST(propagation_prologue_syncs_groups_exactly_like_import) {
+  const char *in =
+      "sdy.mesh @mesh = <[\"a\"=2, \"b\"=2]>\n"
+      "func.func @main(%arg0: tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"a\"}]>}, %arg1: tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"b\"}]>}, %arg2: tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>, tensor<8xf32>) {\n"
+      "  %0 = stablehlo.negate %arg0 {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{\"b\"}]>]>} : tensor<8xf32>\n"
+      "  %1 = stablehlo.abs %arg2 : tensor<8xf32>\n"
+      "  sdy.sharding_group %arg0 group_id=0 : tensor<8xf32>\n"
+      "  sdy.sharding_group %0 group_id=1 : tensor<8xf32>\n"
+      "  sdy.sharding_group %arg1 group_id=0 : tensor<8xf32>\n"
+      "  sdy.sharding_group %1 group_id=1 : tensor<8xf32>\n"
+      "  sdy.sharding_group %arg2 group_id=2 : tensor<8xf32>\n"
+      "  return %0, %1, %arg1 : tensor<8xf32>, tensor<8xf32>, tensor<8xf32>\n"
+      "}\n";
+  char *got[2];
+  for (int k = 0; k < 2; k++) {
+    sp_module *m = pt_parse(in);
+    sp_diag_list diags;
+    sp_diag_list_init(&diags);
+    m->diags = &diags;
+    sp_err err = {0};
+    int rc = k == 0 ? sp_sharding_groups_import(m, &err) : sp_propagate_prepare(m, NULL, &err);
+    ck_assert_msg(rc == SP_OK, "%s", err.msg);
+    got[k] = pt_print(m);
+    ck_assert_int_eq(diags.n, 1);
+    ck_assert_int_eq(diags.v[0].loc.line, 5);
+    ck_assert_ptr_nonnull(strstr(diags.v[0].msg, "groupID: 0 do not match"));
+    sp_diag_list_free(&diags);
+    sp_module_free(m);
+  }
+  ck_assert_str_eq(got[1], got[0]);
+  /* Group 0 disagreed: constraints that every later use reads; group 1 agreed: the abs took
+   * the negate's sharding. */
+  ck_assert_ptr_nonnull(strstr(got[0], "%1 = sdy.sharding_constraint %arg0 <@mesh, [{?}]>"));
+  ck_assert_ptr_nonnull(strstr(got[0], "%2 = stablehlo.negate %1"));
+  ck_assert_ptr_nonnull(strstr(got[0], "return %2, %3, %0 :"));
+  ck_assert_ptr_nonnull(
+      strstr(got[0], "%3 = stablehlo.abs %arg2 {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{\"b\"}]>]>}"));
+  free(got[0]);
+  free(got[1]);
+}
+END_TEST
+
 static Suite *sharding_groups_suite(void) {
   Suite *s = suite_create("sharding_groups");
   TCase *tc = tcase_create("import");
@@ -124,6 +170,7 @@ static Suite *sharding_groups_suite(void) {
   tcase_add_test(tc, group_of_values_with_different_shapes_is_an_error);
   tcase_add_test(tc, group_crossing_a_manual_computation_is_an_error);
   tcase_add_test(tc, disagreeing_members_get_open_constraints_and_a_warning);
+  tcase_add_test(tc, propagation_prologue_syncs_groups_exactly_like_import);
   suite_add_tcase(s, tc);
   tc = tcase_create("remove");
   tcase_add_test(tc, removal_erases_every_group_op);

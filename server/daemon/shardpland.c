@@ -77,6 +77,9 @@ int main(int argc, char **argv) {
   sigaddset(&sigs, SIGINT);
   pthread_sigmask(SIG_BLOCK, &sigs, NULL);
   signal(SIGPIPE, SIG_IGN);
+  /* A file size limit (RLIMIT_FSIZE) reached by the plan cache is a write error (EFBIG) that
+   * the cache reports like a full disk, not a signal that kills the daemon. */
+  signal(SIGXFSZ, SIG_IGN);
 
   int rc = 1;
   static atomic_int serving = 1;

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "export/single_device.h"
+#include "export/unreduced_reshards.h"
 #include "ir/axis_ref.h"
 #include "ir/grow.h"
 #include "ir/op_list.h"
@@ -240,11 +242,6 @@ static sp_op *make_reshard(sp_module *m, sp_value *v, sp_sharding *s, sp_loc loc
   return r;
 }
 
-static bool same_mesh(const sp_module *m, const sp_sharding *a, const sp_sharding *b) {
-  if (a->mesh_name && b->mesh_name) return strcmp(a->mesh_name, b->mesh_name) == 0;
-  const sp_mesh *x = sp_sharding_mesh(m, a), *y = sp_sharding_mesh(m, b);
-  return x && y && sp_mesh_equal(x, y);
-}
 
 static bool has_axes(const sp_sharding *s) {
   return s && !sp_sharding_is_unsharded(s);
@@ -273,7 +270,7 @@ static int reshard_returns(sp_module *m, sp_op *ret, sp_err *err) {
     const sp_sharding *have = v->sharding;
     bool adds_unreduced = want && want->nunreduced && !(have && have->nunreduced >= want->nunreduced);
     if (!has_axes(want) && !has_axes(have) && !adds_unreduced) continue;
-    if (want && have && same_mesh(m, want, have) && same_dims(want, have) && !adds_unreduced) continue;
+    if (want && have && sp_sharding_same_mesh(m, want, have) && same_dims(want, have) && !adds_unreduced) continue;
     if (!want) {
       want = sp_sharding_new(m->arena, have->mesh_name, have->rank, true);
       if (!want) return sp_err_set(err, SP_ENOMEM, "out of memory inserting explicit reshards");
@@ -296,11 +293,11 @@ static int reconcile(sp_module *m, sp_arena *scratch, sp_op *op, sp_err *err) {
   if (!mesh_ref) return SP_OK;
   for (int i = 0; i < op->noperands; i++) {
     const sp_sharding *s = op->operands[i].value->sharding;
-    if (s && !same_mesh(m, s, mesh_ref)) return SP_OK;
+    if (s && !sp_sharding_same_mesh(m, s, mesh_ref)) return SP_OK;
   }
   for (int i = 0; i < op->nresults; i++) {
     const sp_sharding *s = op->results[i].sharding;
-    if (s && !same_mesh(m, s, mesh_ref)) return SP_OK;
+    if (s && !sp_sharding_same_mesh(m, s, mesh_ref)) return SP_OK;
   }
   const sp_mesh *mesh = sp_sharding_mesh(m, mesh_ref);
   if (!mesh || sp_mesh_is_maximal(mesh)) return SP_OK;
@@ -427,112 +424,9 @@ static int reconcile(sp_module *m, sp_arena *scratch, sp_op *op, sp_err *err) {
   return SP_OK;
 }
 
-static bool in_list(const sp_axis_ref *v, int n, const sp_axis_ref *r) {
-  for (int i = 0; i < n; i++)
-    if (sp_axis_ref_equal(&v[i], r)) return true;
-  return false;
-}
-
-static sp_op *unreduced_op(sp_module *m, const char *name, sp_value *in, sp_sharding *out,
-                           const sp_attr *axes, sp_op *before) {
-  sp_op *op = sp_op_create(m->arena, name, 1, &in, 1, &in->type, 0);
-  if (!op || sp_attrs_set(m->arena, &op->attrs, axes)) return NULL;
-  op->loc = before->loc;
-  op->results[0].sharding = out;
-  sp_op_insert_before(before, op);
-  return op;
-}
-
-/* A reshard that makes axes unreduced: those the operand does not shard by
- * sdy.replicated_to_unreduced, those it shards by sdy.sharded_to_unreduced (which unshards
- * them); the reshard stays only for what else differs. */
-static int lower_to_unreduced(sp_module *m, sp_op *rs) {
-  sp_value *in = rs->operands[0].value;
-  sp_sharding *to = rs->results[0].sharding;
-  const sp_sharding *from = in->sharding;
-  if (!to || !to->nunreduced || (from && !same_mesh(m, from, to)) ||
-      (from && from->unreduced_kind != to->unreduced_kind))
-    return SP_OK;
-  int rank = to->rank, nfrom = from ? from->nunreduced : 0;
-  const sp_mesh *mesh = sp_sharding_mesh(m, to);
-  if (!mesh || (from && from->rank != rank)) return SP_OK;
-  sp_axis_ref *repl = sp_arena_alloc(m->arena, (size_t)to->nunreduced * sizeof *repl);
-  sp_dim_sharding *sharded = sp_arena_calloc(m->arena, (size_t)rank + 1, sizeof *sharded);
-  sp_sharding *cur = from ? sp_sharding_copy(m->arena, from) : sp_sharding_new(m->arena, to->mesh_name, rank, true);
-  if (!repl || !sharded || !cur) return SP_ENOMEM;
-  cur->inline_mesh = from ? from->inline_mesh : to->inline_mesh;
-  int nrepl = 0, nsharded = 0;
-  for (int d = 0; d < rank; d++) {
-    sharded[d].closed = true;
-    sharded[d].priority = SP_NO_PRIORITY;
-    sharded[d].axes = sp_arena_alloc(m->arena, (size_t)(cur->dims[d].naxes + 1) * sizeof(sp_axis_ref));
-    if (!sharded[d].axes) return SP_ENOMEM;
-  }
-  for (int k = 0; k < to->nunreduced; k++) {
-    const sp_axis_ref *r = &to->unreduced[k];
-    if (from && in_list(from->unreduced, nfrom, r)) continue;
-    bool found = false;
-    for (int d = 0; d < rank && !found; d++)
-      for (int i = 0; i < cur->dims[d].naxes && !found; i++)
-        if (sp_axis_ref_equal(&cur->dims[d].axes[i], r)) {
-          sharded[d].axes[sharded[d].naxes++] = *r;
-          nsharded++;
-          found = true;
-        }
-    if (!found) repl[nrepl++] = *r;
-  }
-  if (!nrepl && !nsharded) return SP_OK;
-  sp_value *v = in;
-  if (nrepl) {
-    sp_sharding *out = sp_sharding_copy(m->arena, cur);
-    sp_axis_ref *u = out ? sp_arena_alloc(m->arena, (size_t)(nfrom + nrepl) * sizeof *u) : NULL;
-    if (!u) return SP_ENOMEM;
-    for (int i = 0; i < nfrom; i++) u[i] = from->unreduced[i];
-    for (int i = 0; i < nrepl; i++) u[nfrom + i] = repl[i];
-    sp_sharding_sort_axes(u, nfrom + nrepl, mesh);
-    out->unreduced = u;
-    out->nunreduced = nfrom + nrepl;
-    out->unreduced_kind = to->unreduced_kind;
-    sp_attr at = {.name = "axes", .kind = SP_ATTR_AXES};
-    at.u.axes.n = nrepl;
-    at.u.axes.v = repl;
-    sp_op *op = unreduced_op(m, "sdy.replicated_to_unreduced", v, out, &at, rs);
-    if (!op) return SP_ENOMEM;
-    v = &op->results[0];
-    cur = out;
-  }
-  if (nsharded) {
-    sp_sharding *out = sp_sharding_copy(m->arena, cur);
-    if (!out) return SP_ENOMEM;
-    for (int d = 0; d < rank; d++) {
-      int n = 0;
-      for (int i = 0; i < out->dims[d].naxes; i++)
-        if (!in_list(sharded[d].axes, sharded[d].naxes, &out->dims[d].axes[i])) out->dims[d].axes[n++] = out->dims[d].axes[i];
-      out->dims[d].naxes = n;
-    }
-    out->unreduced = to->unreduced;
-    out->nunreduced = to->nunreduced;
-    out->unreduced_kind = to->unreduced_kind;
-    sp_attr at = {.name = "axes", .kind = SP_ATTR_DIM_AXES};
-    at.u.dim_axes.n = rank;
-    at.u.dim_axes.v = sharded;
-    sp_op *op = unreduced_op(m, "sdy.sharded_to_unreduced", v, out, &at, rs);
-    if (!op) return SP_ENOMEM;
-    v = &op->results[0];
-    cur = out;
-  }
-  if (same_dims(cur, to) && cur->nunreduced == to->nunreduced) {
-    sp_value_replace_all_uses(&rs->results[0], v);
-    sp_op_erase(rs);
-  } else {
-    sp_op_set_operand(rs, 0, v);
-  }
-  return SP_OK;
-}
-
-static bool is_reshard(const sp_op *op) { return op->kind == SP_OP_SDY_RESHARD; }
-
 int sp_export_insert_explicit_reshards_full(sp_module *m, sp_err *err) {
+  int rc0 = sp_export_single_device_reshards(m, err);
+  if (rc0) return rc0;
   sp_op_list l = {0};
   sp_op_walk(m->op, sp_op_list_collect, &l);
   sp_arena *scratch = sp_arena_new(0);
@@ -542,10 +436,132 @@ int sp_export_insert_explicit_reshards_full(sp_module *m, sp_err *err) {
   sp_op_list_free(&l);
   if (rc) return rc;
   if ((rc = sp_export_insert_explicit_reshards_mode(m, false, err))) return rc;
-  sp_op_list rl = {.keep = is_reshard};
-  sp_op_walk(m->op, sp_op_list_collect, &rl);
-  rc = rl.oom ? SP_ENOMEM : SP_OK;
-  for (int i = 0; !rc && i < rl.n; i++) rc = lower_to_unreduced(m, rl.v[i]);
-  sp_op_list_free(&rl);
-  return rc ? sp_err_set(err, rc, "out of memory inserting explicit reshards") : SP_OK;
+  return sp_export_lower_unreduced_reshards(m, err);
+}
+
+/* ------------------------------------------------------------------ default version */
+
+/* The sharding a dot operand has: its own, or through a propagation barrier its input's. */
+static sp_sharding *operand_sharding(sp_value *v) {
+  while (!v->sharding && v->def && v->def->kind == SP_OP_SDY_PROPAGATION_BARRIER &&
+         v->def->noperands == 1)
+    v = v->def->operands[0].value;
+  return v->sharding;
+}
+
+/* The operands agree: a factor both have gets the same axes, and no axis serves two factors. */
+static bool operands_agree(const sp_factor_table *t, sp_ft_axes *implied) {
+  for (int f = 0; f < t->nfactors; f++) {
+    const sp_ft_cell *l = &t->rows[0].cells[f], *r = &t->rows[1].cells[f];
+    if ((l->present && l->overflow.n) || (r->present && r->overflow.n)) return false;
+    if (l->present && r->present && !sp_ft_axes_equal(&l->axes, &r->axes)) return false;
+    implied[f] = l->present ? l->axes : r->present ? r->axes : (sp_ft_axes){0};
+  }
+  for (int f = 0; f < t->nfactors; f++)
+    for (int g = f + 1; g < t->nfactors; g++)
+      for (int k = 0; k < implied[f].n; k++)
+        if (overlaps_any(t->mesh, implied[f].v[k], &implied[g])) return false;
+  return true;
+}
+
+/* Shardy's default mode reshards a dot's result to what its operands imply when: the operands
+ * agree, the result differs from them on exactly one factor, the operands shard that factor,
+ * the result puts there exactly the axes of the reduction factors (in factor order), and the
+ * result is smaller than an operand that has the factor. The result dims keep their open or
+ * closed state; a reshard back to the old sharding follows the op. */
+static int reshard_dot_result(sp_module *m, sp_arena *scratch, sp_op *op, sp_err *err) {
+  if ((op->kind != SP_OP_DOT && op->kind != SP_OP_DOT_GENERAL) || op->noperands != 2 ||
+      op->nresults != 1 || !op->results[0].sharding)
+    return SP_OK;
+  sp_sharding *out = op->results[0].sharding;
+  sp_sharding *in[3] = {operand_sharding(op->operands[0].value),
+                        operand_sharding(op->operands[1].value), NULL};
+  for (int i = 0; i < 2; i++)
+    if (in[i] && !sp_sharding_same_mesh(m, in[i], out)) return SP_OK;
+  const sp_mesh *mesh = sp_sharding_mesh(m, out);
+  if (!mesh || sp_mesh_is_maximal(mesh)) return SP_OK;
+  sp_rule *rule = NULL;
+  int rc = sp_rules_for_op(scratch, op, NULL, &rule, NULL, err);
+  if (rc || !rule || rule->noperands != 2 || rule->nresults != 1) return rc;
+  sp_sharding *outs[2] = {out, NULL};
+  sp_factor_table *t = NULL;
+  if (sp_factor_table_build(scratch, rule, mesh, in, outs, &t, NULL) != SP_OK) return SP_OK;
+  sp_ft_axes *implied = sp_arena_calloc(scratch, (size_t)t->nfactors + 1, sizeof *implied);
+  if (!implied) return sp_err_set(err, SP_ENOMEM, "out of memory inserting explicit reshards");
+  if (!operands_agree(t, implied)) return SP_OK;
+  int conflict = -1;
+  for (int f = 0; f < t->nfactors; f++) {
+    const sp_ft_cell *c = &t->rows[2].cells[f];
+    if (!c->present) continue;
+    if (c->overflow.n) return SP_OK;
+    if (sp_ft_axes_equal(&c->axes, &implied[f])) continue;
+    if (conflict >= 0) return SP_OK;
+    conflict = f;
+  }
+  if (conflict < 0 || !implied[conflict].n) return SP_OK;
+  sp_ft_axes reduction = {0};
+  for (int f = 0; f < t->nfactors; f++)
+    if (rule->factors[f].kind == SP_FACTOR_REDUCTION)
+      for (int k = 0; k < implied[f].n; k++)
+        if ((rc = sp_ft_axes_push_merging(scratch, mesh, &reduction, implied[f].v[k])))
+          return sp_err_set(err, rc, "out of memory inserting explicit reshards");
+  if (!reduction.n || !sp_ft_axes_equal(&reduction, &t->rows[2].cells[conflict].axes)) return SP_OK;
+  int64_t result_size = sp_type_num_elements(op->results[0].type);
+  bool smaller = false;
+  for (int i = 0; i < 2; i++)
+    smaller |= t->rows[i].cells[conflict].present &&
+               result_size < sp_type_num_elements(op->operands[i].value->type);
+  if (!smaller) return SP_OK;
+  sp_sharding *s = sp_sharding_copy(m->arena, out);
+  if (!s) return sp_err_set(err, SP_ENOMEM, "out of memory inserting explicit reshards");
+  for (int d = 0; d < s->rank && d < rule->results[0].rank; d++) {
+    const sp_rule_dim *rd = &rule->results[0].dims[d];
+    if (rd->nfactors != 1 || rd->factors[0] != conflict) continue;
+    const sp_ft_axes *ax = &implied[conflict];
+    s->dims[d].axes = sp_arena_alloc(m->arena, (size_t)(ax->n + 1) * sizeof(sp_axis_ref));
+    if (!s->dims[d].axes) return sp_err_set(err, SP_ENOMEM, "out of memory inserting explicit reshards");
+    for (int k = 0; k < ax->n; k++) s->dims[d].axes[k] = sp_ft_axis_ref(mesh, ax->v[k]);
+    s->dims[d].naxes = ax->n;
+  }
+  sp_value *res = &op->results[0];
+  res->sharding = s;
+  sp_op *rs = make_reshard(m, res, out, op->loc);
+  if (!rs) return sp_err_set(err, SP_ENOMEM, "out of memory inserting explicit reshards");
+  sp_value_replace_all_uses(res, &rs->results[0]);
+  sp_op_set_operand(rs, 0, res);
+  sp_op_insert_after(op, rs);
+  return SP_OK;
+}
+
+/* A returned value that the function result makes unreduced is resharded to it (the
+ * unreduced lowering then turns that reshard into its collectives). */
+static int reshard_unreduced_returns(sp_module *m, sp_op *ret, sp_err *err) {
+  sp_op *fn = sp_op_parent(ret);
+  if (!fn || fn->kind != SP_OP_FUNC || !fn->func || !fn->func->result_shardings) return SP_OK;
+  for (int i = 0; i < ret->noperands && i < fn->func->nresults; i++) {
+    sp_value *v = ret->operands[i].value;
+    sp_sharding *want = fn->func->result_shardings[i];
+    const sp_sharding *have = v->sharding;
+    if (!want || !want->nunreduced || (have && have->nunreduced >= want->nunreduced)) continue;
+    sp_op *rs = make_reshard(m, v, want, ret->loc);
+    if (!rs) return sp_err_set(err, SP_ENOMEM, "out of memory inserting explicit reshards");
+    sp_op_insert_before(ret, rs);
+    sp_op_set_operand(ret, i, &rs->results[0]);
+  }
+  return SP_OK;
+}
+
+int sp_export_insert_explicit_reshards_default(sp_module *m, sp_err *err) {
+  sp_op_list l = {0};
+  sp_op_walk(m->op, sp_op_list_collect, &l);
+  sp_arena *scratch = sp_arena_new(0);
+  int rc = l.oom || !scratch ? sp_err_set(err, SP_ENOMEM, "out of memory inserting explicit reshards") : SP_OK;
+  for (int i = 0; !rc && i < l.n; i++)
+    rc = l.v[i]->kind == SP_OP_FUNC_RETURN ? reshard_unreduced_returns(m, l.v[i], err)
+                                           : reshard_dot_result(m, scratch, l.v[i], err);
+  sp_arena_free(scratch);
+  sp_op_list_free(&l);
+  if (rc) return rc;
+  if ((rc = sp_export_insert_explicit_reshards(m, err))) return rc;
+  return sp_export_lower_unreduced_reshards(m, err);
 }

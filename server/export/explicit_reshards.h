@@ -26,9 +26,7 @@
  *      all-reduced right after the op (before the result reshard).
  * The unreduced-operand all-reduces and call reshards of the default mode run as well
  * (propagation/export_shardings.h). Returned values are resharded to the function's result
- * shardings. Last, a reshard that makes axes unreduced becomes sdy.replicated_to_unreduced
- * (axes the operand does not shard) and sdy.sharded_to_unreduced (axes it shards, which it
- * then no longer does); the reshard stays only for what else differs.
+ * shardings. Last, reshards that make axes unreduced are lowered (unreduced_reshards.h).
  *
  * Memory: new ops and shardings in the module's arena; factor tables in a scratch arena.
  */
@@ -39,5 +37,12 @@
 #include "ir/ir.h"
 
 int sp_export_insert_explicit_reshards_full(sp_module *m, sp_err *err);
+
+/* enable-full-version=false: a dot's result resharded to what its operands imply in Shardy's
+ * narrow case (see reshard_dot_result in the .c), returned values resharded to function
+ * results that add unreduced axes, the all-reduces of unreduced operands and call reshards
+ * (propagation/export_shardings.h), and reshards to unreduced lowered
+ * (unreduced_reshards.h). */
+int sp_export_insert_explicit_reshards_default(sp_module *m, sp_err *err);
 
 #endif /* SP_EXPORT_EXPLICIT_RESHARDS_H */

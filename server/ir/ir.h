@@ -289,6 +289,10 @@ typedef struct sp_module {
    * kind once per process). A tool planning several modules shares one across them;
    * NULL = each pass run starts afresh. Not owned. */
   struct sp_rules_diag *warned;
+  /* What propagation did, kept when a pass runs with Shardy's debugging options
+   * (propagation/trace.h); NULL until then. Owned: freed by `trace_free` with the module. */
+  struct sp_trace *trace;
+  void (*trace_free)(struct sp_trace *);
 } sp_module;
 
 /* A new empty module with its own arena (NULL on out-of-memory). */

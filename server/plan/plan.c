@@ -20,9 +20,11 @@
 #include "ir/diag.h"
 #include "ir/verify.h"
 #include "mlir/mlir.h"
+#include "plan/exported.h"
 #include "plan/passes.h"
 #include "plan/plan_int.h"
 #include "propagation/conflict.h"
+#include "propagation/export_shardings.h"
 #include "propagation/report.h"
 #include "rules/registry.h"
 #include "search/search_pass.h"
@@ -35,11 +37,25 @@ void sp_plan_options_init(sp_plan_options *o) {
   o->mesh_shape = SP_PLAN_DEFAULT;
 }
 
-/* The pass that propagates, or NULL for none. */
+/* The pass that propagates (out->flag NULL for none) and its options. The default is Shardy's
+ * whole pipeline with or without the search: its import turns func.call ops into named
+ * computations that propagation walks through (user-priority propagation alone stops at a call,
+ * whose results the search could then only keep replicated), and its export brings them back as
+ * calls with their shardings. Before the search the export leaves open dims open
+ * (keep-shardings-open), so the search may still add axes to them; `*close_after` says that
+ * the shardings the search does not write (callees, nested regions) are closed after it. */
 static int propagation_pass(const sp_plan_options *o, bool search, sp_pass_info *out,
-                            sp_err *err) {
+                            const char **options, bool *close_after, sp_err *err) {
   const char *flag = o->propagation;
-  if (!flag) flag = search ? "sdy-user-priority-propagate" : "sdy-propagation-pipeline";
+  *options = o->propagation_options;
+  *close_after = false;
+  if (!flag) {
+    flag = "sdy-propagation-pipeline";
+    if (search && !*options) {
+      *options = "keep-shardings-open=true";
+      *close_after = true;
+    }
+  }
   out->flag = NULL;
   if (!*flag) return SP_OK;
   if (!sp_pass_find(flag, strlen(flag), out))
@@ -69,7 +85,9 @@ int sp_plan_run(const sp_plan_input *in, const sp_cluster *cluster, const sp_pla
   if (!in || (!in->module && !in->text))
     return sp_err_set(err, SP_EINVAL, "no module to plan");
   sp_pass_info prop;
-  int rc = propagation_pass(o, search, &prop, err);
+  const char *prop_options;
+  bool close_after;
+  int rc = propagation_pass(o, search, &prop, &prop_options, &close_after, err);
   if (rc) return rc;
 
   sp_module *owned = NULL, *m = in->module;
@@ -116,7 +134,7 @@ int sp_plan_run(const sp_plan_input *in, const sp_cluster *cluster, const sp_pla
     m->conflicts = &log;
     if ((rc = sp_prop_report_begin(m, false, &rep, err))) goto done;
   }
-  if (prop.flag && (rc = sp_pass_run(&prop, m, o->propagation_options, NULL, err))) goto done;
+  if (prop.flag && (rc = sp_pass_run(&prop, m, prop_options, NULL, err))) goto done;
   if (sp_run_ctl_stopped(&ctl)) {
     rc = cancelled(&ctl, err);
     goto done;
@@ -145,7 +163,10 @@ int sp_plan_run(const sp_plan_input *in, const sp_cluster *cluster, const sp_pla
     ov.placement = o->placement;
     ov.mesh_shape = o->mesh_shape;
     if ((rc = sp_search_pass_with(m, o->search_options, &ov, &ctx.summary, err))) goto done;
+    /* The plan reports and prices the collectives the export inserts (plan/exported.h). */
+    if ((rc = sp_plan_use_exported_collectives(m, &ctx.summary, err))) goto done;
     ctx.has_summary = true;
+    if (close_after && (rc = sp_export_close_shardings(m, err))) goto done;
   }
   if (sp_run_ctl_cancelled(&ctl)) {
     rc = cancelled(&ctl, err);

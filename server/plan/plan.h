@@ -20,8 +20,8 @@
  *   - the module as sdy text (what shardplan-opt prints);
  *   - each op's factor table before and after propagation and every conflict met (the JSON of
  *     propagation/report.h and propagation/conflict.h, kept as cJSON);
- *   - with the search: every collective (kind, axes, bytes, estimated time, the value and op
- *     by position), the cost totals (compute, communication, resharding, total, peak memory
+ *   - with the search: every collective the export passes insert for the chosen shardings
+ *     (plan/exported.h; kind, axes, bytes, estimated time, the value and op by position), the cost totals (compute, communication, resharding, total, peak memory
  *     per device, memory limit), solver statistics (status, cost, bound, gap, seconds, model
  *     size before and after the solver's reductions), the mesh shape and rank mapping
  *     (device_of: mesh coordinate -> cluster device);
@@ -117,7 +117,8 @@ typedef struct sp_plan_op {
 } sp_plan_op;
 
 typedef struct sp_plan_collective {
-  const char *kind;     /* "all-gather", "reduce-scatter", "all-reduce", "all-to-all" */
+  const char *kind;     /* "all-gather", "reduce-scatter", "all-reduce", "all-to-all",
+                           "all-slice" (free), "collective-permute" */
   const char *axes;     /* "\"data\", \"model\"" */
   int64_t group_size;   /* devices in one group */
   double bytes;         /* of the whole tensor moved */
@@ -225,9 +226,10 @@ typedef enum sp_plan_choice {
 typedef struct sp_plan_options {
   sp_plan_mode mode;
   /* The propagation: a pass flag of the registry (plan/passes.h) without the dash and its
-   * option text. NULL pass: "sdy-propagation-pipeline" with the search off, and
-   * "sdy-user-priority-propagate" (Shardy's strategy hierarchy, shardings left open for the
-   * search) with it on; "" : no propagation. */
+   * option text. NULL pass: "sdy-propagation-pipeline" (import with func.call handling,
+   * user-priority propagation, export), with the search off or on; with it on and no option
+   * text, "keep-shardings-open=true" (open dims stay open for the search, and every sharding is
+   * closed after it); "" : no propagation. */
   const char *propagation;
   const char *propagation_options;
   /* The search (search/search_pass.h options text for whatever is not below, e.g.

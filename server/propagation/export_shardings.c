@@ -175,6 +175,14 @@ static bool has_axis(const sp_axis_ref *v, int n, const sp_axis_ref *r) {
   return false;
 }
 
+/* Whether some axis of `v` contains `r` (sub-axes included). */
+static bool covers_axis(const sp_mesh *mesh, const sp_axis_ref *v, int n, const sp_axis_ref *r) {
+  int64_t size = mesh ? sp_mesh_axis_size(mesh, r->name) : 0;
+  for (int i = 0; i < n; i++)
+    if (sp_axis_ref_equal(&v[i], r) || (size && sp_axis_contains(&v[i], r, size))) return true;
+  return false;
+}
+
 /* The sharding whose unreduced axes the user `user` keeps for its operand `i`, for the users
  * that name it themselves (reshard/constraint, return, call); NULL otherwise. *skip: the user
  * never needs an all-reduce in front of it (collectives, groups, edges, region terminators). */
@@ -248,7 +256,8 @@ static int insert_all_reduce(sp_module *m, sp_op *user, int i) {
     const sp_axis_ref *r = &s->unreduced[k];
     bool kept = uses_result_unreduced(user)
                     ? kept_by_results(user, r)
-                    : target && has_axis(target->unreduced, target->nunreduced, r);
+                    : target && covers_axis(sp_sharding_mesh(m, s), target->unreduced,
+                                            target->nunreduced, r);
     if (kept) keep[nkeep++] = *r;
     else reduce[nreduce++] = *r;
   }
@@ -265,6 +274,11 @@ static int insert_all_reduce(sp_module *m, sp_op *user, int i) {
   axes.u.axes.n = nreduce;
   axes.u.axes.v = reduce;
   if (sp_attrs_set(m->arena, &ar->attrs, &axes)) return SP_ENOMEM;
+  if (s->unreduced_kind) {
+    sp_attr kind = {.name = "reduction_kind", .kind = SP_ATTR_ENUM};
+    kind.u.s = s->unreduced_kind;
+    if (sp_attrs_set(m->arena, &ar->attrs, &kind)) return SP_ENOMEM;
+  }
   sp_op_insert_before(user, ar);
   sp_op_set_operand(user, i, &ar->results[0]);
   return SP_OK;

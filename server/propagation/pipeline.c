@@ -17,6 +17,8 @@
 #include "propagation/prop_passes.h"
 #include "propagation/sharding_constraints.h"
 #include "propagation/sharding_groups.h"
+#include "propagation/trace.h"
+#include "propagation/trace_attrs.h"
 
 /* ------------------------------------------------------------------ option text */
 
@@ -91,6 +93,8 @@ static int pipeline_item(const char *k, size_t kn, const char *v, size_t vn, voi
     return parse_bool(PIPELINE, k, kn, v, vn, &o->explicit_collectives, err);
   if (key_is(k, kn, "dedup-functions-fully"))
     return parse_bool(PIPELINE, k, kn, v, vn, &o->dedup_functions_fully, err);
+  if (key_is(k, kn, "keep-shardings-open"))
+    return parse_bool(PIPELINE, k, kn, v, vn, &o->keep_shardings_open, err);
   if (key_is(k, kn, "module-dump-directory"))
     return sp_err_set(err, SP_EUNSUPPORTED, "-%s: module-dump-directory is not supported", PIPELINE);
   return sp_err_set(err, SP_EINVAL, "-%s: unknown option '%.*s'", PIPELINE, (int)kn, k);
@@ -205,6 +209,9 @@ static int import_steps(sp_module *m, const sp_pipeline_options *o, sp_err *err)
   STEP(f.calls && o->dedup_functions_fully, sp_func_data_flow_edges_add(m, err));
   STEP(inline_calls, sp_func_calls_import(m, true, err));
   STEP(inline_calls, sp_symbol_dce(m, err));
+  /* The debugging options start the trace here, so that applied constraints are recorded. */
+  STEP(o->prop.debug_origins || o->prop.debug_edges,
+       sp_trace_enable(m, o->prop.debug_origins, o->prop.debug_edges, err));
   STEP(f.constraints || f.manual, sp_sharding_constraints_apply(m, err));
   STEP(f.groups, sp_sharding_groups_import(m, err));
   STEP(true, sp_func_calls_pre_order(m, err));
@@ -216,6 +223,8 @@ static int export_steps(sp_module *m, const sp_pipeline_options *o, sp_err *err)
   bool export_calls = f.named && !o->skip_inline;
   int rc;
   STEP(f.func_edges, sp_func_data_flow_edges_sink(m, err));
+  STEP(f.edges && (o->prop.debug_origins || o->prop.debug_edges),
+       sp_trace_sink_attrs(m, o->prop.debug_origins, o->prop.debug_edges, err));
   STEP(f.edges, sp_data_flow_edges_sink(m, err));
   STEP(export_calls, sp_func_calls_export(m, err));
   STEP(export_calls || f.calls, sp_func_calls_results_from_returns(m, err));
@@ -226,7 +235,7 @@ static int export_steps(sp_module *m, const sp_pipeline_options *o, sp_err *err)
   STEP(f.constraints && !o->skip_convert_to_reshard, sp_sharding_constraints_to_reshard(m, err));
   STEP(true, sp_export_update_non_divisible(m, err));
   STEP(true, sp_export_remove_sub_axes_in_main(m, err));
-  STEP(true, sp_export_close_shardings(m, err));
+  STEP(!o->keep_shardings_open, sp_export_close_shardings(m, err));
   if (!o->avoid_export_for_partitioning && o->explicit_collectives) {
     if (!o->explicit_reshards)
       return sp_err_set(err, SP_EUNSUPPORTED, "-%s: enable-insert-explicit-collectives needs the "
@@ -287,6 +296,7 @@ int sp_pipeline_pass_sink_data_flow_edges(sp_module *m, const char *options, sp_
   debug_flags f = {"sdy-sink-data-flow-edges", "sink-debug-sharding-origins",
                    "sink-debug-propagation-edge-sharding", false, false};
   int rc = for_each_option(options, debug_item, &f, err);
+  if (!rc) rc = sp_trace_sink_attrs(m, f.origins, f.edges, err);
   return rc ? rc : sp_data_flow_edges_sink(m, err);
 }
 
@@ -294,5 +304,7 @@ int sp_pipeline_pass_apply_sharding_constraints(sp_module *m, const char *option
   debug_flags f = {"sdy-apply-sharding-constraints", "debug-sharding-origins",
                    "debug-propagation-edge-sharding", false, false};
   int rc = for_each_option(options, debug_item, &f, err);
-  return rc ? rc : sp_sharding_constraints_apply(m, err);
+  if (!rc) rc = sp_trace_enable(m, f.origins, f.edges, err);
+  if (!rc) rc = sp_sharding_constraints_apply(m, err);
+  return rc || !(f.origins || f.edges) ? rc : sp_trace_write_attrs(m, err);
 }

@@ -37,8 +37,10 @@
  *   several places keeps one body whose sharding all its call sites share, and call results
  *   that differ from the function's get reshards), enable-insert-explicit-collectives (every
  *   reshard and collective made explicit by the export stage's hook, see
- *   sp_pipeline_options). module-dump-directory is rejected (not implemented);
- *   unknown options are errors naming
+ *   sp_pipeline_options). keep-shardings-open (shardplan's own, not Shardy's): the export
+ *   leaves open dims open, so that the cost search that follows may still add axes to them
+ *   (the plan stage's default before the search; the search closes them).
+ *   module-dump-directory is rejected (not implemented); unknown options are errors naming
  *   them.
  *
  * Memory: everything in the module's arena; the steps free their scratch memory.
@@ -63,6 +65,7 @@ typedef struct sp_pipeline_options {
   int (*explicit_reshards)(sp_module *m, sp_err *err);
   bool dedup_functions_fully;       /* functions stay functions: func data-flow edges instead
                                        of named computations */
+  bool keep_shardings_open;         /* shardplan's own: the export does not close shardings */
 } sp_pipeline_options;
 
 /* Shardy's defaults, then the options in `text` (NULL or "" = none). */

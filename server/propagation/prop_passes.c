@@ -15,6 +15,8 @@
 #include "ir/diag.h"
 #include "ir/pass_options.h"
 #include "propagation/op_priority.h"
+#include "propagation/trace.h"
+#include "propagation/trace_attrs.h"
 #include "propagation/user_priority.h"
 #include "rules/populate.h"
 
@@ -107,14 +109,19 @@ int sp_prop_pass_run(sp_module *m, sp_prop_pass_kind kind, const sp_propagate_op
   sp_rules_diag fresh;
   memset(&fresh, 0, sizeof fresh);
   if (!o.diag) o.diag = m->warned ? m->warned : &fresh;
-  if (kind == SP_PASS_USER_PRIORITY) return sp_user_priority_propagate(m, &o, NULL, err);
-  sp_propagate_session *s;
-  int rc = sp_propagate_session_new(m, true, &s, err);
+  bool traced = o.debug_origins || o.debug_edges;
+  int rc = sp_trace_enable(m, o.debug_origins, o.debug_edges, err);
   if (rc) return rc;
-  rc = kind == SP_PASS_OP_PRIORITY ? sp_op_priority_run(s, m, &o, NULL, err)
-                                   : sp_propagate_strategy_run(s, &o, NULL, err);
-  sp_propagate_session_free(s, rc == SP_OK, &o);
-  return rc;
+  if (kind == SP_PASS_USER_PRIORITY) {
+    rc = sp_user_priority_propagate(m, &o, NULL, err);
+  } else {
+    sp_propagate_session *s;
+    if ((rc = sp_propagate_session_new(m, true, &s, err))) return rc;
+    rc = kind == SP_PASS_OP_PRIORITY ? sp_op_priority_run(s, m, &o, NULL, err)
+                                     : sp_propagate_strategy_run(s, &o, NULL, err);
+    sp_propagate_session_free(s, rc == SP_OK, &o);
+  }
+  return rc || !traced ? rc : sp_trace_write_attrs(m, err);
 }
 
 static int run_with_text(sp_module *m, sp_prop_pass_kind kind, const char *options,

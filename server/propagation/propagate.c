@@ -36,6 +36,7 @@
 #include "ir/op_attrs.h"
 #include "ir/run_ctl.h"
 #include "propagation/propagate_int.h"
+#include "propagation/sharding_groups.h"
 
 /* The scratch arena is replaced once it holds this much: one op's factor table and its
  * temporaries are a few KiB, so this recycles it every few thousand visits. */
@@ -48,6 +49,8 @@ sp_sharding *sp_propagate_live_sharding(sp_value *v) {
   v = slot(v);
   return v ? v->sharding : NULL;
 }
+
+sp_value *sp_propagate_slot(sp_value *v) { return slot(v); }
 /* Ops without side effects whose results, once unused, make them dead. */
 static bool is_pure(const sp_op *op) {
   if (sp_rules_is_elementwise(op)) return true;
@@ -442,6 +445,9 @@ static int sync_func_results(driver *d, sp_op *fn, sp_err *err) {
       if (rc) return sp_propagate_op_error(d, fn, rc, err);
       sp_prop_memo_add(d->memo, &key, out);
     }
+    const void *nodes[2] = {v, v}; /* a func result shares its value's origins (trace.h) */
+    if (d->trace && (rc = sp_trace_step(d->trace, mesh, fn, 1, 1, nodes, in, out)))
+      return sp_err_set(err, rc, "out of memory");
     if (out[0]) {
       v->sharding = out[0];
       d->stats->updates++;
@@ -507,7 +513,7 @@ int sp_propagate_session_new(sp_module *m, bool prepare, sp_propagate_session **
   if ((rc = number_ops(d, err))) goto fail;
   if (prepare) {
     bool inserted = false;
-    if ((rc = sp_propagate_sync_groups(m, d->group_ops, d->ngroup_ops, &inserted, err))) goto fail;
+    if ((rc = sp_sharding_groups_sync(m, d->group_ops, d->ngroup_ops, &inserted, err))) goto fail;
     if (inserted) { /* constraints were added: number again, without the prologue */
       sp_propagate_session_free(d, false, NULL);
       return sp_propagate_session_new(m, false, out, err);
@@ -577,6 +583,10 @@ int sp_propagate_session_run(sp_propagate_session *d, const sp_propagate_options
   d->log = d->o->conflicts ? d->o->conflicts : d->m->conflicts;
   d->stats = stats;
   d->nstack = 0;
+  d->trace = d->m->trace && (sp_trace_records_origins(d->m->trace) ||
+                             sp_trace_records_edges(d->m->trace))
+                 ? d->m->trace
+                 : NULL;
   int rc = sync_func_results(d, d->main_fn, err);
   if (rc) return rc;
   /* Pre-order: the first op must be popped first. */

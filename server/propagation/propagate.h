@@ -49,9 +49,10 @@
  * the ops when it ends, and only if they stay (a session freed without `finish`, or
  * `keep_sharding_rules`).
  *
- * A pass (sp_propagate_module) is: sp_propagate_prepare (type check; sharding groups whose
- * members' shardings agree are synced, disagreeing groups get a fully open
- * sdy.sharding_constraint after every member and a warning), the fixed point, and
+ * A pass (sp_propagate_module) is: sp_propagate_prepare (type check; the initial sync of the
+ * sharding groups, sp_sharding_groups_sync of sharding_groups.h: groups whose members'
+ * shardings agree are synced, disagreeing groups get a fully open sdy.sharding_constraint
+ * after every member, taking over its uses, and a warning), the fixed point, and
  * sp_propagate_finish (non-custom rules removed unless `keep_sharding_rules`). The strategy
  * hierarchy (op_priority.h, user_priority.h) runs several fixed points between one prepare and
  * one finish.
@@ -124,6 +125,8 @@ void sp_propagate_finish(sp_module *m, const sp_propagate_options *o);
 /* The sharding propagation reads for `v`: its own, or for a while body or condition argument
  * the one of the data-flow edge on the matching while result. */
 sp_sharding *sp_propagate_live_sharding(sp_value *v);
+/* The value whose `sharding` field holds that sharding (the edge's result, or `v`). */
+sp_value *sp_propagate_slot(sp_value *v);
 
 /* A session is one pass's state shared by its fixed points: the op numbering (one walk over
  * the module per pass), the rule cache, the memo of visit outcomes, the dead-op flags, the call

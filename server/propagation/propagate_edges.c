@@ -121,6 +121,14 @@ static int propagate_identity(driver *d, const identity_job *j, sp_err *err) {
                               out + j->nsrc, NULL, d->log, err);
   if (rc) return sp_propagate_op_error(d, j->op, rc, err);
   d->stats->rule_visits++;
+  if (d->trace) {
+    const void **nodes = sp_arena_alloc(s, (size_t)n * sizeof *nodes);
+    if (!nodes) return sp_err_set(err, SP_ENOMEM, "out of memory");
+    for (int i = 0; i < j->nsrc; i++) nodes[i] = j->src[i];
+    nodes[j->nsrc] = j->target;
+    if ((rc = sp_trace_step(d->trace, mesh, j->op, j->nsrc, 1, nodes, in, out)))
+      return sp_err_set(err, rc, "out of memory");
+  }
 
   bool changed = false;
   for (int i = 0; i < j->nsrc; i++) {

@@ -1,13 +1,12 @@
 /*
  * propagate_groups.c - sharding groups in the propagation fixed point (see propagate.h,
  * propagate_int.h): the session's index (member slots per group, slot -> group) that
- * sp_propagate_set_sharding() uses to copy an update to every member, and the pass
- * prologue's initial sync of each group.
+ * sp_propagate_set_sharding() uses to copy an update to every member. (The initial sync of
+ * the pass prologue is sharding_groups.h's, the same as import's.)
  */
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "ir/diag.h"
 #include "propagation/propagate_int.h"
 
 /* ------------------------------------------------------------------ sharding groups */
@@ -60,86 +59,5 @@ out:
   free(ids);
   free(gnum);
   free(counts);
-  return rc;
-}
-
-/* ------------------------------------------------------------------ pass prologue: groups */
-
-static int64_t group_id_of(const sp_op *op) {
-  int64_t id = 0;
-  sp_op_get_int(op, "group_id", &id);
-  return id;
-}
-
-/* A fully open sdy.sharding_constraint on `v`, inserted right after its definition (or at the
- * top of its block); returns its result. */
-static sp_value *insert_open_constraint(sp_module *m, sp_value *v, const sp_sharding *like) {
-  sp_op *c = sp_op_create(m->arena, "sdy.sharding_constraint", 1, &v, 1, &v->type, 0);
-  if (!c) return NULL;
-  int rank = v->type && v->type->kind == SP_TYPE_TENSOR && v->type->rank > 0 ? v->type->rank : 0;
-  sp_sharding *s = sp_sharding_new(m->arena, like->mesh_name, rank, false);
-  if (!s) return NULL;
-  s->inline_mesh = like->inline_mesh;
-  c->results[0].sharding = s;
-  c->loc = v->def ? v->def->loc : v->loc;
-  if (v->def) {
-    sp_op_insert_after(v->def, c);
-  } else if (v->block->first) {
-    sp_op_insert_before(v->block->first, c);
-  } else {
-    sp_block_append(v->block, c);
-  }
-  return &c->results[0];
-}
-
-/* Syncs one group (its ops are gops[0..n-1]): see propagate.h. */
-static int sync_group(sp_module *m, sp_op **gops, int n, bool *inserted, sp_err *err) {
-  const sp_sharding *common = NULL;
-  bool differ = false;
-  for (int i = 0; i < n; i++) {
-    const sp_sharding *s = slot(gops[i]->operands[0].value)->sharding;
-    if (!s || sp_sharding_is_fully_open_empty(s)) continue;
-    if (!common) common = s;
-    else if (!sp_sharding_equal(common, s)) differ = true;
-  }
-  if (!common) return SP_OK;
-  if (!differ) {
-    for (int i = 0; i < n; i++) slot(gops[i]->operands[0].value)->sharding = (sp_sharding *)common;
-    return SP_OK;
-  }
-  sp_module_warn(m, gops[0]->loc,
-                 "The initial operand shardings on the sharding groups of groupID: %lld do not "
-                 "match. Inserting an open sharding constraint to all constrained values.",
-                 (long long)group_id_of(gops[0]));
-  *inserted = true;
-  for (int i = 0; i < n; i++) {
-    sp_value *c = insert_open_constraint(m, gops[i]->operands[0].value, common);
-    if (!c) return sp_err_set(err, SP_ENOMEM, "out of memory inserting a sharding constraint");
-    sp_op_set_operand(gops[i], 0, c);
-  }
-  return SP_OK;
-}
-
-/* Syncs the groups of the sharding_group ops `gops` (pre-order), one group id at a time.
- * *inserted tells whether constraints were added. */
-int sp_propagate_sync_groups(sp_module *m, sp_op **gops, int ngops, bool *inserted, sp_err *err) {
-  if (!ngops) return SP_OK;
-  sp_op **members = malloc((size_t)ngops * sizeof *members);
-  bool *done = calloc((size_t)ngops, sizeof *done);
-  int rc = SP_OK;
-  if (!members || !done) rc = sp_err_set(err, SP_ENOMEM, "out of memory syncing sharding groups");
-  for (int i = 0; i < ngops && rc == SP_OK; i++) {
-    if (done[i]) continue;
-    int64_t id = group_id_of(gops[i]);
-    int n = 0;
-    for (int j = i; j < ngops; j++)
-      if (!done[j] && group_id_of(gops[j]) == id) {
-        done[j] = true;
-        members[n++] = gops[j];
-      }
-    rc = sync_group(m, members, n, inserted, err);
-  }
-  free(members);
-  free(done);
   return rc;
 }

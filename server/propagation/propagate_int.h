@@ -6,7 +6,7 @@
  * worklist, visiting, the main function's results, entry points), propagate_rules.c visits
  * ops with sharding rules (rule lookup, common mesh, convergence), propagate_edges.c visits
  * data-flow edges and propagation barriers (identity propagation, manual-computation views),
- * propagate_groups.c indexes sharding groups and syncs them in the pass prologue. They share
+ * propagate_groups.c indexes the sharding groups that updates are copied through. They share
  * the session (`driver`) defined here; small helpers are static inline.
  *
  * Invariants: d->ops[i]->pass_index == i for every op the session numbered; the stack holds
@@ -24,6 +24,7 @@
 #include "propagation/prop_memo.h"
 #include "propagation/propagate.h"
 #include "propagation/rule_cache.h"
+#include "propagation/trace.h"
 
 enum { RULE_UNKNOWN = 0, RULE_PRESENT, RULE_NONE };
 
@@ -94,6 +95,7 @@ struct sp_propagate_session {
   int runs;                   /* fixed points completed */
   int ngroup_ops, capgroup_ops;
   sp_op **group_ops;          /* sdy.sharding_group ops with an operand, pre-order */
+  sp_trace *trace;            /* the module's trace while it records (trace.h), else NULL */
   /* Pass prologue (sessions created with `prepare`): */
   bool prepare;
   int prologue_status;
@@ -264,8 +266,6 @@ int sp_propagate_visit_barrier(driver *d, sp_op *op, sp_err *err);
 
 /* propagate_groups.c: indexes the session's sharding groups (member slots, slot -> group). */
 int sp_propagate_index_groups(driver *d, sp_err *err);
-/* propagate_groups.c: syncs the groups of the sharding_group ops `gops` (pre-order), one group
- * id at a time. *inserted tells whether constraints were added. */
-int sp_propagate_sync_groups(sp_module *m, sp_op **gops, int ngops, bool *inserted, sp_err *err);
+
 
 #endif /* SP_PROPAGATION_PROPAGATE_INT_H */

@@ -222,6 +222,9 @@ int sp_propagate_visit_rule_op(driver *d, int idx, sp_err *err) {
     if (memo) sp_prop_memo_add(d->memo, &key, out);
   }
   d->stats->rule_visits++;
+  if (d->trace && (rc = sp_trace_step(d->trace, mesh, op, op->noperands, op->nresults,
+                                      (const void *const *)slots, in, out)))
+    return sp_err_set(err, rc, "out of memory");
 
   /* Operands first, then results, each notified once its new sharding is in place. */
   bool result_changed = false, changed = false;

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "ir/op_list.h"
+#include "propagation/trace.h"
 
 static bool fully_closed(const sp_sharding *s) {
   for (int d = 0; d < s->rank; d++)
@@ -27,15 +28,14 @@ static bool can_carry_sharding(const sp_value *v) {
   return parent && parent->kind == SP_OP_FUNC && v->block == parent->regions[0].blocks[0];
 }
 
-/* The sharding `user` asks its operand `v` to have (constraint or manual computation), or NULL
- * if it asks for none. */
-static const sp_sharding *requested(const sp_op *user, const sp_value *v) {
+/* The sharding `user` asks its operand `k` to have (constraint or manual computation), or NULL
+ * if it asks for none. A value a manual computation takes twice is asked by each in_sharding. */
+static const sp_sharding *requested(const sp_op *user, int k) {
   if (user->kind == SP_OP_SDY_SHARDING_CONSTRAINT) return user->results[0].sharding;
   if (user->kind == SP_OP_SDY_MANUAL_COMPUTATION) {
     sp_attr *in = sp_op_attr(user, "in_shardings");
-    if (!in || in->kind != SP_ATTR_SHARDINGS) return NULL;
-    for (int i = 0; i < user->noperands && i < in->u.shardings.n; i++)
-      if (user->operands[i].value == v) return in->u.shardings.v[i];
+    if (!in || in->kind != SP_ATTR_SHARDINGS || k >= in->u.shardings.n) return NULL;
+    return in->u.shardings.v[k];
   }
   return NULL;
 }
@@ -44,7 +44,7 @@ static bool should_apply(const sp_value *x, const sp_sharding *s) {
   if (!s || x->sharding || !fully_closed(s)) return false;
   if (!can_carry_sharding(x) && !is_edge_target(x)) return false;
   for (const sp_use *u = x->uses; u; u = u->next) {
-    const sp_sharding *other = requested(u->owner, x);
+    const sp_sharding *other = requested(u->owner, u->index);
     if (other && !sp_sharding_equal(other, s)) return false;
   }
   return true;
@@ -65,11 +65,23 @@ static void move_after_input(sp_op *c, sp_value *x) {
   sp_op_set_operand(c, 0, x);
 }
 
-static int apply_to(sp_module *m, sp_op *anchor, sp_value *x, const sp_sharding *s) {
+/* The op the trace puts an applied sharding's edges on: the constraint, or the data-flow
+ * edge of the manual computation's body argument `k` (the computation itself without one). */
+static sp_op *trace_edge_op(sp_op *anchor, int k) {
+  if (anchor->kind != SP_OP_SDY_MANUAL_COMPUTATION) return anchor;
+  sp_value *arg = anchor->regions[0].blocks[0]->args[k];
+  for (const sp_use *u = arg->uses; u; u = u->next)
+    if (u->owner->kind == SP_OP_SDY_DATA_FLOW_EDGE) return u->owner;
+  return anchor;
+}
+
+static int apply_to(sp_module *m, sp_op *anchor, int k, sp_value *x, const sp_sharding *s) {
   if (!should_apply(x, s)) return SP_OK;
   if (!is_edge_target(x)) {
     x->sharding = (sp_sharding *)s;
-    return SP_OK;
+    return m->trace ? sp_trace_applied(m->trace, sp_module_sharding_mesh(m, s), anchor, k,
+                                       trace_edge_op(anchor, k), x, s)
+                    : SP_OK;
   }
   if (anchor->kind == SP_OP_SDY_SHARDING_CONSTRAINT) {
     move_after_input(anchor, x);
@@ -140,11 +152,13 @@ int sp_sharding_constraints_apply(sp_module *m, sp_err *err) {
   for (int i = 0; !rc && i < l.n; i++) {
     sp_op *op = l.v[i];
     if (is_constraint(op)) {
-      if (op->operands[0].value) rc = apply_to(m, op, op->operands[0].value, op->results[0].sharding);
+      if (op->operands[0].value)
+        rc = apply_to(m, op, 0, op->operands[0].value, op->results[0].sharding);
       continue;
     }
     for (int k = 0; !rc && k < op->noperands; k++)
-      if (op->operands[k].value) rc = apply_to(m, op, op->operands[k].value, requested(op, op->operands[k].value));
+      if (op->operands[k].value)
+        rc = apply_to(m, op, k, op->operands[k].value, requested(op, k));
   }
   for (int i = 0; !rc && i < l.n; i++)
     if (tails[i] && l.v[i]->operands[0].value)

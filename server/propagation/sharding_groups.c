@@ -10,6 +10,7 @@
 #include "ir/clone.h"
 #include "ir/diag.h"
 #include "ir/grow.h"
+#include "propagation/propagate.h"
 
 typedef struct groups {
   sp_op **ops;          /* sharding_group ops, pre-order */
@@ -65,17 +66,6 @@ static bool same_shape(const sp_type *a, const sp_type *b) {
 
 /* ------------------------------------------------------------------ initial sync */
 
-/* The value whose sharding stands for `v`: for a while body or cond argument, the data-flow
- * edge on the matching while result (where propagation keeps it), else `v`. */
-static sp_value *sharding_slot(sp_value *v) {
-  if (v->def || !v->block) return v;
-  sp_op *p = sp_block_parent_op(v->block);
-  if (!p || p->kind != SP_OP_WHILE || v->index >= p->nresults) return v;
-  for (sp_use *u = p->results[v->index].uses; u; u = u->next)
-    if (u->owner->kind == SP_OP_SDY_DATA_FLOW_EDGE) return &u->owner->results[0];
-  return v;
-}
-
 /* A fully open sdy.sharding_constraint on `v` right after its definition (or at the top of
  * its block), taking over every use of `v`; NULL on out-of-memory. */
 static sp_op *open_constraint_after(sp_module *m, sp_value *v, const sp_sharding *like) {
@@ -94,31 +84,72 @@ static sp_op *open_constraint_after(sp_module *m, sp_value *v, const sp_sharding
   return c;
 }
 
-/* Syncs the members of one group (ops[0..n)): if the members that have a sharding other than
- * fully open and empty agree, every member gets it; if they disagree, a warning is emitted and
- * each member gets a fully open constraint that takes over its uses (the group included). */
-static int sync_group(sp_module *m, sp_op **ops, int n, int64_t id, sp_err *err) {
+/* Syncs the members of one group (ops[0..n), pre-order, id `id`): see sharding_groups.h. */
+static int sync_group(sp_module *m, sp_op **ops, int n, int64_t id, bool *inserted,
+                      sp_err *err) {
   const sp_sharding *common = NULL;
   bool differ = false;
   for (int i = 0; i < n; i++) {
-    const sp_sharding *s = sharding_slot(ops[i]->operands[0].value)->sharding;
+    const sp_sharding *s = sp_propagate_live_sharding(ops[i]->operands[0].value);
     if (!s || sp_sharding_is_fully_open_empty(s)) continue;
     if (!common) common = s;
     else if (!sp_sharding_equal(common, s)) differ = true;
   }
   if (!common) return SP_OK;
   if (!differ) {
-    for (int i = 0; i < n; i++) sharding_slot(ops[i]->operands[0].value)->sharding = (sp_sharding *)common;
+    for (int i = 0; i < n; i++)
+      sp_propagate_slot(ops[i]->operands[0].value)->sharding = (sp_sharding *)common;
     return SP_OK;
   }
   sp_module_warn(m, ops[0]->loc,
                  "The initial operand shardings on the sharding groups of groupID: %lld do not "
                  "match. Inserting an open sharding constraint to all constrained values.",
                  (long long)id);
+  *inserted = true;
   for (int i = 0; i < n; i++)
     if (!open_constraint_after(m, ops[i]->operands[0].value, common))
       return sp_err_set(err, SP_ENOMEM, "out of memory syncing sharding groups");
   return SP_OK;
+}
+
+/* Sorts buckets of equal ids by the position of their first op. */
+static int compare_first(const void *a, const void *b) {
+  const id_index *x = a, *y = b;
+  return (x->index > y->index) - (x->index < y->index);
+}
+
+int sp_sharding_groups_sync(sp_module *m, sp_op **ops, int n, bool *inserted, sp_err *err) {
+  if (n <= 0) return SP_OK;
+  /* (id, position) sorted: each id's ops form a run in pre-order; the runs are then taken in
+   * the order of their first op (the order Shardy meets the groups in). */
+  id_index *order = malloc((size_t)n * sizeof *order);
+  id_index *runs = malloc((size_t)n * sizeof *runs);  /* (start in order, first position) */
+  sp_op **members = malloc((size_t)n * sizeof *members);
+  int rc = SP_OK, nruns = 0;
+  if (!order || !runs || !members) {
+    rc = sp_err_set(err, SP_ENOMEM, "out of memory syncing sharding groups");
+    goto fail;
+  }
+  for (int i = 0; i < n; i++) {
+    int64_t id = 0;
+    sp_op_get_int(ops[i], "group_id", &id);
+    order[i] = (id_index){id, i};
+  }
+  qsort(order, (size_t)n, sizeof *order, compare_id_index);
+  for (int i = 0; i < n; i++)
+    if (i == 0 || order[i].id != order[i - 1].id) runs[nruns++] = (id_index){i, order[i].index};
+  qsort(runs, (size_t)nruns, sizeof *runs, compare_first);
+  for (int r = 0; r < nruns && rc == SP_OK; r++) {
+    int start = (int)runs[r].id, k = 0;
+    for (int i = start; i < n && order[i].id == order[start].id; i++)
+      members[k++] = ops[order[i].index];
+    rc = sync_group(m, members, k, order[start].id, inserted, err);
+  }
+fail:
+  free(order);
+  free(runs);
+  free(members);
+  return rc;
 }
 
 int sp_sharding_groups_import(sp_module *m, sp_err *err) {
@@ -190,28 +221,12 @@ int sp_sharding_groups_import(sp_module *m, sp_err *err) {
     sp_attr id = {.name = "group_id", .kind = SP_ATTR_INT, .u.i = number[find(parent, i)]};
     if (sp_attrs_set(m->arena, &op->attrs, &id)) goto oom;
   }
-  /* The initial sync, group by group: members bucketed by group number, in pre-order. */
-  int *start = calloc((size_t)next + 1, sizeof *start), *fill = calloc((size_t)next + 1, sizeof *fill);
-  sp_op **members = malloc((size_t)g.nops * sizeof *members);
-  if (!start || !fill || !members) {
-    free(start);
-    free(fill);
-    free(members);
-    goto oom;
-  }
+  /* The initial sync over the ops left (pre-order, ids renumbered). */
+  int kept = 0;
   for (int i = 0; i < g.nops; i++)
-    if (g.ops[i]->block) start[number[find(parent, i)] + 1]++;
-  for (int k = 0; k < next; k++) start[k + 1] += start[k];
-  for (int i = 0; i < g.nops; i++)
-    if (g.ops[i]->block) {
-      int k = number[find(parent, i)];
-      members[start[k] + fill[k]++] = g.ops[i];
-    }
-  for (int k = 0; k < next && !rc; k++)
-    rc = sync_group(m, members + start[k], start[k + 1] - start[k], k, err);
-  free(start);
-  free(fill);
-  free(members);
+    if (g.ops[i]->block) g.ops[kept++] = g.ops[i];
+  bool inserted = false;
+  rc = sp_sharding_groups_sync(m, g.ops, kept, &inserted, err);
   goto done;
 oom:
   rc = sp_err_set(err, SP_ENOMEM, "out of memory importing sharding groups");

@@ -84,6 +84,12 @@ const sp_mesh *sp_sharding_mesh(const sp_module *m, const sp_sharding *s) {
   return sp_module_sharding_mesh(m, s);
 }
 
+bool sp_sharding_same_mesh(const sp_module *m, const sp_sharding *a, const sp_sharding *b) {
+  if (a->mesh_name && b->mesh_name) return strcmp(a->mesh_name, b->mesh_name) == 0;
+  const sp_mesh *x = sp_sharding_mesh(m, a), *y = sp_sharding_mesh(m, b);
+  return x && y && sp_mesh_equal(x, y);
+}
+
 int64_t sp_sharding_axis_size(const sp_mesh *mesh, const sp_axis_ref *r) {
   int64_t n = mesh ? sp_mesh_axis_size(mesh, r->name) : 0;
   return sp_axis_is_sub(r) ? r->size : n;

@@ -38,6 +38,10 @@ int sp_sharding_walk(sp_module *m, sp_sharding_slot_fn fn, void *ctx, sp_err *er
 /* The mesh a sharding names (inline or by symbol), NULL if unknown. */
 const sp_mesh *sp_sharding_mesh(const sp_module *m, const sp_sharding *s);
 
+/* Whether two shardings name the same mesh: the same symbol, or equal meshes (inline or
+ * looked up). */
+bool sp_sharding_same_mesh(const sp_module *m, const sp_sharding *a, const sp_sharding *b);
+
 /* Size of the mesh axis a reference names (0 if unknown). */
 int64_t sp_sharding_axis_size(const sp_mesh *mesh, const sp_axis_ref *r);
 

@@ -182,7 +182,7 @@ static bool answer_stored(sp_service *s, sp_rpc_call *call, bool stream, int det
     fail_call(s, call, stream, sp->key, sp__svc_status_of(rc), err.msg, 0);
     return false;
   }
-  double ms = (double)(sp_rpc_now_ms() - sp_rpc_call_start_ms(call));
+  double ms = (double)(sp_clock_now_ms() - sp_rpc_call_start_ms(call));
   bool same = true;
   if (!labels) {
     rc = sp_rpc_repack_hit(sp->plan, sp->plan_len, ms, extras, elen, &out, &olen);
@@ -210,7 +210,7 @@ static void remember(sp_service *s, const char *raw, int detail, const sp_store_
   if (detail != SHARDPLAN__V1__DETAIL__DETAIL_SUMMARY || !sp->plan ||
       (sp->status && strcmp(sp->status, "provisional") == 0))
     return;
-  sp_hit_cache_put(s->memory, raw, sp->key, sp->plan, sp->plan_len, sp_rpc_now_ms());
+  sp_hit_cache_put(s->memory, raw, sp->key, sp->plan, sp->plan_len, sp_clock_now_ms());
 }
 
 /* ------------------------------------------------------------------ waiters */
@@ -251,7 +251,7 @@ static void retarget(sp_job *j) {
     if (w->end_ms < end) end = w->end_ms;
   long long us = 0;
   if (end != INT64_MAX) {
-    double at = sp_clock_now() + (double)(end - sp_rpc_now_ms()) / 1000.0;
+    double at = sp_clock_now() + (double)(end - sp_clock_now_ms()) / 1000.0;
     us = (long long)(at * 1e6);
     if (us < 1) us = 1;
   }
@@ -286,7 +286,7 @@ static void on_cancel(sp_rpc_call *call, void *arg) {
 static void on_progress(void *ctx, const sp_progress *p) {
   sp_job *j = ctx;
   sp_service *s = j->svc;
-  int64_t now = sp_rpc_now_ms();
+  int64_t now = sp_clock_now_ms();
   bool first = p->has_plan && !j->sent_incumbent;   /* always sent: where the search starts */
   if (now - j->last_progress_ms < 100 && !(p->has_plan && p->gap == 0) && !first) return;
   j->last_progress_ms = now;
@@ -473,7 +473,7 @@ static void answer_waiters(sp_job *j, waiter *ws, Shardplan__V1__PlanResponse *r
       ex = shared;
       exl = shared_len;
     }
-    double ms = (double)(sp_rpc_now_ms() - sp_rpc_call_start_ms(w->call));
+    double ms = (double)(sp_clock_now_ms() - sp_rpc_call_start_ms(w->call));
     if (sp_rpc_pack_response(resp, &w->labels, false, w->coalesced, ms, ex, exl, &out, &olen)) {
       fail_call(s, w->call, w->stream, j->key, SP_RPC_RESOURCE_EXHAUSTED, "out of memory", 0);
     } else {
@@ -551,7 +551,7 @@ static void run_job(void *arg) {
   }
   atomic_fetch_add(&s->searches, 1);
   {
-    waiter *late = take_waiters(j, false, sp_rpc_now_ms(), &finished);
+    waiter *late = take_waiters(j, false, sp_clock_now_ms(), &finished);
     answer_error(s, late, j->key, SP_RPC_DEADLINE_EXCEEDED,
                  "the deadline passed while the search waited in the queue");
     if (finished) goto done;
@@ -574,7 +574,7 @@ static void run_job(void *arg) {
     j->req.popts.progress_ctx = j;
     j->req.popts.incumbent = seed;
     j->req.popts.nincumbent = nseed;
-    j->last_progress_ms = sp_rpc_now_ms();
+    j->last_progress_ms = sp_clock_now_ms();
     j->sent_incumbent = false;
     sp_plan_input in = {.module = j->req.module, .filename = j->req.module->filename};
     rc = sp_plan_run(&in, j->req.search ? j->req.cluster : NULL, &j->req.popts, &plan, &err);
@@ -614,8 +614,19 @@ static void run_job(void *arg) {
     old = better_stored(j, resp);
     if (!old) {
       stored_ok = (rc = store_plan(j, plan, resp, bytes, n, &err)) == SP_OK;
-      if (!stored_ok)   /* the plan is still the answer; the cache just does not keep it */
+      if (!stored_ok) {
+        /* The plan is still the answer (the search's work is not thrown away); the cache
+         * just does not keep it, and the answer says so in a warning naming the cache's
+         * error. */
         sp__svc_log(s, NULL, "Plan", j->key, "store", SP_RPC_INTERNAL, err.msg);
+        char **ws = sp_arena_realloc(a, resp->warnings, resp->n_warnings * sizeof *ws,
+                                     (resp->n_warnings + 1) * sizeof *ws);
+        char *text = sp_arena_printf(a, "plan cache: this plan was not stored: %s", err.msg);
+        if (ws && text) {
+          ws[resp->n_warnings++] = text;
+          resp->warnings = ws;
+        }
+      }
       if (!resp->provisional && stored_ok) {
         sp_store_plan mine = {.plan = bytes, .plan_len = n, .status = sp_rpc_status_word(resp)};
         snprintf(mine.key, sizeof mine.key, "%s", j->key);
@@ -624,7 +635,7 @@ static void run_job(void *arg) {
       }
     }
     /* A final plan answers everyone; a provisional one those whose time has come. */
-    waiter *ws = take_waiters(j, !resp->provisional, sp_rpc_now_ms() + 50, &finished);
+    waiter *ws = take_waiters(j, !resp->provisional, sp_clock_now_ms() + 50, &finished);
     if (old) answer_waiters(j, ws, old, NULL, "(kept the better stored plan)");
     else answer_waiters(j, ws, resp, plan, sp_rpc_status_word(resp));
     if (finished) {
@@ -674,7 +685,7 @@ static bool memory_hit(sp_service *s, sp_rpc_call *call, bool stream, const char
   size_t n, olen;
   char key[SP_RPC_HEX];
   bool touch;
-  int64_t now = sp_rpc_now_ms();
+  int64_t now = sp_clock_now_ms();
   if (!sp_hit_cache_get(s->memory, raw, &stored, &n, key, now, 1000, &touch)) return false;
   int rc = sp_rpc_repack_hit(stored, n, (double)(now - sp_rpc_call_start_ms(call)), NULL, 0,
                              &out, &olen);
@@ -768,7 +779,7 @@ static void handle(sp_rpc_call *call, sp_service *s, bool stream) {
   w->detail = req.detail;
   w->labels = labels;
   double asked = req.time_limit > 0 ? req.time_limit : s->o.default_time_limit;
-  w->end_ms = waiter_end(sp_rpc_now_ms(), sp_rpc_call_deadline_ms(call), asked);
+  w->end_ms = waiter_end(sp_clock_now_ms(), sp_rpc_call_deadline_ms(call), asked);
   pthread_mutex_lock(&s->mu);
   if (s->draining) {
     pthread_mutex_unlock(&s->mu);

@@ -40,6 +40,7 @@ typedef struct ctx {
   double deadline;            /* monotonic seconds; 0: none */
   int trials_left;            /* planned, for splitting the time */
   bool cut;                   /* trials left out: the caller's deadline had passed */
+  int nlimit;                 /* trials refused with SP_ELIMIT (a value too large to count) */
 } ctx;
 
 /* ------------------------------------------------------------------ snapshots */
@@ -190,6 +191,7 @@ static int plan_one(ctx *c, const sp_mesh *mesh, int64_t *dev, bool probe, const
       if (err) *err = terr;
       return rc;
     }
+    if (rc == SP_ELIMIT) c->nlimit++;
     if (!(t->error = sp_arena_strdup(c->m->arena, terr.msg)))
       return sp_err_set(err, SP_ENOMEM, "out of memory");
     return SP_OK;
@@ -329,13 +331,15 @@ static int plan_shape(ctx *c, const sp_mesh *mesh, bool map_ranks, int max_round
 
 /* The error when no configuration could be planned: every trial's reason. */
 static int no_plan(ctx *c, sp_err *err) {
-  if (c->ntrials == 1) return sp_err_set(err, SP_ENOTFOUND, "%s", c->trials[0].error);
+  /* Every configuration had a value too large to count: that is the error, not "no plan". */
+  int code = c->nlimit == c->ntrials ? SP_ELIMIT : SP_ENOTFOUND;
+  if (c->ntrials == 1) return sp_err_set(err, code, "%s", c->trials[0].error);
   sp_strbuf sb = SP_STRBUF_INIT;
   sp_strbuf_printf(&sb, "no mesh shape admits a plan:");
   for (int i = 0; i < c->ntrials; i++)
     sp_strbuf_printf(&sb, " [%s] %s;", c->trials[i].shape, c->trials[i].error);
-  int rc = sp_err_set(err, SP_ENOTFOUND, "%s", sp_strbuf_ok(&sb) ? sp_strbuf_str(&sb)
-                                                                   : "out of memory");
+  int rc = sp_err_set(err, code, "%s", sp_strbuf_ok(&sb) ? sp_strbuf_str(&sb)
+                                                          : "out of memory");
   sp_strbuf_free(&sb);
   return rc;
 }

@@ -21,12 +21,17 @@ typedef struct th_daemon {
   char data_dir[256];
   int stdout_fd;
   char log_path[300];    /* its stderr */
+  char http_addr[256];   /* "127.0.0.1:PORT" of the dashboard, "" when it is off */
 } th_daemon;
 
 /* Starts build/bin/shardpland with `extra` flags (NULL-terminated; may be NULL) on
  * 127.0.0.1:0 in `data_dir` (NULL: a new temporary folder) and waits for "ready" (10 s).
  * Returns false with a message on stderr when it does not come up. */
 bool th_daemon_start(th_daemon *d, const char *data_dir, const char *const *extra);
+/* The same with another daemon program (e.g. the test build shardpland-faults) and extra
+ * environment variables (NULL-terminated "NAME=VALUE" strings; may be NULL). */
+bool th_daemon_start_prog(th_daemon *d, const char *program, const char *data_dir,
+                          const char *const *extra, const char *const *env);
 /* SIGTERM, then waits (10 s) and returns the exit status (-1: had to be killed). */
 int th_daemon_stop(th_daemon *d);
 

@@ -159,19 +159,10 @@ class Client:
     def plan(self, module: str, *, search: bool = False, cluster: ClusterArg = None,
              mesh: Optional[str] = None, time_limit: float = 0.0, timeout: Optional[float] = None,
              filename: str = "", **options) -> Plan:
-        """Plans an MLIR module (StableHLO + sdy text). search=False: propagation only;
-        search=True: propagation, then the cost search for `cluster`. The mesh shape and
-        device order in the module are kept.
-
-        With search, the module is first propagated with Shardy's whole pipeline (one call),
-        and the propagated module is then searched (a second call): the daemon's search mode
-        propagates with -sdy-user-priority-propagate alone, which leaves the results of JAX's
-        func.call ops (jax.nn.relu and friends are private functions) unplanned, so the plan
-        would move data through calls without pricing it. Both answers are cached."""
-        if search and options.pop("two_step", True):
-            first = self.plan(module, search=False, mesh=mesh, timeout=timeout,
-                              filename=filename)
-            module = first.module_sdy
+        """Plans an MLIR module (StableHLO + sdy text) in one call. search=False: Shardy's
+        propagation pipeline only; search=True: the same pipeline (func.call ops included),
+        then the cost search for `cluster`. The mesh shape and device order in the module are
+        kept."""
         req = self.plan_request(module, search=search, cluster=cluster, mesh=mesh,
                                 time_limit=time_limit, filename=filename, **options)
         return Plan.from_response(self._call(self._planner.Plan, req, "Plan", timeout))

@@ -61,7 +61,10 @@ class LocalPlanner:
             src = os.path.join(tmp, os.path.basename(filename) or "module.mlir")
             with open(src, "w") as f:
                 f.write(module)
-            args = [self.opt, src, "-sdy-propagation-pipeline"]
+            # What the daemon runs: Shardy's pipeline; with the search, open dims are left open
+            # for it and every sharding is closed after it (server/plan/plan.h).
+            args = [self.opt, src, "-sdy-propagation-pipeline" +
+                    ("=keep-shardings-open=true" if search else "")]
             report = os.path.join(tmp, "report.json")
             if search:
                 o = [f"cluster={self._cluster_file(cluster, tmp)}", "placement=given",
@@ -72,7 +75,7 @@ class LocalPlanner:
                     o.append(f"time-limit={time_limit}")
                 if options.get("memory_limit_bytes"):
                     o.append(f"memory-limit={int(options['memory_limit_bytes'])}")
-                args.append("-shardplan-search=" + " ".join(o))
+                args += ["-shardplan-search=" + " ".join(o), "-sdy-close-shardings"]
             p = subprocess.run(args, capture_output=True, text=True, timeout=timeout or 600)
             if p.returncode != 0:
                 raise errors.ModuleRejected(f"shardplan-opt rejected the module: "

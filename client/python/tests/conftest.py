@@ -3,7 +3,8 @@
 - sys.path: the client package and the corpus (the venv's .pth file adds them too).
 - `daemon` fixture: starts build/bin/shardpland on a free loopback port with a fresh data dir
   (and a token file when asked), waits for "shardpland: ready", stops it at the end. Skips,
-  saying why, when the daemon is not built.
+  saying why, when the daemon is not built. `planner`: a shardplan.Client on it (or on the
+  daemon at $SHARDPLAN_ADDRESS).
 - `tables`: results the corpus tests record; printed as tables at the end of the run and
   written to $SP_BUILD_DIR/jax-corpus-results.md.
 """
@@ -81,6 +82,18 @@ def daemon():
     d = Daemon()
     yield d
     d.stop()
+
+
+@pytest.fixture(scope="session")
+def planner(request):
+    """A shardplan.Client on the daemon at $SHARDPLAN_ADDRESS when set, else on the daemon this
+    session starts (build/bin/shardpland)."""
+    import shardplan
+    addr = os.environ.get("SHARDPLAN_ADDRESS")
+    if addr:
+        return shardplan.Client(addr, token=os.environ.get("SHARDPLAN_TOKEN") or None,
+                                timeout=300)
+    return shardplan.Client(request.getfixturevalue("daemon").address, timeout=300)
 
 
 @pytest.fixture(scope="session")

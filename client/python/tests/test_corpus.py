@@ -9,8 +9,8 @@
 3. Predicted vs real communication: the plan's collective bytes beside the collectives in the
    compiled HLO; the ratio lies in [0.5, 2] (or both are zero).
 
-The planner is a daemon the suite starts (build/bin/shardpland), or the one at
-$SHARDPLAN_ADDRESS, else build/bin/shardplan-opt through shardplan.LocalPlanner (same Plan).
+The planner is the daemon the suite starts (build/bin/shardpland), or the one at
+$SHARDPLAN_ADDRESS (conftest.py's `planner`).
 """
 from __future__ import annotations
 
@@ -39,17 +39,6 @@ KNOWN_CAUSE = ("JAX's constant-or-scalar merger (newer than the conformance file
 
 def _t(tables, title, header):
     return tables.setdefault(title, (header, []))[1]
-
-
-@pytest.fixture(scope="module")
-def planner(request):
-    """The daemon (started by the test) when it is built, else shardplan-opt in-process."""
-    bin_dir = os.environ.get("SP_BIN_DIR", "")
-    if not os.environ.get("SHARDPLAN_ADDRESS") and \
-            os.access(os.path.join(bin_dir, "shardpland"), os.X_OK):
-        d = request.getfixturevalue("daemon")
-        return shardplan.Client(d.address, timeout=300)
-    return sj.env_client()
 
 
 @pytest.mark.parametrize("name", list(models.MODELS))

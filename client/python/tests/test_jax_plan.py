@@ -1,5 +1,7 @@
-"""shardplan.jax.plan: the user's mesh (shape and device order) is kept, PartitionSpecs are
-accepted as in_shardings, and a function with nothing on a mesh is refused clearly."""
+"""shardplan.jax.plan through the daemon the suite starts: the user's mesh (shape and device
+order) is kept, PartitionSpecs are accepted as in_shardings, the results of JAX's func.call ops
+(jax.nn.relu, nested jits) are planned by the daemon in one request, and a function with nothing
+on a mesh is refused clearly."""
 from __future__ import annotations
 
 import os
@@ -10,6 +12,7 @@ import numpy as np
 import pytest
 from jax.sharding import NamedSharding, PartitionSpec as P
 
+import shardplan
 import shardplan.jax as sj
 
 CLUSTER = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
@@ -27,13 +30,13 @@ def _args():
             jnp.asarray(r.standard_normal((128, 16), np.float32) * 0.1))
 
 
-def test_a_permuted_device_order_is_kept_by_the_plan_and_the_executable():
+def test_a_permuted_device_order_is_kept_by_the_plan_and_the_executable(planner):
     auto = jax.sharding.AxisType.Auto
     devs = np.array(jax.devices()[::-1]).reshape(4, 2)  # 7 6 / 5 4 / ...
     mesh = jax.sharding.Mesh(devs, ("data", "model"), axis_types=(auto, auto))
     args = _args()
     run, plan = sj.plan(_f, *args, mesh=mesh, in_shardings=(P("data"), None, None),
-                        search=True, cluster=CLUSTER, client=sj.env_client())
+                        search=True, cluster=CLUSTER, client=planner)
     # JAX keeps the device order outside the module (the lowering's device assignment); the
     # plan keeps the module's mesh as given, and the executable runs on the user's order.
     assert "sdy.mesh @mesh = <[\"data\"=4, \"model\"=2]>" in plan.module_sdy
@@ -45,14 +48,14 @@ def test_a_permuted_device_order_is_kept_by_the_plan_and_the_executable():
                                atol=1e-4)
 
 
-def test_a_function_with_nothing_on_a_mesh_is_refused_naming_the_fix():
+def test_a_function_with_nothing_on_a_mesh_is_refused_naming_the_fix(planner):
     auto = jax.sharding.AxisType.Auto
     mesh = jax.make_mesh((4, 2), ("data", "model"), axis_types=(auto, auto))
     with pytest.raises(ValueError, match="give at least one NamedSharding or PartitionSpec"):
-        sj.plan(_f, *_args(), mesh=mesh, in_shardings=None, client=sj.env_client())
+        sj.plan(_f, *_args(), mesh=mesh, in_shardings=None, client=planner)
 
 
-def test_plan_keys_arguments_and_results_by_pytree_path():
+def test_plan_keys_arguments_and_results_by_pytree_path(planner):
     auto = jax.sharding.AxisType.Auto
     mesh = jax.make_mesh((4, 2), ("data", "model"), axis_types=(auto, auto))
     x, w1, w2 = _args()
@@ -62,7 +65,7 @@ def test_plan_keys_arguments_and_results_by_pytree_path():
 
     run, plan = sj.plan(g, {"w1": w1, "w2": w2}, x, mesh=mesh,
                         in_shardings=({"w1": P(None, "model"), "w2": None}, P("data")),
-                        client=sj.env_client())
+                        client=planner)
     assert set(plan.args) == {"[0]['w1']", "[0]['w2']", "[1]"}
     assert plan.args["[0]['w1']"] == P(None, "model")
     assert plan.args["[1]"] == P("data")
@@ -72,7 +75,7 @@ def test_plan_keys_arguments_and_results_by_pytree_path():
                                np.asarray(_f(x, w1, w2)), rtol=1e-4, atol=1e-4)
 
 
-def test_an_op_without_a_rule_is_planned_conservatively_with_a_warning():
+def test_an_op_without_a_rule_is_planned_conservatively_with_a_warning(planner):
     auto = jax.sharding.AxisType.Auto
     mesh = jax.make_mesh((4, 2), ("data", "model"), axis_types=(auto, auto))
     x = _args()[0]
@@ -81,7 +84,53 @@ def test_an_op_without_a_rule_is_planned_conservatively_with_a_warning():
         return jax.lax.top_k(jnp.tanh(x), 4)[0] * 2.0
 
     run, plan = sj.plan(top, x, mesh=mesh, in_shardings=(P("data"),), search=True,
-                        cluster=CLUSTER, client=sj.env_client())
+                        cluster=CLUSTER, client=planner)
     assert any("chlo.top_k" in w and "unknown to SDY sharding rule registry" in w
                for w in plan.warnings), plan.warnings
     np.testing.assert_allclose(np.asarray(run(x)), np.asarray(top(x)), rtol=1e-5, atol=1e-5)
+
+
+@jax.jit
+def _inner(h, w):
+    return jnp.tanh(h @ w)
+
+
+def _calls(x, w1, w2):
+    # jax.nn.relu and the nested jit lower to private functions called from @main.
+    return _inner(jax.nn.relu(x @ w1), w2)
+
+
+def _call_results(module: str) -> list:
+    main = module.split("func.func public @main", 1)[1].split("\n  }\n", 1)[0]
+    return [line for line in main.splitlines() if " = call @" in line]
+
+
+def test_the_daemon_plans_func_call_results_in_one_search_request(planner):
+    auto = jax.sharding.AxisType.Auto
+    mesh = jax.make_mesh((4, 2), ("data", "model"), axis_types=(auto, auto))
+    args = _args()
+    before = planner.stats().misses
+    run, plan = sj.plan(_calls, *args, mesh=mesh, in_shardings=(P("data"), P(None, "model"), None),
+                        search=True, cluster=CLUSTER, client=planner)
+    assert planner.stats().misses == before + 1, "the search took more than one request"
+    calls = _call_results(plan.module_sdy)
+    assert len(calls) == 2, plan.module_sdy
+    # Propagation went through the callees: relu keeps the dot's ("data", "model") layout and
+    # the nested jit's result is batch-sharded, as Shardy's pipeline has them (not replicated).
+    assert '@relu' in calls[0] and '[{"data"}, {"model"}]' in calls[0], calls[0]
+    assert '@_inner' in calls[1] and '[{"data"}, {}]' in calls[1], calls[1]
+    assert "?" not in plan.module_sdy.split("func.func public @main", 1)[1], \
+        "a sharding of the plan is left open"
+    assert plan.results["result"] == P("data")
+    np.testing.assert_allclose(np.asarray(run(*args)), np.asarray(_calls(*args)), rtol=1e-4,
+                               atol=1e-4)
+
+
+def test_local_planner_gives_the_daemons_search_plan(planner):
+    auto = jax.sharding.AxisType.Auto
+    mesh = jax.make_mesh((4, 2), ("data", "model"), axis_types=(auto, auto))
+    _, text = sj.lower(_calls, *_args(), mesh=mesh,
+                       in_shardings=(P("data"), P(None, "model"), None))
+    daemon = planner.plan(text, search=True, cluster=CLUSTER)
+    local = shardplan.LocalPlanner().plan(text, search=True, cluster=CLUSTER)
+    assert local.module_sdy == daemon.module_sdy
