@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "ir/op_list.h"
+#include "propagation/data_flow_edges.h"
 #include "propagation/trace.h"
 
 static bool fully_closed(const sp_sharding *s) {
@@ -70,10 +71,8 @@ static void move_after_input(sp_op *c, sp_value *x) {
  * edge of the manual computation's body argument `k` (the computation itself without one). */
 static sp_op *trace_edge_op(sp_op *anchor, int k) {
   if (anchor->kind != SP_OP_SDY_MANUAL_COMPUTATION) return anchor;
-  sp_value *arg = anchor->regions[0].blocks[0]->args[k];
-  for (const sp_use *u = arg->uses; u; u = u->next)
-    if (u->owner->kind == SP_OP_SDY_DATA_FLOW_EDGE) return u->owner;
-  return anchor;
+  sp_op *e = sp_data_flow_edge_of(anchor->regions[0].blocks[0]->args[k]);
+  return e ? e : anchor;
 }
 
 /* The value holding the sharding of edge target `x` (the edge itself, or the edge on the
@@ -81,11 +80,8 @@ static sp_op *trace_edge_op(sp_op *anchor, int k) {
 static sp_value *edge_holder(sp_value *x) {
   if (x->def) return x;
   const sp_op *w = sp_block_parent_op(x->block);
-  if (!w || x->index >= w->nresults) return NULL;
-  for (const sp_use *u = w->results[x->index].uses; u; u = u->next)
-    if (u->owner->kind == SP_OP_SDY_DATA_FLOW_EDGE && u->owner->nresults == 1)
-      return &u->owner->results[0];
-  return NULL;
+  sp_op *e = w && x->index < w->nresults ? sp_data_flow_edge_of(&w->results[x->index]) : NULL;
+  return e ? &e->results[0] : NULL;
 }
 
 /* An edge target keeps no sharding of its own, but the unreduced axes of the constraint are
