@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "search/cost_model.h"
+#include "search/reshard_memo.h"
 #include "test_support.h"
 
 #define NVLINK_BW 3.0e11
@@ -75,6 +76,7 @@ START_TEST(axis_on_one_machine_is_priced_with_nvlink) {
   ck_assert_int_eq(out.n, 4);
   ck_assert_int_eq(out.kind, SP_COLL_ALL_REDUCE);
   assert_close(cm.memory_bytes, 85899345920.0);
+  sp_cost_model_free(&cm);
   sp_cluster_free(c);
 }
 END_TEST
@@ -98,6 +100,7 @@ START_TEST(group_over_two_axes_runs_at_the_slowest_link_of_the_product_group) {
   sp_ft_axis model = ax(1);
   assert_close(sp_cost_collective(&cm, SP_COLL_REDUCE_SCATTER, &model, 1, b, NULL),
                NVLINK_ALPHA + 0.75 * b / NVLINK_BW);
+  sp_cost_model_free(&cm);
   sp_cluster_free(c);
 }
 END_TEST
@@ -111,6 +114,7 @@ START_TEST(compute_divides_the_flops_by_the_devices_sharing_them_and_the_dtype_p
   assert_close(sp_cost_compute(&cm, flops, 8, "bf16"), flops / 8 / 3.12e14);
   assert_close(sp_cost_compute(&cm, flops, 2, "f32"), flops / 2 / 1.95e13);
   ck_assert(sp_cost_compute(&cm, 0, 8, "bf16") == 0.0);
+  sp_cost_model_free(&cm);
   sp_cluster_free(c);
 }
 END_TEST
@@ -129,6 +133,7 @@ static void setup(void) {
 }
 
 static void teardown(void) {
+  sp_cost_model_free(&CM);
   sp_cluster_free(C);
   sp_arena_free(A);
 }
@@ -171,12 +176,18 @@ START_TEST(dropping_an_axis_is_an_all_gather_of_the_gathered_bytes) {
 }
 END_TEST
 
-START_TEST(adding_an_axis_is_a_free_slice) {
+START_TEST(adding_an_axis_is_a_free_all_slice) {
   sp_type *t = f32_2d(1024, 1024);
   const char *from[2] = {"", ""}, *to[2] = {"d", "m"};
   sp_reshard r;
   ck_assert_int_eq(sp_cost_reshard(&CM, t, lay(2, from), lay(2, to), &r), SP_OK);
-  ck_assert_int_eq(r.nsteps, 0);
+  /* One all_slice over both axes, as the export lowers it; it sends nothing. */
+  ck_assert_int_eq(r.nsteps, 1);
+  ck_assert_int_eq(r.steps[0].kind, SP_COLL_ALL_SLICE);
+  ck_assert_int_eq(r.steps[0].naxes, 2);
+  ck_assert_int_eq(r.steps[0].n, 8);
+  assert_close(r.steps[0].bytes, 4 * MIB);   /* what each device held before */
+  ck_assert(r.steps[0].seconds == 0.0);
   ck_assert(r.seconds == 0.0);
 }
 END_TEST
@@ -207,15 +218,26 @@ START_TEST(common_prefix_stays_and_only_the_rest_of_the_dim_is_gathered) {
 }
 END_TEST
 
-START_TEST(axes_out_of_order_in_a_dim_are_gathered_and_sliced_again) {
+START_TEST(axes_out_of_order_in_a_dim_are_one_collective_permute_of_each_shard) {
   sp_type *t = f32_2d(1024, 1024);
   const char *from[2] = {"dm", ""}, *to[2] = {"md", ""};
   sp_reshard r;
   ck_assert_int_eq(sp_cost_reshard(&CM, t, lay(2, from), lay(2, to), &r), SP_OK);
+  /* The export swaps the two axes in place: every device sends its 0.5 MiB shard once. */
   ck_assert_int_eq(r.nsteps, 1);
-  ck_assert_int_eq(r.steps[0].kind, SP_COLL_ALL_GATHER);
+  ck_assert_int_eq(r.steps[0].kind, SP_COLL_COLLECTIVE_PERMUTE);
   ck_assert_int_eq(r.steps[0].n, 8);
-  assert_close(r.steps[0].bytes, 4 * MIB);
+  assert_close(r.steps[0].bytes, 0.5 * MIB);
+  assert_close(r.seconds, NVLINK_ALPHA + 0.5 * MIB / NVLINK_BW);
+}
+END_TEST
+
+START_TEST(a_permute_sends_each_shard_once_and_an_all_slice_sends_nothing) {
+  assert_close(sp_collective_seconds(SP_COLL_COLLECTIVE_PERMUTE, 4, 2e-6, 1e9, 1e6), 2e-6 + 1e-3);
+  ck_assert(sp_collective_seconds(SP_COLL_ALL_SLICE, 8, 2e-6, 1e9, 1e6) == 0.0);
+  ck_assert(sp_collective_seconds(SP_COLL_COLLECTIVE_PERMUTE, 1, 2e-6, 1e9, 1e6) == 0.0);
+  ck_assert_str_eq(sp_collective_name(SP_COLL_ALL_SLICE), "all-slice");
+  ck_assert_str_eq(sp_collective_name(SP_COLL_COLLECTIVE_PERMUTE), "collective-permute");
 }
 END_TEST
 
@@ -224,11 +246,29 @@ START_TEST(a_new_axis_is_sliced_before_the_old_one_is_gathered) {
   const char *from[2] = {"d", ""}, *to[2] = {"", "m"};
   sp_reshard r;
   ck_assert_int_eq(sp_cost_reshard(&CM, t, lay(2, from), lay(2, to), &r), SP_OK);
-  ck_assert_int_eq(r.nsteps, 1);
-  ck_assert_int_eq(r.steps[0].kind, SP_COLL_ALL_GATHER);
+  ck_assert_int_eq(r.nsteps, 2);
+  ck_assert_int_eq(r.steps[0].kind, SP_COLL_ALL_SLICE);
+  ck_assert(r.steps[0].seconds == 0.0);
+  ck_assert_int_eq(r.steps[1].kind, SP_COLL_ALL_GATHER);
   /* After the free slice on "model" each device holds 1/8; gathering "data" yields 1/4. */
-  assert_close(r.steps[0].bytes, 1 * MIB);
+  assert_close(r.steps[1].bytes, 1 * MIB);
   assert_close(r.seconds, NVLINK_ALPHA + 0.5 * 1 * MIB / NVLINK_BW);
+}
+END_TEST
+
+START_TEST(a_layout_change_is_lowered_once_and_priced_for_each_tensor) {
+  const char *from[2] = {"m", ""}, *to[2] = {"", "m"};
+  sp_reshard small, big;
+  ck_assert_int_eq(sp_cost_reshard(&CM, f32_2d(64, 64), lay(2, from), lay(2, to), &small), SP_OK);
+  ck_assert_int_eq(sp_cost_reshard(&CM, f32_2d(1024, 1024), lay(2, from), lay(2, to), &big), SP_OK);
+  int64_t lookups, misses;
+  sp_reshard_memo_stats(CM.memo, &lookups, &misses);
+  ck_assert_int_eq(lookups, 2);
+  ck_assert_int_eq(misses, 1);
+  ck_assert_int_eq(small.nsteps, 1);
+  ck_assert_int_eq(big.nsteps, 1);
+  ck_assert_int_eq(small.steps[0].kind, big.steps[0].kind);
+  assert_close(big.steps[0].bytes, 256 * small.steps[0].bytes);
 }
 END_TEST
 
@@ -294,6 +334,7 @@ static Suite *cost_model_suite(void) {
   tcase_add_test(tc, all_reduce_moves_twice_n_minus_1_over_n_of_the_bytes);
   tcase_add_test(tc, all_to_all_moves_n_minus_1_over_n_squared_of_the_bytes);
   tcase_add_test(tc, a_group_of_one_device_costs_nothing);
+  tcase_add_test(tc, a_permute_sends_each_shard_once_and_an_all_slice_sends_nothing);
   tcase_add_test(tc, axis_on_one_machine_is_priced_with_nvlink);
   tcase_add_test(tc, group_over_two_axes_runs_at_the_slowest_link_of_the_product_group);
   tcase_add_test(tc, compute_divides_the_flops_by_the_devices_sharing_them_and_the_dtype_peak);
@@ -302,11 +343,12 @@ static Suite *cost_model_suite(void) {
   tcase_add_checked_fixture(tc, setup, teardown);
   tcase_add_test(tc, local_bytes_divide_the_tensor_by_every_axis_that_shards_it);
   tcase_add_test(tc, dropping_an_axis_is_an_all_gather_of_the_gathered_bytes);
-  tcase_add_test(tc, adding_an_axis_is_a_free_slice);
+  tcase_add_test(tc, adding_an_axis_is_a_free_all_slice);
   tcase_add_test(tc, moving_an_axis_to_another_dim_is_an_all_to_all);
   tcase_add_test(tc, common_prefix_stays_and_only_the_rest_of_the_dim_is_gathered);
-  tcase_add_test(tc, axes_out_of_order_in_a_dim_are_gathered_and_sliced_again);
+  tcase_add_test(tc, axes_out_of_order_in_a_dim_are_one_collective_permute_of_each_shard);
   tcase_add_test(tc, a_new_axis_is_sliced_before_the_old_one_is_gathered);
+  tcase_add_test(tc, a_layout_change_is_lowered_once_and_priced_for_each_tensor);
   tcase_add_test(tc, the_same_layout_costs_nothing);
   tcase_add_test(tc, layout_round_trips_through_a_closed_sharding_keeping_replicated_axes);
   tcase_add_test(tc, sharding_naming_an_unknown_axis_is_an_error_naming_it);

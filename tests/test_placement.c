@@ -224,6 +224,8 @@ START_TEST(axis_traffic_adds_up_the_collectives_of_each_axis) {
       case SP_COLL_REDUCE_SCATTER: sent = (n - 1) / n * c->bytes; break;
       case SP_COLL_ALL_REDUCE: sent = 2 * (n - 1) / n * c->bytes; break;
       case SP_COLL_ALL_TO_ALL: sent = (n - 1) / (n * n) * c->bytes; break;
+      case SP_COLL_COLLECTIVE_PERMUTE: sent = c->bytes; break;
+      case SP_COLL_ALL_SLICE: sent = 0; break;
     }
     for (int k = 0; k < c->naxes; k++) want[c->axes[k].axis] += sent;
   }

@@ -9,6 +9,7 @@
 #include "export/call_graph.h"
 #include "export/debug_info.h"
 #include "export/explicit_reshards.h"
+#include "export/permutation_factors.h"
 #include "export/export_pipeline.h"
 #include "export/func_edges.h"
 #include "export/meshes.h"
@@ -81,6 +82,14 @@ static int pass_reshard_to_collectives(sp_module *m, const char *options, sp_err
   return rc ? rc : sp_export_reshard_to_collectives(m, keep, err);
 }
 
+static int pass_permutation_factors(sp_module *m, const char *options, sp_err *err) {
+  bool halo = false;
+  static const char *const keys[] = {"enable-halo-exchange"};
+  bool *outs[] = {&halo};
+  int rc = sp_export_parse_bools("sdy-resolve-permutation-factors", options, keys, outs, 1, err);
+  return rc ? rc : sp_export_resolve_permutation_factors(m, halo, err);
+}
+
 const sp_export_pass sp_export_passes[] = {
     {"sdy-remove-propagation-debug-info", pass_remove_debug_info, "remove propagation's debugging attributes"},
     {"sdy-drop-sharding-rules", pass_drop_rules, "remove non-custom sdy.sharding_rule attributes"},
@@ -100,5 +109,6 @@ const sp_export_pass sp_export_passes[] = {
     {"sdy-close-shardings", pass_close, "close every sharding, drop replicated lists"},
     {"sdy-insert-explicit-reshards", pass_explicit_reshards, "explicit reshards and all-reduces (enable-full-version)"},
     {"sdy-reshard-to-collectives", pass_reshard_to_collectives, "reshards to all_slice/all_to_all/all_gather/collective_permute (keep-redundant-reshards)"},
+    {"sdy-resolve-permutation-factors", pass_permutation_factors, "replicate dims that permutation factors or non-divisible reshapes would move (enable-halo-exchange)"},
     {"sdy-export-pipeline", sp_export_pipeline_pass, "Shardy's export passes in order (see export/export_pipeline.h for options)"},
     {NULL, NULL, NULL}};

@@ -130,27 +130,51 @@ static sp_sharding *layout_sharding(sp_arena *a, const sp_mesh *mesh, const layo
 /* ---------------------------------------------------------------- ops */
 
 typedef struct emitter {
-  sp_module *m;
+  sp_module *m;           /* NULL when recording */
+  sp_arena *a;            /* where new shardings and attributes go */
   const sp_mesh *mesh;
   sp_op *reshard;
   sp_value *cur;          /* the value the next collective reads */
   const sp_sharding *like;
   bool oom;
+  /* Recording (sp_reshard_to_collectives_steps): the steps instead of ops. */
+  sp_reshard_step *steps;
+  int nsteps, cap;
+  bool full;              /* a step beyond cap */
+  const sp_sharding *cur_s;
 } emitter;
 
-static sp_op *emit(emitter *e, const char *name, const layout *after, const sp_attr *lead) {
-  sp_value *in = e->cur;
-  sp_op *op = sp_op_create(e->m->arena, name, 1, &in, 1, &in->type, 0);
-  sp_sharding *s = op ? layout_sharding(e->m->arena, e->mesh, after, e->like) : NULL;
-  if (!s || (lead && sp_attrs_set(e->m->arena, &op->attrs, lead))) {
+static bool emit(emitter *e, const char *name, const layout *after, const sp_attr *lead) {
+  sp_sharding *s = layout_sharding(e->a, e->mesh, after, e->like);
+  if (!s) {
     e->oom = true;
-    return NULL;
+    return false;
+  }
+  if (e->steps) {
+    if (e->nsteps == e->cap) {
+      e->full = true;
+      return false;
+    }
+    sp_reshard_step *st = &e->steps[e->nsteps++];
+    st->op = name;
+    st->before = e->cur_s;
+    st->after = s;
+    memset(&st->axes, 0, sizeof st->axes);
+    if (lead) st->axes = *lead;
+    e->cur_s = s;
+    return true;
+  }
+  sp_value *in = e->cur;
+  sp_op *op = sp_op_create(e->a, name, 1, &in, 1, &in->type, 0);
+  if (!op || (lead && sp_attrs_set(e->a, &op->attrs, lead))) {
+    e->oom = true;
+    return false;
   }
   op->loc = e->reshard->loc;
   op->results[0].sharding = s;
   sp_op_insert_before(e->reshard, op);
   e->cur = &op->results[0];
-  return op;
+  return true;
 }
 
 static sp_attr dim_axes_attr(sp_arena *a, const char *name, const sp_mesh *mesh,
@@ -211,7 +235,7 @@ static bool lower(emitter *e, const sp_sharding *from, const sp_sharding *to, in
       }
     }
   if (any_pieces(&moved)) {
-    sp_attr at = dim_axes_attr(e->m->arena, "slicing_axes", e->mesh, &moved, &e->oom);
+    sp_attr at = dim_axes_attr(e->a, "slicing_axes", e->mesh, &moved, &e->oom);
     /* The slice reaches the layout before the replacements. */
     if (e->oom) goto done;
     if (permute) {
@@ -219,10 +243,10 @@ static bool lower(emitter *e, const sp_sharding *from, const sp_sharding *to, in
       bool ok2 = to_layout(e->mesh, from, from, to, rank, &before);
       if (ok2)
         for (int d = 0; d < rank; d++) append(&before.dims[d], moved.dims[d].v, moved.dims[d].n);
-      sp_op *sl = ok2 ? emit(e, "sdy.all_slice", &before, &at) : NULL;
+      bool sl = ok2 && emit(e, "sdy.all_slice", &before, &at);
       free(before.dims);
       if (!sl) {
-        e->oom = true;
+        e->oom |= !ok2;
         goto done;
       }
     } else if (!emit(e, "sdy.all_slice", &cur, &at)) {
@@ -278,11 +302,11 @@ static bool lower(emitter *e, const sp_sharding *from, const sp_sharding *to, in
       bool match = true;
       for (int i = 0; i < k && match; i++) match = sp_axis_ref_equal(&cs->v[pos + i], &tt->v[ct->n + i]);
       if (!match) continue;
-      sp_all_to_all_param *p = sp_arena_calloc(e->m->arena, 1, sizeof *p);
+      sp_all_to_all_param *p = sp_arena_calloc(e->a, 1, sizeof *p);
       int n;
       dim_pieces mv = {0};
       append(&mv, &cs->v[pos], k);
-      if (!p || !(p->axes = merged(e->m->arena, e->mesh, &mv, &n))) {
+      if (!p || !(p->axes = merged(e->a, e->mesh, &mv, &n))) {
         e->oom = true;
         goto done;
       }
@@ -308,7 +332,7 @@ static bool lower(emitter *e, const sp_sharding *from, const sp_sharding *to, in
     c->n = start;
   }
   if (any_pieces(&moved)) {
-    sp_attr at = dim_axes_attr(e->m->arena, "gathering_axes", e->mesh, &moved, &e->oom);
+    sp_attr at = dim_axes_attr(e->a, "gathering_axes", e->mesh, &moved, &e->oom);
     if (e->oom || !emit(e, "sdy.all_gather", &cur, &at)) goto done;
   }
   /* collective_permute */
@@ -317,7 +341,7 @@ done:
   free(cur.dims);
   free(tgt.dims);
   free(moved.dims);
-  return ok && !e->oom;
+  return ok && !e->oom && !e->full;
 }
 
 static bool same_mesh(const sp_module *m, const sp_sharding *a, const sp_sharding *b) {
@@ -344,7 +368,8 @@ static int lower_reshard(sp_module *m, sp_op *rs, bool keep_redundant) {
   if (rank < 0 || rank != to->rank || (from && from->rank != rank)) return SP_OK;
   if (!same_unreduced(from, to)) return SP_OK;
   bool from_empty = sp_sharding_is_unsharded(from), to_empty = sp_sharding_is_unsharded(to);
-  emitter e = {m, sp_sharding_mesh(m, to), rs, in, to, false};
+  emitter e = {.m = m, .a = m->arena, .mesh = sp_sharding_mesh(m, to), .reshard = rs, .cur = in,
+               .like = to};
   if (from_empty && to_empty) {
     if (keep_redundant) return SP_OK;
   } else if (from && !same_mesh(m, from, to)) {
@@ -359,7 +384,7 @@ static int lower_reshard(sp_module *m, sp_op *rs, bool keep_redundant) {
     }
     sp_attr at = dim_axes_attr(m->arena, "gathering_axes", e.mesh, &moved, &e.oom);
     layout none = {rank, calloc((size_t)(rank ? rank : 1), sizeof(dim_pieces))};
-    sp_op *g = !e.oom && none.dims ? emit(&e, "sdy.all_gather", &none, &at) : NULL;
+    bool g = !e.oom && none.dims && emit(&e, "sdy.all_gather", &none, &at);
     free(moved.dims);
     free(none.dims);
     if (!g) return SP_ENOMEM;
@@ -373,6 +398,18 @@ static int lower_reshard(sp_module *m, sp_op *rs, bool keep_redundant) {
   }
   sp_value_replace_all_uses(&rs->results[0], e.cur);
   sp_op_erase(rs);
+  return SP_OK;
+}
+
+int sp_reshard_to_collectives_steps(sp_arena *a, const sp_mesh *mesh, const sp_sharding *from,
+                                    const sp_sharding *to, int rank, sp_reshard_step *steps,
+                                    int cap, int *n) {
+  *n = 0;
+  if (sp_sharding_is_unsharded(from) && sp_sharding_is_unsharded(to)) return SP_OK;
+  if (sp_sharding_same_axes(from, to)) return SP_OK;
+  emitter e = {.a = a, .mesh = mesh, .like = to, .steps = steps, .cap = cap, .cur_s = from};
+  if (!lower(&e, from, to, rank)) return e.oom ? SP_ENOMEM : SP_EUNSUPPORTED;
+  *n = e.nsteps;
   return SP_OK;
 }
 

@@ -27,9 +27,29 @@
 
 #include <stdbool.h>
 
+#include "ir/arena.h"
 #include "ir/err.h"
 #include "ir/ir.h"
 
 int sp_export_reshard_to_collectives(sp_module *m, bool keep_redundant, sp_err *err);
+
+/* One collective of a reshard's lowering, as data: the op it would be ("sdy.all_slice",
+ * "sdy.collective_permute", "sdy.all_to_all", "sdy.all_gather"), the sharding it reads and the
+ * one it produces, and its axes attribute (slicing_axes, params, gathering_axes; kind 0 for a
+ * permute). */
+typedef struct sp_reshard_step {
+  const char *op;
+  const sp_sharding *before, *after;
+  sp_attr axes;
+} sp_reshard_step;
+
+/* The collectives the pass lowers a reshard from `from` to `to` (NULL: unsharded; both on
+ * `mesh`, rank `rank`, no unreduced axes changing) into, in order, without creating ops: what
+ * the cost search prices. *n = 0 when the reshard is redundant. Shardings and attributes are
+ * allocated from `a`. SP_EUNSUPPORTED when the pass would keep the reshard (or it needs more
+ * than `cap` steps), SP_ENOMEM. */
+int sp_reshard_to_collectives_steps(sp_arena *a, const sp_mesh *mesh, const sp_sharding *from,
+                                    const sp_sharding *to, int rank, sp_reshard_step *steps,
+                                    int cap, int *n);
 
 #endif /* SP_EXPORT_RESHARD_TO_COLLECTIVES_H */

@@ -7,6 +7,7 @@
 
 #include "export/export_passes.h"
 #include "export/export_pipeline.h"
+#include "plan/exported.h"
 #include "propagation/import_passes.h"
 #include "propagation/pipeline.h"
 #include "propagation/prop_passes.h"
@@ -25,6 +26,8 @@ static int run_search(sp_module *m, const char *options, sp_pass_ctx *ctx, sp_er
   ov.cluster = ctx->cluster;
   ctx->has_summary = false;
   int rc = sp_search_pass_with(m, options, &ov, &ctx->summary, err);
+  /* The plan's collectives are the ones the export inserts (plan/exported.h). */
+  if (!rc) rc = sp_plan_use_exported_collectives(m, &ctx->summary, err);
   ctx->has_summary = rc == SP_OK;
   return rc;
 }

@@ -19,6 +19,7 @@
 #include "ir/diag.h"
 #include "ir/verify.h"
 #include "mlir/mlir.h"
+#include "plan/exported.h"
 #include "plan/passes.h"
 #include "plan/plan_int.h"
 #include "propagation/conflict.h"
@@ -153,6 +154,8 @@ int sp_plan_run(const sp_plan_input *in, const sp_cluster *cluster, const sp_pla
     ov.placement = o->placement;
     ov.mesh_shape = o->mesh_shape;
     if ((rc = sp_search_pass_with(m, o->search_options, &ov, &ctx.summary, err))) goto done;
+    /* The plan reports and prices the collectives the export inserts (plan/exported.h). */
+    if ((rc = sp_plan_use_exported_collectives(m, &ctx.summary, err))) goto done;
     ctx.has_summary = true;
     if (close_after && (rc = sp_export_close_shardings(m, err))) goto done;
   }

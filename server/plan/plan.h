@@ -20,8 +20,8 @@
  *   - the module as sdy text (what shardplan-opt prints);
  *   - each op's factor table before and after propagation and every conflict met (the JSON of
  *     propagation/report.h and propagation/conflict.h, kept as cJSON);
- *   - with the search: every collective (kind, axes, bytes, estimated time, the value and op
- *     by position), the cost totals (compute, communication, resharding, total, peak memory
+ *   - with the search: every collective the export passes insert for the chosen shardings
+ *     (plan/exported.h; kind, axes, bytes, estimated time, the value and op by position), the cost totals (compute, communication, resharding, total, peak memory
  *     per device, memory limit), solver statistics (status, cost, bound, gap, seconds, model
  *     size before and after the solver's reductions), the mesh shape and rank mapping
  *     (device_of: mesh coordinate -> cluster device);
@@ -115,7 +115,8 @@ typedef struct sp_plan_op {
 } sp_plan_op;
 
 typedef struct sp_plan_collective {
-  const char *kind;     /* "all-gather", "reduce-scatter", "all-reduce", "all-to-all" */
+  const char *kind;     /* "all-gather", "reduce-scatter", "all-reduce", "all-to-all",
+                           "all-slice" (free), "collective-permute" */
   const char *axes;     /* "\"data\", \"model\"" */
   int64_t group_size;   /* devices in one group */
   double bytes;         /* of the whole tensor moved */

@@ -2,11 +2,14 @@
  * cost_model.c - compute, collective, resharding and memory costs (see cost_model.h).
  *
  * Everything here is arithmetic on layouts and the per-axis link costs read once by
- * sp_cost_model_init; nothing allocates except the layout constructors.
+ * sp_cost_model_init; nothing allocates except the layout constructors, the model's reshard
+ * memo and sp_cost_collective_op's scratch layouts.
  */
 #include "search/cost_model.h"
 
 #include <string.h>
+
+#include "search/reshard_memo.h"
 
 /* ------------------------------------------------------------------ collectives */
 
@@ -16,6 +19,8 @@ const char *sp_collective_name(sp_collective_kind k) {
     case SP_COLL_REDUCE_SCATTER: return "reduce-scatter";
     case SP_COLL_ALL_REDUCE: return "all-reduce";
     case SP_COLL_ALL_TO_ALL: return "all-to-all";
+    case SP_COLL_ALL_SLICE: return "all-slice";
+    case SP_COLL_COLLECTIVE_PERMUTE: return "collective-permute";
   }
   return "?";
 }
@@ -29,6 +34,8 @@ double sp_collective_seconds(sp_collective_kind k, int64_t n, double alpha, doub
     case SP_COLL_REDUCE_SCATTER: frac = (dn - 1) / dn; break;
     case SP_COLL_ALL_REDUCE: frac = 2 * (dn - 1) / dn; break;
     case SP_COLL_ALL_TO_ALL: frac = (dn - 1) / (dn * dn); break;
+    case SP_COLL_COLLECTIVE_PERMUTE: frac = 1; break;
+    case SP_COLL_ALL_SLICE:
     default: return 0.0;
   }
   return alpha + frac * bytes / bandwidth;
@@ -186,7 +193,14 @@ int sp_cost_model_init(sp_cost_model *cm, const sp_cluster *c, const sp_mesh *me
     return sp_err_set(err, SP_EINVAL, "mesh device %d is not a device of the cluster",
                       cm->device0);
   cm->memory_bytes = sp_cluster_device_memory(c, cm->device0);
+  cm->memo = sp_reshard_memo_new(mesh);
+  if (!cm->memo) return sp_err_set(err, SP_ENOMEM, "out of memory");
   return SP_OK;
+}
+
+void sp_cost_model_free(sp_cost_model *cm) {
+  sp_reshard_memo_free(cm->memo);
+  cm->memo = NULL;
 }
 
 double sp_cost_collective(const sp_cost_model *cm, sp_collective_kind k, const sp_ft_axis *axes,
@@ -230,73 +244,151 @@ double sp_cost_local_bytes(const sp_cost_model *cm, const sp_type *type, const s
   return sp_cost_tensor_bytes(type) / (double)sp_layout_shards(l, cm->mesh);
 }
 
-/* ------------------------------------------------------------------ resharding */
+/* ------------------------------------------------------------------ collective shapes */
 
-/* Whether some axis of `l` overlaps mesh axis part `x` (same axis, overlapping range). */
-static bool layout_overlaps(const sp_mesh *m, const sp_layout *l, sp_ft_axis x) {
-  for (int i = 0; i < l->start[l->rank]; i++) {
-    sp_ft_axis y = l->axes[i];
-    if (y.axis != x.axis) continue;
-    if (sp_ft_axis_contains(m, y, x) || sp_ft_axis_contains(m, x, y)) return true;
-    int64_t px = sp_ft_axis_pre(x), nx = px * sp_ft_axis_size(m, x);
-    int64_t py = sp_ft_axis_pre(y), ny = py * sp_ft_axis_size(m, y);
-    if (px < ny && py < nx) return true;
+static int shape_kind(const char *op_name, sp_collective_kind *k) {
+  static const struct { const char *name; sp_collective_kind kind; } names[] = {
+      {"sdy.all_gather", SP_COLL_ALL_GATHER},       {"sdy.reduce_scatter", SP_COLL_REDUCE_SCATTER},
+      {"sdy.all_reduce", SP_COLL_ALL_REDUCE},       {"sdy.all_to_all", SP_COLL_ALL_TO_ALL},
+      {"sdy.all_slice", SP_COLL_ALL_SLICE},         {"sdy.collective_permute", SP_COLL_COLLECTIVE_PERMUTE}};
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+    if (strcmp(op_name, names[i].name) == 0) {
+      *k = names[i].kind;
+      return SP_OK;
+    }
+  return SP_EINVAL;
+}
+
+static int push_axis(const sp_mesh *mesh, const sp_axis_ref *r, sp_reshard_shape *out,
+                     sp_err *err) {
+  if (out->naxes == SP_MAX_MESH_AXES_CLUSTER)
+    return sp_err_set(err, SP_EINVAL, "more than %d axes in one collective",
+                      SP_MAX_MESH_AXES_CLUSTER);
+  if (sp_ft_axis_from_ref(mesh, r, &out->axes[out->naxes]))
+    return sp_err_set(err, SP_EINVAL, "axis \"%s\" is not in the mesh", r->name);
+  out->naxes++;
+  return SP_OK;
+}
+
+/* The axes of a collective_permute: every mesh axis some part of which is not at the same
+ * place (dimension, position, part) in both layouts, in mesh order. */
+static void permute_axes(const sp_mesh *mesh, const sp_layout *x, const sp_layout *y,
+                         sp_reshard_shape *out) {
+  for (int a = 0; a < mesh->naxes && out->naxes < SP_MAX_MESH_AXES_CLUSTER; a++) {
+    bool moved = false;
+    for (int w = 0; w < 2 && !moved; w++) {
+      const sp_layout *p = w ? y : x, *q = w ? x : y;
+      for (int d = 0; d < p->rank && !moved; d++)
+        for (int i = p->start[d]; i < p->start[d + 1] && !moved; i++) {
+          if (p->axes[i].axis != a) continue;
+          int k = i - p->start[d];
+          moved = k >= sp_layout_dim_naxes(q, d) ||
+                  !sp_ft_axis_equal(q->axes[q->start[d] + k], p->axes[i]);
+        }
+    }
+    if (moved) out->axes[out->naxes++] = (sp_ft_axis){a, 1, mesh->axes[a].size};
   }
-  return false;
 }
 
-/* The dim of `l` holding exactly `x`, or -1. */
-static int layout_dim_of(const sp_layout *l, sp_ft_axis x) {
-  for (int d = 0; d < l->rank; d++)
-    for (int i = l->start[d]; i < l->start[d + 1]; i++)
-      if (sp_ft_axis_equal(l->axes[i], x)) return d;
-  return -1;
+int sp_collective_shape(const sp_mesh *mesh, const char *op_name, const sp_attr *axes,
+                        const sp_sharding *before, const sp_sharding *after, int rank,
+                        sp_reshard_shape *out, sp_err *err) {
+  memset(out, 0, sizeof *out);
+  if (shape_kind(op_name, &out->kind))
+    return sp_err_set(err, SP_EINVAL, "'%s' is not a collective the cost model prices", op_name);
+  sp_arena *a = sp_arena_new(0);
+  if (!a) return sp_err_set(err, SP_ENOMEM, "out of memory");
+  sp_layout *lb, *la;
+  int rc = sp_layout_from_sharding(a, before, rank, mesh, &lb, err);
+  if (!rc) rc = sp_layout_from_sharding(a, after, rank, mesh, &la, err);
+  if (rc) goto done;
+  out->shards_before = sp_layout_shards(lb, mesh);
+  out->shards_after = sp_layout_shards(la, mesh);
+  if (out->kind == SP_COLL_COLLECTIVE_PERMUTE) {
+    permute_axes(mesh, lb, la, out);
+  } else if (axes && axes->kind == SP_ATTR_AXES) {
+    for (int i = 0; !rc && i < axes->u.axes.n; i++) rc = push_axis(mesh, &axes->u.axes.v[i], out, err);
+  } else if (axes && axes->kind == SP_ATTR_DIM_AXES) {
+    for (int d = 0; !rc && d < axes->u.dim_axes.n; d++)
+      for (int i = 0; !rc && i < axes->u.dim_axes.v[d].naxes; i++)
+        rc = push_axis(mesh, &axes->u.dim_axes.v[d].axes[i], out, err);
+  } else if (axes && axes->kind == SP_ATTR_ALL_TO_ALL) {
+    for (int p = 0; !rc && p < axes->u.all_to_all.n; p++)
+      for (int i = 0; !rc && i < axes->u.all_to_all.v[p].naxes; i++)
+        rc = push_axis(mesh, &axes->u.all_to_all.v[p].axes[i], out, err);
+  } else {
+    rc = sp_err_set(err, SP_EINVAL, "%s without its axes", op_name);
+  }
+done:
+  sp_arena_free(a);
+  return rc;
 }
 
-/* Length of the common prefix of dim d in the two layouts. */
-static int common_prefix(const sp_layout *x, const sp_layout *y, int d) {
-  int nx = sp_layout_dim_naxes(x, d), ny = sp_layout_dim_naxes(y, d), k = 0;
-  while (k < nx && k < ny && sp_ft_axis_equal(x->axes[x->start[d] + k], y->axes[y->start[d] + k]))
-    k++;
-  return k;
+/* B of a collective (see the top comment of cost_model.h) from a device's bytes around it. */
+static double group_bytes(sp_collective_kind k, int64_t n, double before, double after) {
+  switch (k) {
+    case SP_COLL_ALL_GATHER: return after;
+    case SP_COLL_ALL_TO_ALL: return before * (double)n;
+    case SP_COLL_REDUCE_SCATTER:
+    case SP_COLL_ALL_REDUCE:
+    case SP_COLL_ALL_SLICE:
+    case SP_COLL_COLLECTIVE_PERMUTE: return before;
+  }
+  return before;
 }
+
+double sp_cost_shape(const sp_cost_model *cm, const sp_type *type, const sp_reshard_shape *sh,
+                     sp_collective *out) {
+  double bytes = sp_cost_tensor_bytes(type);
+  int64_t n = 1;
+  for (int i = 0; i < sh->naxes; i++) n *= sp_ft_axis_size(cm->mesh, sh->axes[i]);
+  double b = group_bytes(sh->kind, n, bytes / (double)sh->shards_before,
+                         bytes / (double)sh->shards_after);
+  return sp_cost_collective(cm, sh->kind, sh->axes, sh->naxes, b, out);
+}
+
+int sp_cost_collective_op(const sp_cost_model *cm, const sp_op *op, sp_collective *out,
+                          sp_err *err) {
+  static const char *const attr_names[] = {"gathering_axes", "slicing_axes", "params",
+                                           "reduction_axes", "reduce_scatter_axes"};
+  if (op->noperands != 1 || op->nresults != 1 || !op->operands[0].value)
+    return sp_err_set(err, SP_EINVAL, "%s: not a collective of one tensor", op->name);
+  const sp_attr *axes = NULL;
+  for (size_t i = 0; !axes && i < sizeof attr_names / sizeof attr_names[0]; i++)
+    axes = sp_op_attr(op, attr_names[i]);
+  const sp_type *t = op->results[0].type;
+  int rank = t && t->kind == SP_TYPE_TENSOR ? t->rank : 0;
+  sp_reshard_shape sh;
+  int rc = sp_collective_shape(cm->mesh, op->name, axes, op->operands[0].value->sharding,
+                               op->results[0].sharding, rank, &sh, err);
+  if (rc) return rc;
+  sp_cost_shape(cm, t, &sh, out);
+  return SP_OK;
+}
+
+/* ------------------------------------------------------------------ resharding */
 
 int sp_cost_reshard(const sp_cost_model *cm, const sp_type *type, const sp_layout *from,
                     const sp_layout *to, sp_reshard *out) {
-  memset(out, 0, sizeof *out);
+  out->nsteps = 0;
+  out->seconds = 0;
   if (from->rank != to->rank) return SP_EINVAL;
-  const sp_mesh *m = cm->mesh;
-  double local = sp_cost_local_bytes(cm, type, from);
-
-  /* Slices of axes the source does not hold at all come first: they only shrink the data. */
-  for (int i = 0; i < to->start[to->rank]; i++)
-    if (!layout_overlaps(m, from, to->axes[i])) local /= (double)sp_ft_axis_size(m, to->axes[i]);
-
-  sp_ft_axis moved[SP_MAX_MESH_AXES_CLUSTER], gathered[SP_MAX_MESH_AXES_CLUSTER];
-  int nmoved = 0, ngathered = 0;
-  int64_t nmove = 1, ngather = 1;
-  for (int d = 0; d < from->rank; d++) {
-    for (int i = from->start[d] + common_prefix(from, to, d); i < from->start[d + 1]; i++) {
-      sp_ft_axis x = from->axes[i];
-      int td = layout_dim_of(to, x);
-      if (td >= 0 && td != d && nmoved < SP_MAX_MESH_AXES_CLUSTER) {
-        moved[nmoved++] = x;
-        nmove *= sp_ft_axis_size(m, x);
-      } else if (ngathered < SP_MAX_MESH_AXES_CLUSTER) {
-        gathered[ngathered++] = x;
-        ngather *= sp_ft_axis_size(m, x);
-      }
-    }
+  if (sp_layout_equal(from, to)) return SP_OK;
+  const sp_reshard_shape *steps;
+  int n;
+  int rc = sp_reshard_memo_get(cm->memo, from, to, &steps, &n);
+  if (rc == SP_EUNSUPPORTED) {
+    /* Kept as a reshard: priced as gathering everything, then slicing. */
+    sp_reshard_shape g = {.kind = SP_COLL_ALL_GATHER, .shards_before = sp_layout_shards(from, cm->mesh),
+                          .shards_after = 1};
+    for (int i = 0; i < from->start[from->rank] && g.naxes < SP_MAX_MESH_AXES_CLUSTER; i++)
+      g.axes[g.naxes++] = from->axes[i];
+    out->seconds = sp_cost_shape(cm, type, &g, &out->steps[out->nsteps++]);
+    return SP_OK;
   }
-  if (nmoved) {
-    sp_collective *c = &out->steps[out->nsteps++];
-    out->seconds += sp_cost_collective(cm, SP_COLL_ALL_TO_ALL, moved, nmoved,
-                                       local * (double)nmove, c);
-  }
-  if (ngathered) {
-    local *= (double)ngather;
-    sp_collective *c = &out->steps[out->nsteps++];
-    out->seconds += sp_cost_collective(cm, SP_COLL_ALL_GATHER, gathered, ngathered, local, c);
-  }
+  if (rc) return rc;
+  for (int k = 0; k < n; k++)
+    out->seconds += sp_cost_shape(cm, type, &steps[k],
+                                  out->nsteps < SP_RESHARD_MAX_STEPS ? &out->steps[out->nsteps++] : NULL);
   return SP_OK;
 }

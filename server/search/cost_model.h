@@ -1,34 +1,36 @@
 /*
  * cost_model.h - what a sharded program costs on a cluster: compute, collectives, resharding
- * and per-device bytes.
+ * and per-device bytes. The formulas are in docs/cost-model.md.
  *
  * A layout is a tensor's sharding as the search sees it: per dimension the mesh axes (or
  * sub-axes) that split it, major first. A mesh placed on a cluster gets, per axis, the alpha
  * (latency, s) and bandwidth (bytes/s) of the slowest link its groups cross
- * (sp_cluster_axis_costs). Every collective follows the alpha-beta formulas of DESIGN.md
- * section 5, with n the devices of one group and B the bytes of the whole tensor the group
- * moves:
- *   all-gather, reduce-scatter   alpha + (n-1)/n   * B / bw   (B: the gathered / unreduced tensor)
- *   all-reduce                   alpha + 2(n-1)/n  * B / bw   (B: the tensor being reduced)
- *   all-to-all                   alpha + (n-1)/n^2 * B / bw   (B: the group's whole tensor)
+ * (sp_cluster_axis_costs). Every collective follows an alpha-beta formula (DESIGN.md section
+ * 5), with n the devices of one group and B the bytes given per kind:
+ *   all-gather          alpha + (n-1)/n   * B / bw   (B: the gathered tensor of one group)
+ *   reduce-scatter      alpha + (n-1)/n   * B / bw   (B: the unreduced tensor of one device)
+ *   all-reduce          alpha + 2(n-1)/n  * B / bw   (B: the tensor a device reduces)
+ *   all-to-all          alpha + (n-1)/n^2 * B / bw   (B: the group's whole tensor, n x a shard)
+ *   collective-permute  alpha + B / bw               (B: the shard each device sends)
+ *   all-slice           0                            (local: each device keeps a part)
  * A collective over several axes runs as one collective over their product group: n is the
  * product of the sizes, alpha the largest and bw the smallest of the axes' (the group crosses
  * every link those axes cross, so it runs at the slowest one). A sub-axis is priced with the
- * link of its axis.
+ * link of its axis. A collective_permute's axes are the mesh axes whose place in the layout
+ * changes (sp_collective_shape).
  *
- * Resharding from one layout to another (sp_cost_reshard) is priced as: first slice every
- * target axis the source does not use at all (free: each device keeps a part of what it holds),
- * then move each source axis that must leave its place: to another dimension that wants it
- * (one all-to-all over all such axes), else away (one all-gather over all such axes); the
- * target's remaining axes are then sliced (free). The axes a dimension keeps are the common
- * prefix of its source and target lists.
+ * Resharding from one layout to another (sp_cost_reshard) is priced as the collectives the
+ * export lowers that reshard into (export/reshard_to_collectives.h: all_slice, then
+ * collective_permute, all_to_all, all_gather, collective_permute, each when needed), found once
+ * per distinct pair of layouts (search/reshard_memo.h): the search prices exactly what the plan
+ * will run.
  *
  * Compute: FLOPs / devices sharing the work / the peak FLOP/s of the mesh's device type for
  * the element type (sp_cluster_device_flops). Element-wise work is priced the same way (the
  * model has no memory-bandwidth term).
  *
  * Memory: plain structs and caller-owned arrays; layouts built here are allocated from the
- * arena passed in. Pure functions, no printing.
+ * arena passed in. A model owns its reshard memo: sp_cost_model_free releases it. No printing.
  */
 #ifndef SP_SEARCH_COST_MODEL_H
 #define SP_SEARCH_COST_MODEL_H
@@ -51,10 +53,13 @@ typedef enum sp_collective_kind {
   SP_COLL_ALL_GATHER = 0,
   SP_COLL_REDUCE_SCATTER,
   SP_COLL_ALL_REDUCE,
-  SP_COLL_ALL_TO_ALL
+  SP_COLL_ALL_TO_ALL,
+  SP_COLL_ALL_SLICE,
+  SP_COLL_COLLECTIVE_PERMUTE
 } sp_collective_kind;
 
-/* "all-gather", "reduce-scatter", "all-reduce", "all-to-all". */
+/* "all-gather", "reduce-scatter", "all-reduce", "all-to-all", "all-slice",
+ * "collective-permute". */
 const char *sp_collective_name(sp_collective_kind k);
 
 /* The formula for one group of `n` devices (n <= 1 costs nothing), `bytes` = B as above. */
@@ -96,19 +101,24 @@ void sp_layout_print(sp_strbuf *sb, const sp_layout *l, const sp_mesh *mesh);
 
 /* ------------------------------------------------------------------ the model */
 
+struct sp_reshard_memo;
+
 typedef struct sp_cost_model {
   const sp_cluster *cluster;
   const sp_mesh *mesh;
   int device0;          /* the cluster device of mesh coordinate 0 (its type prices compute) */
   sp_axis_cost axis[SP_MAX_MESH_AXES_CLUSTER];
   double memory_bytes;  /* of device0 */
+  struct sp_reshard_memo *memo;  /* the lowered layout changes (owned) */
 } sp_cost_model;
 
 /* Places `mesh` on `c` (device_of: see sp_cluster_axis_costs; NULL = the mesh's device ids or
  * the identity) and reads the per-axis link costs. SP_EINVAL when the mesh does not fit the
- * cluster or has more than SP_MAX_MESH_AXES_CLUSTER axes. */
+ * cluster or has more than SP_MAX_MESH_AXES_CLUSTER axes, SP_ENOMEM. Free with
+ * sp_cost_model_free (also after a failed init). */
 int sp_cost_model_init(sp_cost_model *cm, const sp_cluster *c, const sp_mesh *mesh,
                        const int64_t *device_of, sp_err *err);
+void sp_cost_model_free(sp_cost_model *cm);
 
 /* One collective over a group of mesh axes. */
 typedef struct sp_collective {
@@ -135,13 +145,48 @@ double sp_cost_tensor_bytes(const sp_type *type);
 /* Bytes one device holds of a tensor of `type` laid out as `l`. */
 double sp_cost_local_bytes(const sp_cost_model *cm, const sp_type *type, const sp_layout *l);
 
-/* Resharding `from` -> `to` of a tensor of `type` (see the top comment). */
+/* One collective apart from the tensor it moves: its kind, axes, and the shards the tensor has
+ * before and after it. */
+typedef struct sp_reshard_shape {
+  sp_collective_kind kind;
+  int naxes;
+  sp_ft_axis axes[SP_MAX_MESH_AXES_CLUSTER];
+  int64_t shards_before, shards_after;
+} sp_reshard_shape;
+
+/* The shape of the sdy collective op named `op_name` ("sdy.all_gather", "sdy.all_slice",
+ * "sdy.all_to_all", "sdy.collective_permute", "sdy.all_reduce", "sdy.reduce_scatter") whose
+ * axes attribute is `axes` (gathering_axes, slicing_axes, params, reduction_axes,
+ * reduce_scatter_axes; NULL for a permute), reading a rank-`rank` tensor sharded `before` and
+ * producing it sharded `after` (NULL: unsharded). SP_EINVAL naming what is wrong (another op,
+ * an axis not in `mesh`). */
+int sp_collective_shape(const sp_mesh *mesh, const char *op_name, const sp_attr *axes,
+                        const sp_sharding *before, const sp_sharding *after, int rank,
+                        sp_reshard_shape *out, sp_err *err);
+
+/* Prices shape `sh` for a tensor of `type` (B from the bytes a device holds before and after,
+ * see the top comment); fills `out` (may be NULL) and returns the seconds. */
+double sp_cost_shape(const sp_cost_model *cm, const sp_type *type, const sp_reshard_shape *sh,
+                     sp_collective *out);
+
+/* Prices an sdy collective op of a module (sdy.all_gather, ...): its shape from its attribute,
+ * operand and result shardings (sp_collective_shape), its bytes from its result type. What the
+ * plan reports for the collectives the export inserted. SP_EINVAL for an op that is not one. */
+int sp_cost_collective_op(const sp_cost_model *cm, const sp_op *op, sp_collective *out,
+                          sp_err *err);
+
+/* Resharding `from` -> `to` of a tensor of `type`: the collectives the export lowers it into
+ * (see the top comment), in order. */
+#define SP_RESHARD_MAX_STEPS 12
 typedef struct sp_reshard {
   int nsteps;
-  sp_collective steps[2];   /* an all-to-all and/or an all-gather, in that order */
+  sp_collective steps[SP_RESHARD_MAX_STEPS];
   double seconds;           /* their sum */
 } sp_reshard;
 
+/* SP_OK; SP_EINVAL for layouts of different ranks; SP_ENOMEM. When the export would keep the
+ * reshard as it is (more sub-axis pieces than it cuts), it is priced as an all-gather of
+ * every axis of `from` (then free slices). */
 int sp_cost_reshard(const sp_cost_model *cm, const sp_type *type, const sp_layout *from,
                     const sp_layout *to, sp_reshard *out);
 

@@ -16,6 +16,8 @@ static double collective_bytes_sent(const sp_collective *c) {
     case SP_COLL_REDUCE_SCATTER: return (n - 1) / n * c->bytes;
     case SP_COLL_ALL_REDUCE: return 2 * (n - 1) / n * c->bytes;
     case SP_COLL_ALL_TO_ALL: return (n - 1) / (n * n) * c->bytes;
+    case SP_COLL_COLLECTIVE_PERMUTE: return c->bytes;
+    case SP_COLL_ALL_SLICE: return 0.0;
   }
   return 0.0;
 }
@@ -133,7 +135,7 @@ int sp_search_summarize(search *S, const int *choice, sp_plan_summary *out, sp_e
  * records the operands taken in another layout (out->operand_reshards). */
 int sp_search_write_back(search *S, const int *choice, sp_plan_summary *out, sp_err *err) {
   sp_arena *ma = S->m->arena;
-  for (int k = 0; k < S->nnodes; k++) {
+  for (int k = 0; !S->fixed && k < S->nnodes; k++) {
     pnode *n = &S->nodes[k];
     for (int q = 0; q < n->nmem; q++) {
       member *mb = &n->mem[q];
@@ -171,10 +173,26 @@ int sp_search_write_back(search *S, const int *choice, sp_plan_summary *out, sp_
   }
   sp_func_info *fi = S->func->func;
   sp_op *ret = S->body->last;
-  if (fi && fi->result_shardings && ret && ret->kind == SP_OP_FUNC_RETURN)
+  if (!S->fixed && fi && fi->result_shardings && ret && ret->kind == SP_OP_FUNC_RETURN)
     for (int r = 0; r < ret->noperands && r < fi->nresults; r++) {
       sp_value *v = ret->operands[r].value;
       if (v && (int)sp_ptr_map_get(&S->valmap, v, -1) >= 0) fi->result_shardings[r] = v->sharding;
     }
+  /* State pairs: the result goes back in its argument's layout (the export reshards the
+   * returned value to the function's result sharding, as the search priced it). */
+  out->state_results = S->nstates ? sp_arena_alloc(ma, (size_t)S->nstates * sizeof *out->state_results)
+                                  : NULL;
+  if (S->nstates && !out->state_results) return sp_err_set(err, SP_ENOMEM, "out of memory");
+  out->nstate_results = 0;
+  for (int k = 0; k < S->nstates; k++) {
+    sp_value *av, *rv;
+    if (!sp_search_state_values(S, &S->states[k], &av, &rv)) continue;
+    int as = (int)sp_ptr_map_get(&S->valmap, av, -1), cn = S->slot_node[as];
+    sp_sharding *sh = sp_layout_to_sharding(ma, member_layout(&S->nodes[cn], &S->nodes[cn].mem[S->slot_mem[as]],
+                                                              choice[cn]),
+                                            S->mesh, S->mesh_name, NULL);
+    if (!sh) return sp_err_set(err, SP_ENOMEM, "out of memory");
+    out->state_results[out->nstate_results++] = (sp_plan_operand_reshard){ret, S->states[k].result, sh};
+  }
   return SP_OK;
 }

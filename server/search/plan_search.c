@@ -707,6 +707,20 @@ static void price_axes_alike(sp_cost_model *cm, const sp_mesh *mesh) {
   for (int i = 0; i < mesh->naxes && i < SP_MAX_MESH_AXES_CLUSTER; i++) cm->axis[i] = fast;
 }
 
+/* A tensor of unknown size has unknown bytes: the search refuses it rather than count it as 0
+ * (a plan claiming 0 bytes). Tokens and other non-tensor values cost nothing and pass. */
+static int need_static(search *S, const sp_value *v, sp_err *err) {
+  const sp_type *t = v->type;
+  if (!t || t->kind != SP_TYPE_TENSOR || sp_type_is_static_tensor(t)) return SP_OK;
+  sp_strbuf sb = SP_STRBUF_INIT;
+  sp_type_print(&sb, t);
+  int rc = sp_err_set(err, SP_EUNSUPPORTED, "search: %s has the type %s, whose size is not "
+                      "known; the cost search needs static shapes", value_name(S, v),
+                      sp_strbuf_ok(&sb) ? sp_strbuf_str(&sb) : "?");
+  sp_strbuf_free(&sb);
+  return rc;
+}
+
 static int setup(search *S, sp_module *m, const sp_plan_search_opts *o, bool fixed, sp_err *err) {
   memset(S, 0, sizeof *S);
   S->m = m;
@@ -716,6 +730,9 @@ static int setup(search *S, sp_module *m, const sp_plan_search_opts *o, bool fix
   S->a = sp_arena_new(0);
   if (!S->a) return sp_err_set(err, SP_ENOMEM, "out of memory");
   int rc = find_main(S, err);
+  for (int i = 0; !rc && i < S->body->nargs; i++) rc = need_static(S, S->body->args[i], err);
+  for (sp_op *op = rc ? NULL : S->body->first; op && !rc; op = op->next)
+    for (int i = 0; !rc && i < op->nresults; i++) rc = need_static(S, &op->results[i], err);
   if (!rc) rc = choose_mesh(S, err);
   if (!rc) rc = sp_cost_model_init(&S->cm, o->cluster, S->mesh, o->device_of, err);
   if (rc) return rc;
@@ -803,10 +820,8 @@ static int run(sp_module *m, const sp_plan_search_opts *o, bool fixed, sp_plan_s
   if (rc) goto fail;
   rc = sp_search_summarize(&S, res.choice, out, err);
   if (rc) goto fail;
-  if (!fixed) {
-    rc = sp_search_write_back(&S, res.choice, out, err);
-    if (rc) goto fail;
-  }
+  rc = sp_search_write_back(&S, res.choice, out, err);   /* evaluating: records only */
+  if (rc) goto fail;
   out->peak_memory_bytes = (double)ev.peak_usage;
   out->memory_limit_bytes = g->usage_limit == SP_SG_NO_LIMIT ? 0 : (double)g->usage_limit;
   out->cost = res.cost;
@@ -848,6 +863,7 @@ static int run(sp_module *m, const sp_plan_search_opts *o, bool fixed, sp_plan_s
   sp_sg_free(g);
   sp_ptr_map_free(&S.opmap);
   sp_ptr_map_free(&S.valmap);
+  sp_cost_model_free(&S.cm);
   sp_arena_free(S.a);
   return SP_OK;
 fail:
@@ -855,6 +871,7 @@ fail:
   sp_sg_free(g);
   sp_ptr_map_free(&S.opmap);
   sp_ptr_map_free(&S.valmap);
+  sp_cost_model_free(&S.cm);
   sp_arena_free(S.a);
   return rc;
 }
@@ -874,6 +891,18 @@ int sp_plan_search_module(sp_module *m, const sp_plan_search_opts *o, sp_plan_su
 }
 
 int sp_plan_insert_operand_reshards(sp_module *m, const sp_plan_summary *s, sp_err *err) {
+  for (int k = 0; k < s->nstate_results; k++) {
+    const sp_plan_operand_reshard *r = &s->state_results[k];
+    sp_op *func = r->op ? sp_op_parent(r->op) : NULL;
+    sp_func_info *fi = func ? func->func : NULL;
+    if (!fi || r->operand >= fi->nresults) continue;
+    if (!fi->result_shardings) {
+      fi->result_shardings = sp_arena_calloc(m->arena, (size_t)fi->nresults,
+                                             sizeof *fi->result_shardings);
+      if (!fi->result_shardings) return sp_err_set(err, SP_ENOMEM, "out of memory");
+    }
+    fi->result_shardings[r->operand] = r->sharding;
+  }
   for (int k = 0; k < s->noperand_reshards; k++) {
     const sp_plan_operand_reshard *r = &s->operand_reshards[k];
     sp_value *v = r->op->operands[r->operand].value;

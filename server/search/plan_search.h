@@ -213,11 +213,18 @@ typedef struct sp_plan_summary {
    * them into sdy.reshard ops so the printed module carries the whole plan. */
   int noperand_reshards;
   sp_plan_operand_reshard *operand_reshards;
+  /* Results of the main function that a training state pair sends back in its argument's
+   * layout (op: the func.return, operand: the result index, sharding: the argument's layout),
+   * as priced; sp_plan_insert_operand_reshards makes them the function's result shardings.
+   * Recorded when evaluating too (nothing else is written then). */
+  int nstate_results;
+  sp_plan_operand_reshard *state_results;
 } sp_plan_summary;
 
 /* Inserts `sdy.reshard` before each recorded operand (see sp_plan_summary.operand_reshards)
- * and routes the operand through it. Call once, on the module the summary was planned on.
- * SP_ENOMEM. */
+ * and routes the operand through it, and sets the state results' shardings
+ * (sp_plan_summary.state_results). Call once, on the module the summary was planned on (also
+ * after sp_plan_evaluate_module, to make a given plan's reshards explicit). SP_ENOMEM. */
 int sp_plan_insert_operand_reshards(sp_module *m, const sp_plan_summary *s, sp_err *err);
 
 /* Searches and writes the plan into `m` (see the top comment). Errors: SP_EINVAL for a module

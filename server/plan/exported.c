@@ -1,0 +1,187 @@
+/*
+ * exported.c - the collectives the export inserts into a planned module, priced (see
+ * exported.h).
+ *
+ * The copy is made with sp_op_clone; a pre-order walk of both modules before the export pairs
+ * each copied op with its original (same structure, same order), so an inserted collective's
+ * source value and consumer are found in the copy and named in the original.
+ */
+#include "plan/exported.h"
+
+#include <string.h>
+
+#include "export/export_pipeline.h"
+#include "ir/clone.h"
+#include "ir/op_list.h"
+#include "ir/ptr_map.h"
+#include "propagation/canonicalize.h"
+#include "search/cost_model.h"
+
+static bool is_collective(const sp_op *op) {
+  switch (op->kind) {
+    case SP_OP_SDY_ALL_GATHER:
+    case SP_OP_SDY_ALL_SLICE:
+    case SP_OP_SDY_ALL_TO_ALL:
+    case SP_OP_SDY_COLLECTIVE_PERMUTE:
+    case SP_OP_SDY_ALL_REDUCE:
+    case SP_OP_SDY_REDUCE_SCATTER: return true;
+    default: return false;
+  }
+}
+
+typedef struct pairing {
+  sp_op_list orig, copy;
+  sp_ptr_map index;        /* copied op -> its index in both lists */
+} pairing;
+
+static bool new_collective(const pairing *p, const sp_op *op) {
+  return op && is_collective(op) && sp_ptr_map_get(&p->index, op, -1) < 0;
+}
+
+static sp_op *original_op(const pairing *p, const sp_op *copy) {
+  long i = copy ? (long)sp_ptr_map_get(&p->index, copy, -1) : -1;
+  return i < 0 ? NULL : p->orig.v[i];
+}
+
+/* The original of a value of the copy: a paired op's result, or a paired op's block
+ * argument (same region, block and index). */
+static sp_value *original_value(const pairing *p, const sp_value *v) {
+  if (v->def) {
+    sp_op *o = original_op(p, v->def);
+    return o && v->index < o->nresults ? &o->results[v->index] : NULL;
+  }
+  const sp_op *owner = v->block ? sp_block_parent_op(v->block) : NULL;
+  sp_op *o = original_op(p, owner);
+  if (!o) return NULL;
+  for (int r = 0; r < owner->nregions; r++)
+    for (int b = 0; b < owner->regions[r].nblocks; b++)
+      if (owner->regions[r].blocks[b] == v->block && r < o->nregions &&
+          b < o->regions[r].nblocks && v->index < o->regions[r].blocks[b]->nargs)
+        return o->regions[r].blocks[b]->args[v->index];
+  return NULL;
+}
+
+/* "%name" as the search's list names values. */
+static const char *value_label(sp_arena *a, const sp_value *v) {
+  if (v->name_hint) {
+    if (v->def && v->def->nresults > 1) return sp_arena_printf(a, "%%%s#%d", v->name_hint, v->index);
+    return sp_arena_printf(a, "%%%s", v->name_hint);
+  }
+  if (!v->def) return sp_arena_printf(a, "%%arg%d", v->index);
+  return sp_arena_printf(a, "result %d of %s (line %d)", v->index, v->def->name, v->def->loc.line);
+}
+
+static int add_entry(sp_module *m, const pairing *p, const sp_cost_model *cm, sp_op *op,
+                     sp_search_collective **out, int *n, int *cap, sp_err *err) {
+  sp_collective c;
+  int rc = sp_cost_collective_op(cm, op, &c, err);
+  if (rc) return sp_err_prefix(err, "%s:%d", m->filename, op->loc.line);
+  /* The value it moves: back through the collectives inserted before it. */
+  sp_value *src = op->operands[0].value;
+  while (src->def && new_collective(p, src->def)) src = src->def->operands[0].value;
+  const sp_op *at = NULL;
+  int operand = -1;
+  if (op->kind == SP_OP_SDY_ALL_REDUCE || op->kind == SP_OP_SDY_REDUCE_SCATTER) {
+    at = src->def;
+  } else {
+    const sp_use *u = op->results[0].uses;
+    while (u && new_collective(p, u->owner)) u = u->owner->results[0].uses;
+    if (u) {
+      at = u->owner;
+      operand = u->index;
+    }
+  }
+  if (sp_arena_grow(m->arena, (void **)out, cap, *n, sizeof **out))
+    return sp_err_set(err, SP_ENOMEM, "out of memory");
+  sp_search_collective *e = &(*out)[(*n)++];
+  memset(e, 0, sizeof *e);
+  e->c = c;
+  e->operand = operand;
+  e->value_ref = original_value(p, src);
+  e->op_ref = original_op(p, at);
+  e->value = value_label(m->arena, e->value_ref ? e->value_ref : src);
+  e->op = e->op_ref ? e->op_ref->name : (at ? at->name : op->name);
+  e->line = e->op_ref ? e->op_ref->loc.line : op->loc.line;
+  sp_strbuf sb = SP_STRBUF_INIT;
+  for (int i = 0; i < c.naxes; i++) {
+    if (i) sp_strbuf_puts(&sb, ", ");
+    sp_ft_axis_print(&sb, cm->mesh, c.axes[i], true);
+  }
+  e->axes = sp_strbuf_ok(&sb) ? sp_arena_strdup(m->arena, sp_strbuf_str(&sb)) : NULL;
+  sp_strbuf_free(&sb);
+  if (!e->value || !e->axes) return sp_err_set(err, SP_ENOMEM, "out of memory");
+  return SP_OK;
+}
+
+int sp_plan_exported_collectives(sp_module *m, const sp_plan_summary *s,
+                                 sp_search_collective **out, int *n, sp_err *err) {
+  *out = NULL;
+  *n = 0;
+  if (!s->mesh) return sp_err_set(err, SP_EINVAL, "the plan has no searched mesh");
+  sp_cost_model cm;
+  memset(&cm, 0, sizeof cm);
+  cm.mesh = s->mesh;
+  memcpy(cm.axis, s->axis, sizeof cm.axis);   /* links only: nothing here prices compute */
+  pairing p;
+  memset(&p, 0, sizeof p);
+  sp_ptr_map_init(&p.index);
+  sp_value_map map;
+  sp_value_map_init(&map);
+  sp_op_list found = {.keep = is_collective};
+  int rc = SP_OK, cap = 0;
+  sp_module *copy = sp_module_new(m->filename);
+  if (!copy || !(copy->op = sp_op_clone(copy->arena, m->op, &map))) {
+    rc = sp_err_set(err, SP_ENOMEM, "out of memory copying the module");
+    goto done;
+  }
+  sp_op_walk(m->op, sp_op_list_collect, &p.orig);
+  sp_op_walk(copy->op, sp_op_list_collect, &p.copy);
+  if (p.orig.oom || p.copy.oom || sp_ptr_map_reserve(&p.index, (size_t)p.copy.n)) {
+    rc = sp_err_set(err, SP_ENOMEM, "out of memory");
+    goto done;
+  }
+  if (p.orig.n != p.copy.n) {
+    rc = sp_err_set(err, SP_EINTERNAL, "the module's copy has %d ops, the module %d", p.copy.n,
+                    p.orig.n);
+    goto done;
+  }
+  for (int i = 0; i < p.copy.n; i++) sp_ptr_map_put(&p.index, p.copy.v[i], i);
+  copy->diags = m->diags;
+  copy->warned = m->warned;
+  if ((rc = sp_export_explicit_collectives(copy, err)) || (rc = sp_canonicalize(copy, err))) {
+    sp_err_prefix(err, "exporting the plan");
+    goto done;
+  }
+  sp_op_walk(copy->op, sp_op_list_collect, &found);
+  if (found.oom) {
+    rc = sp_err_set(err, SP_ENOMEM, "out of memory");
+    goto done;
+  }
+  for (int i = 0; !rc && i < found.n; i++)
+    if (new_collective(&p, found.v[i])) rc = add_entry(m, &p, &cm, found.v[i], out, n, &cap, err);
+done:
+  sp_op_list_free(&found);
+  sp_op_list_free(&p.orig);
+  sp_op_list_free(&p.copy);
+  sp_ptr_map_free(&p.index);
+  sp_value_map_free(&map);
+  sp_module_free(copy);
+  return rc;
+}
+
+int sp_plan_use_exported_collectives(sp_module *m, sp_plan_summary *s, sp_err *err) {
+  sp_search_collective *list;
+  int n;
+  int rc = sp_plan_exported_collectives(m, s, &list, &n, err);
+  if (rc) return rc;
+  s->collectives = list;
+  s->ncollectives = n;
+  s->collective_s = s->reshard_s = 0;
+  for (int i = 0; i < n; i++) {
+    if (list[i].operand < 0) s->collective_s += list[i].c.seconds;
+    else s->reshard_s += list[i].c.seconds;
+  }
+  s->comm_s = s->collective_s + s->reshard_s;
+  s->total_s = s->compute_s + s->comm_s;
+  return SP_OK;
+}

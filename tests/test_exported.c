@@ -1,0 +1,238 @@
+/*
+ * test_exported.c - the collectives the plan reports are the ones the export inserts
+ * (plan/exported.h), and the search's cost model prices exactly those: on the generated GPT
+ * training step (1 and 4 layers; the searched plan and the Megatron plan) and on the MLP
+ * example, the search's list and the export's agree op by op (the same collectives at the same
+ * op and operand, in the same order, with the same kind, axes and bytes). A disagreement is a
+ * failure; there is no tolerance.
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gen/model_gen.h"
+#include "mlir/mlir.h"
+#include "plan/exported.h"
+#include "plan/plan.h"
+#include "propagation/propagate.h"
+#include "search/plan_search.h"
+#include "test_support.h"
+
+static sp_cluster *ONE;
+
+static void setup(void) { ONE = sp_test_load_cluster("one_machine_8gpu.json"); }
+static void teardown(void) { sp_cluster_free(ONE); }
+
+static void propagate(sp_module *m) {
+  sp_err err;
+  sp_propagate_options po;
+  memset(&po, 0, sizeof po);
+  po.strategy = SP_PROP_AGGRESSIVE;
+  int rc = sp_propagate_module(m, &po, NULL, &err);
+  ck_assert_msg(rc == SP_OK, "%s", err.msg);
+}
+
+static sp_module *gpt(int layers, sp_gen_annotate annotate) {
+  sp_gen_options o;
+  sp_gen_default_options(&o);
+  o.model = SP_GEN_GPT;
+  o.layers = layers;
+  o.hidden = 4096;   /* bench_search's model: large enough for every kind of edge */
+  o.heads = 32;
+  o.seq = 2048;
+  o.batch = 8;
+  o.dtype = "bf16";
+  o.backward = true;
+  o.annotate = annotate;
+  sp_strbuf sb = SP_STRBUF_INIT;
+  sp_err err;
+  ck_assert_int_eq(sp_gen_write(&o, &sb, NULL, &err), SP_OK);
+  sp_module *m = sp_test_parse(sp_strbuf_str(&sb));
+  sp_strbuf_free(&sb);
+  propagate(m);
+  return m;
+}
+
+/* A training step: layer l's weights are arguments 8 l + {2, 3, 4, 5, 7, 8}, their gradients
+ * results 2 + 6 l .. 7 + 6 l (server/gen/model_gen.c). */
+static sp_plan_state_pair STATE[6 * 4];
+
+static void training_opts(sp_plan_search_opts *o, int layers) {
+  static const int weight[6] = {2, 3, 4, 5, 7, 8};
+  for (int l = 0; l < layers; l++)
+    for (int k = 0; k < 6; k++) STATE[6 * l + k] = (sp_plan_state_pair){8 * l + weight[k], 2 + 6 * l + k};
+  sp_plan_search_opts_init(o);
+  o->cluster = ONE;
+  o->time_limit = 30;
+  o->state = STATE;
+  o->nstate = 6 * layers;
+}
+
+static const char *describe(const sp_search_collective *c) {
+  static char buf[4][256];
+  static int k;
+  k = (k + 1) % 4;
+  snprintf(buf[k], sizeof buf[k], "%s %s {%s} %.0f bytes at %s (line %d) operand %d",
+           sp_collective_name(c->c.kind), c->value, c->axes, c->c.bytes, c->op, c->line,
+           c->operand);
+  return buf[k];
+}
+
+static bool same_place(const sp_search_collective *a, const sp_search_collective *b) {
+  return a->op_ref == b->op_ref && a->operand == b->operand;
+}
+
+/* Every collective of `want` (the search's) is in `got` (the export's) at the same op and
+ * operand, the k-th there matching the k-th here in kind, axes, bytes and value; and `got`
+ * has nothing more. Returns the number compared. */
+static int assert_agree(const sp_search_collective *want, int nwant,
+                        const sp_search_collective *got, int ngot) {
+  bool *used = calloc((size_t)(ngot ? ngot : 1), sizeof *used);
+  for (int i = 0; i < nwant; i++) {
+    int rank = 0;   /* earlier search collectives at the same place */
+    for (int j = 0; j < i; j++) rank += same_place(&want[j], &want[i]);
+    int match = -1;
+    for (int j = 0, seen = 0; j < ngot && match < 0; j++)
+      if (same_place(&got[j], &want[i]) && seen++ == rank) match = j;
+    ck_assert_msg(match >= 0, "the search prices %s; the export inserts nothing there",
+                  describe(&want[i]));
+    const sp_search_collective *g = &got[match];
+    ck_assert_msg(g->c.kind == want[i].c.kind && strcmp(g->axes, want[i].axes) == 0 &&
+                      g->c.bytes == want[i].c.bytes && g->value_ref == want[i].value_ref &&
+                      g->c.seconds == want[i].c.seconds,
+                  "the search prices %s; the export inserts %s", describe(&want[i]),
+                  describe(g));
+    used[match] = true;
+  }
+  for (int j = 0; j < ngot; j++)
+    ck_assert_msg(used[j], "the export inserts %s; the search does not price it", describe(&got[j]));
+  free(used);
+  return nwant;
+}
+
+static void check_plan(sp_module *m, const sp_plan_summary *s, const char *what) {
+  sp_err err;
+  sp_search_collective *got;
+  int ngot;
+  int rc = sp_plan_insert_operand_reshards(m, s, &err);
+  ck_assert_msg(rc == SP_OK, "%s", err.msg);
+  rc = sp_plan_exported_collectives(m, s, &got, &ngot, &err);
+  ck_assert_msg(rc == SP_OK, "%s", err.msg);
+  int n = assert_agree(s->collectives, s->ncollectives, got, ngot);
+  double sum = 0;
+  for (int j = 0; j < ngot; j++) sum += got[j].c.seconds;
+  ck_assert_msg(sum == s->comm_s || (sum - s->comm_s) * (sum - s->comm_s) < 1e-24,
+                "%s: exported collectives take %g s, the search's communication %g s", what, sum,
+                s->comm_s);
+  printf("  %s: %d collectives agree (communication %.4f ms)\n", what, n, 1e3 * s->comm_s);
+}
+
+static void searched_gpt(int layers) {
+  sp_module *m = gpt(layers, SP_GEN_ANNOTATE_NONE);
+  sp_plan_search_opts o;
+  training_opts(&o, layers);
+  sp_plan_summary s;
+  sp_err err;
+  int rc = sp_plan_search_module(m, &o, &s, &err);
+  ck_assert_msg(rc == SP_OK, "%s", err.msg);
+  ck_assert(s.ncollectives > 0);
+  char what[64];
+  snprintf(what, sizeof what, "searched %d-layer GPT", layers);
+  check_plan(m, &s, what);
+  sp_module_free(m);
+}
+
+static void megatron_gpt(int layers) {
+  sp_module *m = gpt(layers, SP_GEN_ANNOTATE_MEGATRON);
+  sp_plan_search_opts o;
+  training_opts(&o, layers);
+  sp_plan_summary s;
+  sp_err err;
+  int rc = sp_plan_evaluate_module(m, &o, &s, &err);
+  ck_assert_msg(rc == SP_OK, "%s", err.msg);
+  ck_assert(s.ncollectives > 0);
+  char what[64];
+  snprintf(what, sizeof what, "Megatron %d-layer GPT", layers);
+  check_plan(m, &s, what);
+  sp_module_free(m);
+}
+
+START_TEST(searched_one_layer_gpt_step_prices_exactly_the_exported_collectives) { searched_gpt(1); }
+END_TEST
+
+START_TEST(searched_four_layer_gpt_step_prices_exactly_the_exported_collectives) { searched_gpt(4); }
+END_TEST
+
+START_TEST(megatron_one_layer_gpt_step_prices_exactly_the_exported_collectives) { megatron_gpt(1); }
+END_TEST
+
+START_TEST(megatron_four_layer_gpt_step_prices_exactly_the_exported_collectives) { megatron_gpt(4); }
+END_TEST
+
+START_TEST(mlp_example_prices_exactly_the_exported_collectives) {
+  char path[4096];
+  snprintf(path, sizeof path, "%s/examples/mlp.mlir", SP_SOURCE_DIR);
+  char *text = sp_test_read_file(path, NULL);
+  ck_assert_ptr_nonnull(text);
+  sp_module *m = sp_test_parse(text);
+  free(text);
+  propagate(m);
+  sp_plan_search_opts o;
+  sp_plan_search_opts_init(&o);
+  o.cluster = ONE;
+  sp_plan_summary s;
+  sp_err err;
+  int rc = sp_plan_search_module(m, &o, &s, &err);
+  ck_assert_msg(rc == SP_OK, "%s", err.msg);
+  check_plan(m, &s, "MLP example");
+  sp_module_free(m);
+}
+END_TEST
+
+START_TEST(the_plan_reports_the_exported_collectives_with_their_places) {
+  char path[4096];
+  snprintf(path, sizeof path, "%s/examples/mlp.mlir", SP_SOURCE_DIR);
+  size_t len;
+  char *text = sp_test_read_file(path, &len);
+  ck_assert_ptr_nonnull(text);
+  sp_plan_options po;
+  sp_plan_options_init(&po);
+  po.search_options = "reduce-scatter=false";
+  sp_plan_input in = {.text = text, .len = len, .filename = "mlp.mlir"};
+  sp_plan *p;
+  sp_err err;
+  int rc = sp_plan_run(&in, ONE, &po, &p, &err);
+  free(text);
+  ck_assert_msg(rc == SP_OK, "%s", err.msg);
+  double comm = 0;
+  for (int i = 0; i < p->ncollectives; i++) {
+    const sp_plan_collective *c = &p->collectives[i];
+    ck_assert(c->op >= 0);
+    ck_assert(c->bytes > 0);
+    comm += c->seconds;
+  }
+  ck_assert(comm == p->costs.comm_s || (comm - p->costs.comm_s) * (comm - p->costs.comm_s) < 1e-24);
+  /* The module the plan prints is the searched one (reshards, not collectives): the export
+   * ran on a copy. */
+  ck_assert_ptr_null(strstr(p->module, "sdy.all_"));
+  sp_plan_free(p);
+}
+END_TEST
+
+static Suite *exported_suite(void) {
+  Suite *s = suite_create("exported");
+  TCase *tc = tcase_create("agreement");
+  tcase_add_checked_fixture(tc, setup, teardown);
+  tcase_set_timeout(tc, 300);
+  tcase_add_test(tc, searched_one_layer_gpt_step_prices_exactly_the_exported_collectives);
+  tcase_add_test(tc, searched_four_layer_gpt_step_prices_exactly_the_exported_collectives);
+  tcase_add_test(tc, megatron_one_layer_gpt_step_prices_exactly_the_exported_collectives);
+  tcase_add_test(tc, megatron_four_layer_gpt_step_prices_exactly_the_exported_collectives);
+  tcase_add_test(tc, mlp_example_prices_exactly_the_exported_collectives);
+  tcase_add_test(tc, the_plan_reports_the_exported_collectives_with_their_places);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+int main(void) { return sp_test_run(exported_suite()); }
