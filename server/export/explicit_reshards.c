@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "export/single_device.h"
 #include "export/unreduced_reshards.h"
 #include "ir/axis_ref.h"
 #include "ir/grow.h"
@@ -424,6 +425,8 @@ static int reconcile(sp_module *m, sp_arena *scratch, sp_op *op, sp_err *err) {
 }
 
 int sp_export_insert_explicit_reshards_full(sp_module *m, sp_err *err) {
+  int rc0 = sp_export_single_device_reshards(m, err);
+  if (rc0) return rc0;
   sp_op_list l = {0};
   sp_op_walk(m->op, sp_op_list_collect, &l);
   sp_arena *scratch = sp_arena_new(0);
