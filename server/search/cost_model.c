@@ -286,7 +286,7 @@ static void permute_axes(const sp_mesh *mesh, const sp_layout *x, const sp_layou
                   !sp_ft_axis_equal(q->axes[q->start[d] + k], p->axes[i]);
         }
     }
-    if (moved) out->axes[out->naxes++] = (sp_ft_axis){a, 1, mesh->axes[a].size};
+    if (moved) out->axes[out->naxes++] = sp_ft_axis_make(mesh, a, 0, 0);
   }
 }
 
@@ -329,9 +329,9 @@ static double group_bytes(sp_collective_kind k, int64_t n, double before, double
   switch (k) {
     case SP_COLL_ALL_GATHER: return after;
     case SP_COLL_ALL_TO_ALL: return before * (double)n;
+    case SP_COLL_ALL_SLICE: return 0.0;   /* nothing moves */
     case SP_COLL_REDUCE_SCATTER:
     case SP_COLL_ALL_REDUCE:
-    case SP_COLL_ALL_SLICE:
     case SP_COLL_COLLECTIVE_PERMUTE: return before;
   }
   return before;

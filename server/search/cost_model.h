@@ -12,7 +12,7 @@
  *   all-reduce          alpha + 2(n-1)/n  * B / bw   (B: the tensor a device reduces)
  *   all-to-all          alpha + (n-1)/n^2 * B / bw   (B: the group's whole tensor, n x a shard)
  *   collective-permute  alpha + B / bw               (B: the shard each device sends)
- *   all-slice           0                            (local: each device keeps a part)
+ *   all-slice           0                            (B = 0: each device keeps a part)
  * A collective over several axes runs as one collective over their product group: n is the
  * product of the sizes, alpha the largest and bw the smallest of the axes' (the group crosses
  * every link those axes cross, so it runs at the slowest one). A sub-axis is priced with the
