@@ -128,46 +128,33 @@ static void check_plan(sp_module *m, const sp_plan_summary *s, const char *what)
   printf("  %s: %d collectives agree (communication %.4f ms)\n", what, n, 1e3 * s->comm_s);
 }
 
-static void searched_gpt(int layers) {
-  sp_module *m = gpt(layers, SP_GEN_ANNOTATE_NONE);
+/* The searched plan (every sharding open) or the Megatron plan (given shardings, evaluated)
+ * of a `layers`-layer training step. */
+static void gpt_plan(int layers, bool megatron) {
+  sp_module *m = gpt(layers, megatron ? SP_GEN_ANNOTATE_MEGATRON : SP_GEN_ANNOTATE_NONE);
   sp_plan_search_opts o;
   training_opts(&o, layers);
   sp_plan_summary s;
   sp_err err;
-  int rc = sp_plan_search_module(m, &o, &s, &err);
+  int rc = megatron ? sp_plan_evaluate_module(m, &o, &s, &err) : sp_plan_search_module(m, &o, &s, &err);
   ck_assert_msg(rc == SP_OK, "%s", err.msg);
   ck_assert(s.ncollectives > 0);
   char what[64];
-  snprintf(what, sizeof what, "searched %d-layer GPT", layers);
+  snprintf(what, sizeof what, "%s %d-layer GPT", megatron ? "Megatron" : "searched", layers);
   check_plan(m, &s, what);
   sp_module_free(m);
 }
 
-static void megatron_gpt(int layers) {
-  sp_module *m = gpt(layers, SP_GEN_ANNOTATE_MEGATRON);
-  sp_plan_search_opts o;
-  training_opts(&o, layers);
-  sp_plan_summary s;
-  sp_err err;
-  int rc = sp_plan_evaluate_module(m, &o, &s, &err);
-  ck_assert_msg(rc == SP_OK, "%s", err.msg);
-  ck_assert(s.ncollectives > 0);
-  char what[64];
-  snprintf(what, sizeof what, "Megatron %d-layer GPT", layers);
-  check_plan(m, &s, what);
-  sp_module_free(m);
-}
-
-START_TEST(searched_one_layer_gpt_step_prices_exactly_the_exported_collectives) { searched_gpt(1); }
+START_TEST(searched_one_layer_gpt_step_prices_exactly_the_exported_collectives) { gpt_plan(1, false); }
 END_TEST
 
-START_TEST(searched_four_layer_gpt_step_prices_exactly_the_exported_collectives) { searched_gpt(4); }
+START_TEST(searched_four_layer_gpt_step_prices_exactly_the_exported_collectives) { gpt_plan(4, false); }
 END_TEST
 
-START_TEST(megatron_one_layer_gpt_step_prices_exactly_the_exported_collectives) { megatron_gpt(1); }
+START_TEST(megatron_one_layer_gpt_step_prices_exactly_the_exported_collectives) { gpt_plan(1, true); }
 END_TEST
 
-START_TEST(megatron_four_layer_gpt_step_prices_exactly_the_exported_collectives) { megatron_gpt(4); }
+START_TEST(megatron_four_layer_gpt_step_prices_exactly_the_exported_collectives) { gpt_plan(4, true); }
 END_TEST
 
 START_TEST(mlp_example_prices_exactly_the_exported_collectives) {
