@@ -158,11 +158,12 @@ typedef struct sp_reshard_shape {
  * "sdy.all_to_all", "sdy.collective_permute", "sdy.all_reduce", "sdy.reduce_scatter") whose
  * axes attribute is `axes` (gathering_axes, slicing_axes, params, reduction_axes,
  * reduce_scatter_axes; NULL for a permute), reading a rank-`rank` tensor sharded `before` and
- * producing it sharded `after` (NULL: unsharded). SP_EINVAL naming what is wrong (another op,
- * an axis not in `mesh`). */
-int sp_collective_shape(const sp_mesh *mesh, const char *op_name, const sp_attr *axes,
-                        const sp_sharding *before, const sp_sharding *after, int rank,
-                        sp_reshard_shape *out, sp_err *err);
+ * producing it sharded `after` (NULL: unsharded). Scratch layouts come from `scratch` (NULL: an
+ * arena of its own, freed before returning). SP_EINVAL naming what is wrong (another op, an
+ * axis not in `mesh`). */
+int sp_collective_shape(sp_arena *scratch, const sp_mesh *mesh, const char *op_name,
+                        const sp_attr *axes, const sp_sharding *before, const sp_sharding *after,
+                        int rank, sp_reshard_shape *out, sp_err *err);
 
 /* Prices shape `sh` for a tensor of `type` (B from the bytes a device holds before and after,
  * see the top comment); fills `out` (may be NULL) and returns the seconds. */
