@@ -13,43 +13,27 @@
  */
 #include <math.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "ir/clock.h"
+#include "ir/err.h"
+#include "ir/file_read.h"
+#include "ir/grow.h"
 #include "shardplan/v1/planner.pb-c.h"
 #include "support/daemon_harness.h"
-
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static char *read_all(const char *path) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char *b = malloc((size_t)n + 1);
-  if (b && fread(b, 1, (size_t)n, f) != (size_t)n) {
-    free(b);
-    b = NULL;
-  }
-  if (b) b[n] = '\0';
-  fclose(f);
-  return b;
-}
 
 static char *gen(const char *args) {
   char path[128], cmd[512];
   snprintf(path, sizeof path, "/tmp/bench-daemon-%d.mlir", (int)getpid());
   snprintf(cmd, sizeof cmd, "%s/shardplan-gen %s -o %s", SP_BIN_DIR, args, path);
   if (system(cmd)) return NULL;
-  char *t = read_all(path);
+  char *t = NULL;
+  sp_file_read(path, SIZE_MAX, &t, NULL);
   unlink(path);
   return t;
 }
@@ -90,14 +74,10 @@ static void *client(void *arg) {
   /* One call to set the connection up, not measured. */
   th_result w = th_call(c, l->method, l->req, l->len, 60000, NULL);
   th_result_free(&w);
-  while (now_s() < l->until) {
+  while (sp_clock_now() < l->until) {
     th_result r = th_call(c, l->method, l->req, l->len, 60000, NULL);
     if (r.status != 0) l->errors++;
-    if (l->n == l->cap) {
-      l->cap = l->cap ? l->cap * 2 : 4096;
-      l->lat = realloc(l->lat, l->cap * sizeof *l->lat);
-    }
-    l->lat[l->n++] = r.ms;
+    if (sp_grow_z((void **)&l->lat, &l->cap, l->n, sizeof *l->lat) == SP_OK) l->lat[l->n++] = r.ms;
     th_result_free(&r);
   }
   th_close(c);
@@ -119,7 +99,7 @@ static figures measure(const char *addr, const char *method, const uint8_t *req,
                        int clients, double seconds) {
   load ls[16];
   pthread_t th[16];
-  double start = now_s();
+  double start = sp_clock_now();
   for (int i = 0; i < clients; i++) {
     ls[i] = (load){addr, method, req, len, start + seconds, NULL, 0, 0, 0};
     pthread_create(&th[i], NULL, client, &ls[i]);
@@ -129,7 +109,7 @@ static figures measure(const char *addr, const char *method, const uint8_t *req,
     pthread_join(th[i], NULL);
     total += ls[i].n;
   }
-  double elapsed = now_s() - start;
+  double elapsed = sp_clock_now() - start;
   double *all = malloc((total ? total : 1) * sizeof *all);
   size_t k = 0;
   figures f = {0};
@@ -180,7 +160,8 @@ int main(int argc, char **argv) {
   double secs = argc > 1 ? atof(argv[1]) : 3;
   th_daemon d;
   if (!th_daemon_start(&d, NULL, NULL)) return 1;
-  char *mlp = read_all(SP_SOURCE_DIR "/examples/mlp.mlir");
+  char *mlp = NULL;
+  sp_file_read(SP_SOURCE_DIR "/examples/mlp.mlir", SIZE_MAX, &mlp, NULL);
   char *gpt = gen("--model gpt --ops 1000 --backward");
   if (!mlp || !gpt) return 1;
   size_t mlen, glen;

@@ -16,16 +16,11 @@
 #include <time.h>
 
 #include "gen/model_gen.h"
+#include "ir/clock.h"
 #include "ir/ir.h"
 #include "mlir/mlir.h"
 #include "propagation/pipeline.h"
 #include "propagation/prop_passes.h"
-
-static double now_ms(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
-}
 
 typedef int (*run_fn)(sp_module *m, sp_err *err);
 
@@ -52,9 +47,9 @@ static int time_best(const sp_strbuf *text, run_fn fn, int runs, double *best, s
       return 1;
     }
     size_t before = sp_arena_bytes(m->arena);
-    double t0 = now_ms();
+    double t0 = 1e3 * sp_clock_now();
     int rc = fn(m, &err);
-    double t = now_ms() - t0;
+    double t = 1e3 * sp_clock_now() - t0;
     *grown = sp_arena_bytes(m->arena) - before;
     sp_module_free(m);
     if (rc) {

@@ -19,6 +19,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "ir/clock.h"
 #include "ir/ir.h"
 #include "propagation/propagate.h"
 
@@ -117,12 +118,6 @@ static sp_module *build(int nops, bool backward) {
   return m;
 }
 
-static double now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
 static int run(int nops, sp_prop_strategy strategy, bool backward, const char *label) {
   sp_module *m = build(nops, backward);
   if (!m) return 1;
@@ -131,9 +126,9 @@ static int run(int nops, sp_prop_strategy strategy, bool backward, const char *l
   sp_propagate_options o = {.strategy = strategy};
   sp_propagate_stats st;
   sp_err err;
-  double t0 = now_ms();
+  double t0 = 1e3 * sp_clock_now();
   int rc = sp_propagate_module(m, &o, &st, &err);
-  double ms = now_ms() - t0;
+  double ms = 1e3 * sp_clock_now() - t0;
   if (rc) {
     fprintf(stderr, "bench_propagate: %s\n", err.msg);
     sp_module_free(m);

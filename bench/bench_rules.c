@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "ir/clock.h"
 #include "ir/ir.h"
 #include "rules/registry.h"
 
@@ -93,12 +94,6 @@ static sp_op *make_op(sp_arena *a, int k, sp_value *x, sp_value *w, sp_value *fl
   }
 }
 
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 int main(int argc, char **argv) {
   long n = argc > 1 ? atol(argv[1]) : 100000;
   if (n <= 0) {
@@ -119,7 +114,7 @@ int main(int argc, char **argv) {
   sp_arena *rules = sp_arena_new(0);
   sp_rules_diag diag = {0};
   long with_rule = 0;
-  double t0 = now();
+  double t0 = sp_clock_now();
   for (long i = 0; i < n; i++) {
     sp_rule *r;
     sp_err err;
@@ -129,7 +124,7 @@ int main(int argc, char **argv) {
     }
     with_rule += r != NULL;
   }
-  double dt = now() - t0;
+  double dt = sp_clock_now() - t0;
   printf("bench_rules: %ld ops (%ld with a rule) in %.3f s: %.0f ns/op, %.0f arena bytes/op\n",
          n, with_rule, dt, dt * 1e9 / (double)n, (double)sp_arena_bytes(rules) / (double)n);
   sp_arena_free(rules);

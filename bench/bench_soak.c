@@ -23,12 +23,16 @@
 #include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "ir/clock.h"
+#include "ir/file_read.h"
+#include "ir/grow.h"
 #include "shardplan/v1/planner.pb-c.h"
 #include "support/daemon_harness.h"
 
@@ -45,28 +49,6 @@ static const char *const status_names[NSTATUS] = {
     "ABORTED", "OUT_OF_RANGE", "UNIMPLEMENTED", "INTERNAL", "UNAVAILABLE", "DATA_LOSS",
     "UNAUTHENTICATED"};
 
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static char *read_all(const char *path) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char *b = n >= 0 ? malloc((size_t)n + 1) : NULL;
-  if (b && fread(b, 1, (size_t)n, f) != (size_t)n) {
-    free(b);
-    b = NULL;
-  }
-  fclose(f);
-  if (b) b[n] = '\0';
-  return b;
-}
-
 static char *generate(const char *args) {
   char path[] = "/tmp/sp_soak_XXXXXX";
   int fd = mkstemp(path);
@@ -74,7 +56,8 @@ static char *generate(const char *args) {
   close(fd);
   char cmd[512];
   snprintf(cmd, sizeof cmd, "%s/shardplan-gen %s -o %s", SP_BIN_DIR, args, path);
-  char *t = system(cmd) == 0 ? read_all(path) : NULL;
+  char *t = NULL;
+  if (system(cmd) == 0) sp_file_read(path, SIZE_MAX, &t, NULL);
   unlink(path);
   return t;
 }
@@ -147,14 +130,12 @@ static bool expected(int kind, int status) {
 }
 
 static void record_hit(client *c, double ms, int minute) {
-  if (c->nhits == c->caphits) {
-    size_t cap = c->caphits ? c->caphits * 2 : 4096;
-    double *a = realloc(c->hit_ms, cap * sizeof *a);
-    if (a) c->hit_ms = a;
-    int *b = realloc(c->hit_min, cap * sizeof *b);
-    if (b) c->hit_min = b;
-    if (!a || !b) return;
-    c->caphits = cap;
+  if (c->nhits == c->caphits) { /* two arrays of one capacity, grown to the same size */
+    size_t ca = c->caphits, cb = c->caphits;
+    if (sp_grow_z((void **)&c->hit_ms, &ca, c->nhits, sizeof *c->hit_ms) ||
+        sp_grow_z((void **)&c->hit_min, &cb, c->nhits, sizeof *c->hit_min))
+      return;
+    c->caphits = ca;
   }
   c->hit_ms[c->nhits] = ms;
   c->hit_min[c->nhits++] = minute;
@@ -165,13 +146,13 @@ static void *run_client(void *arg) {
   shared *s = c->s;
   th_channel *ch = th_connect(s->addr, NULL);
   if (!ch) return NULL;
-  while (now_s() < s->end) {
+  while (sp_clock_now() < s->end) {
     int draw = (int)(rand_r(&c->rng) % 100);
     int kind = draw < 60 ? HIT : draw < 75 ? MISS : draw < 85 ? BAD : draw < 93 ? CANCEL : DEADLINE;
     uint8_t *req = NULL;
     size_t len = 0;
     th_result r;
-    double t0 = now_s();
+    double t0 = sp_clock_now();
     switch (kind) {
       case HIT: {
         int k = (int)(rand_r(&c->rng) % NWARM);
@@ -241,7 +222,8 @@ int main(int argc, char **argv) {
   shared s;
   memset(&s, 0, sizeof s);
   s.addr = d.addr;
-  char *mlp = read_all(SP_SOURCE_DIR "/examples/mlp.mlir");
+  char *mlp = NULL;
+  sp_file_read(SP_SOURCE_DIR "/examples/mlp.mlir", SIZE_MAX, &mlp, NULL);
   char *gpt = generate("--model gpt --layers 4 --hidden 256 --heads 4 --seq 64 --batch 8 --backward");
   char *small = generate("--model gpt --layers 1 --hidden 128 --heads 4 --seq 32 --batch 4");
   if (!mlp || !gpt || !small) goto done;
@@ -274,20 +256,20 @@ int main(int argc, char **argv) {
   int nmin = 0;
   client *cs = calloc((size_t)nclients, sizeof *cs);
   pthread_t *th = calloc((size_t)nclients, sizeof *th);
-  s.start = now_s();
+  s.start = sp_clock_now();
   s.end = s.start + seconds;
   for (int i = 0; i < nclients; i++) {
     cs[i].s = &s;
     cs[i].rng = 12345u + (unsigned)i * 7919u;
     pthread_create(&th[i], NULL, run_client, &cs[i]);
   }
-  while (now_s() < s.end && nmin < MAX_MINUTES) {
+  while (sp_clock_now() < s.end && nmin < MAX_MINUTES) {
     double next = s.start + 60.0 * (nmin + 1);
-    while (now_s() < next && now_s() < s.end) usleep(200000);
+    while (sp_clock_now() < next && sp_clock_now() < s.end) usleep(200000);
     rss_min[nmin++] = rss_kb(d.pid);
   }
   for (int i = 0; i < nclients; i++) pthread_join(th[i], NULL);
-  double elapsed = now_s() - s.start;
+  double elapsed = sp_clock_now() - s.start;
   long rss_end = rss_kb(d.pid);
 
   /* After the load: still serving, and the warmed plans still hits with the same answer. */

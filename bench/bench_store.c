@@ -15,13 +15,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ir/clock.h"
 #include "store/store.h"
-
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static int cmp_double(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
@@ -69,12 +64,12 @@ static void *hit_thread(void *arg) {
     else key_of(n, h);
     sp_store_plan got;
     sp_err err;
-    double t0 = now_s();
+    double t0 = sp_clock_now();
     int rc = j->by_raw ? sp_store_get_by_raw(j->s, h, SP_STORE_WITH_PLAN | SP_STORE_COUNT_HIT,
                                              &got, &err)
                        : sp_store_get(j->s, h, SP_STORE_WITH_PLAN | SP_STORE_COUNT_HIT, &got,
                                       &err);
-    j->lat[i] = now_s() - t0;
+    j->lat[i] = sp_clock_now() - t0;
     if (rc != SP_OK || got.plan_len != sizeof g_blob) {
       fprintf(stderr, "get: %s\n", err.msg);
       exit(1);
@@ -91,13 +86,13 @@ static void bench_hits(sp_store *s, int n_plans, int threads, int by_raw) {
   double *lat = malloc(sizeof(double) * (size_t)GETS);
   hit_job jobs[16];
   pthread_t th[16];
-  double t0 = now_s();
+  double t0 = sp_clock_now();
   for (int t = 0; t < threads; t++) {
     jobs[t] = (hit_job){s, n_plans, per, by_raw, lat + (size_t)t * (size_t)per};
     pthread_create(&th[t], NULL, hit_thread, &jobs[t]);
   }
   for (int t = 0; t < threads; t++) pthread_join(th[t], NULL);
-  double el = now_s() - t0;
+  double el = sp_clock_now() - t0;
   int n = per * threads;
   qsort(lat, (size_t)n, sizeof *lat, cmp_double);
   printf("| cache-hit get %s (20 KB answer), %d thread%s | %.1f us | %.1f us | %.0f gets/s |\n",
@@ -130,17 +125,17 @@ int main(int argc, char **argv) {
     return 1;
   }
   printf("| operation | p50 | p99 | throughput |\n|---|---|---|---|\n");
-  double t0 = now_s();
+  double t0 = sp_clock_now();
   for (int i = 0; i < n_plans; i++) put_plan(s, i, 100);
-  double el = now_s() - t0;
+  double el = sp_clock_now() - t0;
   printf("| put (one transaction: 20 KB answer, 2 KB request, 100 rows), synchronous=NORMAL "
          "| | | %.0f plans/s (%.2f ms each) |\n", n_plans / el, el / n_plans * 1e3);
   sp_store_close(s);
   o.durable = true;
   sp_store_open(&o, &s, &err);
-  t0 = now_s();
+  t0 = sp_clock_now();
   for (int i = 0; i < 200; i++) put_plan(s, n_plans + i, 100);
-  el = now_s() - t0;
+  el = sp_clock_now() - t0;
   printf("| put, durable (synchronous=FULL: fsync per commit) | | | %.0f plans/s (%.2f ms "
          "each) |\n", 200 / el, el / 200 * 1e3);
   sp_store_close(s);
@@ -163,12 +158,12 @@ int main(int argc, char **argv) {
       sp_store_row_query q = {.section = "value", .offset = pages[k].off, .limit = 50,
                               .label_contains = pages[k].filter};
       sp_store_row_page pg;
-      double a = now_s();
+      double a = sp_clock_now();
       if (sp_store_rows(s, key, &q, &pg, &err) != SP_OK || pg.n != 50) {
         fprintf(stderr, "rows: %s\n", err.msg);
         return 1;
       }
-      lat[i] = now_s() - a;
+      lat[i] = sp_clock_now() - a;
       sp_store_row_page_free(&pg);
     }
     qsort(lat, N, sizeof *lat, cmp_double);
@@ -181,9 +176,9 @@ int main(int argc, char **argv) {
     for (int i = 0; i < N; i++) {
       sp_store_list_query q = {.offset = (i * 37) % n_plans, .limit = 50};
       sp_store_plan_list l;
-      double a = now_s();
+      double a = sp_clock_now();
       sp_store_list(s, &q, &l, &err);
-      lat[i] = now_s() - a;
+      lat[i] = sp_clock_now() - a;
       sp_store_plan_list_free(&l);
     }
     qsort(lat, N, sizeof *lat, cmp_double);
@@ -198,9 +193,9 @@ int main(int argc, char **argv) {
   /* Open with the integrity check, then without. */
   for (int check = 1; check >= 0; check--) {
     o.skip_integrity_check = !check;
-    double a = now_s();
+    double a = sp_clock_now();
     sp_store_open(&o, &s, &err);
-    double b = now_s();
+    double b = sp_clock_now();
     sp_store_close(s);
     printf("| open %s (%.0f MB database) | | | %.3f s |\n",
            check ? "with PRAGMA integrity_check" : "without integrity check", db_mb, b - a);
@@ -210,9 +205,9 @@ int main(int argc, char **argv) {
   /* Eviction of half the database. */
   sp_store_open(&o, &s, &err);
   int64_t n_ev = 0;
-  double a = now_s();
+  double a = sp_clock_now();
   sp_store_evict(s, st.used_bytes / 2, &n_ev, &err);
-  el = now_s() - a;
+  el = sp_clock_now() - a;
   sp_store_stats_get(s, &st, &err);
   printf("| evict to half the size: %lld plans | | | %.3f s; %.1f MB in use after, file %.1f MB"
          " |\n", (long long)n_ev, el, (double)st.used_bytes / 1048576.0, file_mb(db));

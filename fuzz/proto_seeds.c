@@ -7,30 +7,15 @@
  * OUTDIR/<name>.graph.pb (the module as a structured graph, with the search on the bundled
  * cluster). The committed fuzz/corpus/proto/ was made with it from fuzz/corpus/mlir/.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "graph/graph.h"
+#include "ir/file_read.h"
 #include "mlir/mlir.h"
 #include "shardplan/v1/planner.pb-c.h"
-
-static char *read_file(const char *path, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char *buf = n >= 0 ? malloc((size_t)n + 1) : NULL;
-  if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
-    free(buf);
-    buf = NULL;
-  }
-  fclose(f);
-  if (buf) buf[n] = '\0';
-  *len = (size_t)n;
-  return buf;
-}
 
 static int write_msg(const char *dir, const char *base, const char *suffix,
                      const Shardplan__V1__PlanRequest *req) {
@@ -55,8 +40,8 @@ int main(int argc, char **argv) {
   int failed = 0;
   for (int i = 2; i < argc; i++) {
     size_t len;
-    char *text = read_file(argv[i], &len);
-    if (!text) { failed = 1; continue; }
+    char *text;
+    if (sp_file_read(argv[i], SIZE_MAX, &text, &len)) { failed = 1; continue; }
     const char *slash = strrchr(argv[i], '/');
     char base[256];
     snprintf(base, sizeof base, "%s", slash ? slash + 1 : argv[i]);

@@ -14,6 +14,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "ir/err.h"
+#include "ir/file_read.h"
+#include "ir/grow.h"
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerInitialize(int *argc, char ***argv) __attribute__((weak));
 
@@ -25,25 +29,12 @@ static int replay_file(const char *path) {
     fprintf(stderr, "replay: cannot open %s\n", path);
     return 1;
   }
-  size_t cap = 4096, len = 0;
-  uint8_t *buf = malloc(cap);
-  size_t n;
-  while (buf && (n = fread(buf + len, 1, cap - len, f)) > 0) {
-    len += n;
-    if (len == cap) {
-      uint8_t *nb = realloc(buf, cap * 2);
-      if (!nb) {
-        free(buf);
-        buf = NULL;
-        break;
-      }
-      buf = nb;
-      cap *= 2;
-    }
-  }
+  size_t len = 0;
+  char *buf;
+  int rc = sp_file_read_stream(f, SIZE_MAX, &buf, &len);
   fclose(f);
-  if (!buf) {
-    fprintf(stderr, "replay: out of memory reading %s\n", path);
+  if (rc) {
+    fprintf(stderr, "replay: %s %s\n", rc == SP_ENOMEM ? "out of memory reading" : "cannot read", path);
     return 1;
   }
   /* An exact-size copy, so that reads past the end are caught by ASan. */
@@ -80,12 +71,7 @@ static int replay_path(const char *path) {
   int rc = 0;
   while ((e = readdir(d)) != NULL) {
     if (e->d_name[0] == '.') continue;
-    if (n == cap) {
-      cap = cap ? cap * 2 : 64;
-      char **nn = realloc(names, cap * sizeof *names);
-      if (!nn) { rc = 1; break; }
-      names = nn;
-    }
+    if (sp_grow_z((void **)&names, &cap, n, sizeof *names)) { rc = 1; break; }
     size_t len = strlen(path) + strlen(e->d_name) + 2;
     names[n] = malloc(len);
     if (!names[n]) { rc = 1; break; }

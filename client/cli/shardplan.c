@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,8 @@
 
 #include "cli_mesh.h"
 #include "cli_print.h"
+#include "ir/err.h"
+#include "ir/file_read.h"
 #include "shardplan_client.h"
 
 #ifndef SP_VERSION
@@ -108,32 +111,11 @@ static char *read_file(const char *path, size_t *len) {
   bool in = strcmp(path, "-") == 0;
   FILE *f = in ? stdin : fopen(path, "rb");
   if (!f) return NULL;
-  size_t cap = 1 << 16, n = 0;
-  char *buf = malloc(cap);
-  while (buf) {
-    size_t r = fread(buf + n, 1, cap - n - 1, f);
-    n += r;
-    if (n < cap - 1) break;
-    char *b = realloc(buf, cap * 2);
-    if (!b) {
-      free(buf);
-      buf = NULL;
-      errno = ENOMEM;
-      break;
-    }
-    buf = b;
-    cap *= 2;
-  }
-  if (buf && ferror(f)) {
-    free(buf);
-    buf = NULL;
-    errno = EIO;
-  }
+  char *buf;
+  int rc = sp_file_read_stream(f, SIZE_MAX, &buf, len);
   if (!in) fclose(f);
-  if (!buf) return NULL;
-  buf[n] = '\0';
-  if (len) *len = n;
-  return buf;
+  if (rc) errno = rc == SP_ENOMEM ? ENOMEM : EIO;
+  return rc ? NULL : buf;
 }
 
 static int64_t timeout_ms(const cli *o, double dflt) {

@@ -11,6 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "ir/file_read.h"
+
 enum {
   OPT_GRPC = 1000, OPT_HTTP, OPT_DATA, OPT_MAXS, OPT_MAXQ, OPT_CACHE, OPT_MSG, OPT_REQMEM, OPT_TIME,
   OPT_LOG, OPT_CERT, OPT_KEY, OPT_TOKEN, OPT_ALLOW, OPT_VERSION, OPT_HELP
@@ -163,21 +165,12 @@ static int apply(sp_daemon_config *c, const flag *f, const char *what, const cha
 static int read_file(const char *what, const char *path, size_t max, char **out, sp_err *err) {
   FILE *f = fopen(path, "rb");
   if (!f) return sp_err_set(err, SP_EIO, "%s: cannot open %s: %s", what, path, strerror(errno));
-  char *buf = malloc(max + 1);
-  if (!buf) {
-    fclose(f);
-    return sp_err_set(err, SP_ENOMEM, "out of memory");
-  }
-  size_t n = fread(buf, 1, max + 1, f);
-  int bad = ferror(f);
+  int rc = sp_file_read_stream(f, max, out, NULL);
   fclose(f);
-  if (bad || n > max) {
-    free(buf);
+  if (rc == SP_ENOMEM) return sp_err_set(err, SP_ENOMEM, "out of memory");
+  if (rc)
     return sp_err_set(err, SP_EIO, "%s: cannot read %s (unreadable or over %zu bytes)", what,
                       path, max);
-  }
-  buf[n] = '\0';
-  *out = buf;
   return SP_OK;
 }
 

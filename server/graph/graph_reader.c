@@ -7,7 +7,8 @@
  * defining block encloses the op without crossing a func.func (isolated from above), which is
  * MLIR's dominance rule for these single-block regions.
  *
- * Memory: the IR goes into the new module's arena; the id table is malloc'd and freed here.
+ * Memory: the IR goes into the new module's arena; the id map (ir/ptr_map.h) is malloc'd and
+ * freed here.
  */
 #include "graph/graph.h"
 
@@ -18,23 +19,18 @@
 #include <string.h>
 
 #include "ir/op_attrs.h"
+#include "ir/ptr_map.h"
 #include "ir/sp_limits.h"
 #include "rules/einsum.h"
 
 #define MAX_DIM ((int64_t)1 << 53)   /* larger sizes cannot be exact in JSON / doubles */
 
-typedef struct slot {
-  uint64_t id;
-  sp_value *v;           /* NULL: empty */
-  sp_block *block;       /* defining block */
-} slot;
-
 typedef struct reader {
   sp_module *m;
   sp_arena *a;
   sp_err *err;
-  slot *tab;
-  size_t cap, count;
+  sp_ptr_map ids;        /* value id + 1 (as a pointer: map keys are non-NULL) -> sp_value * */
+  sp_value *last_id;     /* the value of id UINT64_MAX, whose key would be NULL */
   int64_t nops;          /* op number of the next op */
   int depth;
 } reader;
@@ -55,43 +51,26 @@ static int fail_at(reader *r, int64_t op, const Shardplan__V1__Op *o, const char
   return sp_err_set(r->err, SP_EINVAL, "graph: %s", msg);
 }
 
-static uint64_t mix(uint64_t x) {
-  x ^= x >> 33;
-  x *= 0xff51afd7ed558ccdULL;
-  x ^= x >> 33;
-  return x;
+_Static_assert(sizeof(uintptr_t) >= sizeof(uint64_t), "value ids are kept as pointer keys");
+
+static const void *id_key(uint64_t id) { return (const void *)(uintptr_t)(id + 1); }
+
+/* The value of `id` defined so far, or NULL. */
+static sp_value *lookup(const reader *r, uint64_t id) {
+  if (id == UINT64_MAX) return r->last_id;
+  return (sp_value *)sp_ptr_map_get(&r->ids, id_key(id), 0);
 }
 
-static slot *lookup(reader *r, uint64_t id) {
-  if (!r->cap) return NULL;
-  for (size_t i = mix(id) & (r->cap - 1);; i = (i + 1) & (r->cap - 1)) {
-    if (!r->tab[i].v) return NULL;
-    if (r->tab[i].id == id) return &r->tab[i];
-  }
-}
+/* The block that defines `v` (its op's block, or the block it is an argument of). */
+static sp_block *defining_block(const sp_value *v) { return v->def ? v->def->block : v->block; }
 
-static int define(reader *r, int64_t opno, const Shardplan__V1__Op *o, uint64_t id,
-                  sp_value *v, sp_block *b) {
+static int define(reader *r, int64_t opno, const Shardplan__V1__Op *o, uint64_t id, sp_value *v) {
   if (lookup(r, id))
     return fail_at(r, opno, o, "value id %llu is defined twice", (unsigned long long)id);
-  if ((r->count + 1) * 2 > r->cap) {
-    size_t ncap = r->cap ? r->cap * 2 : 1024;
-    slot *nt = calloc(ncap, sizeof *nt);
-    if (!nt) return sp_err_set(r->err, SP_ENOMEM, "out of memory reading the graph");
-    for (size_t i = 0; i < r->cap; i++) {
-      if (!r->tab[i].v) continue;
-      size_t j = mix(r->tab[i].id) & (ncap - 1);
-      while (nt[j].v) j = (j + 1) & (ncap - 1);
-      nt[j] = r->tab[i];
-    }
-    free(r->tab);
-    r->tab = nt;
-    r->cap = ncap;
-  }
-  size_t j = mix(id) & (r->cap - 1);
-  while (r->tab[j].v) j = (j + 1) & (r->cap - 1);
-  r->tab[j] = (slot){id, v, b};
-  r->count++;
+  if (id == UINT64_MAX)
+    r->last_id = v;
+  else if (sp_ptr_map_put(&r->ids, id_key(id), (intptr_t)v))
+    return sp_err_set(r->err, SP_ENOMEM, "out of memory reading the graph");
   return SP_OK;
 }
 
@@ -579,14 +558,14 @@ static int read_op(reader *r, const Shardplan__V1__Op *o, sp_block *b) {
   if (o->n_operands && !(operands = sp_arena_alloc(r->a, o->n_operands * sizeof *operands)))
     return SP_ENOMEM;
   for (size_t i = 0; i < o->n_operands; i++) {
-    slot *s = lookup(r, o->operands[i]);
+    sp_value *s = lookup(r, o->operands[i]);
     if (!s)
       return fail_at(r, opno, o, "operand %zu: value %llu is not defined before this op (a "
                      "dangling id, or a cycle)", i, (unsigned long long)o->operands[i]);
-    if (!visible(s->block, b))
+    if (!visible(defining_block(s), b))
       return fail_at(r, opno, o, "operand %zu: value %llu is defined in a region that does not "
                      "enclose this op", i, (unsigned long long)o->operands[i]);
-    operands[i] = s->v;
+    operands[i] = s;
   }
   if (o->n_results && !(rtypes = sp_arena_alloc(r->a, o->n_results * sizeof *rtypes)))
     return SP_ENOMEM;
@@ -601,7 +580,7 @@ static int read_op(reader *r, const Shardplan__V1__Op *o, sp_block *b) {
   sp_block_append(b, op);
   for (size_t i = 0; i < o->n_results; i++) {
     if ((rc = read_value_extras(r, opno, o, o->results[i], &op->results[i])) ||
-        (rc = define(r, opno, o, o->results[i]->id, &op->results[i], b)))
+        (rc = define(r, opno, o, o->results[i]->id, &op->results[i])))
       return rc;
   }
   if ((rc = read_attrs(r, opno, o, o->n_attributes, o->attributes, &op->attrs))) return rc;
@@ -644,7 +623,7 @@ static int read_block_into(reader *r, const Shardplan__V1__Block *pb, sp_block *
     sp_value *v = sp_block_add_arg(r->a, b, t);
     if (!v) return SP_ENOMEM;
     if ((rc = read_value_extras(r, opno, owner, pv, v)) ||
-        (rc = define(r, opno, owner, pv->id, v, b)))
+        (rc = define(r, opno, owner, pv->id, v)))
       return rc;
   }
   for (size_t i = 0; i < pb->n_ops; i++)
@@ -682,13 +661,13 @@ int sp_graph_to_module(const Shardplan__V1__Graph *g, const char *filename, sp_m
   sp_block *body = sp_module_body(r.m);
   for (size_t i = 0; i < g->n_ops; i++)
     if ((rc = read_op(&r, g->ops[i], body))) goto fail;
-  free(r.tab);
+  sp_ptr_map_free(&r.ids);
   *out = r.m;
   return SP_OK;
 fail:
   if (rc == SP_ENOMEM && err && err->code == SP_OK)
     sp_err_set(err, SP_ENOMEM, "out of memory reading the graph");
-  free(r.tab);
+  sp_ptr_map_free(&r.ids);
   sp_module_free(r.m);
   return rc;
 }

@@ -6,7 +6,11 @@
 #ifndef SP_CLOCK_H
 #define SP_CLOCK_H
 
+#include <stdint.h>
+
 /* Monotonic seconds (CLOCK_MONOTONIC). */
 double sp_clock_now(void);
+/* The same clock in whole milliseconds (deadlines and latencies kept as integers). */
+int64_t sp_clock_now_ms(void);
 
 #endif /* SP_CLOCK_H */

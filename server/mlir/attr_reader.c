@@ -255,6 +255,8 @@ static int parse_named_axes(sp__mlir_parser *p, const char *param, int *n, sp_ax
 }
 
 int sp__mlir_parse_sharding_stripped(sp__mlir_parser *p, sp_sharding **out) {
+  /* Lists of shardings (sharding_per_value, in/out_shardings) may spell each one in full. */
+  if (p->lx.tok.kind == SP_TOK_HASH && sp__mlir_tok_is(&p->lx.tok, "#sdy.sharding")) sp__mlir_next(p);
   int rc = sp__mlir_expect(p, SP_TOK_LESS, "sharding");
   if (rc) return rc;
   sp_sharding *s = sp_arena_calloc(p->a, 1, sizeof *s);

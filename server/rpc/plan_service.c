@@ -169,7 +169,7 @@ static bool answer_stored(sp_service *s, sp_rpc_call *call, bool stream, int det
     fail_call(s, call, stream, sp->key, sp__svc_status_of(rc), err.msg, 0);
     return false;
   }
-  double ms = (double)(sp_rpc_now_ms() - sp_rpc_call_start_ms(call));
+  double ms = (double)(sp_clock_now_ms() - sp_rpc_call_start_ms(call));
   bool same = true;
   if (!labels) {
     rc = sp_rpc_repack_hit(sp->plan, sp->plan_len, ms, extras, elen, &out, &olen);
@@ -199,7 +199,7 @@ static void remember(sp_service *s, const char *raw, int detail, const sp_store_
   if (detail != SHARDPLAN__V1__DETAIL__DETAIL_SUMMARY || !sp->plan ||
       (sp->status && strcmp(sp->status, "provisional") == 0))
     return;
-  sp_hit_cache_put(s->memory, raw, sp->key, sp->plan, sp->plan_len, sp_rpc_now_ms());
+  sp_hit_cache_put(s->memory, raw, sp->key, sp->plan, sp->plan_len, sp_clock_now_ms());
 }
 
 /* ------------------------------------------------------------------ waiters */
@@ -248,7 +248,7 @@ static void on_cancel(sp_rpc_call *call, void *arg) {
 static void on_progress(void *ctx, const sp_progress *p) {
   sp_job *j = ctx;
   sp_service *s = j->svc;
-  int64_t now = sp_rpc_now_ms();
+  int64_t now = sp_clock_now_ms();
   if (now - j->last_progress_ms < 100 && !(p->has_plan && p->gap == 0)) return;
   j->last_progress_ms = now;
   pthread_mutex_lock(&s->mu);
@@ -362,7 +362,7 @@ static void run_job(void *arg) {
     goto answer;
   }
   atomic_fetch_add(&s->searches, 1);
-  int64_t now = sp_rpc_now_ms();
+  int64_t now = sp_clock_now_ms();
   double tl = j->time_limit;
   if (deadline != INT64_MAX) {
     double left = (double)(deadline - now) / 1000.0;
@@ -435,7 +435,7 @@ static void run_job(void *arg) {
         size_t olen = 0;
         uint8_t *ex = NULL;
         size_t exl = 0;
-        double ms = (double)(sp_rpc_now_ms() - sp_rpc_call_start_ms(w->call));
+        double ms = (double)(sp_clock_now_ms() - sp_rpc_call_start_ms(w->call));
         if (w->detail == SHARDPLAN__V1__DETAIL__DETAIL_FULL)
           sp__svc_full_extras(s, j->key, &ex, &exl, NULL);
         if (sp_rpc_pack_response(o, &w->labels, false, w->coalesced, ms, ex, exl, &out, &olen))
@@ -484,7 +484,7 @@ static void run_job(void *arg) {
     next = w->next;
     uint8_t *out = NULL;
     size_t olen = 0;
-    double ms = (double)(sp_rpc_now_ms() - sp_rpc_call_start_ms(w->call));
+    double ms = (double)(sp_clock_now_ms() - sp_rpc_call_start_ms(w->call));
     bool full = w->detail == SHARDPLAN__V1__DETAIL__DETAIL_FULL;
     if (sp_rpc_pack_response(resp, &w->labels, false, w->coalesced, ms, full ? extras : NULL,
                              full ? elen : 0, &out, &olen)) {
@@ -519,7 +519,7 @@ static bool memory_hit(sp_service *s, sp_rpc_call *call, bool stream, const char
   size_t n, olen;
   char key[SP_RPC_HEX];
   bool touch;
-  int64_t now = sp_rpc_now_ms();
+  int64_t now = sp_clock_now_ms();
   if (!sp_hit_cache_get(s->memory, raw, &stored, &n, key, now, 1000, &touch)) return false;
   int rc = sp_rpc_repack_hit(stored, n, (double)(now - sp_rpc_call_start_ms(call)), NULL, 0,
                              &out, &olen);

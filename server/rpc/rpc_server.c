@@ -29,6 +29,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "ir/clock.h"
+
 #define MAX_METHODS 24
 
 typedef struct method {
@@ -97,12 +99,6 @@ struct sp_rpc_call {
   sp_rpc_cancel_hook hook;
   void *hook_arg;
 };
-
-int64_t sp_rpc_now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 /* ------------------------------------------------------------------ calls */
 
@@ -287,7 +283,7 @@ const uint8_t *sp_rpc_call_payload(const sp_rpc_call *c, size_t *len) {
 
 int64_t sp_rpc_call_deadline_ms(const sp_rpc_call *c) { return c->deadline_ms; }
 int64_t sp_rpc_call_ms_left(const sp_rpc_call *c) {
-  return c->deadline_ms == INT64_MAX ? INT64_MAX : c->deadline_ms - sp_rpc_now_ms();
+  return c->deadline_ms == INT64_MAX ? INT64_MAX : c->deadline_ms - sp_clock_now_ms();
 }
 int64_t sp_rpc_call_start_ms(const sp_rpc_call *c) { return c->start_ms; }
 
@@ -331,7 +327,7 @@ static bool authorized(const sp_rpc_server *s, const sp_rpc_call *c) {
 
 static void on_new_call(sp_rpc_server *s, sp_rpc_call *c) {
   post_request(s, c->cq, c->m);   /* the replacement first (pitfall 3) */
-  c->start_ms = sp_rpc_now_ms();
+  c->start_ms = sp_clock_now_ms();
   gpr_timespec dl = c->m ? c->deadline : c->details.deadline;
   gpr_timespec now = gpr_now(dl.clock_type);
   if (gpr_time_cmp(dl, gpr_inf_future(dl.clock_type)) == 0) {

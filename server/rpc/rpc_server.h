@@ -113,7 +113,4 @@ bool sp_rpc_call_send(sp_rpc_call *c, const void *msg, size_t len);
 /* Streaming: the status after the queued messages. */
 void sp_rpc_call_finish(sp_rpc_call *c, int status, const char *details);
 
-/* Current CLOCK_MONOTONIC time in milliseconds. */
-int64_t sp_rpc_now_ms(void);
-
 #endif /* SP_RPC_SERVER_H */

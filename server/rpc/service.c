@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ir/clock.h"
 #include "plan/plan.h"
 #include "rpc/plan_proto.h"
 #include "rpc/plan_request.h"
@@ -56,10 +57,10 @@ void sp__svc_log(sp_service *s, sp_rpc_call *call, const char *method, const cha
                  const char *outcome, int status, const char *msg) {
   if (s->obs.on_rpc && call)
     s->obs.on_rpc(s->obs.ctx, method, sp__svc_status_name(status),
-                  (double)(sp_rpc_now_ms() - sp_rpc_call_start_ms(call)) / 1000.0);
+                  (double)(sp_clock_now_ms() - sp_rpc_call_start_ms(call)) / 1000.0);
   int level = status == SP_RPC_OK ? 2 : status == SP_RPC_INTERNAL ? 0 : 1;
   if (level > s->o.log_level) return;
-  double ms = call ? (double)(sp_rpc_now_ms() - sp_rpc_call_start_ms(call)) : 0;
+  double ms = call ? (double)(sp_clock_now_ms() - sp_rpc_call_start_ms(call)) : 0;
   time_t now = time(NULL);
   struct tm tm;
   gmtime_r(&now, &tm);
@@ -150,7 +151,7 @@ static void get_plan(sp_rpc_call *call, void *data) {
     sp__svc_fail(s, call, M, key, sp__svc_status_of(rc), err.msg, 0);
     return;
   }
-  double ms = (double)(sp_rpc_now_ms() - sp_rpc_call_start_ms(call));
+  double ms = (double)(sp_clock_now_ms() - sp_rpc_call_start_ms(call));
   rc = sp_rpc_repack_hit(sp.plan, sp.plan_len, ms, extras, elen, &out, &olen);
   sp_store_plan_free(&sp);
   free(extras);
@@ -341,7 +342,7 @@ void sp_service_stats_get(sp_service *s, sp_service_stats *o) {
   o->coalesced = atomic_load(&s->coalesced);
   o->requests = atomic_load(&s->requests);
   o->errors = atomic_load(&s->errors);
-  o->uptime_seconds = (double)(sp_rpc_now_ms() - s->start_ms) / 1000.0;
+  o->uptime_seconds = (double)(sp_clock_now_ms() - s->start_ms) / 1000.0;
 }
 
 static void get_stats(sp_rpc_call *call, void *data) {
@@ -390,7 +391,7 @@ int sp_service_open(const sp_service_options *o, sp_service **out, sp_err *err) 
   if (s->o.max_queue < 0) s->o.max_queue = 0;
   pthread_mutex_init(&s->mu, NULL);
   pthread_cond_init(&s->idle, NULL);
-  s->start_ms = sp_rpc_now_ms();
+  s->start_ms = sp_clock_now_ms();
   if (o->cache_path)
     snprintf(s->cache_path, sizeof s->cache_path, "%s", o->cache_path);
   else

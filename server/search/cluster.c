@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ir/file_read.h"
+
 #define MAX_CLUSTER_JSON_BYTES (64L * 1024 * 1024)
 #define MAX_CLUSTER_DEVICES (1 << 20)
 
@@ -238,31 +240,16 @@ int sp_cluster_load(const char *path, sp_cluster **out, sp_err *err) {
   *out = NULL;
   FILE *f = fopen(path, "rb");
   if (!f) return sp_err_set(err, SP_EIO, "%s: %s", path, strerror(errno));
-  char *buf = NULL;
-  int rc = SP_OK;
-  if (fseek(f, 0, SEEK_END) != 0) goto io_fail;
-  long n = ftell(f);
-  if (n < 0) goto io_fail;
-  if (n > MAX_CLUSTER_JSON_BYTES) {
-    rc = sp_err_set(err, SP_ELIMIT, "%s: larger than %ld bytes", path, MAX_CLUSTER_JSON_BYTES);
-    goto done;
-  }
-  rewind(f);
-  buf = malloc((size_t)n + 1);
-  if (!buf) {
-    rc = sp_err_set(err, SP_ENOMEM, "out of memory");
-    goto done;
-  }
-  if (fread(buf, 1, (size_t)n, f) != (size_t)n) goto io_fail;
-  buf[n] = '\0';
+  char *buf;
+  int rc = sp_file_read_stream(f, MAX_CLUSTER_JSON_BYTES, &buf, NULL);
+  fclose(f);
+  if (rc == SP_ELIMIT)
+    return sp_err_set(err, SP_ELIMIT, "%s: larger than %ld bytes", path, MAX_CLUSTER_JSON_BYTES);
+  if (rc == SP_ENOMEM) return sp_err_set(err, SP_ENOMEM, "out of memory");
+  if (rc) return sp_err_set(err, SP_EIO, "%s: read error", path);
   rc = sp_cluster_parse(buf, out, err);
   if (rc) sp_err_prefix(err, "%s", path);
-  goto done;
-io_fail:
-  rc = sp_err_set(err, SP_EIO, "%s: read error", path);
-done:
   free(buf);
-  fclose(f);
   return rc;
 }
 

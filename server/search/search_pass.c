@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -128,6 +129,270 @@ static int parse_auto(const char *key, const char *val, bool *out, sp_err *err) 
   return SP_OK;
 }
 
+/* ------------------------------------------------------------------ the options */
+
+/* What the option text sets: the search's and the placement's options, and the values that
+ * need more than a field (files, the mesh, malloc'd lists freed by pass_options_free). */
+typedef struct pass_options {
+  sp_plan_search_opts o;
+  sp_placement_opts po;
+  const char *cluster_path, *mesh, *report, *mesh_axes;
+  int64_t *devices;
+  int ndevices;
+  sp_plan_state_pair *states;
+  int nstates;
+} pass_options;
+
+static void pass_options_free(pass_options *p) {
+  free(p->devices);
+  free(p->states);
+}
+
+/* One handler per option: parses `val` into `p`. */
+typedef int (*option_fn)(pass_options *p, const char *key, const char *val, sp_err *err);
+
+static int opt_cluster(pass_options *p, const char *key, const char *val, sp_err *err) {
+  (void)key, (void)err;
+  p->cluster_path = val;
+  return SP_OK;
+}
+
+static int opt_mesh(pass_options *p, const char *key, const char *val, sp_err *err) {
+  (void)key, (void)err;
+  p->mesh = val;
+  return SP_OK;
+}
+
+static int opt_time_limit(pass_options *p, const char *key, const char *val, sp_err *err) {
+  return parse_number(key, val, &p->o.time_limit, err);
+}
+
+static int opt_gap(pass_options *p, const char *key, const char *val, sp_err *err) {
+  return parse_number(key, val, &p->o.gap, err);
+}
+
+static int opt_work_limit(pass_options *p, const char *key, const char *val, sp_err *err) {
+  double d = 0;
+  int rc = parse_number(key, val, &d, err);
+  if (!rc) p->o.work_limit = (int64_t)d;
+  return rc;
+}
+
+static int opt_seed(pass_options *p, const char *key, const char *val, sp_err *err) {
+  double d = 0;
+  int rc = parse_number(key, val, &d, err);
+  if (!rc) p->o.seed = (uint64_t)d;
+  return rc;
+}
+
+static int opt_devices(pass_options *p, const char *key, const char *val, sp_err *err) {
+  (void)key;
+  free(p->devices);
+  p->devices = NULL;
+  return parse_devices(val, &p->devices, &p->ndevices, err);
+}
+
+static int opt_state(pass_options *p, const char *key, const char *val, sp_err *err) {
+  (void)key;
+  free(p->states);
+  p->states = NULL;
+  return parse_states(val, &p->states, &p->nstates, err);
+}
+
+static int opt_max_strategies(pass_options *p, const char *key, const char *val, sp_err *err) {
+  double d = 0;
+  int rc = parse_number(key, val, &d, err);
+  if (!rc) p->o.max_strategies = d > 1e6 ? 1000000 : (int)d;
+  return rc;
+}
+
+static int opt_mem_weight(pass_options *p, const char *key, const char *val, sp_err *err) {
+  return parse_number(key, val, &p->o.mem_weight, err);
+}
+
+static int opt_memory_limit(pass_options *p, const char *key, const char *val, sp_err *err) {
+  return parse_number(key, val, &p->o.memory_limit, err);
+}
+
+static int opt_coarsen(pass_options *p, const char *key, const char *val, sp_err *err) {
+  bool b = false;
+  int rc = parse_bool(key, val, &b, err);
+  if (!rc) p->o.no_coarsen = !b;
+  return rc;
+}
+
+static int opt_reduce_scatter(pass_options *p, const char *key, const char *val, sp_err *err) {
+  bool b = false;
+  int rc = parse_bool(key, val, &b, err);
+  if (!rc) p->o.no_reduce_scatter = !b;
+  return rc;
+}
+
+static int opt_share_layers(pass_options *p, const char *key, const char *val, sp_err *err) {
+  bool b = false;
+  int rc = parse_bool(key, val, &b, err);
+  if (!rc) p->o.no_share_layers = !b;
+  return rc;
+}
+
+static int opt_placement(pass_options *p, const char *key, const char *val, sp_err *err) {
+  return parse_auto(key, val, &p->po.auto_devices, err);
+}
+
+static int opt_mesh_shape(pass_options *p, const char *key, const char *val, sp_err *err) {
+  return parse_auto(key, val, &p->po.auto_shape, err);
+}
+
+static int opt_num_devices(pass_options *p, const char *key, const char *val, sp_err *err) {
+  double d = 0;
+  int rc = parse_number(key, val, &d, err);
+  if (rc) return rc;
+  if (d < 1 || d > 1e9 || d != (double)(int64_t)d)
+    return sp_err_set(err, SP_EINVAL, "-shardplan-search: num-devices=%s is not a device count",
+                      val);
+  p->po.num_devices = (int64_t)d;
+  return SP_OK;
+}
+
+static int opt_mesh_axes(pass_options *p, const char *key, const char *val, sp_err *err) {
+  (void)key, (void)err;
+  p->mesh_axes = val;
+  return SP_OK;
+}
+
+static int opt_report(pass_options *p, const char *key, const char *val, sp_err *err) {
+  (void)key, (void)err;
+  p->report = val;
+  return SP_OK;
+}
+
+static int opt_dump_graph(pass_options *p, const char *key, const char *val, sp_err *err) {
+  (void)key, (void)err;
+  p->o.dump_graph = val;
+  return SP_OK;
+}
+
+/* The options, in the order the "unknown option" message lists them. */
+static const struct {
+  const char *key;
+  option_fn set;
+} known_options[] = {
+    {"cluster", opt_cluster},           {"mesh", opt_mesh},
+    {"time-limit", opt_time_limit},     {"gap", opt_gap},
+    {"work-limit", opt_work_limit},     {"seed", opt_seed},
+    {"devices", opt_devices},           {"state", opt_state},
+    {"max-strategies", opt_max_strategies}, {"mem-weight", opt_mem_weight},
+    {"memory-limit", opt_memory_limit}, {"coarsen", opt_coarsen},
+    {"reduce-scatter", opt_reduce_scatter}, {"share-layers", opt_share_layers},
+    {"placement", opt_placement},       {"mesh-shape", opt_mesh_shape},
+    {"num-devices", opt_num_devices},   {"mesh-axes", opt_mesh_axes},
+    {"report", opt_report},             {"dump-graph", opt_dump_graph},
+};
+enum { NKNOWN_OPTIONS = (int)(sizeof known_options / sizeof known_options[0]) };
+
+static int unknown_option(const char *key, sp_err *err) {
+  char known[512];
+  size_t len = 0;
+  known[0] = '\0';
+  for (int i = 0; i < NKNOWN_OPTIONS && len < sizeof known; i++)
+    len += (size_t)snprintf(known + len, sizeof known - len, "%s%s", i ? ", " : "",
+                            known_options[i].key);
+  return sp_err_set(err, SP_EINVAL, "-shardplan-search: unknown option '%s' (known: %s)", key,
+                    known);
+}
+
+/* Parses the option text `text` (edited in place: keys and values point into it). */
+static int parse_options(char *text, pass_options *p, sp_err *err) {
+  char *save = NULL;
+  for (char *tok = strtok_r(text, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save)) {
+    char *eq = strchr(tok, '=');
+    if (!eq)
+      return sp_err_set(err, SP_EINVAL, "-shardplan-search: option '%s' has no '=VALUE'", tok);
+    *eq = '\0';
+    const char *key = tok, *val = eq + 1;
+    int k = 0;
+    while (k < NKNOWN_OPTIONS && strcmp(key, known_options[k].key) != 0) k++;
+    if (k == NKNOWN_OPTIONS) return unknown_option(key, err);
+    int rc = known_options[k].set(p, key, val, err);
+    if (rc) return rc;
+  }
+  return SP_OK;
+}
+
+/* ------------------------------------------------------------------ after parsing */
+
+/* The caller's structured choices over the text's. */
+static void apply_overrides(pass_options *p, const sp_search_overrides *ov) {
+  if (!ov) return;
+  if (ov->time_limit >= 0) p->o.time_limit = ov->time_limit;
+  if (ov->gap >= 0) p->o.gap = ov->gap;
+  if (ov->placement >= 0) p->po.auto_devices = ov->placement != 0;
+  if (ov->mesh_shape >= 0) p->po.auto_shape = ov->mesh_shape != 0;
+}
+
+/* The cluster: the caller's, else loaded from cluster=FILE into *loaded (freed by the caller). */
+static int take_cluster(pass_options *p, const sp_search_overrides *ov, sp_cluster **loaded,
+                        sp_err *err) {
+  if (ov && ov->cluster) {
+    p->o.cluster = ov->cluster;
+    return SP_OK;
+  }
+  if (!p->cluster_path)
+    return sp_err_set(err, SP_EINVAL, "-shardplan-search: cluster=FILE is required");
+  int rc = sp_cluster_load(p->cluster_path, loaded, err);
+  if (rc) {
+    sp_err_prefix(err, "-shardplan-search");
+    return rc;
+  }
+  p->o.cluster = *loaded;
+  return SP_OK;
+}
+
+/* mesh-axes=: only a device count and the axis names, the search picks the shape; adds the
+ * mesh to the module (*added). */
+static int add_mesh_of_axes(sp_module *m, pass_options *p, sp_op **added, sp_err *err) {
+  sp_op *existing = NULL;
+  for (sp_op *op = sp_module_body(m)->first; op && !existing; op = op->next)
+    if (op->kind == SP_OP_SDY_MESH) existing = op;
+  if (existing)
+    return sp_err_set(err, SP_EINVAL, "-shardplan-search: mesh-axes= is for a module without an "
+                      "sdy.mesh; this one has @%s (use mesh-shape=auto to search its shape)",
+                      sp_op_get_str(existing, "sym_name"));
+  if (p->devices)
+    return sp_err_set(err, SP_EINVAL, "-shardplan-search: devices= needs a mesh of known shape; "
+                      "it cannot be combined with mesh-axes=");
+  int64_t count = p->po.num_devices > 0 ? p->po.num_devices : p->o.cluster->ndevices;
+  if (count > p->o.cluster->ndevices)
+    return sp_err_set(err, SP_EINVAL, "-shardplan-search: num-devices=%lld, the cluster has %d",
+                      (long long)count, p->o.cluster->ndevices);
+  int rc = add_mesh(m, p->mesh_axes, count, added, err);
+  if (rc) return rc;
+  p->po.auto_shape = true;
+  p->o.mesh_name = "mesh";
+  return SP_OK;
+}
+
+/* devices=: as many ids as the mesh has devices, each in the cluster, one mesh shape. */
+static int check_devices(sp_module *m, const pass_options *p, sp_err *err) {
+  if (!p->devices) return SP_OK;
+  /* The count must match the mesh; checked against the mesh the search picks. */
+  sp_op *mesh_op = sp_plan_mesh_op(m, p->mesh, NULL);
+  const sp_mesh *pm = mesh_op ? sp_op_attr(mesh_op, "mesh")->u.mesh : NULL;
+  if (pm && sp_mesh_num_devices(pm) != p->ndevices)
+    return sp_err_set(err, SP_EINVAL, "-shardplan-search: devices= lists %d ids, the mesh has "
+                      "%lld devices", p->ndevices, (long long)sp_mesh_num_devices(pm));
+  if (p->po.auto_shape)
+    return sp_err_set(err, SP_EINVAL, "-shardplan-search: devices= fixes the placement of one "
+                      "mesh shape; it cannot be combined with mesh-shape=auto");
+  for (int i = 0; i < p->ndevices; i++)
+    if (p->devices[i] >= p->o.cluster->ndevices)
+      return sp_err_set(err, SP_EINVAL, "-shardplan-search: device %lld is not in the cluster "
+                        "(%d devices)", (long long)p->devices[i], p->o.cluster->ndevices);
+  return SP_OK;
+}
+
+/* ------------------------------------------------------------------ the pass */
+
 void sp_search_overrides_init(sp_search_overrides *ov) {
   ov->cluster = NULL;
   ov->time_limit = -1;
@@ -142,168 +407,32 @@ int sp_search_pass(sp_module *m, const char *options, sp_plan_summary *out, sp_e
 
 int sp_search_pass_with(sp_module *m, const char *options, const sp_search_overrides *ov,
                         sp_plan_summary *out, sp_err *err) {
-  sp_plan_search_opts o;
-  sp_plan_search_opts_init(&o);
-  sp_placement_opts po;
-  sp_placement_opts_init(&po);
-  char *text = strdup(options ? options : "");
-  char *cluster_path = NULL, *mesh = NULL, *report = NULL, *mesh_axes = NULL;
-  sp_op *added_mesh = NULL;  /* by mesh-axes=; taken out again if the pass fails */
-  int64_t *devices = NULL;
-  sp_plan_state_pair *states = NULL;
-  int ndevices = 0, nstates = 0, rc = SP_OK;
+  pass_options p;
+  memset(&p, 0, sizeof p);
+  sp_plan_search_opts_init(&p.o);
+  sp_placement_opts_init(&p.po);
   sp_cluster *cluster = NULL;
+  sp_op *added_mesh = NULL;  /* by mesh-axes=; taken out again if the pass fails */
+  char *text = strdup(options ? options : "");
   if (!text) return sp_err_set(err, SP_ENOMEM, "out of memory");
-  char *save = NULL;
-  for (char *tok = strtok_r(text, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save)) {
-    char *eq = strchr(tok, '=');
-    if (!eq) {
-      rc = sp_err_set(err, SP_EINVAL, "-shardplan-search: option '%s' has no '=VALUE'", tok);
-      goto fail;
-    }
-    *eq = '\0';
-    const char *key = tok, *val = eq + 1;
-    double d = 0;
-    bool b = false;
-    if (strcmp(key, "cluster") == 0) cluster_path = (char *)val;
-    else if (strcmp(key, "mesh") == 0) mesh = (char *)val;
-    else if (strcmp(key, "report") == 0) report = (char *)val;
-    else if (strcmp(key, "dump-graph") == 0) o.dump_graph = val;
-    else if (strcmp(key, "time-limit") == 0) {
-      if ((rc = parse_number(key, val, &o.time_limit, err))) goto fail;
-    } else if (strcmp(key, "gap") == 0) {
-      if ((rc = parse_number(key, val, &o.gap, err))) goto fail;
-    } else if (strcmp(key, "work-limit") == 0) {
-      if ((rc = parse_number(key, val, &d, err))) goto fail;
-      o.work_limit = (int64_t)d;
-    } else if (strcmp(key, "seed") == 0) {
-      if ((rc = parse_number(key, val, &d, err))) goto fail;
-      o.seed = (uint64_t)d;
-    } else if (strcmp(key, "max-strategies") == 0) {
-      if ((rc = parse_number(key, val, &d, err))) goto fail;
-      o.max_strategies = d > 1e6 ? 1000000 : (int)d;
-    } else if (strcmp(key, "mem-weight") == 0) {
-      if ((rc = parse_number(key, val, &o.mem_weight, err))) goto fail;
-    } else if (strcmp(key, "memory-limit") == 0) {
-      if ((rc = parse_number(key, val, &o.memory_limit, err))) goto fail;
-    } else if (strcmp(key, "coarsen") == 0) {
-      if ((rc = parse_bool(key, val, &b, err))) goto fail;
-      o.no_coarsen = !b;
-    } else if (strcmp(key, "reduce-scatter") == 0) {
-      if ((rc = parse_bool(key, val, &b, err))) goto fail;
-      o.no_reduce_scatter = !b;
-    } else if (strcmp(key, "share-layers") == 0) {
-      if ((rc = parse_bool(key, val, &b, err))) goto fail;
-      o.no_share_layers = !b;
-    } else if (strcmp(key, "placement") == 0) {
-      if ((rc = parse_auto(key, val, &po.auto_devices, err))) goto fail;
-    } else if (strcmp(key, "mesh-shape") == 0) {
-      if ((rc = parse_auto(key, val, &po.auto_shape, err))) goto fail;
-    } else if (strcmp(key, "num-devices") == 0) {
-      if ((rc = parse_number(key, val, &d, err))) goto fail;
-      if (d < 1 || d > 1e9 || d != (double)(int64_t)d) {
-        rc = sp_err_set(err, SP_EINVAL, "-shardplan-search: num-devices=%s is not a device count", val);
-        goto fail;
-      }
-      po.num_devices = (int64_t)d;
-    } else if (strcmp(key, "mesh-axes") == 0) {
-      mesh_axes = (char *)val;
-    } else if (strcmp(key, "state") == 0) {
-      free(states);
-      states = NULL;
-      if ((rc = parse_states(val, &states, &nstates, err))) goto fail;
-    } else if (strcmp(key, "devices") == 0) {
-      free(devices);
-      devices = NULL;
-      if ((rc = parse_devices(val, &devices, &ndevices, err))) goto fail;
-    } else {
-      rc = sp_err_set(err, SP_EINVAL, "-shardplan-search: unknown option '%s' (known: cluster, "
-                      "mesh, time-limit, gap, work-limit, seed, devices, state, max-strategies, "
-                      "mem-weight, memory-limit, coarsen, reduce-scatter, share-layers, placement, "
-                      "mesh-shape, num-devices, mesh-axes, report, dump-graph)", key);
-      goto fail;
-    }
-  }
-  if (ov) {
-    if (ov->time_limit >= 0) o.time_limit = ov->time_limit;
-    if (ov->gap >= 0) o.gap = ov->gap;
-    if (ov->placement >= 0) po.auto_devices = ov->placement != 0;
-    if (ov->mesh_shape >= 0) po.auto_shape = ov->mesh_shape != 0;
-  }
-  if (ov && ov->cluster) {
-    o.cluster = ov->cluster;
-  } else {
-    if (!cluster_path) {
-      rc = sp_err_set(err, SP_EINVAL, "-shardplan-search: cluster=FILE is required");
-      goto fail;
-    }
-    rc = sp_cluster_load(cluster_path, &cluster, err);
-    if (rc) {
-      sp_err_prefix(err, "-shardplan-search");
-      goto fail;
-    }
-    o.cluster = cluster;
-  }
-  o.mesh_name = mesh;
-  if (mesh_axes) {
-    /* Only a device count and the axis names: the search picks the shape. */
-    sp_op *existing = NULL;
-    for (sp_op *op = sp_module_body(m)->first; op && !existing; op = op->next)
-      if (op->kind == SP_OP_SDY_MESH) existing = op;
-    if (existing) {
-      rc = sp_err_set(err, SP_EINVAL, "-shardplan-search: mesh-axes= is for a module without an "
-                      "sdy.mesh; this one has @%s (use mesh-shape=auto to search its shape)",
-                      sp_op_get_str(existing, "sym_name"));
-      goto fail;
-    }
-    if (devices) {
-      rc = sp_err_set(err, SP_EINVAL, "-shardplan-search: devices= needs a mesh of known shape; "
-                      "it cannot be combined with mesh-axes=");
-      goto fail;
-    }
-    int64_t count = po.num_devices > 0 ? po.num_devices : o.cluster->ndevices;
-    if (count > o.cluster->ndevices) {
-      rc = sp_err_set(err, SP_EINVAL, "-shardplan-search: num-devices=%lld, the cluster has %d",
-                      (long long)count, o.cluster->ndevices);
-      goto fail;
-    }
-    if ((rc = add_mesh(m, mesh_axes, count, &added_mesh, err))) goto fail;
-    po.auto_shape = true;
-    o.mesh_name = "mesh";
-  }
-  if (po.num_devices > 0) po.auto_shape = true;
-  o.device_of = devices;
-  o.state = states;
-  o.nstate = nstates;
-  if (devices) {
-    /* The count must match the mesh; checked against the mesh the search picks. */
-    sp_op *mesh_op = sp_plan_mesh_op(m, mesh, NULL);
-    const sp_mesh *pm = mesh_op ? sp_op_attr(mesh_op, "mesh")->u.mesh : NULL;
-    if (pm && sp_mesh_num_devices(pm) != ndevices) {
-      rc = sp_err_set(err, SP_EINVAL, "-shardplan-search: devices= lists %d ids, the mesh has "
-                      "%lld devices", ndevices, (long long)sp_mesh_num_devices(pm));
-      goto fail;
-    }
-    if (po.auto_shape) {
-      rc = sp_err_set(err, SP_EINVAL, "-shardplan-search: devices= fixes the placement of one "
-                      "mesh shape; it cannot be combined with mesh-shape=auto");
-      goto fail;
-    }
-    for (int i = 0; i < ndevices; i++)
-      if (devices[i] >= o.cluster->ndevices) {
-        rc = sp_err_set(err, SP_EINVAL, "-shardplan-search: device %lld is not in the cluster "
-                        "(%d devices)", (long long)devices[i], o.cluster->ndevices);
-        goto fail;
-      }
-  }
-  rc = sp_placement_search(m, &o, &po, out, err);
-  if (!rc && report && !(out->report_path = sp_arena_strdup(m->arena, report)))
+  int rc = parse_options(text, &p, err);
+  if (rc) goto fail;
+  apply_overrides(&p, ov);
+  if ((rc = take_cluster(&p, ov, &cluster, err))) goto fail;
+  p.o.mesh_name = p.mesh;
+  if (p.mesh_axes && (rc = add_mesh_of_axes(m, &p, &added_mesh, err))) goto fail;
+  if (p.po.num_devices > 0) p.po.auto_shape = true;
+  p.o.device_of = p.devices;
+  p.o.state = p.states;
+  p.o.nstate = p.nstates;
+  if ((rc = check_devices(m, &p, err))) goto fail;
+  rc = sp_placement_search(m, &p.o, &p.po, out, err);
+  if (!rc && p.report && !(out->report_path = sp_arena_strdup(m->arena, p.report)))
     rc = sp_err_set(err, SP_ENOMEM, "out of memory");
 fail:
   if (rc && added_mesh) sp_op_unlink(added_mesh);
   sp_cluster_free(cluster);
-  free(devices);
-  free(states);
+  pass_options_free(&p);
   free(text);
   return rc;
 }

@@ -10,13 +10,19 @@
 
 #include <cjson/cJSON.h>
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
 
+#include "ir/file_read.h"
 #include "ir/sp_limits.h"
+
+static long gz_read(void *src, char *buf, size_t n) {
+  return gzread(src, buf, n > INT_MAX ? INT_MAX : (unsigned)n);
+}
 
 /* Reads the whole (possibly gzip-compressed) file into a malloc'd buffer. */
 static int read_all(const char *path, char **buf, size_t *len, sp_err *err) {
@@ -24,41 +30,18 @@ static int read_all(const char *path, char **buf, size_t *len, sp_err *err) {
   *len = 0;
   gzFile f = gzopen(path, "rb");
   if (!f) return sp_err_set(err, SP_EIO, "cannot open: %s", strerror(errno ? errno : ENOENT));
-  size_t cap = 1 << 16, n = 0;
-  char *b = malloc(cap);
-  int rc = SP_OK;
-  if (!b) { rc = sp_err_set(err, SP_ENOMEM, "out of memory reading the file"); goto done; }
-  for (;;) {
-    if (n == cap) {
-      if (cap >= (size_t)SP_MAX_INPUT_BYTES) {
-        rc = sp_err_set(err, SP_ELIMIT, "more than %ld bytes (SP_MAX_INPUT_BYTES)",
-                        (long)SP_MAX_INPUT_BYTES);
-        goto done;
-      }
-      char *nb = realloc(b, cap * 2);
-      if (!nb) { rc = sp_err_set(err, SP_ENOMEM, "out of memory reading the file"); goto done; }
-      b = nb;
-      cap *= 2;
-    }
-    int got = gzread(f, b + n, (unsigned)(cap - n));
-    if (got < 0) {
-      int zerr;
-      const char *msg = gzerror(f, &zerr);
-      rc = sp_err_set(err, SP_EIO, "read error: %s", zerr == Z_ERRNO ? strerror(errno) : msg);
-      goto done;
-    }
-    if (got == 0) break;
-    n += (size_t)got;
+  int rc = sp_file_read_from(gz_read, f, (size_t)SP_MAX_INPUT_BYTES, buf, len);
+  if (rc == SP_ELIMIT) {
+    sp_err_set(err, SP_ELIMIT, "more than %ld bytes (SP_MAX_INPUT_BYTES)", (long)SP_MAX_INPUT_BYTES);
+  } else if (rc == SP_EIO) {
+    int zerr;
+    const char *msg = gzerror(f, &zerr);
+    sp_err_set(err, SP_EIO, "read error: %s", zerr == Z_ERRNO ? strerror(errno) : msg);
+  } else if (rc) {
+    sp_err_set(err, SP_ENOMEM, "out of memory reading the file");
   }
-done:
   gzclose(f);
-  if (rc != SP_OK) {
-    free(b);
-    return rc;
-  }
-  *buf = b;
-  *len = n;
-  return SP_OK;
+  return rc;
 }
 
 /* ------------------------------------------------------------------ checked accessors */

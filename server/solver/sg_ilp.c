@@ -267,6 +267,134 @@ int sp_sg_ilp_build(const sg_prob *p, const int *nodes, int nn, bool plain,
   return rc;
 }
 
+/* The part's nodes (all of them when `nodes` is NULL), a strategy-column array per node and
+ * the edges between two of its nodes. SP_ENOMEM, or SP_OK. */
+static int select_part(sg_ilp *q, const int *nodes, int nn) {
+  const sg_prob *p = q->p;
+  q->nn = nodes ? nn : p->n;
+  q->nodes = malloc(sizeof(int) * ((size_t)q->nn + 1));
+  q->xcol = calloc((size_t)p->n + 1, sizeof(int *));
+  q->edges = malloc(sizeof(int) * ((size_t)p->m + 1));
+  q->ycol = calloc((size_t)p->m + 1, sizeof(int *));
+  if (!q->nodes || !q->xcol || !q->edges || !q->ycol) return SP_ENOMEM;
+  for (int a = 0; a < q->nn; a++) {
+    int i = nodes ? nodes[a] : a;
+    q->nodes[a] = i;
+    q->xcol[i] = calloc((size_t)p->k[i], sizeof(int));
+    if (!q->xcol[i]) return SP_ENOMEM;
+  }
+  for (int e = 0; e < p->m; e++)
+    if (q->xcol[p->ea[e]] && q->xcol[p->eb[e]]) q->edges[q->ne++] = e;
+  return SP_OK;
+}
+
+/* SP_ELIMIT when the program would have more than max_nonzeros (> 0) nonzeros, counted
+ * before anything large is built: the rows' lists alone can be huge. */
+static int check_nonzeros(const sg_ilp *q, bool plain, int64_t max_nonzeros, sp_err *err) {
+  if (max_nonzeros <= 0) return SP_OK;
+  sg_rows rows;
+  if (part_rows(q, plain, false, &rows) != SP_OK)
+    return sp_err_set(err, SP_ENOMEM, "out of memory building the ILP");
+  int64_t nz = estimate_nonzeros(q->p, q) + rows.entries;
+  sp_sg_rows_free(&rows);
+  if (nz > max_nonzeros)
+    return sp_err_set(err, SP_ELIMIT, "the ILP would have %lld nonzeros, more than %lld",
+                      (long long)nz, (long long)max_nonzeros);
+  return SP_OK;
+}
+
+/* A pair-column array per edge of the part. SP_ENOMEM, or SP_OK. */
+static int alloc_pair_columns(sg_ilp *q) {
+  const sg_prob *p = q->p;
+  for (int b = 0; b < q->ne; b++) {
+    int e = q->edges[b];
+    q->ycol[e] = calloc((size_t)p->k[p->ea[e]] * (size_t)p->k[p->eb[e]], sizeof(int));
+    if (!q->ycol[e]) return SP_ENOMEM;
+  }
+  return SP_OK;
+}
+
+/* With reduced costs and an incumbent: this part's share of the dual bound. Plans of it
+ * cheaper than ub use no variable whose excess is above ub - share (a hair more, for
+ * rounding). */
+static void set_room(sg_ilp *q, int64_t ub, const sg_excess *ex) {
+  if (!ex || ub == INT64_MAX) return;
+  double share = 0;
+  for (int a = 0; a < q->nn; a++) share += ex->nshare[q->nodes[a]];
+  for (int b = 0; b < q->ne; b++) share += ex->eshare[q->edges[b]];
+  q->ex = ex;
+  q->room = (double)ub - share + 1e-7 * fabs((double)ub) + 1e-6;
+}
+
+/* A row named `name` whose value is fixed to `value`; returns its index. */
+static int add_fixed_row(glp_prob *lp, const char *name, double value) {
+  int row = glp_add_rows(lp, 1);
+  glp_set_row_name(lp, row, name);
+  glp_set_row_bnds(lp, row, GLP_FX, value, value);
+  return row;
+}
+
+/* Node rows: each node of the part takes exactly one of its strategies. */
+static void add_node_rows(sg_ilp *q, triplets *tr) {
+  const sg_prob *p = q->p;
+  char name[64];
+  for (int a = 0; a < q->nn; a++) {
+    int i = q->nodes[a];
+    snprintf(name, sizeof name, "one_%d", i);
+    int row = add_fixed_row(q->lp, name, 1.0);
+    for (int k = 0; k < p->k[i]; k++)
+      if (q->xcol[i][k]) trip_add(tr, row, q->xcol[i][k], 1.0);
+  }
+}
+
+/* Linking rows of edge e: for each strategy with a column on either side, the pairs that use
+ * it sum to it. One row per strategy that has a column (the others are 0, and so are their
+ * pairs). `ra`, `rb`: scratch for the rows of each side. */
+static void add_edge_rows(sg_ilp *q, int e, int *ra, int *rb, triplets *tr) {
+  const sg_prob *p = q->p;
+  int i = p->ea[e], j = p->eb[e], ki = p->k[i], kj = p->k[j];
+  char name[64];
+  for (int x = 0; x < ki; x++) {
+    ra[x] = 0;
+    if (!q->xcol[i][x]) continue;
+    snprintf(name, sizeof name, "la%d_%d", e, x);
+    ra[x] = add_fixed_row(q->lp, name, 0.0);
+    trip_add(tr, ra[x], q->xcol[i][x], -1.0);
+  }
+  for (int y = 0; y < kj; y++) {
+    rb[y] = 0;
+    if (!q->xcol[j][y]) continue;
+    snprintf(name, sizeof name, "lb%d_%d", e, y);
+    rb[y] = add_fixed_row(q->lp, name, 0.0);
+    trip_add(tr, rb[y], q->xcol[j][y], -1.0);
+  }
+  for (int x = 0; x < ki; x++)
+    for (int y = 0; y < kj; y++) {
+      int cc = q->ycol[e][(int64_t)x * kj + y];
+      if (!cc) continue;
+      trip_add(tr, ra[x], cc, 1.0);
+      trip_add(tr, rb[y], cc, 1.0);
+    }
+}
+
+/* The linking rows of every edge of the part. SP_ENOMEM, or SP_OK. */
+static int add_linking_rows(sg_ilp *q, triplets *tr) {
+  const sg_prob *p = q->p;
+  int maxk = 1;
+  for (int a = 0; a < q->nn; a++)
+    if (p->k[q->nodes[a]] > maxk) maxk = p->k[q->nodes[a]];
+  int *rowbuf = malloc(sizeof(int) * 2 * (size_t)maxk);
+  if (!rowbuf) return SP_ENOMEM;
+  for (int b = 0; b < q->ne; b++) {
+    int e = q->edges[b];
+    add_edge_rows(q, e, rowbuf, rowbuf + p->k[p->ea[e]], tr);
+  }
+  free(rowbuf);
+  return SP_OK;
+}
+
+/* The program of one part: columns (number_columns), node, linking and usage rows, loaded
+ * into GLPK. */
 static int build(const sg_prob *p, const int *nodes, int nn, bool plain, int64_t max_nonzeros,
                  int64_t ub, const sg_excess *ex, sg_ilp **out, sp_err *err) {
   *out = NULL;
@@ -277,98 +405,20 @@ static int build(const sg_prob *p, const int *nodes, int nn, bool plain, int64_t
   int rc = SP_OK;
   if (!q) return sp_err_set(err, SP_ENOMEM, "out of memory building the ILP");
   q->p = p;
-  q->nn = nodes ? nn : p->n;
-  q->nodes = malloc(sizeof(int) * ((size_t)q->nn + 1));
-  q->xcol = calloc((size_t)p->n + 1, sizeof(int *));
-  q->edges = malloc(sizeof(int) * ((size_t)p->m + 1));
-  q->ycol = calloc((size_t)p->m + 1, sizeof(int *));
-  if (!q->nodes || !q->xcol || !q->edges || !q->ycol) goto oom;
-  for (int a = 0; a < q->nn; a++) {
-    int i = nodes ? nodes[a] : a;
-    q->nodes[a] = i;
-    q->xcol[i] = calloc((size_t)p->k[i], sizeof(int));
-    if (!q->xcol[i]) goto oom;
-  }
-  for (int e = 0; e < p->m; e++)
-    if (q->xcol[p->ea[e]] && q->xcol[p->eb[e]]) q->edges[q->ne++] = e;
-  if (max_nonzeros > 0) { /* count first: the rows' lists alone can be huge */
-    if ((rc = part_rows(q, plain, false, &rows)) != SP_OK) goto oom;
-    int64_t nz = estimate_nonzeros(p, q) + rows.entries;
-    sp_sg_rows_free(&rows);
-    if (nz > max_nonzeros) {
-      rc = sp_err_set(err, SP_ELIMIT, "the ILP would have %lld nonzeros, more than %lld",
-                      (long long)nz, (long long)max_nonzeros);
-      goto fail;
-    }
-  }
-  if ((rc = part_rows(q, plain, true, &rows)) != SP_OK) goto oom;
+  if (select_part(q, nodes, nn)) goto oom;
+  if ((rc = check_nonzeros(q, plain, max_nonzeros, err))) goto fail;
+  if (part_rows(q, plain, true, &rows) != SP_OK) goto oom;
   have_rows = true;
-  for (int b = 0; b < q->ne; b++) {
-    int e = q->edges[b];
-    q->ycol[e] = calloc((size_t)p->k[p->ea[e]] * (size_t)p->k[p->eb[e]], sizeof(int));
-    if (!q->ycol[e]) goto oom;
-  }
+  if (alloc_pair_columns(q)) goto oom;
   q->slack = compute_slack(q, ub);
-  if (ex && ub != INT64_MAX) {
-    /* This part's share of the dual bound: plans of it cheaper than ub use no variable
-     * whose excess is above ub - share (a hair more, for rounding). */
-    double share = 0;
-    for (int a = 0; a < q->nn; a++) share += ex->nshare[q->nodes[a]];
-    for (int b = 0; b < q->ne; b++) share += ex->eshare[q->edges[b]];
-    q->ex = ex;
-    q->room = (double)ub - share + 1e-7 * fabs((double)ub) + 1e-6;
-  }
+  set_room(q, ub, ex);
   q->lp = glp_create_prob();
   glp_set_obj_dir(q->lp, GLP_MIN);
   int ncols = number_columns(q);
   if (ncols > 0) glp_add_cols(q->lp, ncols);
   name_columns(q);
-  char name[64];
-  /* Node rows. */
-  for (int a = 0; a < q->nn; a++) {
-    int i = q->nodes[a], row = glp_add_rows(q->lp, 1);
-    snprintf(name, sizeof name, "one_%d", i);
-    glp_set_row_name(q->lp, row, name);
-    glp_set_row_bnds(q->lp, row, GLP_FX, 1.0, 1.0);
-    for (int k = 0; k < p->k[i]; k++)
-      if (q->xcol[i][k]) trip_add(&tr, row, q->xcol[i][k], 1.0);
-  }
-  /* Linking rows. */
-  int maxk = 1;
-  for (int a = 0; a < q->nn; a++) if (p->k[q->nodes[a]] > maxk) maxk = p->k[q->nodes[a]];
-  int *rowbuf = malloc(sizeof(int) * 2 * (size_t)maxk);
-  if (!rowbuf) goto oom;
-  for (int b = 0; b < q->ne; b++) {
-    int e = q->edges[b], i = p->ea[e], j = p->eb[e], ki = p->k[i], kj = p->k[j];
-    /* One row per strategy that has a column (the others are 0, and so are their pairs). */
-    int *ra = rowbuf, *rb = rowbuf + ki;
-    for (int x = 0; x < ki; x++) {
-      ra[x] = 0;
-      if (!q->xcol[i][x]) continue;
-      ra[x] = glp_add_rows(q->lp, 1);
-      snprintf(name, sizeof name, "la%d_%d", e, x);
-      glp_set_row_name(q->lp, ra[x], name);
-      glp_set_row_bnds(q->lp, ra[x], GLP_FX, 0.0, 0.0);
-      trip_add(&tr, ra[x], q->xcol[i][x], -1.0);
-    }
-    for (int y = 0; y < kj; y++) {
-      rb[y] = 0;
-      if (!q->xcol[j][y]) continue;
-      rb[y] = glp_add_rows(q->lp, 1);
-      snprintf(name, sizeof name, "lb%d_%d", e, y);
-      glp_set_row_name(q->lp, rb[y], name);
-      glp_set_row_bnds(q->lp, rb[y], GLP_FX, 0.0, 0.0);
-      trip_add(&tr, rb[y], q->xcol[j][y], -1.0);
-    }
-    for (int x = 0; x < ki; x++)
-      for (int y = 0; y < kj; y++) {
-        int cc = q->ycol[e][(int64_t)x * kj + y];
-        if (!cc) continue;
-        trip_add(&tr, ra[x], cc, 1.0);
-        trip_add(&tr, rb[y], cc, 1.0);
-      }
-  }
-  free(rowbuf);
+  add_node_rows(q, &tr);
+  if (add_linking_rows(q, &tr)) goto oom;
   add_usage_rows(q, &rows, &tr);
   int nmem = rows.n;
   if (tr.oom) goto oom;

@@ -28,6 +28,7 @@
 
 #include "ir/diag.h"
 #include "ir/err.h"
+#include "ir/file_read.h"
 #include "ir/ir.h"
 #include "ir/sp_limits.h"
 #include "ir/strbuf.h"
@@ -189,37 +190,6 @@ static int parse_args(int argc, char **argv, options *o) {
 
 /* ------------------------------------------------------------------ I/O */
 
-static char *read_all(FILE *f, size_t *len) {
-  size_t cap = 1 << 16, n = 0;
-  char *buf = malloc(cap);
-  if (!buf) return NULL;
-  for (;;) {
-    if (n == cap) {
-      if (cap > (size_t)SP_MAX_INPUT_BYTES) {
-        free(buf);
-        errno = EFBIG;
-        return NULL;
-      }
-      char *nb = realloc(buf, cap * 2);
-      if (!nb) {
-        free(buf);
-        return NULL;
-      }
-      buf = nb;
-      cap *= 2;
-    }
-    size_t k = fread(buf + n, 1, cap - n, f);
-    n += k;
-    if (k == 0) break;
-  }
-  if (ferror(f)) {
-    free(buf);
-    return NULL;
-  }
-  *len = n;
-  return buf;
-}
-
 /* Turns a failure into an error diagnostic at the place its message names. */
 static void add_error(sp_diag_list *diags, const char *file, const sp_err *err) {
   sp_loc loc;
@@ -356,7 +326,8 @@ int main(int argc, char **argv) {
     return 1;
   }
   size_t len = 0;
-  char *text = read_all(in, &len);
+  char *text;
+  sp_file_read_stream(in, (size_t)SP_MAX_INPUT_BYTES, &text, &len);
   if (!from_stdin) fclose(in);
   if (!text) {
     fprintf(stderr, "shardplan-opt: cannot read '%s': %s\n", file,

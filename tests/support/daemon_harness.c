@@ -23,13 +23,8 @@
 #include <unistd.h>
 
 #include "grpc/health/v1/health.pb-c.h"
+#include "ir/clock.h"
 #include "shardplan/v1/planner.pb-c.h"
-
-static double now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
 
 /* ------------------------------------------------------------------ the daemon */
 
@@ -76,8 +71,8 @@ bool th_daemon_start_prog(th_daemon *d, const char *program, const char *data_di
   d->stdout_fd = fds[0];
   char buf[4096];
   size_t have = 0;
-  double start = now_ms();
-  while (now_ms() - start < 20000) {
+  double start = 1e3 * sp_clock_now();
+  while (1e3 * sp_clock_now() - start < 20000) {
     struct pollfd p = {d->stdout_fd, POLLIN, 0};
     if (poll(&p, 1, 200) <= 0) continue;
     ssize_t r = read(d->stdout_fd, buf + have, sizeof buf - 1 - have);
@@ -109,8 +104,8 @@ int th_daemon_stop(th_daemon *d) {
   if (d->pid <= 0) return -1;
   kill(d->pid, SIGTERM);
   int st = 0;
-  double start = now_ms();
-  while (now_ms() - start < 15000) {
+  double start = 1e3 * sp_clock_now();
+  while (1e3 * sp_clock_now() - start < 15000) {
     pid_t r = waitpid(d->pid, &st, WNOHANG);
     if (r == d->pid) {
       close(d->stdout_fd);
@@ -190,7 +185,7 @@ static th_result run_call(th_channel *c, const char *method, const void *req, si
                           int timeout_ms, const char *token, int cancel_after_ms) {
   th_result r;
   memset(&r, 0, sizeof r);
-  double t0 = now_ms();
+  double t0 = 1e3 * sp_clock_now();
   grpc_completion_queue *cq = grpc_completion_queue_create_for_pluck(NULL);
   grpc_slice mslice = grpc_slice_from_copied_string(method);
   grpc_call *call = grpc_channel_create_call(c->ch, NULL, GRPC_PROPAGATE_DEFAULTS, cq, mslice,
@@ -277,7 +272,7 @@ static th_result run_call(th_channel *c, const char *method, const void *req, si
          GRPC_QUEUE_SHUTDOWN) {
   }
   grpc_completion_queue_destroy(cq);
-  r.ms = now_ms() - t0;
+  r.ms = 1e3 * sp_clock_now() - t0;
   return r;
 }
 

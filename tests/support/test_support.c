@@ -4,12 +4,14 @@
 #include "test_support.h"
 
 #include <dirent.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "ir/file_read.h"
 #include "ir/strbuf.h"
 #include "mlir/mlir.h"
 
@@ -69,19 +71,8 @@ void sp_test_remove_temp_db(const char *dir, const char *db) {
 }
 
 char *sp_test_read_file(const char *path, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  if (fseek(f, 0, SEEK_END) != 0) { fclose(f); return NULL; }
-  long n = ftell(f);
-  if (n < 0) { fclose(f); return NULL; }
-  rewind(f);
-  char *buf = malloc((size_t)n + 1);
-  if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) { free(buf); buf = NULL; }
-  fclose(f);
-  if (!buf) return NULL;
-  buf[n] = '\0';
-  if (len) *len = (size_t)n;
-  return buf;
+  char *buf;
+  return sp_file_read(path, SIZE_MAX, &buf, len) == SP_OK ? buf : NULL;
 }
 
 sp_module *sp_test_parse(const char *text) {
