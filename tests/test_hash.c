@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ir/grow.h"
 #include "ir/hash.h"
 #include "ir/ir.h"
 #include "ir/verify.h"
@@ -525,10 +526,7 @@ START_TEST(conformance_chunks_hash_without_error_and_mostly_apart) {
         printf("reader gap (not a hash matter): %s\n", err.msg);
         continue;
       }
-      if (n == cap) {
-        cap = cap ? 2 * cap : 256;
-        all = realloc(all, (size_t)cap * sizeof *all);
-      }
+      ck_assert_int_eq(sp_grow((void **)&all, &cap, n, sizeof *all), SP_OK);
       ck_assert_int_eq(sp_hash_module(m, all[n].digest, &err), SP_OK);
       all[n].text = strip_text(chunks[c].begin, chunks[c].len);
       n++;

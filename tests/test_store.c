@@ -22,6 +22,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ir/clock.h"
+#include "ir/grow.h"
 #include "store/store.h"
 #include "test_support.h"
 
@@ -924,14 +926,12 @@ START_TEST(test_kill_9_during_writes_loses_no_acknowledged_plan) {
     close(p[1]);
     /* Read acknowledgements for a random 5-150 ms, then kill. */
     int delay_ms = 5 + rand() % 146;
-    struct timespec t0, t;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
+    int64_t t0 = sp_clock_now_ms();
     char buf[65536];
     size_t have = 0;
     bool killed = false;
     for (;;) {
-      clock_gettime(CLOCK_MONOTONIC, &t);
-      long el = (t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000;
+      int64_t el = sp_clock_now_ms() - t0;
       if (!killed && el >= delay_ms) {
         kill(pid, SIGKILL);
         killed = true;
@@ -946,10 +946,7 @@ START_TEST(test_kill_9_during_writes_loses_no_acknowledged_plan) {
       while ((nl = memchr(buf, '\n', have))) {
         *nl = '\0';
         ck_assert_msg(buf[0] >= '0' && buf[0] <= '9', "child: %s", buf);
-        if (n_acked == cap) {
-          cap = cap ? 2 * cap : 256;
-          acked = realloc(acked, cap * sizeof *acked);
-        }
+        ck_assert_int_eq(sp_grow_z((void **)&acked, &cap, n_acked, sizeof *acked), SP_OK);
         acked[n_acked++] = atoi(buf);
         size_t used = (size_t)(nl - buf) + 1;
         memmove(buf, nl + 1, have - used);

@@ -118,7 +118,7 @@ typedef struct sp_plan_op {
 
 typedef struct sp_plan_collective {
   const char *kind;     /* "all-gather", "reduce-scatter", "all-reduce", "all-to-all",
-                           "all-slice" (free), "collective-permute" */
+                           "all-slice" (local: 0 bytes, 0 s), "collective-permute" */
   const char *axes;     /* "\"data\", \"model\"" */
   int64_t group_size;   /* devices in one group */
   double bytes;         /* of the whole tensor moved */
