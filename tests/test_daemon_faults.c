@@ -18,7 +18,6 @@
 #include <check.h>
 #include <stdarg.h>
 #include <netinet/in.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +29,7 @@
 
 #include "daemon_harness.h"
 #include "shardplan/v1/planner.pb-c.h"
+#include "store/faults.h"
 #include "test_support.h"
 
 enum { OK = 0, INVALID = 3 };
@@ -204,14 +204,15 @@ static void check_committed(void) {
 }
 
 static void check_integrity(const char *db) {
-  sqlite3 *h;
-  ck_assert_int_eq(sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
-  sqlite3_stmt *st;
-  ck_assert_int_eq(sqlite3_prepare_v2(h, "PRAGMA integrity_check", -1, &st, NULL), SQLITE_OK);
-  ck_assert_int_eq(sqlite3_step(st), SQLITE_ROW);
-  ck_assert_str_eq((const char *)sqlite3_column_text(st, 0), "ok");
-  sqlite3_finalize(st);
-  sqlite3_close(h);
+  char said[256];
+  ck_assert_msg(sp_faults_integrity_ok(db, said, sizeof said), "integrity_check: %s", said);
+}
+
+/* The daemon's cache file, checked while it serves (a second, read-only connection). */
+static void check_live_integrity(void) {
+  char db[320];
+  snprintf(db, sizeof db, "%s/plans.db", g_d.data_dir);
+  check_integrity(db);
 }
 
 /* Stops the faulty daemon, checks the file, and reopens the folder with the plain daemon:
@@ -302,6 +303,7 @@ START_TEST(test_plan_puts_under_faults_answer_the_plan_and_keep_committed_plans)
     if (strcmp(kinds[k], "read") != 0)
       ck_assert_msg(warned > 0, "%s%s: no put failed", kinds[k], flags[k]);
     check_committed();
+    check_live_integrity();
   }
   finish();
 }
@@ -347,6 +349,7 @@ START_TEST(test_full_disk_refuses_puts_keeps_reads_and_recovers) {
     serving("a Plan on a full disk");
     check_committed();   /* reads still work */
   }
+  check_live_integrity();
   ck_assert_msg(warned > 0, "no put failed past RLIMIT_FSIZE");
   /* The shim's full disk: every write fails with SQLITE_FULL. */
   ctl("fsize 0");
@@ -552,6 +555,7 @@ START_TEST(test_reads_under_faults_answer_right_or_with_an_error) {
       fprintf(stderr, "%s, %s faults: N = 0..%d sweeps, %d answered with an error\n",
               op_names[op], kinds[k], sweeps, errors);
       op_errors += errors;
+      check_live_integrity();
     }
     /* The faults reached each read's error path (a Plan whose cache lookup fails is planned
      * again instead: the right answer, no error). */
