@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "export/data_flow_reshards.h"
+#include "export/single_device.h"
 #include "export/unreduced_reshards.h"
 #include "ir/axis_ref.h"
 #include "ir/grow.h"
@@ -283,21 +285,51 @@ static int reshard_returns(sp_module *m, sp_op *ret, sp_err *err) {
   return SP_OK;
 }
 
+/* Same axis names and sizes, in order (device orders may differ). */
+static bool same_axes_mesh(const sp_mesh *a, const sp_mesh *b) {
+  if (!a || !b || a->naxes != b->naxes) return false;
+  for (int i = 0; i < a->naxes; i++)
+    if (a->axes[i].size != b->axes[i].size || strcmp(a->axes[i].name, b->axes[i].name) != 0) return false;
+  return true;
+}
+
+/* The sharding of row r of `op` (operands, then results). */
+static const sp_sharding *row_of(const sp_op *op, int r) {
+  return r < op->noperands ? op->operands[r].value->sharding : op->results[r - op->noperands].sharding;
+}
+
+/* The mesh the op runs on: the only one its tensors use, or, when they use meshes with the same
+ * axes in other device orders, the one most of them use (the first on a tie); NULL when the
+ * meshes differ in their axes. `other[r]` marks the rows sharded on another mesh (replicated
+ * tensors place data alike on any mesh). */
+static const sp_sharding *op_mesh_ref(const sp_module *m, const sp_op *op, bool *other) {
+  int rows = op->noperands + op->nresults, best = 0;
+  const sp_sharding *ref = NULL;
+  for (int r = 0; r < rows; r++) {
+    const sp_sharding *s = row_of(op, r);
+    if (!s) continue;
+    if (ref && !same_axes_mesh(sp_sharding_mesh(m, s), sp_sharding_mesh(m, ref))) return NULL;
+    int count = 0;
+    for (int k = 0; k < rows; k++) count += row_of(op, k) && sp_sharding_same_mesh(m, row_of(op, k), s);
+    if (count > best) {
+      best = count;
+      ref = s;
+    }
+  }
+  for (int r = 0; ref && r < rows; r++)
+    other[r] = row_of(op, r) && !sp_sharding_is_unsharded(row_of(op, r)) &&
+               !sp_sharding_same_mesh(m, row_of(op, r), ref);
+  return ref;
+}
+
 static int reconcile(sp_module *m, sp_arena *scratch, sp_op *op, sp_err *err) {
   if (op->kind == SP_OP_FUNC_RETURN) return reshard_returns(m, op, err);
+  if (sp_export_is_data_flow_op(op)) return sp_export_data_flow_reshards(m, op, err);
   if (skipped_kind(op)) return SP_OK;
-  const sp_sharding *mesh_ref = NULL;
-  for (int i = 0; i < op->noperands && !mesh_ref; i++) mesh_ref = op->operands[i].value->sharding;
-  for (int i = 0; i < op->nresults && !mesh_ref; i++) mesh_ref = op->results[i].sharding;
+  bool *other = sp_arena_calloc(scratch, (size_t)(op->noperands + op->nresults) + 1, sizeof *other);
+  if (!other) return sp_err_set(err, SP_ENOMEM, "out of memory inserting explicit reshards");
+  const sp_sharding *mesh_ref = op_mesh_ref(m, op, other);
   if (!mesh_ref) return SP_OK;
-  for (int i = 0; i < op->noperands; i++) {
-    const sp_sharding *s = op->operands[i].value->sharding;
-    if (s && !sp_sharding_same_mesh(m, s, mesh_ref)) return SP_OK;
-  }
-  for (int i = 0; i < op->nresults; i++) {
-    const sp_sharding *s = op->results[i].sharding;
-    if (s && !sp_sharding_same_mesh(m, s, mesh_ref)) return SP_OK;
-  }
   const sp_mesh *mesh = sp_sharding_mesh(m, mesh_ref);
   if (!mesh || sp_mesh_is_maximal(mesh)) return SP_OK;
   sp_rule *rule = NULL;
@@ -319,8 +351,9 @@ static int reconcile(sp_module *m, sp_arena *scratch, sp_op *op, sp_err *err) {
     int64_t n = sp_type_num_elements(ty);
     sizes[r] = n > 0 ? n : 1;
   }
-  /* Already compatible? */
+  /* Already compatible? (Rows on another mesh never are.) */
   bool compatible = true;
+  for (int r = 0; r < nrows; r++) compatible &= !other[r];
   for (int f = 0; f < t->nfactors && compatible; f++) {
     const sp_ft_axes *first = NULL;
     for (int r = 0; r < nrows && compatible; r++) {
@@ -348,7 +381,7 @@ static int reconcile(sp_module *m, sp_arena *scratch, sp_op *op, sp_err *err) {
   }
   /* Operands. */
   for (int i = 0; i < op->noperands; i++) {
-    if (row_matches(t, i, common)) continue;
+    if (row_matches(t, i, common) && !other[i]) continue;
     sp_sharding *s;
     if ((rc = row_sharding(m, scratch, t, i, common, in[i], mesh_ref, &s, err))) return rc;
     sp_op *rs = make_reshard(m, op->operands[i].value, s, op->loc);
@@ -371,7 +404,7 @@ static int reconcile(sp_module *m, sp_arena *scratch, sp_op *op, sp_err *err) {
     int r = op->noperands + j;
     sp_value *res = &op->results[j];
     sp_sharding *orig = res->sharding;
-    bool differs = !row_matches(t, r, common);
+    bool differs = !row_matches(t, r, common) || other[r];
     sp_sharding *s = orig;
     if (differs && (rc = row_sharding(m, scratch, t, r, common, orig, mesh_ref, &s, err))) return rc;
     if (!orig && !differs) continue;
@@ -424,6 +457,8 @@ static int reconcile(sp_module *m, sp_arena *scratch, sp_op *op, sp_err *err) {
 }
 
 int sp_export_insert_explicit_reshards_full(sp_module *m, sp_err *err) {
+  int rc0 = sp_export_single_device_reshards(m, err);
+  if (rc0) return rc0;
   sp_op_list l = {0};
   sp_op_walk(m->op, sp_op_list_collect, &l);
   sp_arena *scratch = sp_arena_new(0);

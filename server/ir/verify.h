@@ -51,6 +51,11 @@ int sp_verify_rule(const sp_module *m, const sp_op *op, const sp_rule *rule, sp_
  * (verify_collectives.c); the out_sharding itself is checked like any sharding. */
 int sp_verify_collective(const sp_module *m, const sp_op *op, sp_err *err);
 
+/* Verifies propagation's debugging attributes on an op (verify_edges.c): the text of
+ * `sdy.propagation_edges` and of the `sdy.result_propagation_edges` /
+ * `sdy.block_arg_propagation_edges` lists (step indices, axes, sources, targets). */
+int sp_verify_edge_attrs(const sp_module *m, const sp_op *op, sp_err *err);
+
 /* Verifies what StableHLO's verifier checks of an op the engine reads (verify_stablehlo.c):
  * no undefined operand, element and byte counts that fit in int64, operand/result counts,
  * shapes and attributes per op kind. */

@@ -33,6 +33,7 @@
 #include <string.h>
 
 #include "ir/clock.h"
+#include "ir/grow.h"
 #include "ir/op_attrs.h"
 #include "ir/run_ctl.h"
 #include "propagation/propagate_int.h"
@@ -128,13 +129,8 @@ static bool prologue_op(driver *d, const sp_op *op) {
 
 /* Appends a sdy.sharding_group op (with its one operand) to d->group_ops. */
 static bool record_group_op(driver *d, sp_op *op) {
-  if (d->ngroup_ops == d->capgroup_ops) {
-    int cap = d->capgroup_ops ? 2 * d->capgroup_ops : 16;
-    sp_op **v = realloc(d->group_ops, (size_t)cap * sizeof *v);
-    if (!v) return false;
-    d->group_ops = v;
-    d->capgroup_ops = cap;
-  }
+  if (sp_grow((void **)&d->group_ops, &d->capgroup_ops, d->ngroup_ops, sizeof *d->group_ops))
+    return false;
   d->group_ops[d->ngroup_ops++] = op;
   return true;
 }
@@ -146,15 +142,9 @@ static bool record_op(sp_op *op, void *ctx) {
   collect *c = ctx;
   driver *d = c->d;
   if (op == d->m->op) return true;
-  if (c->n == c->cap) {
-    int cap = c->cap ? 2 * c->cap : 1024;
-    sp_op **v = realloc(d->ops, (size_t)cap * sizeof *v);
-    if (!v) {
-      c->oom = true;
-      return false;
-    }
-    d->ops = v;
-    c->cap = cap;
+  if (sp_grow((void **)&d->ops, &c->cap, c->n, sizeof *d->ops)) {
+    c->oom = true;
+    return false;
   }
   op->pass_index = c->n;
   d->ops[c->n++] = op;
