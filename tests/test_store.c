@@ -531,6 +531,44 @@ START_TEST(test_delete_removes_plan_and_rows) {
 }
 END_TEST
 
+START_TEST(test_add_rows_adds_a_section_once_and_grows_the_plan) {
+  make_dir();
+  sp_store *s = open_store(0, 1);
+  put_gen(s, 1, 10, 6);
+  char key[65], missing[65];
+  key_of(1, key);
+  key_of(9, missing);
+  sp_err err;
+  sp_store_plan before = {0}, after = {0};
+  ck_assert_int_eq(sp_store_get(s, key, 0, &before, &err), SP_OK);
+  sp_store_row rows[3] = {{"origin", 0, "a", "[1]"}, {"origin", 1, "b", "[]"},
+                          {"origin", 2, "c", "[2]"}};
+  ck_assert_int_eq(sp_store_add_rows(s, key, rows, 3, &err), SP_OK);
+  /* A second add of the section (another thread traced the plan too) changes nothing. */
+  sp_store_row again[1] = {{"origin", 0, "z", "[\"other\"]"}};
+  ck_assert_int_eq(sp_store_add_rows(s, key, again, 1, &err), SP_OK);
+  sp_store_row_page pg = {0};
+  sp_store_row_query q = {.section = "origin"};
+  ck_assert_int_eq(sp_store_rows(s, key, &q, &pg, &err), SP_OK);
+  ck_assert_int_eq(pg.n, 3);
+  ck_assert_str_eq(pg.rows[0].json, "[1]");
+  ck_assert_str_eq(pg.rows[2].label, "c");
+  sp_store_row_page_free(&pg);
+  ck_assert_int_eq(sp_store_get(s, key, 0, &after, &err), SP_OK);
+  ck_assert_int_eq(after.n_rows, before.n_rows + 3);
+  ck_assert_int_gt(after.size_bytes, before.size_bytes);
+  /* Mixed sections, or a plan that is gone, are refused. */
+  sp_store_row mixed[2] = {{"origin", 5, "", "[]"}, {"value", 5, "", "{}"}};
+  ck_assert_int_eq(sp_store_add_rows(s, key, mixed, 2, &err), SP_EINVAL);
+  ck_assert(strstr(err.msg, "share a section"));
+  ck_assert_int_eq(sp_store_add_rows(s, missing, rows, 3, &err), SP_ENOTFOUND);
+  sp_store_plan_free(&before);
+  sp_store_plan_free(&after);
+  sp_store_close(s);
+  remove_dir();
+}
+END_TEST
+
 /* ---------------------------------------------------------------- size, purge */
 
 START_TEST(test_eviction_keeps_database_under_limit_lru_first) {
@@ -969,6 +1007,7 @@ static Suite *store_suite(void) {
   tcase_add_test(tc, test_rows_fetch_one_row_by_sparse_idx);
   tcase_add_test(tc, test_stats_count_hits_in_batches_and_persist);
   tcase_add_test(tc, test_delete_removes_plan_and_rows);
+  tcase_add_test(tc, test_add_rows_adds_a_section_once_and_grows_the_plan);
   tcase_add_test(tc, test_eviction_keeps_database_under_limit_lru_first);
   tcase_add_test(tc, test_purge_drops_plans_of_other_planner_versions);
   tcase_add_test(tc, test_newer_schema_is_refused_with_message);

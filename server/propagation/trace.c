@@ -12,6 +12,7 @@
 #include "ir/axis_ref.h"
 #include "ir/grow.h"
 #include "ir/ptr_map.h"
+#include "propagation/data_flow_edges.h"
 
 typedef struct node_rec {
   int n, cap;
@@ -194,10 +195,8 @@ const void *sp_trace_func_result_node(const sp_op *fn, int i) {
 
 /* The result of the sdy.data_flow_edge on `owner`, or `owner` itself. */
 static sp_value *edge_node(sp_value *owner) {
-  for (const sp_use *u = owner->uses; u; u = u->next)
-    if (u->owner->kind == SP_OP_SDY_DATA_FLOW_EDGE && u->owner->nresults == 1)
-      return &u->owner->results[0];
-  return owner;
+  sp_op *e = sp_data_flow_edge_of(owner);
+  return e ? &e->results[0] : owner;
 }
 
 typedef struct namer {

@@ -22,6 +22,8 @@
 
 #define UNITS_PER_SECOND 1e9
 #define DEFAULT_MAX_STRATEGIES 512
+/* Heuristic work units of a search without a time limit (solver/solver.h work_limit). */
+#define PLAN_WORK_LIMIT ((int64_t)50 * 1000 * 1000)
 #define MIB (1024.0 * 1024.0)
 
 enum { NODE_SOURCE, NODE_OP, NODE_FIXED };
@@ -82,6 +84,14 @@ typedef struct search {
   sp_plan_state_pair *states;
   sp_rules_diag diag;
 } search;
+
+/* Whether `s` is on a maximal mesh (one device): a sharding the search keeps as it is. */
+static inline bool sp_search_on_maximal_mesh(const search *S, const sp_sharding *s) {
+  const sp_mesh *m = s->inline_mesh ? s->inline_mesh
+                                    : (s->mesh_name ? sp_module_lookup_mesh(S->m, s->mesh_name)
+                                                    : NULL);
+  return m && sp_mesh_is_maximal(m);
+}
 
 static inline bool placeable(const sp_value *v) {
   return v && v->type && sp_type_is_static_tensor(v->type) && v->type->rank >= 1;

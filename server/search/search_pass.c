@@ -141,6 +141,7 @@ typedef struct pass_options {
   int ndevices;
   sp_plan_state_pair *states;
   int nstates;
+  bool time_limit_given;      /* time-limit= was in the text */
 } pass_options;
 
 static void pass_options_free(pass_options *p) {
@@ -164,6 +165,7 @@ static int opt_mesh(pass_options *p, const char *key, const char *val, sp_err *e
 }
 
 static int opt_time_limit(pass_options *p, const char *key, const char *val, sp_err *err) {
+  p->time_limit_given = true;
   return parse_number(key, val, &p->o.time_limit, err);
 }
 
@@ -324,7 +326,11 @@ static int parse_options(char *text, pass_options *p, sp_err *err) {
 /* The caller's structured choices over the text's. */
 static void apply_overrides(pass_options *p, const sp_search_overrides *ov) {
   if (!ov) return;
+  if (!p->time_limit_given && ov->default_time_limit >= 0)
+    p->o.time_limit = ov->default_time_limit;
   if (ov->time_limit >= 0) p->o.time_limit = ov->time_limit;
+  p->o.nincumbent = ov->nincumbent;
+  p->o.incumbent = ov->incumbent;
   if (ov->gap >= 0) p->o.gap = ov->gap;
   if (ov->placement >= 0) p->po.auto_devices = ov->placement != 0;
   if (ov->mesh_shape >= 0) p->po.auto_shape = ov->mesh_shape != 0;
@@ -399,6 +405,9 @@ void sp_search_overrides_init(sp_search_overrides *ov) {
   ov->gap = -1;
   ov->placement = -1;
   ov->mesh_shape = -1;
+  ov->default_time_limit = -1;
+  ov->nincumbent = 0;
+  ov->incumbent = NULL;
 }
 
 int sp_search_pass(sp_module *m, const char *options, sp_plan_summary *out, sp_err *err) {
