@@ -259,6 +259,15 @@ static bool same_dims(const sp_sharding *a, const sp_sharding *b) {
   return true;
 }
 
+/* Whether `want` makes more axes unreduced than `have` has (a value without sharding is left
+ * alone, as Shardy does). */
+static bool adds_unreduced(const sp_module *m, const sp_sharding *have, const sp_sharding *want) {
+  if (!want || !want->nunreduced || !have) return false;
+  const sp_mesh *mesh = sp_sharding_mesh(m, want);
+  return mesh && sp_sharding_axes_product(mesh, want->unreduced, want->nunreduced) >
+                     sp_sharding_axes_product(mesh, have->unreduced, have->nunreduced);
+}
+
 /* A returned value whose sharding differs from the function result's is resharded to it
  * right before the return (a missing sharding is replicated; two replicated shardings match
  * whatever their meshes). */
@@ -269,9 +278,9 @@ static int reshard_returns(sp_module *m, sp_op *ret, sp_err *err) {
     sp_value *v = ret->operands[i].value;
     sp_sharding *want = fn->func->result_shardings ? fn->func->result_shardings[i] : NULL;
     const sp_sharding *have = v->sharding;
-    bool adds_unreduced = want && want->nunreduced && !(have && have->nunreduced >= want->nunreduced);
-    if (!has_axes(want) && !has_axes(have) && !adds_unreduced) continue;
-    if (want && have && sp_sharding_same_mesh(m, want, have) && same_dims(want, have) && !adds_unreduced) continue;
+    bool adds = adds_unreduced(m, have, want);
+    if (!has_axes(want) && !has_axes(have) && !adds) continue;
+    if (want && have && sp_sharding_same_mesh(m, want, have) && same_dims(want, have) && !adds) continue;
     if (!want) {
       want = sp_sharding_new(m->arena, have->mesh_name, have->rank, true);
       if (!want) return sp_err_set(err, SP_ENOMEM, "out of memory inserting explicit reshards");
@@ -399,7 +408,8 @@ static int reconcile(sp_module *m, sp_arena *scratch, sp_op *op, sp_err *err) {
   for (int f = 0; f < t->nfactors; f++)
     if (t->rule->factors[f].kind == SP_FACTOR_REDUCTION)
       for (int k = 0; k < common[f].n; k++) red[nred++] = sp_ft_axis_ref(mesh, common[f].v[k]);
-  /* Results. */
+  /* Results, their all-reduces and reshards in result order. */
+  sp_op *anchor = op;
   for (int j = 0; j < op->nresults; j++) {
     int r = op->noperands + j;
     sp_value *res = &op->results[j];
@@ -409,7 +419,6 @@ static int reconcile(sp_module *m, sp_arena *scratch, sp_op *op, sp_err *err) {
     if (differs && (rc = row_sharding(m, scratch, t, r, common, orig, mesh_ref, &s, err))) return rc;
     if (!orig && !differs) continue;
     res->sharding = s;
-    sp_op *anchor = op;
     /* All-reduce the reduction axes the result does not keep unreduced. */
     int n = 0;
     sp_axis_ref *axes = nred ? sp_arena_alloc(m->arena, (size_t)nred * sizeof *axes) : NULL;
@@ -451,6 +460,7 @@ static int reconcile(sp_module *m, sp_arena *scratch, sp_op *op, sp_err *err) {
     if (rs) {
       sp_op_set_operand(rs, 0, last);
       sp_op_insert_after(anchor, rs);
+      anchor = rs;
     }
   }
   return SP_OK;
@@ -574,7 +584,7 @@ static int reshard_unreduced_returns(sp_module *m, sp_op *ret, sp_err *err) {
     sp_value *v = ret->operands[i].value;
     sp_sharding *want = fn->func->result_shardings[i];
     const sp_sharding *have = v->sharding;
-    if (!want || !want->nunreduced || (have && have->nunreduced >= want->nunreduced)) continue;
+    if (!adds_unreduced(m, have, want)) continue;
     sp_op *rs = make_reshard(m, v, want, ret->loc);
     if (!rs) return sp_err_set(err, SP_ENOMEM, "out of memory inserting explicit reshards");
     sp_op_insert_before(ret, rs);
