@@ -16,13 +16,14 @@ target_link_libraries(sp_daemon PUBLIC sp_rpc)
 add_dependencies(sp_daemon shardpland shardplan-gen)
 add_library(sp_soak ALIAS sp_daemon)   # bench/bench_soak.c links it (bench_X -> sp_X)
 
-foreach(t test_daemon test_daemon_errors test_plan_request)
+foreach(t test_daemon test_daemon_errors test_daemon_overflow test_plan_request)
   if(TARGET ${t})
     target_link_libraries(${t} PRIVATE sp_daemon)
   endif()
 endforeach()
 if(TARGET test_daemon)
-  set_tests_properties(test_daemon test_daemon_errors PROPERTIES LABELS daemon)
+  set_tests_properties(test_daemon test_daemon_errors test_daemon_overflow PROPERTIES
+                       LABELS daemon)
 endif()
 
 # shardpland-faults: the daemon's test build, its own sources plus store/faults_hook.c (with

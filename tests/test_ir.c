@@ -117,6 +117,16 @@ START_TEST(types_print_and_measure) {
   sp_type *s = sp_type_tensor(a, 0, NULL, "complex<f32>");
   ck_assert_int_eq(sp_type_elem_bits(s), 64);
   ck_assert_int_eq(sp_type_num_elements(s), 1);
+  /* the width of every element type, "f64" not taken for a 6-bit float */
+  static const struct {
+    const char *elem;
+    int bits;
+  } widths[] = {{"f64", 64}, {"f32", 32}, {"f16", 16}, {"i1", 1}, {"ui8", 8}, {"i64", 64},
+                {"f8E4M3FN", 8}, {"f8E5M2", 8}, {"f6E2M3FN", 6}, {"f4E2M1FN", 4},
+                {"complex<f64>", 128}, {"index", 64}};
+  for (size_t i = 0; i < sizeof widths / sizeof widths[0]; i++)
+    ck_assert_msg(sp_type_elem_bits(sp_type_tensor(a, 0, NULL, widths[i].elem)) == widths[i].bits,
+                  "%s", widths[i].elem);
   sp_strbuf_free(&sb);
   sp_arena_free(a);
 }

@@ -584,6 +584,24 @@ END_TEST
 
 /* ------------------------------------------------------------------ errors and the pass */
 
+START_TEST(a_value_of_unknown_size_is_an_error_not_zero_bytes) {
+  sp_module *m = sp_test_parse(
+      "sdy.mesh @mesh = <[\"x\"=2, \"y\"=4]>\n"
+      "func.func @main(%a: tensor<8x16xf32>) -> tensor<?x16xf32> {\n"
+      "  %0 = stablehlo.convert %a : (tensor<8x16xf32>) -> tensor<?x16xf32>\n"
+      "  return %0 : tensor<?x16xf32>\n}\n");
+  sp_plan_search_opts o;
+  sp_plan_search_opts_init(&o);
+  o.cluster = ONE;
+  sp_plan_summary s;
+  sp_err err;
+  ck_assert_int_eq(sp_plan_search_module(m, &o, &s, &err), SP_EUNSUPPORTED);
+  ck_assert_str_eq(err.msg, "search: %0 has the type tensor<?x16xf32>, whose size is not known; "
+                   "the cost search needs static shapes");
+  sp_module_free(m);
+}
+END_TEST
+
 START_TEST(module_without_a_mesh_is_an_error) {
   sp_module *m = sp_test_parse(
       "module {\n  func.func @main(%arg0: tensor<8xf32>) -> tensor<8xf32> {\n"
@@ -786,6 +804,7 @@ static Suite *plan_search_suite(void) {
   tcase_add_test(tc, same_input_gives_the_same_plan);
   tcase_add_test(tc, evaluate_prices_the_given_shardings_and_changes_nothing);
   tcase_add_test(tc, module_without_a_mesh_is_an_error);
+  tcase_add_test(tc, a_value_of_unknown_size_is_an_error_not_zero_bytes);
   tcase_add_test(tc, pass_options_are_checked_by_name);
   tcase_add_test(tc, pass_runs_against_a_cluster_file_with_a_device_placement);
   suite_add_tcase(s, tc);

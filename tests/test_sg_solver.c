@@ -218,6 +218,35 @@ START_TEST(ilp_alone_and_heuristic_alone_agree_with_the_oracle) {
 }
 END_TEST
 
+START_TEST(costs_that_could_add_up_to_the_forbidden_mark_are_an_error_naming_the_sum) {
+  /* 200 nodes whose dearer strategy costs 2^53 - 1 (each exact): a plan of all the dear ones
+   * would cost 1.8e18, past the 1e18 that marks a forbidden entry, so no answer would be
+   * right; the solver says so instead of calling a valid plan infeasible. */
+  sp_sg *g = sp_sg_new("huge");
+  int64_t c[2] = {1, SP_SG_MAX_EXACT - 1}, u[2] = {0, 0};
+  for (int i = 0; i < 200; i++)
+    ck_assert_int_eq(sp_sg_add_node(g, 2, c, u, (sp_sg_interval){0, 1}, NULL), i);
+  sp_sg_opts o;
+  opts_default(&o);
+  sp_sg_result res;
+  sp_err err;
+  ck_assert_int_eq(sp_sg_solve(g, &o, &res, &err), SP_ELIMIT);
+  ck_assert_str_eq(err.msg, "strategy graph: the costs of one plan can add up to 1.801e+18, not "
+                   "below the 1e+18 that marks a forbidden choice (scale the costs down)");
+  sp_sg_result_free(&res);
+  sp_sg_free(g);
+  /* Forbidden entries themselves do not count: 200 forbidden alternatives are fine. */
+  g = sp_sg_new("forbidden");
+  int64_t f[2] = {1, SP_SG_FORBIDDEN};
+  for (int i = 0; i < 200; i++) sp_sg_add_node(g, 2, f, u, (sp_sg_interval){0, 1}, NULL);
+  ck_assert_int_eq(sp_sg_solve(g, &o, &res, &err), SP_OK);
+  ck_assert_int_eq(res.status, SP_SG_OPTIMAL);
+  ck_assert_int_eq(res.cost, 200);
+  sp_sg_result_free(&res);
+  sp_sg_free(g);
+}
+END_TEST
+
 START_TEST(limit_below_least_usage_is_reported_infeasible) {
   sp_sg *g = sp_sg_new("tight");
   int64_t c[2] = {1, 2}, u[2] = {10, 6};
@@ -908,6 +937,7 @@ static Suite *sg_solver_suite(void) {
   TCase *tb = tcase_create("behaviour");
   tcase_set_timeout(tb, 120);
   tcase_add_test(tb, limit_below_least_usage_is_reported_infeasible);
+  tcase_add_test(tb, costs_that_could_add_up_to_the_forbidden_mark_are_an_error_naming_the_sum);
   tcase_add_test(tb, forbidden_pairs_everywhere_are_reported_infeasible);
   tcase_add_test(tb, seed_plan_is_used_and_progress_is_reported);
   tcase_add_test(tb, bad_options_are_rejected);

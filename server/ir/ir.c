@@ -96,9 +96,10 @@ int sp_type_elem_bits(const sp_type *t) {
     return 2 * sp_type_elem_bits(&inner);
   }
   if (strcmp(e, "bf16") == 0) return 16;
-  if (strncmp(e, "f8", 2) == 0) return 8;
-  if (strncmp(e, "f4", 2) == 0) return 4;
-  if (strncmp(e, "f6", 2) == 0) return 6;
+  /* the small floats (f8E4M3FN, f6E2M3FN, f4E2M1FN, ...): "f64" is not one of them */
+  if (strncmp(e, "f8E", 3) == 0) return 8;
+  if (strncmp(e, "f4E", 3) == 0) return 4;
+  if (strncmp(e, "f6E", 3) == 0) return 6;
   if (strcmp(e, "index") == 0) return 64;
   const char *p = e;
   if (*p == 'u') p++;

@@ -297,9 +297,13 @@ static int fail_sub_axis(verifier *v, sp_loc loc, const where *w, const sp_axis_
   ref_text(r, a, sizeof a);
   if (r->pre < 1) return fail(v, loc, w, "sub-axis pre-size must be at least 1: %s", a);
   if (r->size <= 1) return fail(v, loc, w, "sub-axis sizes must be greater than 1: %s", a);
-  if (r->pre > n / r->size || n % (r->pre * r->size) != 0)
+  int64_t next;
+  if (__builtin_mul_overflow(r->pre, r->size, &next))   /* the product is named as one */
+    return fail(v, loc, w, "sub-axis next pre-size %lld*%lld doesn't divide the size of the full "
+                "axis %lld: %s", (long long)r->pre, (long long)r->size, (long long)n, a);
+  if (r->pre > n / r->size || n % next != 0)
     return fail(v, loc, w, "sub-axis next pre-size %lld doesn't divide the size of the full "
-                "axis %lld: %s", (long long)(r->pre * r->size), (long long)n, a);
+                "axis %lld: %s", (long long)next, (long long)n, a);
   return fail(v, loc, w, "sub-axis size is equal to the full axis size: %s", a);
 }
 

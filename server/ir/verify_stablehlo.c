@@ -17,6 +17,11 @@
  *   reduce                inputs + inits, dims in range and unique, results the inputs
  *                         without the reduced dims
  *   iota                  iota_dimension in range
+ *   gather, scatter,      verify_stablehlo_index.c
+ *   dynamic_slice, dynamic_update_slice
+ *   pad, reduce_window,   verify_stablehlo_window.c
+ *   select_and_scatter, convolution
+ *   sort, while, if, case verify_stablehlo_region.c
  *   func.func             a single-block body ends in a terminator: a return of the function's
  *                         result types (or an op of a dialect shardplan does not know)
  * Shapes are compared only where they are static (a '?' or unranked tensor is left to the
@@ -31,8 +36,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "ir/sp_limits.h"
-#include "ir/verify.h"
+#include "ir/verify_stablehlo_int.h"
 
 int sp__verify_op_fail(const sp_module *m, const sp_op *op, sp_err *err, const char *fmt, ...) {
   char msg[SP_ERR_MSG_MAX];
@@ -47,10 +51,9 @@ int sp__verify_op_fail(const sp_module *m, const sp_op *op, sp_err *err, const c
   return sp_err_set(err, SP_EINVAL, "%s: '%s' op %s", file, op->name, msg);
 }
 
-/* A ranked tensor type whose dims are all known. */
-static bool is_static(const sp_type *t) { return t && sp_type_is_static_tensor(t); }
+bool sp__vs_static(const sp_type *t) { return t && sp_type_is_static_tensor(t); }
 
-static const sp_type *operand_type(const sp_op *op, int i) { return op->operands[i].value->type; }
+const sp_type *sp__vs_operand(const sp_op *op, int i) { return op->operands[i].value->type; }
 
 static bool same_shape(const sp_type *a, const sp_type *b) {
   if (a->rank != b->rank) return false;
@@ -59,39 +62,105 @@ static bool same_shape(const sp_type *a, const sp_type *b) {
   return true;
 }
 
-static void shape_text(const sp_type *t, char *buf, size_t cap) {
+void sp__vs_text(const sp_type *t, char *buf, size_t cap) {
   sp_strbuf sb = SP_STRBUF_INIT;
   sp_type_print(&sb, t);
-  snprintf(buf, cap, "%s", sp_strbuf_str(&sb));
+  snprintf(buf, cap, "%s", sp_strbuf_ok(&sb) ? sp_strbuf_str(&sb) : "?");
   sp_strbuf_free(&sb);
 }
 
-static int counts(const sp_module *m, const sp_op *op, int noperands, int nresults,
-                  sp_err *err) {
+int sp__vs_counts(const sp_module *m, const sp_op *op, int noperands, int nresults, sp_err *err) {
   if (noperands >= 0 && op->noperands != noperands)
     return sp__verify_op_fail(m, op, err, "expected %d operand%s, but found %d", noperands,
-                noperands == 1 ? "" : "s", op->noperands);
+                              noperands == 1 ? "" : "s", op->noperands);
   if (op->nresults != nresults)
     return sp__verify_op_fail(m, op, err, "expected %d result%s, but found %d", nresults,
-                nresults == 1 ? "" : "s", op->nresults);
+                              nresults == 1 ? "" : "s", op->nresults);
   return SP_OK;
+}
+
+bool sp__vs_ints(const sp_op *op, const char *name, sp_ints *out) {
+  if (sp_op_get_ints(op, name, out)) return true;
+  out->n = 0;
+  out->v = NULL;
+  return false;
+}
+
+int sp__vs_dims_in_range(const sp_module *m, const sp_op *op, const char *what, const sp_ints *l,
+                         int rank, bool *seen, sp_err *err) {
+  for (int i = 0; i < l->n; i++) {
+    if (l->v[i] < 0 || l->v[i] >= rank)
+      return sp__verify_op_fail(m, op, err, "%s %lld is out of range for rank %d", what,
+                                (long long)l->v[i], rank);
+    if (seen[l->v[i]])
+      return sp__verify_op_fail(m, op, err, "%s %lld is used twice", what, (long long)l->v[i]);
+    seen[l->v[i]] = true;
+  }
+  return SP_OK;
+}
+
+int sp__vs_result_shape(const sp_module *m, const sp_op *op, int i, const int64_t *dims,
+                        int rank, const char *elem, sp_err *err) {
+  const sp_type *r = op->results[i].type;
+  if (!sp__vs_static(r)) return SP_OK;
+  bool same = r->rank == rank && (!elem || !r->elem || strcmp(elem, r->elem) == 0);
+  for (int d = 0; same && d < rank; d++) same = r->dims[d] == dims[d];
+  if (same) return SP_OK;
+  sp_strbuf sb = SP_STRBUF_INIT;
+  sp_strbuf_puts(&sb, "tensor<");
+  for (int d = 0; d < rank; d++) sp_strbuf_printf(&sb, "%lldx", (long long)dims[d]);
+  sp_strbuf_printf(&sb, "%s>", elem ? elem : r->elem ? r->elem : "?");
+  char got[160];
+  sp__vs_text(r, got, sizeof got);
+  int rc = sp__verify_op_fail(m, op, err, "inferred type(s) '%.160s' are incompatible with return "
+                              "type(s) of operation '%s'",
+                              sp_strbuf_ok(&sb) ? sp_strbuf_str(&sb) : "?", got);
+  sp_strbuf_free(&sb);
+  return rc;
+}
+
+bool sp__vs_compatible(const sp_type *a, const sp_type *b) {
+  if (!a || !b) return a == b;
+  if (a->kind != SP_TYPE_TENSOR || b->kind != SP_TYPE_TENSOR) return sp_type_equal(a, b);
+  if (a->elem && b->elem && strcmp(a->elem, b->elem) != 0) return false;
+  if (a->rank < 0 || b->rank < 0) return true;
+  if (a->rank != b->rank) return false;
+  for (int d = 0; d < a->rank; d++)
+    if (a->dims[d] != SP_DYN_DIM && b->dims[d] != SP_DYN_DIM && a->dims[d] != b->dims[d])
+      return false;
+  return true;
+}
+
+bool sp__vs_window_out(int64_t size, int64_t base_dil, int64_t lo, int64_t hi, int64_t window,
+                       int64_t win_dil, int64_t stride, int64_t *out) {
+  int64_t dilated = 0, padded, eff;
+  if (size > 0 && (__builtin_mul_overflow(size - 1, base_dil, &dilated) ||
+                   __builtin_add_overflow(dilated, 1, &dilated)))
+    return false;
+  if (__builtin_add_overflow(dilated, lo, &padded) ||
+      __builtin_add_overflow(padded, hi, &padded) || padded < 0)
+    return false;
+  if (__builtin_mul_overflow(window - 1, win_dil, &eff) || __builtin_add_overflow(eff, 1, &eff))
+    return false;
+  *out = padded < eff ? 0 : (padded - eff) / stride + 1;
+  return true;
 }
 
 /* Element-wise: every operand (except scalars where `scalar_ok` allows) has the result's
  * shape; `same_elem` also asks for one element type. */
 static int elementwise(const sp_module *m, const sp_op *op, int noperands, unsigned scalar_ok,
                        bool same_elem, sp_err *err) {
-  int rc = counts(m, op, noperands, 1, err);
+  int rc = sp__vs_counts(m, op, noperands, 1, err);
   if (rc) return rc;
   const sp_type *r = op->results[0].type;
   for (int i = 0; i < op->noperands; i++) {
-    const sp_type *t = operand_type(op, i);
-    if (!is_static(t) || !is_static(r)) continue;
+    const sp_type *t = sp__vs_operand(op, i);
+    if (!sp__vs_static(t) || !sp__vs_static(r)) continue;
     if ((scalar_ok >> i & 1u) && t->rank == 0) continue;
     if (!same_shape(t, r)) {
       char a[128], b[128];
-      shape_text(t, a, sizeof a);
-      shape_text(r, b, sizeof b);
+      sp__vs_text(t, a, sizeof a);
+      sp__vs_text(r, b, sizeof b);
       return sp__verify_op_fail(m, op, err, "requires the same shape for all operands and results: operand %d "
                   "is %s, result %s", i, a, b);
     }
@@ -102,32 +171,11 @@ static int elementwise(const sp_module *m, const sp_op *op, int noperands, unsig
   return SP_OK;
 }
 
-static bool ints_attr(const sp_op *op, const char *name, sp_ints *out) {
-  if (sp_op_get_ints(op, name, out)) return true;
-  out->n = 0;
-  out->v = NULL;
-  return false;
-}
-
-/* Each of `l` in [0, rank) and not yet marked in `seen` (then marked). */
-static int dims_in_range(const sp_module *m, const sp_op *op, const char *what, const sp_ints *l,
-                         int rank, bool *seen, sp_err *err) {
-  for (int i = 0; i < l->n; i++) {
-    if (l->v[i] < 0 || l->v[i] >= rank)
-      return sp__verify_op_fail(m, op, err, "%s %lld is out of range for rank %d", what, (long long)l->v[i],
-                  rank);
-    if (seen[l->v[i]])
-      return sp__verify_op_fail(m, op, err, "%s %lld is used twice", what, (long long)l->v[i]);
-    seen[l->v[i]] = true;
-  }
-  return SP_OK;
-}
-
 static int verify_reshape(const sp_module *m, const sp_op *op, sp_err *err) {
-  int rc = counts(m, op, 1, 1, err);
+  int rc = sp__vs_counts(m, op, 1, 1, err);
   if (rc) return rc;
-  const sp_type *t = operand_type(op, 0), *r = op->results[0].type;
-  if (!is_static(t) || !is_static(r)) return SP_OK;
+  const sp_type *t = sp__vs_operand(op, 0), *r = op->results[0].type;
+  if (!sp__vs_static(t) || !sp__vs_static(r)) return SP_OK;
   int64_t a = sp_type_num_elements(t), b = sp_type_num_elements(r);
   if (a < 0 || b < 0)
     return sp__verify_op_fail(m, op, err, "the number of elements of %s does not fit in 64 bits",
@@ -139,19 +187,19 @@ static int verify_reshape(const sp_module *m, const sp_op *op, sp_err *err) {
 }
 
 static int verify_transpose(const sp_module *m, const sp_op *op, sp_err *err) {
-  int rc = counts(m, op, 1, 1, err);
+  int rc = sp__vs_counts(m, op, 1, 1, err);
   if (rc) return rc;
-  const sp_type *t = operand_type(op, 0), *r = op->results[0].type;
+  const sp_type *t = sp__vs_operand(op, 0), *r = op->results[0].type;
   sp_ints perm;
-  if (!ints_attr(op, "permutation", &perm))
+  if (!sp__vs_ints(op, "permutation", &perm))
     return sp__verify_op_fail(m, op, err, "requires attribute 'permutation'");
-  if (!is_static(t)) return SP_OK;
+  if (!sp__vs_static(t)) return SP_OK;
   if (perm.n != t->rank)
     return sp__verify_op_fail(m, op, err, "permutation has %d entries but the operand has rank %d", perm.n,
                 t->rank);
   bool seen[SP_MAX_RANK] = {false};
-  if ((rc = dims_in_range(m, op, "permutation entry", &perm, t->rank, seen, err))) return rc;
-  if (!is_static(r)) return SP_OK;
+  if ((rc = sp__vs_dims_in_range(m, op, "permutation entry", &perm, t->rank, seen, err))) return rc;
+  if (!sp__vs_static(r)) return SP_OK;
   if (r->rank != t->rank)
     return sp__verify_op_fail(m, op, err, "result rank %d differs from the operand rank %d", r->rank, t->rank);
   for (int i = 0; i < perm.n; i++)
@@ -162,18 +210,18 @@ static int verify_transpose(const sp_module *m, const sp_op *op, sp_err *err) {
 }
 
 static int verify_broadcast(const sp_module *m, const sp_op *op, sp_err *err) {
-  int rc = counts(m, op, 1, 1, err);
+  int rc = sp__vs_counts(m, op, 1, 1, err);
   if (rc) return rc;
-  const sp_type *t = operand_type(op, 0), *r = op->results[0].type;
+  const sp_type *t = sp__vs_operand(op, 0), *r = op->results[0].type;
   sp_ints dims;
-  if (!ints_attr(op, "broadcast_dimensions", &dims))
+  if (!sp__vs_ints(op, "broadcast_dimensions", &dims))
     return sp__verify_op_fail(m, op, err, "requires attribute 'broadcast_dimensions'");
-  if (!is_static(t) || !is_static(r)) return SP_OK;
+  if (!sp__vs_static(t) || !sp__vs_static(r)) return SP_OK;
   if (dims.n != t->rank)
     return sp__verify_op_fail(m, op, err, "broadcast_dimensions size (%d) does not match operand rank (%d)",
                 dims.n, t->rank);
   bool seen[SP_MAX_RANK] = {false};
-  if ((rc = dims_in_range(m, op, "broadcast dimension", &dims, r->rank, seen, err))) return rc;
+  if ((rc = sp__vs_dims_in_range(m, op, "broadcast dimension", &dims, r->rank, seen, err))) return rc;
   for (int i = 0; i < dims.n; i++) {
     int64_t in = t->dims[i], out = r->dims[dims.v[i]];
     if (in != 1 && in != out)
@@ -185,24 +233,24 @@ static int verify_broadcast(const sp_module *m, const sp_op *op, sp_err *err) {
 }
 
 static int verify_dot_general(const sp_module *m, const sp_op *op, sp_err *err) {
-  int rc = counts(m, op, 2, 1, err);
+  int rc = sp__vs_counts(m, op, 2, 1, err);
   if (rc) return rc;
-  const sp_type *l = operand_type(op, 0), *rt = operand_type(op, 1), *res = op->results[0].type;
+  const sp_type *l = sp__vs_operand(op, 0), *rt = sp__vs_operand(op, 1), *res = op->results[0].type;
   sp_ints lb, rb, lc, rc_;
-  ints_attr(op, "lhs_batching_dimensions", &lb);
-  ints_attr(op, "rhs_batching_dimensions", &rb);
-  ints_attr(op, "lhs_contracting_dimensions", &lc);
-  ints_attr(op, "rhs_contracting_dimensions", &rc_);
+  sp__vs_ints(op, "lhs_batching_dimensions", &lb);
+  sp__vs_ints(op, "rhs_batching_dimensions", &rb);
+  sp__vs_ints(op, "lhs_contracting_dimensions", &lc);
+  sp__vs_ints(op, "rhs_contracting_dimensions", &rc_);
   if (lb.n != rb.n)
     return sp__verify_op_fail(m, op, err, "lhs and rhs should have the same number of batching dimensions");
   if (lc.n != rc_.n)
     return sp__verify_op_fail(m, op, err, "lhs and rhs should have the same number of contracting dimensions");
-  if (!is_static(l) || !is_static(rt)) return SP_OK;
+  if (!sp__vs_static(l) || !sp__vs_static(rt)) return SP_OK;
   bool lseen[SP_MAX_RANK] = {false}, rseen[SP_MAX_RANK] = {false};
-  if ((rc = dims_in_range(m, op, "lhs batching dimension", &lb, l->rank, lseen, err)) ||
-      (rc = dims_in_range(m, op, "lhs contracting dimension", &lc, l->rank, lseen, err)) ||
-      (rc = dims_in_range(m, op, "rhs batching dimension", &rb, rt->rank, rseen, err)) ||
-      (rc = dims_in_range(m, op, "rhs contracting dimension", &rc_, rt->rank, rseen, err)))
+  if ((rc = sp__vs_dims_in_range(m, op, "lhs batching dimension", &lb, l->rank, lseen, err)) ||
+      (rc = sp__vs_dims_in_range(m, op, "lhs contracting dimension", &lc, l->rank, lseen, err)) ||
+      (rc = sp__vs_dims_in_range(m, op, "rhs batching dimension", &rb, rt->rank, rseen, err)) ||
+      (rc = sp__vs_dims_in_range(m, op, "rhs contracting dimension", &rc_, rt->rank, rseen, err)))
     return rc;
   for (int i = 0; i < lb.n; i++)
     if (l->dims[lb.v[i]] != rt->dims[rb.v[i]])
@@ -214,7 +262,7 @@ static int verify_dot_general(const sp_module *m, const sp_op *op, sp_err *err) 
       return sp__verify_op_fail(m, op, err, "contracting dimension sizes must match: lhs dim %lld is %lld, rhs "
                   "dim %lld is %lld", (long long)lc.v[i], (long long)l->dims[lc.v[i]],
                   (long long)rc_.v[i], (long long)rt->dims[rc_.v[i]]);
-  if (!is_static(res)) return SP_OK;
+  if (!sp__vs_static(res)) return SP_OK;
   int64_t want[3 * SP_MAX_RANK];
   int n = 0;
   for (int i = 0; i < lb.n; i++) want[n++] = l->dims[lb.v[i]];
@@ -233,20 +281,20 @@ static int verify_dot_general(const sp_module *m, const sp_op *op, sp_err *err) 
 }
 
 static int verify_concatenate(const sp_module *m, const sp_op *op, sp_err *err) {
-  int rc = counts(m, op, -1, 1, err);
+  int rc = sp__vs_counts(m, op, -1, 1, err);
   if (rc) return rc;
   if (op->noperands < 1) return sp__verify_op_fail(m, op, err, "expected at least 1 operand");
   int64_t dim;
   if (!sp_op_get_int(op, "dimension", &dim))
     return sp__verify_op_fail(m, op, err, "requires attribute 'dimension'");
   const sp_type *r = op->results[0].type;
-  if (!is_static(r)) return SP_OK;
+  if (!sp__vs_static(r)) return SP_OK;
   if (dim < 0 || dim >= r->rank)
     return sp__verify_op_fail(m, op, err, "dimension %lld is out of range for rank %d", (long long)dim, r->rank);
   int64_t sum = 0;
   for (int i = 0; i < op->noperands; i++) {
-    const sp_type *t = operand_type(op, i);
-    if (!is_static(t)) return SP_OK;
+    const sp_type *t = sp__vs_operand(op, i);
+    if (!sp__vs_static(t)) return SP_OK;
     if (t->rank != r->rank)
       return sp__verify_op_fail(m, op, err, "operand %d has rank %d, the result %d", i, t->rank, r->rank);
     for (int d = 0; d < r->rank; d++)
@@ -263,14 +311,14 @@ static int verify_concatenate(const sp_module *m, const sp_op *op, sp_err *err) 
 }
 
 static int verify_slice(const sp_module *m, const sp_op *op, sp_err *err) {
-  int rc = counts(m, op, 1, 1, err);
+  int rc = sp__vs_counts(m, op, 1, 1, err);
   if (rc) return rc;
   sp_ints start, limit, strides;
-  if (!ints_attr(op, "start_indices", &start) || !ints_attr(op, "limit_indices", &limit))
+  if (!sp__vs_ints(op, "start_indices", &start) || !sp__vs_ints(op, "limit_indices", &limit))
     return sp__verify_op_fail(m, op, err, "requires attributes 'start_indices' and 'limit_indices'");
-  bool have_strides = ints_attr(op, "strides", &strides);
-  const sp_type *t = operand_type(op, 0), *r = op->results[0].type;
-  if (!is_static(t)) return SP_OK;
+  bool have_strides = sp__vs_ints(op, "strides", &strides);
+  const sp_type *t = sp__vs_operand(op, 0), *r = op->results[0].type;
+  if (!sp__vs_static(t)) return SP_OK;
   if (start.n != t->rank || limit.n != t->rank || (have_strides && strides.n != t->rank))
     return sp__verify_op_fail(m, op, err, "start, limit and strides need one entry per operand dim (%d)",
                 t->rank);
@@ -281,11 +329,11 @@ static int verify_slice(const sp_module *m, const sp_op *op, sp_err *err) {
                   "<= %lld", d, (long long)s, (long long)l, (long long)t->dims[d]);
     if (st < 1) return sp__verify_op_fail(m, op, err, "dim %d: stride %lld must be positive", d, (long long)st);
     int64_t want = (l - s) / st + ((l - s) % st != 0);
-    if (is_static(r) && r->rank == t->rank && r->dims[d] != want)
+    if (sp__vs_static(r) && r->rank == t->rank && r->dims[d] != want)
       return sp__verify_op_fail(m, op, err, "result dim %d has size %lld, expected %lld", d,
                   (long long)r->dims[d], (long long)want);
   }
-  if (is_static(r) && r->rank != t->rank)
+  if (sp__vs_static(r) && r->rank != t->rank)
     return sp__verify_op_fail(m, op, err, "result rank %d differs from the operand rank %d", r->rank, t->rank);
   return SP_OK;
 }
@@ -299,15 +347,15 @@ static int verify_reduce(const sp_module *m, const sp_op *op, sp_err *err) {
     return sp__verify_op_fail(m, op, err, "expected %d result%s, but found %d", n, n == 1 ? "" : "s",
                 op->nresults);
   sp_ints dims;
-  if (!ints_attr(op, "dimensions", &dims))
+  if (!sp__vs_ints(op, "dimensions", &dims))
     return sp__verify_op_fail(m, op, err, "requires attribute 'dimensions'");
   for (int i = 0; i < n; i++) {
-    const sp_type *t = operand_type(op, i), *r = op->results[i].type;
-    if (!is_static(t)) continue;
+    const sp_type *t = sp__vs_operand(op, i), *r = op->results[i].type;
+    if (!sp__vs_static(t)) continue;
     bool seen[SP_MAX_RANK] = {false};
-    int rc = dims_in_range(m, op, "reduced dimension", &dims, t->rank, seen, err);
+    int rc = sp__vs_dims_in_range(m, op, "reduced dimension", &dims, t->rank, seen, err);
     if (rc) return rc;
-    if (!is_static(r)) continue;
+    if (!sp__vs_static(r)) continue;
     int k = 0;
     for (int d = 0; d < t->rank; d++) {
       if (seen[d]) continue;
@@ -324,13 +372,13 @@ static int verify_reduce(const sp_module *m, const sp_op *op, sp_err *err) {
 }
 
 static int verify_iota(const sp_module *m, const sp_op *op, sp_err *err) {
-  int rc = counts(m, op, 0, 1, err);
+  int rc = sp__vs_counts(m, op, 0, 1, err);
   if (rc) return rc;
   int64_t dim;
   const sp_type *r = op->results[0].type;
   if (!sp_op_get_int(op, "iota_dimension", &dim))
     return sp__verify_op_fail(m, op, err, "requires attribute 'iota_dimension'");
-  if (is_static(r) && (dim < 0 || dim >= r->rank))
+  if (sp__vs_static(r) && (dim < 0 || dim >= r->rank))
     return sp__verify_op_fail(m, op, err, "iota dimension %lld is out of range for rank %d", (long long)dim,
                 r->rank);
   return SP_OK;
@@ -351,11 +399,11 @@ int sp_verify_func_return(const sp_module *m, const sp_op *op, sp_err *err) {
                 ret->noperands, sp_op_get_str(op, "sym_name") ? sp_op_get_str(op, "sym_name") : "",
                 f->nresults);
   for (int i = 0; i < f->nresults; i++) {
-    const sp_type *t = operand_type(ret, i);
+    const sp_type *t = sp__vs_operand(ret, i);
     if (!sp_type_equal(t, f->result_types[i])) {
       char a[128], b[128];
-      shape_text(t, a, sizeof a);
-      shape_text(f->result_types[i], b, sizeof b);
+      sp__vs_text(t, a, sizeof a);
+      sp__vs_text(f->result_types[i], b, sizeof b);
       return sp__verify_op_fail(m, ret, err, "type of return operand %d (%s) doesn't match function result "
                   "type (%s) in function @%s", i, a, b,
                   sp_op_get_str(op, "sym_name") ? sp_op_get_str(op, "sym_name") : "");
@@ -368,7 +416,7 @@ int sp_verify_func_return(const sp_module *m, const sp_op *op, sp_err *err) {
  * them). */
 static int check_size(const sp_module *m, const sp_op *op, const char *what, int index,
                       const sp_type *t, sp_err *err) {
-  if (!is_static(t)) return SP_OK;
+  if (!sp__vs_static(t)) return SP_OK;
   int64_t n = 1, bytes;
   bool over = false;
   for (int d = 0; d < t->rank && !over; d++) over = __builtin_mul_overflow(n, t->dims[d], &n);
@@ -376,7 +424,7 @@ static int check_size(const sp_module *m, const sp_op *op, const char *what, int
   if (!over) over = __builtin_mul_overflow(n, (int64_t)(bits > 8 ? bits / 8 : 1), &bytes);
   if (!over) return SP_OK;
   char text[128];
-  shape_text(t, text, sizeof text);
+  sp__vs_text(t, text, sizeof text);
   return sp__verify_op_fail(m, op, err, "%s %d - %s holds more than 2^63 elements or bytes", what, index, text);
 }
 
@@ -433,6 +481,28 @@ int sp_verify_stablehlo_op(const sp_module *m, const sp_op *op, sp_err *err) {
       return verify_reduce(m, op, err);
     case SP_OP_IOTA:
       return verify_iota(m, op, err);
+    case SP_OP_GATHER:
+      return sp__verify_gather(m, op, err);
+    case SP_OP_SCATTER:
+      return sp__verify_scatter(m, op, err);
+    case SP_OP_DYNAMIC_SLICE:
+      return sp__verify_dynamic_slice(m, op, err);
+    case SP_OP_DYNAMIC_UPDATE_SLICE:
+      return sp__verify_dynamic_update_slice(m, op, err);
+    case SP_OP_PAD:
+      return sp__verify_pad(m, op, err);
+    case SP_OP_REDUCE_WINDOW:
+      return sp__verify_reduce_window(m, op, err);
+    case SP_OP_SELECT_AND_SCATTER:
+      return sp__verify_select_and_scatter(m, op, err);
+    case SP_OP_CONVOLUTION:
+      return sp__verify_convolution(m, op, err);
+    case SP_OP_SORT:
+      return sp__verify_sort(m, op, err);
+    case SP_OP_WHILE:
+      return sp__verify_while(m, op, err);
+    case SP_OP_IF: case SP_OP_CASE:
+      return sp__verify_if_case(m, op, err);
     default:
       return SP_OK;
   }

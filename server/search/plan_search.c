@@ -707,6 +707,20 @@ static void price_axes_alike(sp_cost_model *cm, const sp_mesh *mesh) {
   for (int i = 0; i < mesh->naxes && i < SP_MAX_MESH_AXES_CLUSTER; i++) cm->axis[i] = fast;
 }
 
+/* A tensor of unknown size has unknown bytes: the search refuses it rather than count it as 0
+ * (a plan claiming 0 bytes). Tokens and other non-tensor values cost nothing and pass. */
+static int need_static(search *S, const sp_value *v, sp_err *err) {
+  const sp_type *t = v->type;
+  if (!t || t->kind != SP_TYPE_TENSOR || sp_type_is_static_tensor(t)) return SP_OK;
+  sp_strbuf sb = SP_STRBUF_INIT;
+  sp_type_print(&sb, t);
+  int rc = sp_err_set(err, SP_EUNSUPPORTED, "search: %s has the type %s, whose size is not "
+                      "known; the cost search needs static shapes", value_name(S, v),
+                      sp_strbuf_ok(&sb) ? sp_strbuf_str(&sb) : "?");
+  sp_strbuf_free(&sb);
+  return rc;
+}
+
 static int setup(search *S, sp_module *m, const sp_plan_search_opts *o, bool fixed, sp_err *err) {
   memset(S, 0, sizeof *S);
   S->m = m;
@@ -716,6 +730,9 @@ static int setup(search *S, sp_module *m, const sp_plan_search_opts *o, bool fix
   S->a = sp_arena_new(0);
   if (!S->a) return sp_err_set(err, SP_ENOMEM, "out of memory");
   int rc = find_main(S, err);
+  for (int i = 0; !rc && i < S->body->nargs; i++) rc = need_static(S, S->body->args[i], err);
+  for (sp_op *op = rc ? NULL : S->body->first; op && !rc; op = op->next)
+    for (int i = 0; !rc && i < op->nresults; i++) rc = need_static(S, &op->results[i], err);
   if (!rc) rc = choose_mesh(S, err);
   if (!rc) rc = sp_cost_model_init(&S->cm, o->cluster, S->mesh, o->device_of, err);
   if (rc) return rc;

@@ -343,6 +343,32 @@ static int finish(solver *s, bool proved, bool infeasible, sp_err *err) {
   return SP_OK;
 }
 
+/* The costs of any plan (the most expensive allowed entry of every node and edge, summed in
+ * 128 bits) stay below SP_SG_FORBIDDEN: else a plan's total could not be told apart from one
+ * using a forbidden entry, and a valid plan would be reported infeasible. SP_ELIMIT names the
+ * sum. */
+static int check_cost_sum(const sp_sg *g, sp_err *err) {
+  __int128 sum = 0;
+  for (int i = 0; i < g->nnodes; i++) {
+    int64_t mx = 0;
+    for (int k = 0; k < g->nodes[i].nstrat; k++)
+      if (g->nodes[i].costs[k] < SP_SG_FORBIDDEN && g->nodes[i].costs[k] > mx)
+        mx = g->nodes[i].costs[k];
+    sum += mx;
+  }
+  for (int e = 0; e < g->nedges; e++) {
+    const sp_sg_edge *ed = &g->edges[e];
+    int64_t n = (int64_t)g->nodes[ed->a].nstrat * g->nodes[ed->b].nstrat, mx = 0;
+    for (int64_t q = 0; q < n; q++)
+      if (ed->costs[q] < SP_SG_FORBIDDEN && ed->costs[q] > mx) mx = ed->costs[q];
+    sum += mx;
+  }
+  if (sum < SP_SG_FORBIDDEN) return SP_OK;
+  return sp_err_set(err, SP_ELIMIT, "strategy graph: the costs of one plan can add up to %.4g, "
+                    "not below the %.4g that marks a forbidden choice (scale the costs down)",
+                    (double)sum, (double)SP_SG_FORBIDDEN);
+}
+
 int sp_sg_solve(const sp_sg *g, const sp_sg_opts *opts, sp_sg_result *res, sp_err *err) {
   sp_sg_opts defaults;
   if (!opts) {
@@ -355,13 +381,15 @@ int sp_sg_solve(const sp_sg *g, const sp_sg_opts *opts, sp_sg_result *res, sp_er
     return sp_err_set(err, SP_EINVAL, "gap %g is outside [0, 1)", opts->gap);
   if (isnan(opts->time_limit))
     return sp_err_set(err, SP_EINVAL, "the time limit is not a number");
+  int rc = check_cost_sum(g, err);
+  if (rc != SP_OK) return rc;
   solver s = {.g = g, .o = opts, .res = res, .t_start = sp_clock_now(), .bound = INT64_MIN,
               .best_reported = INT64_MAX};
   s.deadline = opts->time_limit > 0 ? s.t_start + opts->time_limit : 0;
   res->stats.nodes = g->nnodes;
   res->stats.edges = g->nedges;
   bool proved = false, infeasible = false;
-  int rc = sp_sg_model_build(g, &s.m, err);
+  rc = sp_sg_model_build(g, &s.m, err);
   if (rc != SP_OK) return rc;
   sg_reduce_stats rs;
   memset(&rs, 0, sizeof rs);
