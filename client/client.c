@@ -320,6 +320,21 @@ static grpc_byte_buffer *make_buffer(const void *p, size_t n) {
   return bb;
 }
 
+/* Starts a call and fills the first four ops of every request (unary or streaming): initial
+ * metadata, the one request message `send`, the close from the client, and the server's
+ * initial metadata. Only ops[0..3] are cleared and set; later ops are the caller's. */
+static void begin_request(sp_client *c, int method, const char *path, int64_t timeout_ms,
+                          grpc_byte_buffer *send, call_ctx *x, grpc_op ops[4]) {
+  call_begin(c, method, path, timeout_ms, x);
+  memset(ops, 0, 4 * sizeof *ops);
+  op_send_initial(&ops[0], x, c);
+  ops[1].op = GRPC_OP_SEND_MESSAGE;
+  ops[1].data.send_message.send_message = send;
+  ops[2].op = GRPC_OP_SEND_CLOSE_FROM_CLIENT;
+  ops[3].op = GRPC_OP_RECV_INITIAL_METADATA;
+  ops[3].data.recv_initial_metadata.recv_initial_metadata = &x->initial_md;
+}
+
 /* A unary call: method index (or -1 and a path), request bytes -> response bytes. */
 static int unary_bytes(sp_client *c, int method, const char *path, const void *req,
                        size_t req_len, int64_t timeout_ms, uint8_t **resp, size_t *resp_len,
@@ -330,14 +345,8 @@ static int unary_bytes(sp_client *c, int method, const char *path, const void *r
   int rc = SP_CLIENT_OK;
   *resp = NULL;
   *resp_len = 0;
-  call_begin(c, method, path, timeout_ms, &x);
   memset(ops, 0, sizeof ops);
-  op_send_initial(&ops[0], &x, c);
-  ops[1].op = GRPC_OP_SEND_MESSAGE;
-  ops[1].data.send_message.send_message = send;
-  ops[2].op = GRPC_OP_SEND_CLOSE_FROM_CLIENT;
-  ops[3].op = GRPC_OP_RECV_INITIAL_METADATA;
-  ops[3].data.recv_initial_metadata.recv_initial_metadata = &x.initial_md;
+  begin_request(c, method, path, timeout_ms, send, &x, ops);
   ops[4].op = GRPC_OP_RECV_MESSAGE;
   ops[4].data.recv_message.recv_message = &recv;
   op_recv_status(&ops[5], &x);
@@ -423,14 +432,7 @@ int sp_client_plan_stream(sp_client *c, const Shardplan__V1__PlanRequest *req,
   if (rc != SP_CLIENT_OK) return rc;
   send = make_buffer(req_b, req_n);
   free(req_b);
-  call_begin(c, M_STREAM, method_paths[M_STREAM], timeout_ms, &x);
-  memset(ops, 0, sizeof ops);
-  op_send_initial(&ops[0], &x, c);
-  ops[1].op = GRPC_OP_SEND_MESSAGE;
-  ops[1].data.send_message.send_message = send;
-  ops[2].op = GRPC_OP_SEND_CLOSE_FROM_CLIENT;
-  ops[3].op = GRPC_OP_RECV_INITIAL_METADATA;
-  ops[3].data.recv_initial_metadata.recv_initial_metadata = &x.initial_md;
+  begin_request(c, M_STREAM, method_paths[M_STREAM], timeout_ms, send, &x, ops);
   bool sent = x.call && run_batch(&x, ops, 4, (void *)1);
   /* Messages until the stream ends (also when sending failed: the status says why). */
   while (sent && rc == SP_CLIENT_OK) {

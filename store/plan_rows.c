@@ -232,12 +232,57 @@ static int push_op_costs(const sp_plan *p, sp_plan_rows *out) {
 }
 
 int sp_plan_rows_build(const sp_plan *p, sp_plan_rows *out, sp_err *err) {
+  return sp_plan_rows_build_with(p, 0, out, err);
+}
+
+int sp_plan_rows_origins(const sp_plan *p, sp_plan_rows *out, sp_err *err) {
+  memset(out, 0, sizeof *out);
+  cJSON *origins = NULL;
+  int rc = sp_plan_provenance(p, &origins, err);
+  if (rc) return rc;
+  for (int i = 0; !rc && i < p->nvalues; i++) {
+    cJSON *o = cJSON_DetachItemFromArray(origins, 0);  /* origins[i], in order */
+    rc = push(out, "origin", i, p->values[i].name, o ? o : cJSON_CreateArray());
+  }
+  cJSON_Delete(origins);
+  if (rc) {
+    sp_plan_rows_free(out);
+    return sp_err_set(err, SP_ENOMEM, "plan rows: out of memory");
+  }
+  return SP_OK;
+}
+
+int sp_plan_rows_store_origins(sp_store *s, const char *key, const sp_plan *p, sp_err *err) {
+  sp_plan *read = NULL;
+  sp_store_row_page pg = {0};
+  sp_plan_rows rows = {0};
+  int rc = SP_OK;
+  if (!p) {
+    sp_store_row_query q = {.section = "plan", .limit = 1, .skip_total = true};
+    rc = sp_store_rows(s, key, &q, &pg, err);
+    if (rc == SP_OK && pg.n == 0)
+      rc = sp_err_set(err, SP_ENOTFOUND, "plan %.16s has no stored plan JSON to trace", key);
+    if (rc == SP_OK) rc = sp_plan_from_json(pg.rows[0].json, strlen(pg.rows[0].json), &read, err);
+    if (rc != SP_OK) goto done;
+    p = read;
+  }
+  rc = sp_plan_rows_origins(p, &rows, err);
+  if (rc == SP_OK && rows.n) rc = sp_store_add_rows(s, key, rows.v, rows.n, err);
+done:
+  sp_plan_rows_free(&rows);
+  sp_store_row_page_free(&pg);
+  sp_plan_free(read);
+  return rc;
+}
+
+int sp_plan_rows_build_with(const sp_plan *p, unsigned flags, sp_plan_rows *out, sp_err *err) {
   memset(out, 0, sizeof *out);
   users_index u = {-1, NULL, NULL};
   int rc = users_build(p, &u);
   if (!rc) rc = push(out, "summary", 0, p->filename, summary(p));
   cJSON *origins = NULL;
-  if (!rc && sp_plan_provenance(p, &origins, err) != SP_OK) rc = SP_ENOMEM;
+  if (!rc && !(flags & SP_PLAN_ROWS_NO_ORIGINS) && sp_plan_provenance(p, &origins, err) != SP_OK)
+    rc = SP_ENOMEM;
   for (int i = 0; !rc && i < p->nvalues; i++) {
     cJSON *v = sp_plan_value_to_json(&p->values[i]);
     cJSON *o = cJSON_DetachItemFromArray(origins, 0);  /* origins[i], in order */

@@ -7,7 +7,10 @@
  *                 "nvalues", "nops", "ncollectives", "nconflicts"} (costs/solver/mesh only
  *                 when the plan was searched; the counts let a page read rows by idx)
  *   "value"       idx = position in the plan's value list; label = the value's name; with
- *                 "origins", where each axis of its sharding came from (plan/provenance.h)
+ *                 "origins", where each axis of its sharding came from (plan/provenance.h),
+ *                 unless built with SP_PLAN_ROWS_NO_ORIGINS
+ *   "origin"      (added after the plan is stored, see sp_plan_rows_store_origins) idx =
+ *                 the value's position; JSON = its "origins" array
  *   "op"          idx = op number; label = "NAME #N"; the op's factor tables, plus its
  *                 "operands" ({"value", "name", "producer"}), "results" and "users" when the
  *                 plan knows them
@@ -35,7 +38,25 @@ typedef struct sp_plan_rows {
   size_t n, cap;
 } sp_plan_rows;
 
+/* Every section above, the value rows with their "origins". */
 int sp_plan_rows_build(const sp_plan *p, sp_plan_rows *out, sp_err *err);
+
+/* sp_plan_rows_build without the provenance: value rows have no "origins" key (the daemon
+ * stores these before answering, and the origins after; the provenance of a 100k-op plan
+ * takes seconds). */
+#define SP_PLAN_ROWS_NO_ORIGINS 0x1u
+int sp_plan_rows_build_with(const sp_plan *p, unsigned flags, sp_plan_rows *out, sp_err *err);
+
+/* The provenance as rows of section "origin": idx = the value's position, JSON = the
+ * "origins" array its value row would have had. */
+int sp_plan_rows_origins(const sp_plan *p, sp_plan_rows *out, sp_err *err);
+
+/* Computes the "origin" rows of stored plan `key` and adds them to it (sp_store_add_rows: a
+ * plan that has them already is left as it is). `p` is the plan, or NULL to read it from the
+ * plan's "plan" row (the whole plan's JSON the daemon keeps). SP_ENOTFOUND when the plan or
+ * its "plan" row is not there. */
+int sp_plan_rows_store_origins(sp_store *s, const char *key, const sp_plan *p, sp_err *err);
+
 void sp_plan_rows_free(sp_plan_rows *r);
 
 #endif /* SP_STORE_PLAN_ROWS_H */

@@ -80,6 +80,22 @@ void sp_store_close(sp_store *s) {
 const char *sp_store_path(const sp_store *s) { return s->path; }
 const char *sp_store_backend_name(const sp_store *s) { return s->be->name; }
 
+/* Rows as sp_store_put and sp_store_add_rows accept them. */
+static int check_rows(const char *key, const sp_store_row *rows, size_t n_rows, sp_err *err) {
+  if (n_rows && !rows) return sp_err_set(err, SP_EINVAL, "plan %s: rows missing", key);
+  for (size_t i = 0; i < n_rows; i++) {
+    const sp_store_row *r = &rows[i];
+    size_t sl = r->section ? strlen(r->section) : 0;
+    if (sl == 0 || sl > SP_STORE_SECTION_MAX)
+      return sp_err_set(err, SP_EINVAL, "plan %s: row %zu has %s section name", key, i,
+                        sl ? "a too long" : "no");
+    if (!r->json) return sp_err_set(err, SP_EINVAL, "plan %s: row %zu has no JSON", key, i);
+    if (r->idx < 0)
+      return sp_err_set(err, SP_EINVAL, "plan %s: row %zu has a negative index", key, i);
+  }
+  return SP_OK;
+}
+
 int sp_store_put(sp_store *s, const sp_store_plan *plan, const sp_store_row *rows,
                  size_t n_rows, sp_err *err) {
   char key[SP_STORE_HASH_HEX + 1];
@@ -99,18 +115,23 @@ int sp_store_put(sp_store *s, const sp_store_plan *plan, const sp_store_row *row
   if (!p.mesh) p.mesh = "";
   if ((p.request_len && !p.request) || (p.plan_len && !p.plan))
     return sp_err_set(err, SP_EINVAL, "plan %s: a blob has a length but no bytes", key);
-  if (n_rows && !rows) return sp_err_set(err, SP_EINVAL, "plan %s: rows missing", key);
-  for (size_t i = 0; i < n_rows; i++) {
-    const sp_store_row *r = &rows[i];
-    size_t sl = r->section ? strlen(r->section) : 0;
-    if (sl == 0 || sl > SP_STORE_SECTION_MAX)
-      return sp_err_set(err, SP_EINVAL, "plan %s: row %zu has %s section name", key, i,
-                        sl ? "a too long" : "no");
-    if (!r->json) return sp_err_set(err, SP_EINVAL, "plan %s: row %zu has no JSON", key, i);
-    if (r->idx < 0)
-      return sp_err_set(err, SP_EINVAL, "plan %s: row %zu has a negative index", key, i);
-  }
+  rc = check_rows(key, rows, n_rows, err);
+  if (rc != SP_OK) return rc;
   return s->be->put(s->impl, &p, rows, n_rows, err);
+}
+
+int sp_store_add_rows(sp_store *s, const char *key, const sp_store_row *rows, size_t n_rows,
+                      sp_err *err) {
+  char k[SP_STORE_HASH_HEX + 1];
+  int rc = norm_hash(key, "plan key", k, err);
+  if (rc == SP_OK) rc = check_rows(k, rows, n_rows, err);
+  if (rc != SP_OK || n_rows == 0) return rc;
+  for (size_t i = 1; i < n_rows; i++)
+    if (strcmp(rows[i].section, rows[0].section) != 0)
+      return sp_err_set(err, SP_EINVAL, "plan %s: rows added at once must share a section "
+                        "(row %zu is \"%s\", row 0 \"%s\")", k, i, rows[i].section,
+                        rows[0].section);
+  return s->be->add_rows(s->impl, k, rows, n_rows, err);
 }
 
 static int get_common(sp_store *s, bool by_raw, const char *hash, unsigned flags,

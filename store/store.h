@@ -203,6 +203,12 @@ int sp_store_get_by_raw(sp_store *s, const char *raw_hash, unsigned flags, sp_st
 /* Maps one more raw-request hash to the plan `key` (another byte form of a request whose
  * answer is that plan as stored). SP_ENOTFOUND when there is no such plan. */
 int sp_store_add_raw_hash(sp_store *s, const char *raw_hash, const char *key, sp_err *err);
+/* Adds rows of one section to a stored plan, in one transaction, when the plan has no rows
+ * of that section yet (rows computed after the plan was answered, e.g. the provenance; two
+ * threads adding the same section store it once: the second call changes nothing and
+ * returns SP_OK). SP_ENOTFOUND when there is no such plan (evicted or replaced meanwhile). */
+int sp_store_add_rows(sp_store *s, const char *key, const sp_store_row *rows, size_t n_rows,
+                      sp_err *err);
 /* Deletes a plan, its rows and raw-request hashes. SP_ENOTFOUND when absent. */
 int sp_store_delete(sp_store *s, const char *key, sp_err *err);
 

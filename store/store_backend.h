@@ -21,6 +21,9 @@ typedef struct sp_store_backend {
   int (*get)(void *impl, bool by_raw, const char *hash, unsigned flags, sp_store_plan *out,
              sp_err *err);
   int (*add_raw_hash)(void *impl, const char *raw_hash, const char *key, sp_err *err);
+  /* rows: n_rows >= 1, all of one section. */
+  int (*add_rows)(void *impl, const char *key, const sp_store_row *rows, size_t n_rows,
+                  sp_err *err);
   int (*del)(void *impl, const char *key, sp_err *err);
   int (*list)(void *impl, const sp_store_list_query *q, sp_store_plan_list *out, sp_err *err);
   int (*rows)(void *impl, const char *key, const sp_store_row_query *q, sp_store_row_page *out,

@@ -560,6 +560,7 @@ const sp_store_backend sp_store_sqlite_backend = {
     .put = sq_op_put,
     .get = sq_op_get,
     .add_raw_hash = sq_op_add_raw_hash,
+    .add_rows = sq_op_add_rows,
     .del = sq_op_del,
     .list = sq_op_list,
     .rows = sq_op_rows,

@@ -32,6 +32,7 @@ typedef enum sq_stmt_id {
   SQ_LIST_LAST_USED, SQ_LIST_CREATED, SQ_LIST_KEY, SQ_LIST_COUNT,
   SQ_ROWS, SQ_ROWS_COUNT, SQ_SECTIONS,
   SQ_TOTALS, SQ_PAGE_COUNT, SQ_FREELIST_COUNT, SQ_LRU_VICTIM, SQ_PURGE_VICTIM,
+  SQ_SECTION_COUNT, SQ_GROW_PLAN,
   SQ_N_STMT
 } sq_stmt_id;
 
@@ -107,6 +108,8 @@ int sq_op_put(void *impl, const sp_store_plan *p, const sp_store_row *rows, size
 int sq_op_get(void *impl, bool by_raw, const char *hash, unsigned flags, sp_store_plan *out,
               sp_err *err);
 int sq_op_add_raw_hash(void *impl, const char *raw_hash, const char *key, sp_err *err);
+int sq_op_add_rows(void *impl, const char *key, const sp_store_row *rows, size_t n_rows,
+                   sp_err *err);
 int sq_op_del(void *impl, const char *key, sp_err *err);
 int sq_op_list(void *impl, const sp_store_list_query *q, sp_store_plan_list *out, sp_err *err);
 int sq_op_rows(void *impl, const char *key, const sp_store_row_query *q, sp_store_row_page *out,

@@ -75,6 +75,9 @@ const char *const sq_sql[SQ_N_STMT] = {
     [SQ_FREELIST_COUNT] = "PRAGMA freelist_count",
     [SQ_LRU_VICTIM] = "SELECT id FROM plans WHERE key <> ?1 ORDER BY last_used_ms, id LIMIT 1",
     [SQ_PURGE_VICTIM] = "SELECT id FROM plans WHERE planner_version <> ?1 LIMIT 1",
+    [SQ_SECTION_COUNT] = "SELECT count(*) FROM plan_rows WHERE plan_id = ?1 AND section = ?2",
+    [SQ_GROW_PLAN] = "UPDATE plans SET size_bytes = size_bytes + ?2, n_rows = n_rows + ?3 "
+                     "WHERE id = ?1",
 };
 
 /* ---------------------------------------------------------------- small helpers */
@@ -214,14 +217,41 @@ static void give_back_space(sq_store *s) {
 
 /* ---------------------------------------------------------------- writes */
 
-static int64_t plan_size(const sp_store_plan *p, const sp_store_row *rows, size_t n_rows) {
-  int64_t n = (int64_t)(p->request_len + p->plan_len + strlen(p->planner_version) +
-                        strlen(p->module_name) + strlen(p->mesh) + strlen(p->status)) +
-              2 * SP_STORE_HASH_HEX + 64;
+static int64_t rows_size(const sp_store_row *rows, size_t n_rows) {
+  int64_t n = 0;
   for (size_t i = 0; i < n_rows; i++)
     n += (int64_t)(strlen(rows[i].section) + (rows[i].label ? strlen(rows[i].label) : 0) +
                    strlen(rows[i].json)) + 16;
   return n;
+}
+
+static int64_t plan_size(const sp_store_plan *p, const sp_store_row *rows, size_t n_rows) {
+  return (int64_t)(p->request_len + p->plan_len + strlen(p->planner_version) +
+                   strlen(p->module_name) + strlen(p->mesh) + strlen(p->status)) +
+         2 * SP_STORE_HASH_HEX + 64 + rows_size(rows, n_rows);
+}
+
+/* Inserts rows of plan `id` (inside the caller's transaction). */
+static int insert_rows(sq_store *s, sq_conn *c, int64_t id, const char *key,
+                       const sp_store_row *rows, size_t n_rows, sp_err *err) {
+  sqlite3_stmt *st = NULL;
+  int rc = sq_stmt(s, c, SQ_INSERT_ROW, &st, err);
+  if (rc != SP_OK) return rc;
+  for (size_t i = 0; i < n_rows; i++) {
+    const sp_store_row *r = &rows[i];
+    sqlite3_bind_int64(st, 1, id);
+    sqlite3_bind_text(st, 2, r->section, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 3, r->idx);
+    sqlite3_bind_text(st, 4, r->label ? r->label : "", -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 5, r->json, -1, SQLITE_STATIC);
+    int src = step(st);
+    sqlite3_reset(st);
+    if ((src & 0xff) == SQLITE_CONSTRAINT)
+      return sp_err_set(err, SP_EINVAL, "plan %s: row %zu repeats section \"%s\" index %lld",
+                        key, i, r->section, (long long)r->idx);
+    if (src != SQLITE_DONE) return sq_fail(s, c, src, "storing a plan's rows", err);
+  }
+  return SP_OK;
 }
 
 static int evict_locked(sq_store *s, int64_t max_bytes, const char *keep_key, int64_t *n,
@@ -276,27 +306,8 @@ static int put_locked(sq_store *s, const sp_store_plan *p, const sp_store_row *r
     goto fail;
   }
 
-  rc = sq_stmt(s, c, SQ_INSERT_ROW, &st, err);
+  rc = insert_rows(s, c, id, p->key, rows, n_rows, err);
   if (rc != SP_OK) goto fail;
-  for (size_t i = 0; i < n_rows; i++) {
-    const sp_store_row *r = &rows[i];
-    sqlite3_bind_int64(st, 1, id);
-    sqlite3_bind_text(st, 2, r->section, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 3, r->idx);
-    sqlite3_bind_text(st, 4, r->label ? r->label : "", -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 5, r->json, -1, SQLITE_STATIC);
-    src = step(st);
-    sqlite3_reset(st);
-    if ((src & 0xff) == SQLITE_CONSTRAINT) {
-      rc = sp_err_set(err, SP_EINVAL, "plan %s: row %zu repeats section \"%s\" index %lld",
-                      p->key, i, r->section, (long long)r->idx);
-      goto fail;
-    }
-    if (src != SQLITE_DONE) {
-      rc = sq_fail(s, c, src, "storing a plan's rows", err);
-      goto fail;
-    }
-  }
 
   if (p->raw_hash[0]) {
     rc = sq_stmt(s, c, SQ_INSERT_RAW, &st, err);
@@ -332,6 +343,60 @@ int sq_op_put(void *impl, const sp_store_plan *p, const sp_store_row *rows, size
     int64_t n = 0;
     /* The plan is stored: a failed eviction is not the put's failure. */
     evict_locked(s, s->opt.max_bytes, p->key, &n, NULL);
+  }
+  sq_writer_unlock(s);
+  return rc;
+}
+
+static int add_rows_locked(sq_store *s, const char *key, const sp_store_row *rows,
+                           size_t n_rows, sp_err *err) {
+  sq_conn *c = s->writer;
+  sqlite3_stmt *st = NULL;
+  int64_t id = 0, have = 0;
+  int rc = sq_run(s, c, SQ_BEGIN_WRITE, "adding rows to a plan", err);
+  if (rc != SP_OK) return rc;
+  rc = plan_id(s, c, key, &id, err);
+  if (rc == SP_OK) rc = sq_stmt(s, c, SQ_SECTION_COUNT, &st, err);
+  if (rc != SP_OK) goto fail;
+  sqlite3_bind_int64(st, 1, id);
+  sqlite3_bind_text(st, 2, rows[0].section, -1, SQLITE_STATIC);
+  int src = step(st);
+  if (src == SQLITE_ROW) have = sqlite3_column_int64(st, 0);
+  sqlite3_reset(st);
+  if (src != SQLITE_ROW) {
+    rc = sq_fail(s, c, src, "counting a plan's rows", err);
+    goto fail;
+  }
+  if (have == 0) {   /* else added before (another thread got there first): nothing to do */
+    rc = insert_rows(s, c, id, key, rows, n_rows, err);
+    if (rc == SP_OK) rc = sq_stmt(s, c, SQ_GROW_PLAN, &st, err);
+    if (rc != SP_OK) goto fail;
+    sqlite3_bind_int64(st, 1, id);
+    sqlite3_bind_int64(st, 2, rows_size(rows, n_rows));
+    sqlite3_bind_int64(st, 3, (int64_t)n_rows);
+    src = step(st);
+    sqlite3_reset(st);
+    if (src != SQLITE_DONE) {
+      rc = sq_fail(s, c, src, "adding rows to a plan", err);
+      goto fail;
+    }
+  }
+  rc = sq_run(s, c, SQ_COMMIT, "adding rows to a plan", err);
+  if (rc != SP_OK) goto fail;
+  return SP_OK;
+fail:
+  sq_rollback(s, c);
+  return rc;
+}
+
+int sq_op_add_rows(void *impl, const char *key, const sp_store_row *rows, size_t n_rows,
+                   sp_err *err) {
+  sq_store *s = impl;
+  sq_writer_lock(s);
+  int rc = add_rows_locked(s, key, rows, n_rows, err);
+  if (rc == SP_OK && s->opt.max_bytes) {
+    int64_t n = 0;
+    evict_locked(s, s->opt.max_bytes, key, &n, NULL);
   }
   sq_writer_unlock(s);
   return rc;

@@ -21,117 +21,9 @@
 #include <unistd.h>
 
 #include "daemon_harness.h"
+#include "daemon_requests.h"
 #include "shardplan/v1/planner.pb-c.h"
 #include "test_support.h"
-
-#define PLAN "/shardplan.v1.Planner/Plan"
-
-static char *mlp_text(void) {
-  size_t len;
-  char *t = sp_test_read_file(SP_SOURCE_DIR "/examples/mlp.mlir", &len);
-  ck_assert_ptr_nonnull(t);
-  return t;
-}
-
-/* Generates a GPT with shardplan-gen; malloc'd text. */
-static char *gpt_text(int layers, bool backward) {
-  char path[256], cmd[512];
-  snprintf(path, sizeof path, "/tmp/sp-test-gpt-%d-%d-%d.mlir", layers, backward, (int)getpid());
-  snprintf(cmd, sizeof cmd, "%s/shardplan-gen --model gpt --layers %d %s -o %s", SP_BIN_DIR,
-           layers, backward ? "--backward" : "", path);
-  ck_assert_int_eq(system(cmd), 0);
-  size_t len;
-  char *t = sp_test_read_file(path, &len);
-  unlink(path);
-  ck_assert_ptr_nonnull(t);
-  return t;
-}
-
-typedef struct req_opts {
-  bool search;
-  double time_limit;
-  bool full;
-  bool shape_auto;
-  bool no_share;
-  const char *example;
-  double gap;
-} req_opts;
-
-static uint8_t *plan_request(const char *mlir, req_opts o, size_t *len) {
-  Shardplan__V1__PlanRequest r = SHARDPLAN__V1__PLAN_REQUEST__INIT;
-  Shardplan__V1__PlanOptions po = SHARDPLAN__V1__PLAN_OPTIONS__INIT;
-  Shardplan__V1__Cluster cl = SHARDPLAN__V1__CLUSTER__INIT;
-  r.graph_case = SHARDPLAN__V1__PLAN_REQUEST__GRAPH_MLIR;
-  r.mlir = (char *)mlir;
-  po.mode = o.search ? SHARDPLAN__V1__PLAN_MODE__PLAN_MODE_SEARCH
-                     : SHARDPLAN__V1__PLAN_MODE__PLAN_MODE_PROPAGATE;
-  po.time_limit_seconds = o.time_limit;
-  po.gap = o.gap;
-  if (o.shape_auto) po.mesh_shape = SHARDPLAN__V1__MESH_SHAPE_SEARCH__MESH_SHAPE_AUTO;
-  po.no_share_layers = o.no_share;
-  r.options = &po;
-  if (o.search) {
-    cl.source_case = SHARDPLAN__V1__CLUSTER__SOURCE_EXAMPLE;
-    cl.example = (char *)(o.example ? o.example : "one_machine_8gpu");
-    r.cluster = &cl;
-  }
-  r.detail = o.full ? SHARDPLAN__V1__DETAIL__DETAIL_FULL : SHARDPLAN__V1__DETAIL__DETAIL_SUMMARY;
-  *len = shardplan__v1__plan_request__get_packed_size(&r);
-  uint8_t *buf = malloc(*len + 1);
-  shardplan__v1__plan_request__pack(&r, buf);
-  return buf;
-}
-
-/* A Plan call that must succeed; returns the decoded response. */
-static Shardplan__V1__PlanResponse *plan_ok(th_channel *c, const char *mlir, req_opts o,
-                                            th_result *raw) {
-  size_t len;
-  uint8_t *req = plan_request(mlir, o, &len);
-  th_result r = th_call(c, PLAN, req, len, 120000, NULL);
-  free(req);
-  ck_assert_msg(r.status == 0, "Plan failed: %d %s", r.status, r.details);
-  Shardplan__V1__PlanResponse *p = shardplan__v1__plan_response__unpack(NULL, r.len, r.msg);
-  ck_assert_ptr_nonnull(p);
-  if (raw) *raw = r; else th_result_free(&r);
-  return p;
-}
-
-/* The packed bytes of the plan field. */
-static uint8_t *plan_bytes(const Shardplan__V1__PlanResponse *p, size_t *n) {
-  *n = shardplan__v1__plan__get_packed_size(p->plan);
-  uint8_t *b = malloc(*n + 1);
-  shardplan__v1__plan__pack(p->plan, b);
-  return b;
-}
-
-static void assert_same_plan(const Shardplan__V1__PlanResponse *a,
-                             const Shardplan__V1__PlanResponse *b) {
-  size_t na, nb;
-  uint8_t *pa = plan_bytes(a, &na), *pb = plan_bytes(b, &nb);
-  ck_assert_uint_eq(na, nb);
-  ck_assert_mem_eq(pa, pb, na);
-  free(pa);
-  free(pb);
-}
-
-static char *replace_all(const char *s, const char *from, const char *to) {
-  size_t fl = strlen(from), tl = strlen(to), n = 0;
-  for (const char *p = s; (p = strstr(p, from)); p += fl) n++;
-  char *out = malloc(strlen(s) + n * (tl + 1) + 1), *o = out;
-  for (const char *p = s;;) {
-    const char *q = strstr(p, from);
-    if (!q) {
-      strcpy(o, p);
-      break;
-    }
-    memcpy(o, p, (size_t)(q - p));
-    o += q - p;
-    memcpy(o, to, tl);
-    o += tl;
-    p = q + fl;
-  }
-  return out;
-}
 
 /* ------------------------------------------------------------------ cache behaviour */
 
@@ -139,27 +31,27 @@ START_TEST(plan_then_repeat_hits_with_the_same_plan_bytes_and_changes_miss) {
   th_daemon d;
   ck_assert(th_daemon_start(&d, NULL, NULL));
   th_channel *c = th_connect(d.addr, NULL);
-  char *mlp = mlp_text();
+  char *mlp = th_mlp_text();
   req_opts o = {.search = true, .time_limit = 20};
-  Shardplan__V1__PlanResponse *a = plan_ok(c, mlp, o, NULL);
+  Shardplan__V1__PlanResponse *a = th_plan_ok(c, mlp, o, NULL);
   ck_assert(!a->cache_hit);
   ck_assert_int_eq(strlen(a->key), 64);
   ck_assert(a->plan && a->plan->n_values > 0 && a->plan->costs);
-  Shardplan__V1__PlanResponse *b = plan_ok(c, mlp, o, NULL);
+  Shardplan__V1__PlanResponse *b = th_plan_ok(c, mlp, o, NULL);
   ck_assert(b->cache_hit);
   ck_assert_str_eq(a->key, b->key);
-  assert_same_plan(a, b);
+  th_assert_same_plan(a, b);
   /* The time limit is not part of the key. */
   req_opts o2 = o;
   o2.time_limit = 30;
-  Shardplan__V1__PlanResponse *b2 = plan_ok(c, mlp, o2, NULL);
+  Shardplan__V1__PlanResponse *b2 = th_plan_ok(c, mlp, o2, NULL);
   ck_assert(b2->cache_hit);
   ck_assert_str_eq(a->key, b2->key);
 
   /* Renamed values and a renamed argument: a hit, answered in the requester's names. */
-  char *ren1 = replace_all(mlp, "%arg0", "%tokens");
-  char *renamed = replace_all(ren1, "%4", "%hidden");
-  Shardplan__V1__PlanResponse *r = plan_ok(c, renamed, o, NULL);
+  char *ren1 = th_replace_all(mlp, "%arg0", "%tokens");
+  char *renamed = th_replace_all(ren1, "%4", "%hidden");
+  Shardplan__V1__PlanResponse *r = th_plan_ok(c, renamed, o, NULL);
   ck_assert(r->cache_hit);
   ck_assert_str_eq(r->key, a->key);
   bool saw_tokens = false, saw_hidden = false;
@@ -172,21 +64,21 @@ START_TEST(plan_then_repeat_hits_with_the_same_plan_bytes_and_changes_miss) {
     ck_assert_msg(strcmp(a->plan->values[i]->label, "%tokens") != 0, "first answer relabelled");
 
   /* A changed shape, sharding, mesh or option misses. */
-  char *shape = replace_all(mlp, "32x", "64x");
-  char *shard = replace_all(mlp, "[{\"data\"}, {}]>}", "[{}, {\"data\"}]>}");
-  char *mesh = replace_all(mlp, "[\"data\"=4, \"model\"=2]", "[\"data\"=2, \"model\"=4]");
+  char *shape = th_replace_all(mlp, "32x", "64x");
+  char *shard = th_replace_all(mlp, "[{\"data\"}, {}]>}", "[{}, {\"data\"}]>}");
+  char *mesh = th_replace_all(mlp, "[\"data\"=4, \"model\"=2]", "[\"data\"=2, \"model\"=4]");
   const char *variants[] = {shape, shard, mesh};
   for (int i = 0; i < 3; i++) {
-    Shardplan__V1__PlanResponse *v = plan_ok(c, variants[i], o, NULL);
+    Shardplan__V1__PlanResponse *v = th_plan_ok(c, variants[i], o, NULL);
     ck_assert_msg(!v->cache_hit && strcmp(v->key, a->key) != 0, "variant %d hit", i);
     shardplan__v1__plan_response__free_unpacked(v, NULL);
   }
   req_opts o3 = o;
   o3.gap = 0.05;
-  Shardplan__V1__PlanResponse *v = plan_ok(c, mlp, o3, NULL);
+  Shardplan__V1__PlanResponse *v = th_plan_ok(c, mlp, o3, NULL);
   ck_assert(!v->cache_hit && strcmp(v->key, a->key) != 0);
   req_opts prop = {0};
-  Shardplan__V1__PlanResponse *p = plan_ok(c, mlp, prop, NULL);
+  Shardplan__V1__PlanResponse *p = th_plan_ok(c, mlp, prop, NULL);
   ck_assert(!p->cache_hit && strcmp(p->key, a->key) != 0);
   ck_assert_int_eq(p->status, SHARDPLAN__V1__PLAN_STATUS__PLAN_STATUS_PROPAGATED);
 
@@ -207,8 +99,105 @@ START_TEST(plan_then_repeat_hits_with_the_same_plan_bytes_and_changes_miss) {
 }
 END_TEST
 
+/* main calls a private function; both have named values. */
+static const char two_funcs[] =
+    "module @jit_two attributes {mhlo.num_partitions = 8 : i32} {\n"
+    "  sdy.mesh @mesh = <[\"data\"=4, \"model\"=2]>\n"
+    "  func.func public @main(%arg0: tensor<32x256xf32> {sdy.sharding = #sdy.sharding<@mesh, "
+    "[{\"data\"}, {}]>}, %arg1: tensor<256x512xf32>) -> (tensor<32x512xf32>) {\n"
+    "    %0 = stablehlo.dot_general %arg0, %arg1, contracting_dims = [1] x [0] : "
+    "(tensor<32x256xf32>, tensor<256x512xf32>) -> tensor<32x512xf32>\n"
+    "    %1 = func.call @relu_block(%0) : (tensor<32x512xf32>) -> tensor<32x512xf32>\n"
+    "    return %1 : tensor<32x512xf32>\n"
+    "  }\n"
+    "  func.func private @relu_block(%x: tensor<32x512xf32>) -> tensor<32x512xf32> {\n"
+    "    %cst = stablehlo.constant dense<0.000000e+00> : tensor<32x512xf32>\n"
+    "    %y = stablehlo.maximum %x, %cst : tensor<32x512xf32>\n"
+    "    return %y : tensor<32x512xf32>\n"
+    "  }\n"
+    "}\n";
+
+/* Whether some value of `r` is addressed in function `fn` with label `label`. */
+static bool has_value(const Shardplan__V1__PlanResponse *r, const char *fn, const char *label) {
+  for (size_t i = 0; i < r->plan->n_values; i++)
+    if (!strcmp(r->plan->values[i]->address->function, fn) &&
+        (!label || !strcmp(r->plan->values[i]->label, label)))
+      return true;
+  return false;
+}
+
+START_TEST(renamed_functions_hit_and_answer_in_the_requesters_function_names) {
+  th_daemon d;
+  ck_assert(th_daemon_start(&d, NULL, NULL));
+  th_channel *c = th_connect(d.addr, NULL);
+  req_opts o = {.search = true, .full = true};
+  Shardplan__V1__PlanResponse *a = th_plan_ok(c, two_funcs, o, NULL);
+  ck_assert(!a->cache_hit);
+  ck_assert(has_value(a, "relu_block", "%x"));
+  ck_assert(strstr(a->plan->module_sdy, "call @relu_block("));
+  /* The private function and its values renamed: the same key, a hit, in the new names
+   * (value addresses, labels, the module text and the module inside the plan JSON). */
+  char *r1 = th_replace_all(two_funcs, "@relu_block", "@activation");
+  char *r2 = th_replace_all(r1, "%x", "%pre");
+  Shardplan__V1__PlanResponse *b = th_plan_ok(c, r2, o, NULL);
+  ck_assert(b->cache_hit);
+  ck_assert_str_eq(a->key, b->key);
+  ck_assert_uint_eq(b->plan->n_functions, 2);
+  ck_assert_str_eq(b->plan->functions[0], "main");
+  ck_assert_str_eq(b->plan->functions[1], "activation");
+  ck_assert(has_value(b, "activation", "%pre"));
+  ck_assert(!has_value(b, "relu_block", NULL));
+  ck_assert_msg(strstr(b->plan->module_sdy, "call @activation(") &&
+                strstr(b->plan->module_sdy, "func.func private @activation(") &&
+                !strstr(b->plan->module_sdy, "relu_block"), "%s", b->plan->module_sdy);
+  ck_assert(strstr(b->plan->json, "@activation") && !strstr(b->plan->json, "relu_block"));
+  /* Every sharding is the same as the first answer's. */
+  ck_assert_uint_eq(a->plan->n_values, b->plan->n_values);
+  for (size_t i = 0; i < a->plan->n_values; i++)
+    ck_assert_str_eq(a->plan->values[i]->sdy, b->plan->values[i]->sdy);
+  /* A summary answer for the renamed graph names the functions alike. */
+  req_opts os = o;
+  os.full = false;
+  Shardplan__V1__PlanResponse *s1 = th_plan_ok(c, two_funcs, os, NULL);
+  Shardplan__V1__PlanResponse *s2 = th_plan_ok(c, r2, os, NULL);
+  ck_assert(s1->cache_hit && s2->cache_hit);
+  ck_assert(has_value(s1, "relu_block", "%x") && has_value(s2, "activation", "%pre"));
+  /* With two functions, "main" is the planned one: swapping the names is a real change. */
+  char *w1 = th_replace_all(two_funcs, "@main", "@tmp");
+  char *w2 = th_replace_all(w1, "@relu_block", "@main");
+  char *swapped = th_replace_all(w2, "@tmp", "@relu_block");
+  size_t len;
+  uint8_t *req = th_plan_request(swapped, o, &len);
+  th_result sw = th_call(c, TH_PLAN, req, len, 60000, NULL);
+  Shardplan__V1__PlanResponse *v = sw.status == 0
+      ? shardplan__v1__plan_response__unpack(NULL, sw.len, sw.msg) : NULL;
+  ck_assert_msg(!v || (strcmp(v->key, a->key) != 0 && !v->cache_hit), "swapped main hit");
+  /* A changed shape in the callee misses. */
+  char *shape = th_replace_all(r2, "dense<0.000000e+00> : tensor<32x512xf32>",
+                               "dense<1.000000e+00> : tensor<32x512xf32>");
+  Shardplan__V1__PlanResponse *m = th_plan_ok(c, shape, o, NULL);
+  ck_assert(!m->cache_hit && strcmp(m->key, a->key) != 0);
+  if (v) shardplan__v1__plan_response__free_unpacked(v, NULL);
+  th_result_free(&sw);
+  free(req);
+  shardplan__v1__plan_response__free_unpacked(m, NULL);
+  shardplan__v1__plan_response__free_unpacked(s2, NULL);
+  shardplan__v1__plan_response__free_unpacked(s1, NULL);
+  shardplan__v1__plan_response__free_unpacked(b, NULL);
+  shardplan__v1__plan_response__free_unpacked(a, NULL);
+  free(shape);
+  free(swapped);
+  free(w2);
+  free(w1);
+  free(r2);
+  free(r1);
+  th_close(c);
+  ck_assert_int_eq(th_daemon_stop(&d), 0);
+}
+END_TEST
+
 START_TEST(fresh_folders_give_the_same_bytes_and_restart_keeps_plans) {
-  char *mlp = mlp_text();
+  char *mlp = th_mlp_text();
   req_opts o = {.search = true, .time_limit = 20, .full = true};
   Shardplan__V1__PlanResponse *first[2];
   char dirs[2][256];
@@ -217,7 +206,7 @@ START_TEST(fresh_folders_give_the_same_bytes_and_restart_keeps_plans) {
     ck_assert(th_daemon_start(&d, NULL, NULL));
     snprintf(dirs[k], sizeof dirs[k], "%s", d.data_dir);
     th_channel *c = th_connect(d.addr, NULL);
-    first[k] = plan_ok(c, mlp, o, NULL);
+    first[k] = th_plan_ok(c, mlp, o, NULL);
     ck_assert(!first[k]->cache_hit);
     ck_assert(first[k]->plan->module_sdy && strstr(first[k]->plan->module_sdy, "sdy.mesh"));
     ck_assert(first[k]->plan->json && strstr(first[k]->plan->json, "\"values\""));
@@ -225,7 +214,7 @@ START_TEST(fresh_folders_give_the_same_bytes_and_restart_keeps_plans) {
     ck_assert_int_eq(th_daemon_stop(&d), 0);
   }
   ck_assert_str_eq(first[0]->key, first[1]->key);
-  assert_same_plan(first[0], first[1]);
+  th_assert_same_plan(first[0], first[1]);
   /* Restart on the first folder: GetPlan by key answers the same plan. */
   th_daemon d;
   ck_assert(th_daemon_start(&d, dirs[0], NULL));
@@ -239,9 +228,9 @@ START_TEST(fresh_folders_give_the_same_bytes_and_restart_keeps_plans) {
   ck_assert_msg(r.status == 0, "%s", r.details);
   Shardplan__V1__PlanResponse *got = shardplan__v1__plan_response__unpack(NULL, r.len, r.msg);
   ck_assert_ptr_nonnull(got);
-  assert_same_plan(first[0], got);
+  th_assert_same_plan(first[0], got);
   /* And a Plan of the same request is a hit. */
-  Shardplan__V1__PlanResponse *again = plan_ok(c, mlp, o, NULL);
+  Shardplan__V1__PlanResponse *again = th_plan_ok(c, mlp, o, NULL);
   ck_assert(again->cache_hit);
   shardplan__v1__plan_response__free_unpacked(again, NULL);
   shardplan__v1__plan_response__free_unpacked(got, NULL);
@@ -255,22 +244,6 @@ END_TEST
 
 /* ------------------------------------------------------------------ concurrency */
 
-/* Polls GetStats every 20 ms until `want` searches are in flight (at most max_ms); returns the
- * number in flight at the end, *waited_ms the time it took, *run the searches run. */
-static int64_t wait_in_flight(th_channel *c, int64_t want, int max_ms, double *waited_ms,
-                              int64_t *run) {
-  int64_t inflight = -1, r = 0;
-  double waited = 0;
-  for (; waited <= max_ms; waited += 20) {
-    if (th_stats(c, &r, &inflight, NULL) && inflight == want) break;
-    usleep(20000);
-  }
-  if (waited_ms) *waited_ms = waited;
-  if (run) *run = r;
-  return inflight;
-}
-
-
 typedef struct par {
   const char *addr;
   const uint8_t *req;
@@ -281,7 +254,7 @@ typedef struct par {
 static void *par_call(void *arg) {
   par *p = arg;
   th_channel *c = th_connect(p->addr, NULL);
-  p->r = th_call(c, PLAN, p->req, p->len, 120000, NULL);
+  p->r = th_call(c, TH_PLAN, p->req, p->len, 120000, NULL);
   th_close(c);
   return NULL;
 }
@@ -289,10 +262,10 @@ static void *par_call(void *arg) {
 START_TEST(sixteen_identical_requests_run_one_search) {
   th_daemon d;
   ck_assert(th_daemon_start(&d, NULL, NULL));
-  char *gpt = gpt_text(8, true);
+  char *gpt = th_gpt_text(8, true);
   req_opts o = {.search = true, .time_limit = 3, .shape_auto = true, .no_share = true};
   size_t len;
-  uint8_t *req = plan_request(gpt, o, &len);
+  uint8_t *req = th_plan_request(gpt, o, &len);
   par ps[16];
   pthread_t th[16];
   for (int i = 0; i < 16; i++) {
@@ -303,7 +276,7 @@ START_TEST(sixteen_identical_requests_run_one_search) {
   th_channel *c = th_connect(d.addr, NULL);
   int64_t run = -1, coal = -1;
   /* The search counts as in flight until it has answered everyone: wait for that. */
-  ck_assert_int_eq(wait_in_flight(c, 0, 4000, NULL, &run), 0);
+  ck_assert_int_eq(th_wait_in_flight(c, 0, 4000, NULL, &run), 0);
   ck_assert(th_stats(c, NULL, NULL, &coal));
   ck_assert_int_eq(run, 1);
   Shardplan__V1__PlanResponse *first = NULL;
@@ -317,7 +290,7 @@ START_TEST(sixteen_identical_requests_run_one_search) {
     if (!first) first = p;
     else {
       ck_assert_str_eq(first->key, p->key);
-      assert_same_plan(first, p);
+      th_assert_same_plan(first, p);
       shardplan__v1__plan_response__free_unpacked(p, NULL);
     }
     th_result_free(&ps[i].r);
@@ -340,19 +313,19 @@ START_TEST(health_and_a_cache_hit_answer_while_a_long_search_holds_the_only_slot
   th_daemon d;
   ck_assert(th_daemon_start(&d, NULL, extra));
   th_channel *c = th_connect(d.addr, NULL);
-  char *mlp = mlp_text();
+  char *mlp = th_mlp_text();
   req_opts small = {.search = true, .time_limit = 20};
-  Shardplan__V1__PlanResponse *warm = plan_ok(c, mlp, small, NULL);
+  Shardplan__V1__PlanResponse *warm = th_plan_ok(c, mlp, small, NULL);
   shardplan__v1__plan_response__free_unpacked(warm, NULL);
-  char *gpt = gpt_text(24, true);
+  char *gpt = th_gpt_text(24, true);
   req_opts big = {.search = true, .time_limit = 10, .shape_auto = true, .no_share = true};
   size_t len;
-  uint8_t *req = plan_request(gpt, big, &len);
+  uint8_t *req = th_plan_request(gpt, big, &len);
   par p = {d.addr, req, len, {0}};
   pthread_t th;
   pthread_create(&th, NULL, par_call, &p);
   /* Wait until the search runs. */
-  ck_assert_int_eq(wait_in_flight(c, 1, 4000, NULL, NULL), 1);
+  ck_assert_int_eq(th_wait_in_flight(c, 1, 4000, NULL, NULL), 1);
   int64_t inflight;
   usleep(500000);
   double worst_health = 0, worst_hit = 0;
@@ -361,17 +334,17 @@ START_TEST(health_and_a_cache_hit_answer_while_a_long_search_holds_the_only_slot
     ck_assert(th_health_serving(c, &ms));
     if (ms > worst_health) worst_health = ms;
     th_result raw;
-    Shardplan__V1__PlanResponse *h = plan_ok(c, mlp, small, &raw);
+    Shardplan__V1__PlanResponse *h = th_plan_ok(c, mlp, small, &raw);
     ck_assert(h->cache_hit);
     if (raw.ms > worst_hit) worst_hit = raw.ms;
     th_result_free(&raw);
     shardplan__v1__plan_response__free_unpacked(h, NULL);
   }
   /* A second search finds the only slot taken and no queue: UNAVAILABLE with a retry hint. */
-  char *other = gpt_text(2, false);
+  char *other = th_gpt_text(2, false);
   size_t olen;
-  uint8_t *oreq = plan_request(other, big, &olen);
-  th_result u = th_call(c, PLAN, oreq, olen, 10000, NULL);
+  uint8_t *oreq = th_plan_request(other, big, &olen);
+  th_result u = th_call(c, TH_PLAN, oreq, olen, 10000, NULL);
   ck_assert_int_eq(u.status, 14);
   ck_assert_msg(strstr(u.details, "search queue full") && u.retry_after[0], "%s", u.details);
   th_stats(c, NULL, &inflight, NULL);
@@ -398,22 +371,22 @@ START_TEST(a_cut_short_plan_is_provisional_and_improved_by_a_request_with_more_t
   th_daemon d;
   ck_assert(th_daemon_start(&d, NULL, NULL));
   th_channel *c = th_connect(d.addr, NULL);
-  char *gpt = gpt_text(8, true);
+  char *gpt = th_gpt_text(8, true);
   req_opts quick = {.search = true, .time_limit = 0.05, .shape_auto = true, .no_share = true};
-  Shardplan__V1__PlanResponse *a = plan_ok(c, gpt, quick, NULL);
+  Shardplan__V1__PlanResponse *a = th_plan_ok(c, gpt, quick, NULL);
   ck_assert_msg(a->provisional, "status %d, gap %g", a->status, a->gap);
   ck_assert_int_eq(a->status, SHARDPLAN__V1__PLAN_STATUS__PLAN_STATUS_CUT_SHORT);
   /* The same limit again: the provisional plan is the answer. */
-  Shardplan__V1__PlanResponse *b = plan_ok(c, gpt, quick, NULL);
+  Shardplan__V1__PlanResponse *b = th_plan_ok(c, gpt, quick, NULL);
   ck_assert(b->cache_hit);
   /* More time: searched again; the stored plan is replaced only by a better or proven one. */
   req_opts more = quick;
   more.time_limit = 30;
-  Shardplan__V1__PlanResponse *m = plan_ok(c, gpt, more, NULL);
+  Shardplan__V1__PlanResponse *m = th_plan_ok(c, gpt, more, NULL);
   ck_assert(!m->cache_hit);
   ck_assert_str_eq(m->key, a->key);
   ck_assert(m->plan->costs->total_seconds <= a->plan->costs->total_seconds);
-  Shardplan__V1__PlanResponse *after = plan_ok(c, gpt, quick, NULL);
+  Shardplan__V1__PlanResponse *after = th_plan_ok(c, gpt, quick, NULL);
   ck_assert(after->cache_hit);
   ck_assert(after->plan->costs->total_seconds <= a->plan->costs->total_seconds);
   printf("test_daemon: provisional plan %.6f s/step (gap %.3g) -> %.6f s/step (%s)\n",
@@ -433,15 +406,15 @@ START_TEST(a_cancelled_call_stops_its_search) {
   th_daemon d;
   ck_assert(th_daemon_start(&d, NULL, NULL));
   th_channel *c = th_connect(d.addr, NULL);
-  char *gpt = gpt_text(24, true);
+  char *gpt = th_gpt_text(24, true);
   req_opts big = {.search = true, .time_limit = 60, .shape_auto = true, .no_share = true};
   size_t len;
-  uint8_t *req = plan_request(gpt, big, &len);
-  th_result r = th_call_cancel(c, PLAN, req, len, 1500);
+  uint8_t *req = th_plan_request(gpt, big, &len);
+  th_result r = th_call_cancel(c, TH_PLAN, req, len, 1500);
   ck_assert_int_eq(r.status, 1);   /* CANCELLED */
   int64_t run = 0;
   double waited = 0;
-  ck_assert_int_eq(wait_in_flight(c, 0, 60000, &waited, &run), 0);
+  ck_assert_int_eq(th_wait_in_flight(c, 0, 60000, &waited, &run), 0);
   printf("test_daemon: cancelled search gone from GetStats %.0f ms after the cancel\n", waited);
   ck_assert_int_eq(run, 1);
   ck_assert(th_health_serving(c, NULL));
@@ -458,10 +431,10 @@ START_TEST(plan_stream_sends_progress_then_the_plan) {
   th_daemon d;
   ck_assert(th_daemon_start(&d, NULL, NULL));
   th_channel *c = th_connect(d.addr, NULL);
-  char *gpt = gpt_text(8, true);
+  char *gpt = th_gpt_text(8, true);
   req_opts o = {.search = true, .time_limit = 2, .shape_auto = true, .no_share = true};
   size_t len;
-  uint8_t *req = plan_request(gpt, o, &len);
+  uint8_t *req = th_plan_request(gpt, o, &len);
   th_result r = th_call(c, "/shardplan.v1.Planner/PlanStream", req, len, 120000, NULL);
   ck_assert_msg(r.status == 0, "%s", r.details);
   ck_assert_int_ge(r.nmsgs, 2);   /* at least "queued" and the plan */
@@ -491,11 +464,11 @@ START_TEST(list_delete_and_purge_manage_the_cache) {
   th_daemon d;
   ck_assert(th_daemon_start(&d, NULL, NULL));
   th_channel *c = th_connect(d.addr, NULL);
-  char *mlp = mlp_text();
+  char *mlp = th_mlp_text();
   req_opts variants[3] = {{.search = true}, {.search = false}, {.search = true, .gap = 0.5}};
   char keys[3][65];
   for (int i = 0; i < 3; i++) {
-    Shardplan__V1__PlanResponse *p = plan_ok(c, mlp, variants[i], NULL);
+    Shardplan__V1__PlanResponse *p = th_plan_ok(c, mlp, variants[i], NULL);
     snprintf(keys[i], sizeof keys[i], "%s", p->key);
     shardplan__v1__plan_response__free_unpacked(p, NULL);
   }
@@ -536,7 +509,7 @@ START_TEST(list_delete_and_purge_manage_the_cache) {
   r = th_call(c, "/shardplan.v1.Planner/GetPlan", buf, n, 10000, NULL);
   ck_assert_int_eq(r.status, 5);
   th_result_free(&r);
-  Shardplan__V1__PlanResponse *again = plan_ok(c, mlp, variants[0], NULL);
+  Shardplan__V1__PlanResponse *again = th_plan_ok(c, mlp, variants[0], NULL);
   ck_assert(!again->cache_hit);
   shardplan__v1__plan_response__free_unpacked(again, NULL);
   /* Purge everything. */
@@ -549,7 +522,7 @@ START_TEST(list_delete_and_purge_manage_the_cache) {
   ck_assert(pres && pres->deleted == 3);
   shardplan__v1__purge_response__free_unpacked(pres, NULL);
   th_result_free(&r);
-  Shardplan__V1__PlanResponse *after = plan_ok(c, mlp, variants[1], NULL);
+  Shardplan__V1__PlanResponse *after = th_plan_ok(c, mlp, variants[1], NULL);
   ck_assert(!after->cache_hit);
   shardplan__v1__plan_response__free_unpacked(after, NULL);
   free(mlp);
@@ -561,15 +534,15 @@ END_TEST
 START_TEST(sigterm_during_a_search_answers_the_caller_and_exits_cleanly) {
   th_daemon d;
   ck_assert(th_daemon_start(&d, NULL, NULL));
-  char *gpt = gpt_text(24, true);
+  char *gpt = th_gpt_text(24, true);
   req_opts big = {.search = true, .time_limit = 60, .shape_auto = true, .no_share = true};
   size_t len;
-  uint8_t *req = plan_request(gpt, big, &len);
+  uint8_t *req = th_plan_request(gpt, big, &len);
   par p = {d.addr, req, len, {0}};
   pthread_t th;
   pthread_create(&th, NULL, par_call, &p);
   th_channel *c = th_connect(d.addr, NULL);
-  ck_assert_int_eq(wait_in_flight(c, 1, 10000, NULL, NULL), 1);
+  ck_assert_int_eq(th_wait_in_flight(c, 1, 10000, NULL, NULL), 1);
   th_close(c);
   ck_assert_int_eq(th_daemon_stop(&d), 0);   /* exit status 0 within the harness's 15 s */
   pthread_join(th, NULL);
@@ -586,6 +559,7 @@ int main(void) {
   TCase *tc = tcase_create("daemon");
   tcase_set_timeout(tc, 300);
   tcase_add_test(tc, plan_then_repeat_hits_with_the_same_plan_bytes_and_changes_miss);
+  tcase_add_test(tc, renamed_functions_hit_and_answer_in_the_requesters_function_names);
   tcase_add_test(tc, fresh_folders_give_the_same_bytes_and_restart_keeps_plans);
   tcase_add_test(tc, sixteen_identical_requests_run_one_search);
   tcase_add_test(tc, health_and_a_cache_hit_answer_while_a_long_search_holds_the_only_slot);

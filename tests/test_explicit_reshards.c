@@ -117,6 +117,19 @@ START_TEST(default_mode_reshards_a_small_dot_result_to_what_its_operands_imply) 
 }
 END_TEST
 
+START_TEST(op_on_meshes_differing_only_in_device_order_runs_on_the_majority_mesh) {
+  char *out = et_run("sdy.mesh @k = <[\"s\"=2, \"t\"=4]>\n" "sdy.mesh @kr = <[\"s\"=2, \"t\"=4], device_ids=[7, 6, 5, 4, 3, 2, 1, 0]>\n"
+      "func.func @f(%x: tensor<16xf32> {sdy.sharding = #sdy.sharding<@kr, [{\"t\"}]>}, %y: tensor<16xf32> {sdy.sharding = #sdy.sharding<@kr, [{\"t\"}]>}) -> tensor<16xf32> {\n"
+      "  %0 = stablehlo.add %x, %y {sdy.sharding = #sdy.sharding_per_value<[<@k, [{\"t\"}]>]>} : tensor<16xf32>\n"
+      "  return %0 : tensor<16xf32>\n}\n", "sdy-insert-explicit-reshards", FULL);
+  static const char *const want[] = {
+      "stablehlo.add %arg0, %arg1 {sdy.sharding = #sdy.sharding_per_value<[<@kr, [{\"t\"}]>]>}",
+      "sdy.reshard %0 <@k, [{\"t\"}]>", NULL};
+  et_has_in_order(out, want);
+  free(out);
+}
+END_TEST
+
 START_TEST(propagation_pipeline_makes_collectives_explicit_on_request) {
   sp_module *m = pt_parse("sdy.mesh @m = <[\"a\"=2, \"b\"=2]>\n"
       "func.func @main(%x: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@m, [{\"a\"}, {\"b\"}]>}, %w: tensor<8x8xf32>) -> (tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@m, [{}, {\"b\"}]>}) {\n"
@@ -145,6 +158,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, propagation_pipeline_makes_collectives_explicit_on_request);
   tcase_add_test(tc, reshard_to_unreduced_becomes_replicated_and_sharded_to_unreduced);
   tcase_add_test(tc, default_mode_reshards_a_small_dot_result_to_what_its_operands_imply);
+  tcase_add_test(tc, op_on_meshes_differing_only_in_device_order_runs_on_the_majority_mesh);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -124,7 +124,7 @@ START_TEST(named_computations_become_private_functions_then_merge) {
   /* Un-flattening the result merges the two copies (same shardings). */
   sp_module *m = pt_parse(in);
   sp_err err;
-  const sp_export_pass *p = sp_export_passes;
+  const sp_pass_info *p = sp_export_passes;
   while (strcmp(p->flag, "sdy-export-named-computations") != 0) p++;
   ck_assert_int_eq(p->run(m, NULL, &err), SP_OK);
   out = pt_print(m);

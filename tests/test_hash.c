@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ir/grow.h"
 #include "ir/hash.h"
 #include "ir/ir.h"
 #include "ir/verify.h"
@@ -364,6 +365,46 @@ START_TEST(text_hash_ignores_ssa_names) {
 }
 END_TEST
 
+static const char TWO_FUNCS[] =
+    "func.func @main(%arg0: tensor<8xf32>) -> tensor<8xf32> {\n"
+    "  %0 = func.call @helper(%arg0) : (tensor<8xf32>) -> tensor<8xf32>\n"
+    "  return %0 : tensor<8xf32>\n"
+    "}\n"
+    "func.func private @helper(%x: tensor<8xf32>) -> tensor<8xf32> {\n"
+    "  %y = stablehlo.negate %x : tensor<8xf32>\n"
+    "  return %y : tensor<8xf32>\n"
+    "}\n";
+
+static bool texts_same_hash(const char *x, const char *y) {
+  uint8_t a[SP_HASH_BYTES], b[SP_HASH_BYTES];
+  hash_text(x, a);
+  hash_text(y, b);
+  return memcmp(a, b, SP_HASH_BYTES) == 0;
+}
+
+START_TEST(text_hash_ignores_function_names_but_keeps_which_one_is_main) {
+  char *renamed = edit(TWO_FUNCS, "@helper", "@negate_all");
+  ck_assert(texts_same_hash(TWO_FUNCS, renamed));
+  /* One function: whatever its name, it is the one planned. */
+  char *lone = edit(BASE, "@main", "@forward");
+  ck_assert(texts_same_hash(BASE, lone));
+  /* Two functions: the one called "main" is planned, so swapping the names is a change. */
+  char *t1 = edit(TWO_FUNCS, "@main", "@tmp");
+  char *t2 = edit(t1, "@helper", "@main");
+  char *swapped = edit(t2, "@tmp", "@helper");
+  ck_assert(!texts_same_hash(TWO_FUNCS, swapped));
+  /* The callee's body still counts. */
+  char *body = edit(renamed, "stablehlo.negate", "stablehlo.abs");
+  ck_assert(!texts_same_hash(renamed, body));
+  free(body);
+  free(swapped);
+  free(t2);
+  free(t1);
+  free(lone);
+  free(renamed);
+}
+END_TEST
+
 START_TEST(text_hash_ignores_attribute_order_in_a_dictionary) {
   ck_assert(edit_keeps_hash("{backend_config = \"x\", has_side_effect = true}",
                             "{has_side_effect = true, backend_config = \"x\"}"));
@@ -485,10 +526,7 @@ START_TEST(conformance_chunks_hash_without_error_and_mostly_apart) {
         printf("reader gap (not a hash matter): %s\n", err.msg);
         continue;
       }
-      if (n == cap) {
-        cap = cap ? 2 * cap : 256;
-        all = realloc(all, (size_t)cap * sizeof *all);
-      }
+      ck_assert_int_eq(sp_grow((void **)&all, &cap, n, sizeof *all), SP_OK);
       ck_assert_int_eq(sp_hash_module(m, all[n].digest, &err), SP_OK);
       all[n].text = strip_text(chunks[c].begin, chunks[c].len);
       n++;
@@ -533,6 +571,7 @@ static Suite *hash_suite(void) {
   suite_add_tcase(s, tc);
   TCase *tt = tcase_create("text");
   tcase_add_test(tt, text_hash_ignores_ssa_names);
+  tcase_add_test(tt, text_hash_ignores_function_names_but_keeps_which_one_is_main);
   tcase_add_test(tt, text_hash_ignores_attribute_order_in_a_dictionary);
   tcase_add_test(tt, text_hash_ignores_comments_and_locations);
   tcase_add_test(tt, text_hash_ignores_whitespace);

@@ -247,7 +247,7 @@ END_TEST
 /* ------------------------------------------------------------------ the pass table */
 
 START_TEST(every_import_flag_runs_and_rejects_unknown_options) {
-  for (const sp_import_pass *p = sp_import_passes; p->flag; p++) {
+  for (const sp_pass_info *p = sp_import_passes; p->flag; p++) {
     sp_module *m = pt_parse(IMPORT_IN);
     sp_err err;
     ck_assert_msg(p->run(m, NULL, &err) == SP_OK, "-%s: %s", p->flag, err.msg);

@@ -167,6 +167,83 @@ START_TEST(unique_symbol_adds_the_first_free_suffix) {
 }
 END_TEST
 
+/* Every in/out sharding of a computation names its one mesh (an empty-mesh placeholder and
+ * the mesh spelt inline included), and what a sharding leaves unused of a manual axis is
+ * replicated as sub-axes, neighbouring parts merged ("v":(1)4 and "v":(4)2 make "v"). */
+START_TEST(manual_axes_cleanup_names_one_mesh_and_replicates_unused_sub_axes) {
+  const char *in =
+      "sdy.mesh @none = <[]>\n"
+      "sdy.mesh @grid = <[\"u\"=4, \"v\"=8]>\n"
+      "func.func @main(%arg0: tensor<16xf32>, %arg1: tensor<16xf32>) -> (tensor<16xf32>, tensor<16xf32>) {\n"
+      "  %0:2 = sdy.manual_computation(%arg0, %arg1)\n"
+      "      in_shardings=[<@none, [{}]>, <@grid, [{\"v\":(2)2}]>]\n"
+      "      out_shardings=[<mesh<[\"u\"=4, \"v\"=8]>, [{\"u\":(1)2}], replicated={\"v\":(4)2}>, <@grid, [{\"v\":(2)2}]>]\n"
+      "      manual_axes={\"v\", \"u\"} (%arg2: tensor<16xf32>, %arg3: tensor<8xf32>) {\n"
+      "    %1 = stablehlo.slice %arg2 [0:8] : (tensor<16xf32>) -> tensor<8xf32>\n"
+      "    sdy.return %1, %arg3 : tensor<8xf32>, tensor<8xf32>\n"
+      "  } : (tensor<16xf32>, tensor<16xf32>) -> (tensor<16xf32>, tensor<16xf32>)\n"
+      "  return %0#0, %0#1 : tensor<16xf32>, tensor<16xf32>\n"
+      "}\n";
+  const char *want =
+      "module {\n"
+      "  sdy.mesh @none = <[]>\n"
+      "  sdy.mesh @grid = <[\"u\"=4, \"v\"=8]>\n"
+      "  func.func @main(%arg0: tensor<16xf32>, %arg1: tensor<16xf32>) -> (tensor<16xf32>, tensor<16xf32>) {\n"
+      "    %0:2 = sdy.manual_computation(%arg0, %arg1) in_shardings=[<@grid, [{}], replicated={\"u\", \"v\"}>, <@grid, [{\"v\":(2)2}], replicated={\"u\", \"v\":(1)2, \"v\":(4)2}>] out_shardings=[<@grid, [{\"u\":(1)2}], replicated={\"u\":(2)2, \"v\"}>, <@grid, [{\"v\":(2)2}], replicated={\"u\", \"v\":(1)2, \"v\":(4)2}>] manual_axes={\"u\", \"v\"} (%arg2: tensor<16xf32>, %arg3: tensor<8xf32>) {\n"
+      "      %1 = stablehlo.slice %arg2 [0:8] : (tensor<16xf32>) -> tensor<8xf32>\n"
+      "      sdy.return %1, %arg3 : tensor<8xf32>, tensor<8xf32>\n"
+      "    } : (tensor<16xf32>, tensor<16xf32>) -> (tensor<16xf32>, tensor<16xf32>)\n"
+      "    return %0#0, %0#1 : tensor<16xf32>, tensor<16xf32>\n"
+      "  }\n"
+      "}\n";
+  pt_expect1(in, sp_mesh_manual_axes_cleanup, want);
+}
+END_TEST
+
+/* A StableHLO mesh written inline in a replica group becomes an sdy.mesh (or the equal one
+ * already there) referred to by name. */
+START_TEST(inline_stablehlo_meshes_of_replica_groups_are_lifted) {
+  const char *in =
+      "sdy.mesh @w = <[\"k\"=2]>\n"
+      "func.func @main(%arg0: tensor<4xf32>) -> tensor<4xf32> {\n"
+      "  %0 = \"stablehlo.all_reduce\"(%arg0) ({\n"
+      "    ^bb0(%a: tensor<f32>, %b: tensor<f32>):\n"
+      "      %1 = stablehlo.maximum %a, %b : tensor<f32>\n"
+      "      stablehlo.return %1 : tensor<f32>\n"
+      "  }) {\n"
+      "    replica_groups = #stablehlo.replica_group_mesh_axes<mesh = #stablehlo.mesh<axes = [#stablehlo.mesh_axis<name = \"r\", size = 2>, #stablehlo.mesh_axis<name = \"s\", size = 3>]>, axes = [#stablehlo.axis_ref<name = \"s\">]>\n"
+      "  } : (tensor<4xf32>) -> tensor<4xf32>\n"
+      "  %2 = \"stablehlo.all_reduce\"(%0) ({\n"
+      "    ^bb0(%a: tensor<f32>, %b: tensor<f32>):\n"
+      "      %1 = stablehlo.add %a, %b : tensor<f32>\n"
+      "      stablehlo.return %1 : tensor<f32>\n"
+      "  }) {\n"
+      "    replica_groups = #stablehlo.replica_group_mesh_axes<mesh = #stablehlo.mesh<axes = [#stablehlo.mesh_axis<name = \"k\", size = 2>]>, axes = [#stablehlo.axis_ref<name = \"k\">]>\n"
+      "  } : (tensor<4xf32>) -> tensor<4xf32>\n"
+      "  return %2 : tensor<4xf32>\n"
+      "}\n";
+  const char *want =
+      "module {\n"
+      "  sdy.mesh @w = <[\"k\"=2]>\n"
+      "  sdy.mesh @mesh = <[\"r\"=2, \"s\"=3]>\n"
+      "  func.func @main(%arg0: tensor<4xf32>) -> tensor<4xf32> {\n"
+      "    %0 = \"stablehlo.all_reduce\"(%arg0) <{replica_groups = #stablehlo.replica_group_mesh_axes<mesh = @mesh, axes = [#stablehlo.axis_ref<name = \"s\">]>}> ({\n"
+      "    ^bb0(%arg1: tensor<f32>, %arg2: tensor<f32>):\n"
+      "      %2 = stablehlo.maximum %arg1, %arg2 : tensor<f32>\n"
+      "      stablehlo.return %2 : tensor<f32>\n"
+      "    }) : (tensor<4xf32>) -> tensor<4xf32>\n"
+      "    %1 = \"stablehlo.all_reduce\"(%0) <{replica_groups = #stablehlo.replica_group_mesh_axes<mesh = @w, axes = [#stablehlo.axis_ref<name = \"k\">]>}> ({\n"
+      "    ^bb0(%arg1: tensor<f32>, %arg2: tensor<f32>):\n"
+      "      %2 = stablehlo.add %arg1, %arg2 : tensor<f32>\n"
+      "      stablehlo.return %2 : tensor<f32>\n"
+      "    }) : (tensor<4xf32>) -> tensor<4xf32>\n"
+      "    return %1 : tensor<4xf32>\n"
+      "  }\n"
+      "}\n";
+  pt_expect1(in, sp_mesh_lift_inlined, want);
+}
+END_TEST
+
 static Suite *mesh_import_suite(void) {
   Suite *s = suite_create("mesh_import");
   TCase *tc = tcase_create("symbols");
@@ -179,6 +256,8 @@ static Suite *mesh_import_suite(void) {
   tcase_add_test(tc, duplicate_meshes_keep_the_first_name);
   tcase_add_test(tc, size_one_axes_leave_every_sharding_but_stay_in_the_mesh);
   tcase_add_test(tc, manual_axes_are_sorted_and_unused_ones_replicated);
+  tcase_add_test(tc, manual_axes_cleanup_names_one_mesh_and_replicates_unused_sub_axes);
+  tcase_add_test(tc, inline_stablehlo_meshes_of_replica_groups_are_lifted);
   suite_add_tcase(s, tc);
   return s;
 }

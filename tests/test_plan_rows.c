@@ -118,6 +118,44 @@ START_TEST(op_compute_survives_the_json_round_trip) {
 }
 END_TEST
 
+START_TEST(rows_without_origins_leave_them_to_the_origin_section) {
+  sp_plan *p = searched_mlp();
+  sp_plan_rows full, lean, org;
+  sp_err err;
+  ck_assert_int_eq(sp_plan_rows_build(p, &full, &err), SP_OK);
+  ck_assert_int_eq(sp_plan_rows_build_with(p, SP_PLAN_ROWS_NO_ORIGINS, &lean, &err), SP_OK);
+  ck_assert_int_eq(sp_plan_rows_origins(p, &org, &err), SP_OK);
+  ck_assert_int_eq(count(&lean, "value"), p->nvalues);
+  ck_assert_int_eq(count(&org, "origin"), p->nvalues);
+  ck_assert_uint_eq(full.n, lean.n);
+  int traced = 0;
+  for (size_t i = 0; i < full.n; i++) {
+    if (strcmp(full.v[i].section, "value") != 0) {
+      ck_assert_str_eq(full.v[i].json, lean.v[i].json);   /* the other rows are the same */
+      continue;
+    }
+    /* The value row with its origins = the lean row + the origin row of the same idx. */
+    cJSON *f = cJSON_Parse(full.v[i].json), *l = cJSON_Parse(lean.v[i].json);
+    ck_assert_ptr_null(cJSON_GetObjectItem(l, "origins"));
+    const sp_store_row *o = &org.v[lean.v[i].idx];
+    ck_assert_int_eq(o->idx, lean.v[i].idx);
+    cJSON_AddItemToObject(l, "origins", cJSON_Parse(o->json));
+    char *a = cJSON_PrintUnformatted(f), *b = cJSON_PrintUnformatted(l);
+    ck_assert_str_eq(a, b);
+    traced += cJSON_GetArraySize(cJSON_GetObjectItem(f, "origins")) > 0;
+    free(a);
+    free(b);
+    cJSON_Delete(f);
+    cJSON_Delete(l);
+  }
+  ck_assert_int_gt(traced, 0);
+  sp_plan_rows_free(&org);
+  sp_plan_rows_free(&lean);
+  sp_plan_rows_free(&full);
+  sp_plan_free(p);
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("plan_rows");
   TCase *t = tcase_create("rows");
@@ -125,6 +163,7 @@ static Suite *suite(void) {
   tcase_add_test(t, every_section_is_numbered_as_pages_read_it);
   tcase_add_test(t, op_costs_add_up_to_the_plan_totals_costliest_first);
   tcase_add_test(t, op_compute_survives_the_json_round_trip);
+  tcase_add_test(t, rows_without_origins_leave_them_to_the_origin_section);
   suite_add_tcase(s, t);
   return s;
 }

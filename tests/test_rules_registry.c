@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ir/grow.h"
 #include "ir/ir.h"
 #include "mlir/mlir.h"
 #include "rules/populate.h"
@@ -64,11 +65,7 @@ static void collect_expects(const char *text, expects *out) {
     const char *c = strstr(buf, "// CHECK: ");
     const char *cn = strstr(buf, "// CHECK-NOT: ");
     if (func[0] && ((c && strstr(buf, "op_sharding_rule<")) || (cn && strstr(buf, "sharding_rule")))) {
-      if (out->n == out->cap) {
-        out->cap = out->cap ? 2 * out->cap : 64;
-        out->v = realloc(out->v, (size_t)out->cap * sizeof *out->v);
-        ck_assert_ptr_nonnull(out->v);
-      }
+      ck_assert_int_eq(sp_grow((void **)&out->v, &out->cap, out->n, sizeof *out->v), SP_OK);
       expect *e = &out->v[out->n++];
       snprintf(e->func, sizeof e->func, "%s", func);
       e->is_not = cn != NULL;
@@ -112,10 +109,7 @@ static bool visit(sp_op *op, void *ctx) {
   sp_strbuf_puts(&sb, "{sdy.sharding_rule = ");
   sp_rule_print(&sb, r);
   sp_strbuf_puts(&sb, "}");
-  if (fr->nlines == fr->cap) {
-    fr->cap = fr->cap ? 2 * fr->cap : 8;
-    fr->lines = realloc(fr->lines, (size_t)fr->cap * sizeof *fr->lines);
-  }
+  ck_assert_int_eq(sp_grow((void **)&fr->lines, &fr->cap, fr->nlines, sizeof *fr->lines), SP_OK);
   fr->lines[fr->nlines++] = sp_strbuf_detach(&sb);
   fr->nrules++;
   return true;

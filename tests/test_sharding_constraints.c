@@ -162,6 +162,65 @@ START_TEST(manual_computation_in_shardings_apply_to_their_operands) {
 }
 END_TEST
 
+/* An sdy.data_flow_edge result takes no sharding of its own: the constraint moves right after
+ * it and takes every use (the return's too); its unreduced axes still go to the edge. */
+START_TEST(constraint_on_a_data_flow_edge_moves_after_it_and_leaves_its_unreduced_axes) {
+  const char *in =
+      "sdy.mesh @m = <[\"p\"=2, \"q\"=4]>\n"
+      "func.func @main(%arg0: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) {\n"
+      "  %0 = sdy.data_flow_edge %arg0 : tensor<4x8xf32>\n"
+      "  %1 = stablehlo.negate %0 : tensor<4x8xf32>\n"
+      "  %2 = sdy.sharding_constraint %0 <@m, [{\"q\"}, {}], unreduced={\"p\"}> : tensor<4x8xf32>\n"
+      "  return %1, %2 : tensor<4x8xf32>, tensor<4x8xf32>\n"
+      "}\n";
+  const char *want =
+      "module {\n"
+      "  sdy.mesh @m = <[\"p\"=2, \"q\"=4]>\n"
+      "  func.func @main(%arg0: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) {\n"
+      "    %0 = sdy.data_flow_edge %arg0 sharding=<@m, [{?}, {?}], unreduced={\"p\"}> : tensor<4x8xf32>\n"
+      "    %1 = sdy.sharding_constraint %0 <@m, [{\"q\"}, {}], unreduced={\"p\"}> : tensor<4x8xf32>\n"
+      "    %2 = stablehlo.negate %1 : tensor<4x8xf32>\n"
+      "    return %2, %1 : tensor<4x8xf32>, tensor<4x8xf32>\n"
+      "  }\n"
+      "}\n";
+  pt_expect1(in, sp_sharding_constraints_apply, want);
+}
+END_TEST
+
+/* A chain whose tail feeds a manual computation does not take over the later uses of its
+ * input; a value a manual computation takes twice, with two different in_shardings, keeps no
+ * sharding. */
+START_TEST(chain_into_manual_computation_and_value_taken_twice_differently_stay_as_written) {
+  const char *in =
+      "sdy.mesh @m = <[\"p\"=2, \"q\"=4]>\n"
+      "func.func @main(%arg0: tensor<8x8xf32>) -> (tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>) {\n"
+      "  %0 = stablehlo.negate %arg0 : tensor<8x8xf32>\n"
+      "  %1 = sdy.sharding_constraint %0 <@m, [{\"q\"}, {}]> : tensor<8x8xf32>\n"
+      "  %2 = stablehlo.abs %0 : tensor<8x8xf32>\n"
+      "  %3 = sdy.manual_computation(%1, %2, %2) in_shardings=[<@m, [{\"q\"}, {}]>, <@m, [{\"p\"}, {}]>, <@m, [{}, {\"p\"}]>] out_shardings=[<@m, [{\"q\"}, {}]>] manual_axes={\"p\", \"q\"} (%arg1: tensor<2x8xf32>, %arg2: tensor<4x8xf32>, %arg3: tensor<8x4xf32>) {\n"
+      "    sdy.return %arg1 : tensor<2x8xf32>\n"
+      "  } : (tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>) -> tensor<8x8xf32>\n"
+      "  %4 = stablehlo.exponential %0 : tensor<8x8xf32>\n"
+      "  return %3, %4, %2 : tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>\n"
+      "}\n";
+  const char *want =
+      "module {\n"
+      "  sdy.mesh @m = <[\"p\"=2, \"q\"=4]>\n"
+      "  func.func @main(%arg0: tensor<8x8xf32>) -> (tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>) {\n"
+      "    %0 = stablehlo.negate %arg0 {sdy.sharding = #sdy.sharding_per_value<[<@m, [{\"q\"}, {}]>]>} : tensor<8x8xf32>\n"
+      "    %1 = sdy.sharding_constraint %0 <@m, [{\"q\"}, {}]> : tensor<8x8xf32>\n"
+      "    %2 = stablehlo.abs %0 : tensor<8x8xf32>\n"
+      "    %3 = sdy.manual_computation(%1, %2, %2) in_shardings=[<@m, [{\"q\"}, {}]>, <@m, [{\"p\"}, {}]>, <@m, [{}, {\"p\"}]>] out_shardings=[<@m, [{\"q\"}, {}]>] manual_axes={\"p\", \"q\"} (%arg1: tensor<2x8xf32>, %arg2: tensor<4x8xf32>, %arg3: tensor<8x4xf32>) {\n"
+      "      sdy.return %arg1 : tensor<2x8xf32>\n"
+      "    } : (tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>) -> tensor<8x8xf32>\n"
+      "    %4 = stablehlo.exponential %0 : tensor<8x8xf32>\n"
+      "    return %3, %4, %2 : tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>\n"
+      "  }\n"
+      "}\n";
+  pt_expect1(in, sp_sharding_constraints_apply, want);
+}
+END_TEST
+
 static Suite *sharding_constraints_suite(void) {
   Suite *s = suite_create("sharding_constraints");
   TCase *tc = tcase_create("apply");
@@ -169,6 +228,8 @@ static Suite *sharding_constraints_suite(void) {
   tcase_add_test(tc, constraint_chain_takes_over_later_uses_of_its_input);
   tcase_add_test(tc, constraint_on_a_while_argument_moves_to_the_top_and_takes_its_uses);
   tcase_add_test(tc, manual_computation_in_shardings_apply_to_their_operands);
+  tcase_add_test(tc, constraint_on_a_data_flow_edge_moves_after_it_and_leaves_its_unreduced_axes);
+  tcase_add_test(tc, chain_into_manual_computation_and_value_taken_twice_differently_stay_as_written);
   suite_add_tcase(s, tc);
   tc = tcase_create("reshard");
   tcase_add_test(tc, every_constraint_becomes_a_reshard);

@@ -22,6 +22,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ir/clock.h"
+#include "ir/grow.h"
 #include "store/store.h"
 #include "test_support.h"
 
@@ -529,6 +531,44 @@ START_TEST(test_delete_removes_plan_and_rows) {
 }
 END_TEST
 
+START_TEST(test_add_rows_adds_a_section_once_and_grows_the_plan) {
+  make_dir();
+  sp_store *s = open_store(0, 1);
+  put_gen(s, 1, 10, 6);
+  char key[65], missing[65];
+  key_of(1, key);
+  key_of(9, missing);
+  sp_err err;
+  sp_store_plan before = {0}, after = {0};
+  ck_assert_int_eq(sp_store_get(s, key, 0, &before, &err), SP_OK);
+  sp_store_row rows[3] = {{"origin", 0, "a", "[1]"}, {"origin", 1, "b", "[]"},
+                          {"origin", 2, "c", "[2]"}};
+  ck_assert_int_eq(sp_store_add_rows(s, key, rows, 3, &err), SP_OK);
+  /* A second add of the section (another thread traced the plan too) changes nothing. */
+  sp_store_row again[1] = {{"origin", 0, "z", "[\"other\"]"}};
+  ck_assert_int_eq(sp_store_add_rows(s, key, again, 1, &err), SP_OK);
+  sp_store_row_page pg = {0};
+  sp_store_row_query q = {.section = "origin"};
+  ck_assert_int_eq(sp_store_rows(s, key, &q, &pg, &err), SP_OK);
+  ck_assert_int_eq(pg.n, 3);
+  ck_assert_str_eq(pg.rows[0].json, "[1]");
+  ck_assert_str_eq(pg.rows[2].label, "c");
+  sp_store_row_page_free(&pg);
+  ck_assert_int_eq(sp_store_get(s, key, 0, &after, &err), SP_OK);
+  ck_assert_int_eq(after.n_rows, before.n_rows + 3);
+  ck_assert_int_gt(after.size_bytes, before.size_bytes);
+  /* Mixed sections, or a plan that is gone, are refused. */
+  sp_store_row mixed[2] = {{"origin", 5, "", "[]"}, {"value", 5, "", "{}"}};
+  ck_assert_int_eq(sp_store_add_rows(s, key, mixed, 2, &err), SP_EINVAL);
+  ck_assert(strstr(err.msg, "share a section"));
+  ck_assert_int_eq(sp_store_add_rows(s, missing, rows, 3, &err), SP_ENOTFOUND);
+  sp_store_plan_free(&before);
+  sp_store_plan_free(&after);
+  sp_store_close(s);
+  remove_dir();
+}
+END_TEST
+
 /* ---------------------------------------------------------------- size, purge */
 
 START_TEST(test_eviction_keeps_database_under_limit_lru_first) {
@@ -886,14 +926,12 @@ START_TEST(test_kill_9_during_writes_loses_no_acknowledged_plan) {
     close(p[1]);
     /* Read acknowledgements for a random 5-150 ms, then kill. */
     int delay_ms = 5 + rand() % 146;
-    struct timespec t0, t;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
+    int64_t t0 = sp_clock_now_ms();
     char buf[65536];
     size_t have = 0;
     bool killed = false;
     for (;;) {
-      clock_gettime(CLOCK_MONOTONIC, &t);
-      long el = (t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000;
+      int64_t el = sp_clock_now_ms() - t0;
       if (!killed && el >= delay_ms) {
         kill(pid, SIGKILL);
         killed = true;
@@ -908,10 +946,7 @@ START_TEST(test_kill_9_during_writes_loses_no_acknowledged_plan) {
       while ((nl = memchr(buf, '\n', have))) {
         *nl = '\0';
         ck_assert_msg(buf[0] >= '0' && buf[0] <= '9', "child: %s", buf);
-        if (n_acked == cap) {
-          cap = cap ? 2 * cap : 256;
-          acked = realloc(acked, cap * sizeof *acked);
-        }
+        ck_assert_int_eq(sp_grow_z((void **)&acked, &cap, n_acked, sizeof *acked), SP_OK);
         acked[n_acked++] = atoi(buf);
         size_t used = (size_t)(nl - buf) + 1;
         memmove(buf, nl + 1, have - used);
@@ -972,6 +1007,7 @@ static Suite *store_suite(void) {
   tcase_add_test(tc, test_rows_fetch_one_row_by_sparse_idx);
   tcase_add_test(tc, test_stats_count_hits_in_batches_and_persist);
   tcase_add_test(tc, test_delete_removes_plan_and_rows);
+  tcase_add_test(tc, test_add_rows_adds_a_section_once_and_grows_the_plan);
   tcase_add_test(tc, test_eviction_keeps_database_under_limit_lru_first);
   tcase_add_test(tc, test_purge_drops_plans_of_other_planner_versions);
   tcase_add_test(tc, test_newer_schema_is_refused_with_message);

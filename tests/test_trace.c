@@ -188,6 +188,25 @@ START_TEST(sinking_edges_gathers_their_origins_on_the_owner) {
 }
 END_TEST
 
+/* -sdy-propagation-pipeline with the debugging options records through its own import,
+ * user-priority propagation and export: the origins reach the printed function. */
+START_TEST(pipeline_with_debug_options_keeps_origins_through_export) {
+  sp_module *m = sp_test_parse(APPLIED);
+  run(m, sp_pipeline_pass_propagation, "debug-sharding-origins=true");
+  const sp_trace *t = sp_trace_get(m);
+  ck_assert(sp_trace_records_origins(t));
+  sp_value *arg = sp_module_main_func(m)->regions[0].blocks[0]->args[0];
+  int n;
+  const sp_axis_origin *o = sp_trace_origins(t, arg, &n);
+  ck_assert_int_eq(n, 1);
+  ck_assert_int_eq(o[0].origin.kind, SP_ORIGIN_CONSTRAINT);
+  char *text = sp_test_print(m);
+  ck_assert_ptr_nonnull(strstr(text, "sdy.sharding_origins = {p = \"constraint_0\"}"));
+  free(text);
+  sp_module_free(m);
+}
+END_TEST
+
 START_TEST(origin_text_names_every_kind_as_shardy_does) {
   int self = 0, other = 0;
   struct {
@@ -218,6 +237,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, edges_are_numbered_across_applied_constraints_and_propagation);
   tcase_add_test(tc, applied_constraint_is_the_origin_of_its_input);
   tcase_add_test(tc, sinking_edges_gathers_their_origins_on_the_owner);
+  tcase_add_test(tc, pipeline_with_debug_options_keeps_origins_through_export);
   tcase_add_test(tc, origin_text_names_every_kind_as_shardy_does);
   suite_add_tcase(s, tc);
   return s;

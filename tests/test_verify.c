@@ -696,9 +696,11 @@ TEXT_CASE(mesh_with_repeated_device_id_is_rejected,
     "sdy.mesh @m = <[\"a\"=2, \"b\"=2], device_ids=[0, 1, 1, 2]>\n",
     "t.mlir:4:1: custom op 'sdy.mesh' sorted device ids must be iota(product(axes)), got: 0, 1, 1, 2")
 
+/* Shardy also reports the axis list the bad axis was parsed in (a second error, same place). */
 TEXT_CASE(mesh_axis_of_size_zero_is_rejected,
     "sdy.mesh @mesh = <[\"a\"=0]>\n",
-    "t.mlir:1:1: custom op 'sdy.mesh' axis size must be at least 1, got: 0")
+    "t.mlir:1:1: custom op 'sdy.mesh' axis size must be at least 1, got: 0\ncustom op 'sdy.mesh' "
+    "failed to parse Sdy_Mesh parameter 'axes' which is to be a `::llvm::ArrayRef<MeshAxisAttr>`")
 
 TEXT_CASE(mesh_device_count_must_match_axis_sizes,
     "\n"

@@ -9,12 +9,14 @@
 #include <check.h>
 #include <cjson/cJSON.h>
 #include <netinet/in.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "ir/file_read.h"
 #include "plan/plan.h"
 #include "store/store.h"
 #include "test_support.h"
@@ -545,6 +547,9 @@ END_TEST
 
 /* --------------------------------------------------------------------------- socket */
 
+/* ir/file_read.h's source over a socket. */
+static long read_fd(void *src, char *buf, size_t n) { return (long)read(*(int *)src, buf, n); }
+
 static char *http_get(int port, const char *host, const char *path) {
   int fd = socket(AF_INET, SOCK_STREAM, 0);
   ck_assert_int_ge(fd, 0);
@@ -558,14 +563,8 @@ static char *http_get(int port, const char *host, const char *path) {
   int n = snprintf(req, sizeof req, "GET %s HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n",
                    path, host);
   ck_assert_int_eq(write(fd, req, (size_t)n), n);
-  size_t cap = 1 << 16, len = 0;
-  char *buf = malloc(cap);
-  ssize_t k;
-  while ((k = read(fd, buf + len, cap - len - 1)) > 0) {
-    len += (size_t)k;
-    if (len + 1 == cap) buf = realloc(buf, cap *= 2);
-  }
-  buf[len] = '\0';
+  char *buf;
+  ck_assert_int_eq(sp_file_read_from(read_fd, &fd, SIZE_MAX, &buf, NULL), SP_OK);
   close(fd);
   return buf;
 }

@@ -142,6 +142,7 @@ static void rows(sp_web *w, const sp_web_request *req, const char *key, const ch
     cJSON_AddNumberToObject(row, "index", (double)pg.rows[i].idx);
     cJSON_AddStringToObject(row, "label", pg.rows[i].label ? pg.rows[i].label : "");
     cJSON *data = cJSON_Parse(pg.rows[i].json);
+    if (strcmp(section, "value") == 0) sp__web_value_origins(w, key, data, pg.rows[i].idx);
     cJSON_AddItemToObject(row, "data", data ? data : cJSON_CreateNull());
     cJSON_AddItemToArray(arr, row);
   }

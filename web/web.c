@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "store/plan_rows.h"
 #include "web/web_int.h"
 
 int sp_web_new(const sp_web_config *cfg, sp_store *store, sp_metrics *metrics, sp_web **out,
@@ -141,7 +142,9 @@ void sp__web_pager(sp_strbuf *sb, const char *base, const char *extra_q, long pa
   sp_strbuf_puts(sb, "</nav>\n");
 }
 
-cJSON *sp__web_row(sp_web *w, const char *key, const char *section, int64_t idx, sp_err *err) {
+/* One row, parsed; NULL when absent. */
+static cJSON *plain_row(sp_web *w, const char *key, const char *section, int64_t idx,
+                        sp_err *err) {
   sp_store_row_query q = {.section = section, .limit = 1, .idx_from = idx, .skip_total = true};
   sp_store_row_page pg;
   memset(&pg, 0, sizeof pg);
@@ -151,6 +154,23 @@ cJSON *sp__web_row(sp_web *w, const char *key, const char *section, int64_t idx,
     if (!j) sp_err_set(err, SP_ENOTFOUND, "this plan has no %s %lld", section, (long long)idx);
   }
   sp_store_row_page_free(&pg);
+  return j;
+}
+
+void sp__web_value_origins(sp_web *w, const char *key, cJSON *value, int64_t idx) {
+  if (!value || cJSON_GetObjectItemCaseSensitive(value, "origins")) return;
+  cJSON *o = plain_row(w, key, "origin", idx, NULL);
+  if (!o) {
+    /* Not traced yet (the daemon adds the origins after answering): trace it now. */
+    if (sp_plan_rows_store_origins(w->store, key, NULL, NULL) != SP_OK) return;
+    o = plain_row(w, key, "origin", idx, NULL);
+  }
+  if (o) cJSON_AddItemToObject(value, "origins", o);
+}
+
+cJSON *sp__web_row(sp_web *w, const char *key, const char *section, int64_t idx, sp_err *err) {
+  cJSON *j = plain_row(w, key, section, idx, err);
+  if (j && strcmp(section, "value") == 0) sp__web_value_origins(w, key, j, idx);
   return j;
 }
 

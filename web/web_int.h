@@ -66,7 +66,11 @@ long sp__web_arg_long(const sp_web_request *req, const char *key, long dflt, lon
 /* "<nav class=pager>" with previous/next links for `base` ("?page=N" appended). */
 void sp__web_pager(sp_strbuf *sb, const char *base, const char *extra_q, long page,
                    int64_t total, int64_t per_page);
-/* Loads one row (section, idx) of a plan as parsed JSON; NULL with err set when absent. */
+/* Gives a value row that has no "origins" the plan's "origin" row idx (store/plan_rows.h),
+ * tracing the stored plan first when that has not been done yet. */
+void sp__web_value_origins(sp_web *w, const char *key, cJSON *value, int64_t idx);
+/* Loads one row (section, idx) of a plan as parsed JSON; NULL with err set when absent. A
+ * value row comes with its "origins". */
 cJSON *sp__web_row(sp_web *w, const char *key, const char *section, int64_t idx, sp_err *err);
 
 /* One page of a section's rows. A section whose rows are numbered 0..n-1 (values,

@@ -63,14 +63,15 @@ static void print_mesh(FILE *f, const Shardplan__V1__MeshPlan *m) {
 
 static void print_collectives(FILE *f, const Shardplan__V1__Plan *p) {
   static const char *const kinds[] = {"all-gather", "reduce-scatter", "all-reduce",
-                                      "all-to-all"};
-  int count[5] = {0};
+                                      "all-to-all", "collective-permute", "all-slice"};
+  enum { NKINDS = sizeof kinds / sizeof kinds[0] };
+  int count[NKINDS + 1] = {0};
   double bytes = 0, secs = 0;
   char b1[32], b2[32];
   for (size_t i = 0; i < p->n_collectives; i++) {
     const Shardplan__V1__Collective *c = p->collectives[i];
-    int k = 4;
-    for (int j = 0; j < 4; j++)
+    int k = NKINDS;
+    for (int j = 0; j < NKINDS; j++)
       if (strcmp(c->kind, kinds[j]) == 0) k = j;
     count[k]++;
     bytes += c->bytes;
@@ -79,9 +80,9 @@ static void print_collectives(FILE *f, const Shardplan__V1__Plan *p) {
   fprintf(f, "collectives: %zu", p->n_collectives);
   if (p->n_collectives) {
     const char *sep = " (";
-    for (int j = 0; j < 5; j++)
+    for (int j = 0; j <= NKINDS; j++)
       if (count[j]) {
-        fprintf(f, "%s%s %d", sep, j < 4 ? kinds[j] : "other", count[j]);
+        fprintf(f, "%s%s %d", sep, j < NKINDS ? kinds[j] : "other", count[j]);
         sep = ", ";
       }
     fprintf(f, "), %s per device, %s", sp_cli_bytes(bytes, b1, sizeof b1),

@@ -66,7 +66,7 @@ void sp_daemon_config_usage(FILE *out) {
       "                        a Plan whose estimated memory is larger; default: half the\n"
       "                        machine's memory / --max-searches\n"
       "  --time-limit S        SHARDPLAN_TIME_LIMIT    search seconds when a request sets\n"
-      "                                               none, default 10\n"
+      "                                               none; default none: bounded by work\n"
       "  --log-level L         SHARDPLAN_LOG_LEVEL     error, warn, info (default), debug\n"
       "  --tls-cert FILE       SHARDPLAN_TLS_CERT      PEM certificate (with --tls-key): TLS\n"
       "  --tls-key FILE        SHARDPLAN_TLS_KEY       PEM private key\n"
@@ -191,7 +191,7 @@ int sp_daemon_config_parse(int argc, char **argv, sp_getenv_fn env, sp_daemon_co
   c->max_queue = 64;
   c->cache_max_bytes = 1024LL << 20;
   c->max_message_bytes = 64LL << 20;
-  c->time_limit = 10;
+  c->time_limit = 0;   /* none: the search is bounded by work, cut only by deadlines */
   c->log_level = SP_LOG_INFO;
   if ((rc = set_str(&c->grpc_listen, "127.0.0.1:50051", err)) ||
       (rc = set_str(&c->http_listen, "127.0.0.1:8080", err)))

@@ -15,8 +15,9 @@
  *   --max-queue N          SHARDPLAN_MAX_QUEUE       64 searches waiting for a slot
  *   --cache-max-mb N       SHARDPLAN_CACHE_MAX_MB    1024 (0: no limit)
  *   --max-message-mb N     SHARDPLAN_MAX_MESSAGE_MB  64
- *   --time-limit S         SHARDPLAN_TIME_LIMIT      10 (search seconds when a request gives
- *                                                    none)
+ *   --time-limit S         SHARDPLAN_TIME_LIMIT      none (search seconds when a request
+ *                                                    gives none; without, the search is
+ *                                                    bounded by work, cut only by deadlines)
  *   --log-level L          SHARDPLAN_LOG_LEVEL       info (error, warn, info, debug)
  *   --tls-cert F, --tls-key F  SHARDPLAN_TLS_CERT, SHARDPLAN_TLS_KEY (both or neither)
  *   --token-file F         SHARDPLAN_TOKEN_FILE      bearer token required on every method

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "export/data_flow_reshards.h"
+#include "export/single_device.h"
 #include "export/unreduced_reshards.h"
 #include "ir/axis_ref.h"
 #include "ir/grow.h"
@@ -257,6 +259,15 @@ static bool same_dims(const sp_sharding *a, const sp_sharding *b) {
   return true;
 }
 
+/* Whether `want` makes more axes unreduced than `have` has (a value without sharding is left
+ * alone, as Shardy does). */
+static bool adds_unreduced(const sp_module *m, const sp_sharding *have, const sp_sharding *want) {
+  if (!want || !want->nunreduced || !have) return false;
+  const sp_mesh *mesh = sp_sharding_mesh(m, want);
+  return mesh && sp_sharding_axes_product(mesh, want->unreduced, want->nunreduced) >
+                     sp_sharding_axes_product(mesh, have->unreduced, have->nunreduced);
+}
+
 /* A returned value whose sharding differs from the function result's is resharded to it
  * right before the return (a missing sharding is replicated; two replicated shardings match
  * whatever their meshes). */
@@ -267,9 +278,9 @@ static int reshard_returns(sp_module *m, sp_op *ret, sp_err *err) {
     sp_value *v = ret->operands[i].value;
     sp_sharding *want = fn->func->result_shardings ? fn->func->result_shardings[i] : NULL;
     const sp_sharding *have = v->sharding;
-    bool adds_unreduced = want && want->nunreduced && !(have && have->nunreduced >= want->nunreduced);
-    if (!has_axes(want) && !has_axes(have) && !adds_unreduced) continue;
-    if (want && have && sp_sharding_same_mesh(m, want, have) && same_dims(want, have) && !adds_unreduced) continue;
+    bool adds = adds_unreduced(m, have, want);
+    if (!has_axes(want) && !has_axes(have) && !adds) continue;
+    if (want && have && sp_sharding_same_mesh(m, want, have) && same_dims(want, have) && !adds) continue;
     if (!want) {
       want = sp_sharding_new(m->arena, have->mesh_name, have->rank, true);
       if (!want) return sp_err_set(err, SP_ENOMEM, "out of memory inserting explicit reshards");
@@ -283,21 +294,51 @@ static int reshard_returns(sp_module *m, sp_op *ret, sp_err *err) {
   return SP_OK;
 }
 
+/* Same axis names and sizes, in order (device orders may differ). */
+static bool same_axes_mesh(const sp_mesh *a, const sp_mesh *b) {
+  if (!a || !b || a->naxes != b->naxes) return false;
+  for (int i = 0; i < a->naxes; i++)
+    if (a->axes[i].size != b->axes[i].size || strcmp(a->axes[i].name, b->axes[i].name) != 0) return false;
+  return true;
+}
+
+/* The sharding of row r of `op` (operands, then results). */
+static const sp_sharding *row_of(const sp_op *op, int r) {
+  return r < op->noperands ? op->operands[r].value->sharding : op->results[r - op->noperands].sharding;
+}
+
+/* The mesh the op runs on: the only one its tensors use, or, when they use meshes with the same
+ * axes in other device orders, the one most of them use (the first on a tie); NULL when the
+ * meshes differ in their axes. `other[r]` marks the rows sharded on another mesh (replicated
+ * tensors place data alike on any mesh). */
+static const sp_sharding *op_mesh_ref(const sp_module *m, const sp_op *op, bool *other) {
+  int rows = op->noperands + op->nresults, best = 0;
+  const sp_sharding *ref = NULL;
+  for (int r = 0; r < rows; r++) {
+    const sp_sharding *s = row_of(op, r);
+    if (!s) continue;
+    if (ref && !same_axes_mesh(sp_sharding_mesh(m, s), sp_sharding_mesh(m, ref))) return NULL;
+    int count = 0;
+    for (int k = 0; k < rows; k++) count += row_of(op, k) && sp_sharding_same_mesh(m, row_of(op, k), s);
+    if (count > best) {
+      best = count;
+      ref = s;
+    }
+  }
+  for (int r = 0; ref && r < rows; r++)
+    other[r] = row_of(op, r) && !sp_sharding_is_unsharded(row_of(op, r)) &&
+               !sp_sharding_same_mesh(m, row_of(op, r), ref);
+  return ref;
+}
+
 static int reconcile(sp_module *m, sp_arena *scratch, sp_op *op, sp_err *err) {
   if (op->kind == SP_OP_FUNC_RETURN) return reshard_returns(m, op, err);
+  if (sp_export_is_data_flow_op(op)) return sp_export_data_flow_reshards(m, op, err);
   if (skipped_kind(op)) return SP_OK;
-  const sp_sharding *mesh_ref = NULL;
-  for (int i = 0; i < op->noperands && !mesh_ref; i++) mesh_ref = op->operands[i].value->sharding;
-  for (int i = 0; i < op->nresults && !mesh_ref; i++) mesh_ref = op->results[i].sharding;
+  bool *other = sp_arena_calloc(scratch, (size_t)(op->noperands + op->nresults) + 1, sizeof *other);
+  if (!other) return sp_err_set(err, SP_ENOMEM, "out of memory inserting explicit reshards");
+  const sp_sharding *mesh_ref = op_mesh_ref(m, op, other);
   if (!mesh_ref) return SP_OK;
-  for (int i = 0; i < op->noperands; i++) {
-    const sp_sharding *s = op->operands[i].value->sharding;
-    if (s && !sp_sharding_same_mesh(m, s, mesh_ref)) return SP_OK;
-  }
-  for (int i = 0; i < op->nresults; i++) {
-    const sp_sharding *s = op->results[i].sharding;
-    if (s && !sp_sharding_same_mesh(m, s, mesh_ref)) return SP_OK;
-  }
   const sp_mesh *mesh = sp_sharding_mesh(m, mesh_ref);
   if (!mesh || sp_mesh_is_maximal(mesh)) return SP_OK;
   sp_rule *rule = NULL;
@@ -319,8 +360,9 @@ static int reconcile(sp_module *m, sp_arena *scratch, sp_op *op, sp_err *err) {
     int64_t n = sp_type_num_elements(ty);
     sizes[r] = n > 0 ? n : 1;
   }
-  /* Already compatible? */
+  /* Already compatible? (Rows on another mesh never are.) */
   bool compatible = true;
+  for (int r = 0; r < nrows; r++) compatible &= !other[r];
   for (int f = 0; f < t->nfactors && compatible; f++) {
     const sp_ft_axes *first = NULL;
     for (int r = 0; r < nrows && compatible; r++) {
@@ -348,7 +390,7 @@ static int reconcile(sp_module *m, sp_arena *scratch, sp_op *op, sp_err *err) {
   }
   /* Operands. */
   for (int i = 0; i < op->noperands; i++) {
-    if (row_matches(t, i, common)) continue;
+    if (row_matches(t, i, common) && !other[i]) continue;
     sp_sharding *s;
     if ((rc = row_sharding(m, scratch, t, i, common, in[i], mesh_ref, &s, err))) return rc;
     sp_op *rs = make_reshard(m, op->operands[i].value, s, op->loc);
@@ -366,17 +408,17 @@ static int reconcile(sp_module *m, sp_arena *scratch, sp_op *op, sp_err *err) {
   for (int f = 0; f < t->nfactors; f++)
     if (t->rule->factors[f].kind == SP_FACTOR_REDUCTION)
       for (int k = 0; k < common[f].n; k++) red[nred++] = sp_ft_axis_ref(mesh, common[f].v[k]);
-  /* Results. */
+  /* Results, their all-reduces and reshards in result order. */
+  sp_op *anchor = op;
   for (int j = 0; j < op->nresults; j++) {
     int r = op->noperands + j;
     sp_value *res = &op->results[j];
     sp_sharding *orig = res->sharding;
-    bool differs = !row_matches(t, r, common);
+    bool differs = !row_matches(t, r, common) || other[r];
     sp_sharding *s = orig;
     if (differs && (rc = row_sharding(m, scratch, t, r, common, orig, mesh_ref, &s, err))) return rc;
     if (!orig && !differs) continue;
     res->sharding = s;
-    sp_op *anchor = op;
     /* All-reduce the reduction axes the result does not keep unreduced. */
     int n = 0;
     sp_axis_ref *axes = nred ? sp_arena_alloc(m->arena, (size_t)nred * sizeof *axes) : NULL;
@@ -418,12 +460,15 @@ static int reconcile(sp_module *m, sp_arena *scratch, sp_op *op, sp_err *err) {
     if (rs) {
       sp_op_set_operand(rs, 0, last);
       sp_op_insert_after(anchor, rs);
+      anchor = rs;
     }
   }
   return SP_OK;
 }
 
 int sp_export_insert_explicit_reshards_full(sp_module *m, sp_err *err) {
+  int rc0 = sp_export_single_device_reshards(m, err);
+  if (rc0) return rc0;
   sp_op_list l = {0};
   sp_op_walk(m->op, sp_op_list_collect, &l);
   sp_arena *scratch = sp_arena_new(0);
@@ -539,7 +584,7 @@ static int reshard_unreduced_returns(sp_module *m, sp_op *ret, sp_err *err) {
     sp_value *v = ret->operands[i].value;
     sp_sharding *want = fn->func->result_shardings[i];
     const sp_sharding *have = v->sharding;
-    if (!want || !want->nunreduced || (have && have->nunreduced >= want->nunreduced)) continue;
+    if (!adds_unreduced(m, have, want)) continue;
     sp_op *rs = make_reshard(m, v, want, ret->loc);
     if (!rs) return sp_err_set(err, SP_ENOMEM, "out of memory inserting explicit reshards");
     sp_op_insert_before(ret, rs);

@@ -26,22 +26,9 @@
 
 #include "ir/err.h"
 #include "ir/ir.h"
+#include "ir/pass_info.h"
 
-/* The pass signature of shardplan-opt. */
-typedef int (*sp_export_pass_fn)(sp_module *m, const char *options, sp_err *err);
-
-typedef struct sp_export_pass {
-  const char *flag;   /* without the leading dash */
-  sp_export_pass_fn run;
-  const char *help;
-} sp_export_pass;
-
-/* The export passes, ending with an all-NULL entry. */
-extern const sp_export_pass sp_export_passes[];
-
-/* Parses boolean options: `keys[i]` sets `*outs[i]` (n entries); other keys are errors naming
- * `pass`. */
-int sp_export_parse_bools(const char *pass, const char *text, const char *const *keys,
-                          bool *const *outs, int n, sp_err *err);
+/* The export passes (rows of ir/pass_info.h; run_ctx NULL), ending with an all-NULL entry. */
+extern const sp_pass_info sp_export_passes[];
 
 #endif /* SP_EXPORT_PASSES_H */

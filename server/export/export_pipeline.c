@@ -32,7 +32,7 @@ int sp_export_parse_options(const char *text, sp_export_options *out, sp_err *er
   bool *outs[] = {&out->explicit_collectives, &out->remove_ag_rs_cmv1,
                   &out->dedup_functions_fully, &out->keep_sharding_rules,
                   &out->avoid_export_for_partitioning};
-  return sp_export_parse_bools(PASS, text, keys, outs, 5, err);
+  return sp_options_parse_bools(PASS, text, keys, outs, 5, err);
 }
 
 /* A reshard whose operand is another reshard used only by it reads that reshard's operand

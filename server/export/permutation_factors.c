@@ -2,11 +2,9 @@
  * permutation_factors.c - permutation factors and non-divisible reshapes resolved by
  * replication (see permutation_factors.h).
  *
- * Devices are the mesh's logical positions 0..D-1 (row-major over the axes; device_ids do not
- * matter, operand and result use the same positions). A dimension sharded by axes a1..ak
- * (major first) is cut into S = |a1|*...*|ak| shards of ceil(size/S) elements; a device's shard
- * index is the mixed-radix number of its coordinates along those (sub-)axes ("x":(p)s of an axis
- * of size n is the coordinate's digit (c / (n/(p*s))) % s: p counts the part major to it). The locality
+ * Devices are the mesh's positions (export/mesh_positions.h; device_ids do not matter here,
+ * operand and result use the same positions). A dimension on S shards holds ceil(size/S)
+ * elements per shard, the last ones padded. The locality
  * checks enumerate devices and the elements of their result shards; past WORK_LIMIT steps an
  * op counts as not local (it is then replicated, which is always correct).
  */
@@ -15,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "export/mesh_positions.h"
+#include "export/reverse_halo.h"
 #include "ir/op_list.h"
 #include "propagation/sharding_walk.h"
 #include "rules/registry.h"
@@ -23,37 +23,9 @@
 
 static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-static void device_coords(const sp_mesh *mesh, int64_t dev, int64_t *coord) {
-  for (int a = mesh->naxes - 1; a >= 0; a--) {
-    coord[a] = dev % mesh->axes[a].size;
-    dev /= mesh->axes[a].size;
-  }
-}
-
-static int64_t mesh_devices(const sp_mesh *mesh) {
-  int64_t d = 1;
-  for (int a = 0; a < mesh->naxes; a++) d *= mesh->axes[a].size;
-  return d;
-}
-
 /* Number of shards of dim `d` of `s` (1 when unsharded). */
 static int64_t shards(const sp_mesh *mesh, const sp_sharding *s, int d) {
-  if (!s || d >= s->rank) return 1;
-  return sp_sharding_axes_product(mesh, s->dims[d].axes, s->dims[d].naxes);
-}
-
-/* The shard of dim `d` of `s` that the device at `coord` holds. */
-static int64_t shard_of(const sp_mesh *mesh, const sp_sharding *s, int d, const int64_t *coord) {
-  int64_t k = 0;
-  for (int i = 0; s && d < s->rank && i < s->dims[d].naxes; i++) {
-    const sp_axis_ref *r = &s->dims[d].axes[i];
-    int a = sp_mesh_axis_index(mesh, r->name);
-    if (a < 0) return 0;
-    /* "x":(pre)size: pre is the product of the parts of x major to it. */
-    int64_t n = mesh->axes[a].size, pre = r->size ? r->pre : 1, size = r->size ? r->size : n;
-    k = k * size + (coord[a] / (n / (pre * size))) % size;
-  }
-  return k;
+  return sp_dim_shard_count(mesh, s, d);
 }
 
 static bool divisible(const sp_mesh *mesh, const sp_sharding *s, const sp_type *t, int d) {
@@ -130,11 +102,11 @@ static bool dim_local(const sp_mesh *mesh, const sp_op *op, int di, int dr, int6
   int64_t out_size = op->results[0].type->dims[dr];
   int64_t sin = ceil_div(map.in_size, shards(mesh, in, di));
   int64_t sout = ceil_div(out_size, shards(mesh, out, dr));
-  int64_t devices = mesh_devices(mesh);
+  int64_t devices = sp_mesh_positions(mesh);
   if (devices > WORK_LIMIT) return false;
   for (int64_t dev = 0; dev < devices; dev++) {
-    device_coords(mesh, dev, coord);
-    int64_t kin = shard_of(mesh, in, di, coord), kout = shard_of(mesh, out, dr, coord);
+    sp_mesh_position_coords(mesh, dev, coord);
+    int64_t kin = sp_dim_shard_index(mesh, in, di, coord), kout = sp_dim_shard_index(mesh, out, dr, coord);
     int64_t a = kout * sout, b = (kout + 1) * sout < out_size ? (kout + 1) * sout - 1 : out_size - 1;
     int64_t lo, hi;
     if (a > b || !needed_range(&map, a, b, &lo, &hi)) continue;
@@ -157,13 +129,13 @@ static bool group_local(const sp_mesh *mesh, const sp_op *op, group g, int64_t *
   int64_t *lo = calloc((size_t)nj + 1, sizeof *lo), *hi = calloc((size_t)nj + 1, sizeof *hi);
   int64_t *idx = calloc((size_t)nj + 1, sizeof *idx);
   bool local = lo && hi && idx;
-  int64_t devices = mesh_devices(mesh), work = 0;
+  int64_t devices = sp_mesh_positions(mesh), work = 0;
   for (int64_t dev = 0; local && dev < devices; dev++) {
-    device_coords(mesh, dev, coord);
+    sp_mesh_position_coords(mesh, dev, coord);
     bool empty = false;
     for (int j = 0; j < nj; j++) {
       int d = g.j0 + j;
-      int64_t s = ceil_div(to->dims[d], shards(mesh, out, d)), k = shard_of(mesh, out, d, coord);
+      int64_t s = ceil_div(to->dims[d], shards(mesh, out, d)), k = sp_dim_shard_index(mesh, out, d, coord);
       lo[j] = k * s;
       hi[j] = (k + 1) * s < to->dims[d] ? (k + 1) * s : to->dims[d];
       empty |= lo[j] >= hi[j];
@@ -179,7 +151,7 @@ static bool group_local(const sp_mesh *mesh, const sp_op *op, group g, int64_t *
       for (int d = g.i1 - 1; d >= g.i0 && local; d--) {
         int64_t c = lin % ti->dims[d];
         lin /= ti->dims[d];
-        int64_t s = ceil_div(ti->dims[d], shards(mesh, in, d)), k = shard_of(mesh, in, d, coord);
+        int64_t s = ceil_div(ti->dims[d], shards(mesh, in, d)), k = sp_dim_shard_index(mesh, in, d, coord);
         local = c >= k * s && c < (k + 1) * s;
       }
       int j = nj - 1;
@@ -348,7 +320,7 @@ static bool static_tensors(const sp_op *op) {
   return true;
 }
 
-static int resolve_op(sp_module *m, sp_arena *scratch, sp_op *op, sp_err *err) {
+static int resolve_op(sp_module *m, sp_arena *scratch, sp_op *op, bool halo, sp_err *err) {
   const sp_mesh *mesh = op_mesh(m, op);
   if (!mesh || !static_tensors(op) || op->noperands < 1) return SP_OK;
   int rows = op->noperands + op->nresults;
@@ -372,19 +344,24 @@ static int resolve_op(sp_module *m, sp_arena *scratch, sp_op *op, sp_err *err) {
       return SP_OK;
     if ((rc = resolve_factors(scratch, mesh, op, rule, drop, coord)))
       return sp_err_set(err, rc, "out of memory resolving permutation factors");
+    bool moves = false;
+    for (int d = 0; d < op->results[0].type->rank; d++) moves |= drop[op->noperands][d];
+    if (halo && moves && op->kind == SP_OP_REVERSE) {
+      bool done;
+      if ((rc = sp_export_reverse_halo(m, op, &done, err)) || done) return rc;
+    }
   }
   int rc = apply(m, op, drop);
   return rc ? sp_err_set(err, rc, "out of memory resolving permutation factors") : SP_OK;
 }
 
 int sp_export_resolve_permutation_factors(sp_module *m, bool halo_exchange, sp_err *err) {
-  (void)halo_exchange; /* the halo exchange is not built: replication serves both modes */
   sp_op_list l = {0};
   sp_op_walk(m->op, sp_op_list_collect, &l);
   sp_arena *scratch = sp_arena_new(0);
   int rc = l.oom || !scratch ? sp_err_set(err, SP_ENOMEM, "out of memory resolving permutation factors")
                              : SP_OK;
-  for (int i = 0; !rc && i < l.n; i++) rc = resolve_op(m, scratch, l.v[i], err);
+  for (int i = 0; !rc && i < l.n; i++) rc = resolve_op(m, scratch, l.v[i], halo_exchange, err);
   sp_arena_free(scratch);
   sp_op_list_free(&l);
   return rc;

@@ -16,8 +16,9 @@
  *   - resolving: each operand dim (and result dim) concerned loses its axes; an operand that
  *     changes gets `sdy.reshard` to that sharding before the op; the result takes it and is
  *     resharded back to its old sharding right after the op.
- * enable-halo-exchange=true is accepted; the halo exchange itself (manual computations with
- * collective permutes) is not built, the ops are resolved by replication as with false.
+ * With enable-halo-exchange=true a reverse that would be resolved is rewritten instead by
+ * export/reverse_halo.h (reversed mesh, halo shift for non-divisible dims); the halo exchange
+ * of pad, slice and reshape is not built: they are resolved by replication as with false.
  *
  * Memory: new ops and shardings in the module's arena; scratch in a malloc'd arena.
  */

@@ -63,10 +63,17 @@ static bool split_ref(const sp_mesh *mesh, const sp_sharding *s1, const sp_shard
   }
 }
 
+/* `rank` empty dims (only the counts are set: a dim is 1.5 KiB of room). */
+static dim_pieces *empty_dims(int rank) {
+  dim_pieces *d = malloc((size_t)(rank ? rank : 1) * sizeof *d);
+  for (int i = 0; d && i < rank; i++) d[i].n = 0;
+  return d;
+}
+
 static bool to_layout(const sp_mesh *mesh, const sp_sharding *s, const sp_sharding *s1,
                       const sp_sharding *s2, int rank, layout *out) {
   out->rank = rank;
-  out->dims = calloc((size_t)(rank ? rank : 1), sizeof *out->dims);
+  out->dims = empty_dims(rank);
   if (!out->dims) return false;
   for (int d = 0; s && d < rank && d < s->rank; d++)
     for (int i = 0; i < s->dims[d].naxes; i++)
@@ -208,7 +215,7 @@ static bool lower(emitter *e, const sp_sharding *from, const sp_sharding *to, in
   layout cur = {0}, tgt = {0}, moved = {0};
   bool ok = to_layout(e->mesh, from, from, to, rank, &cur) &&
             to_layout(e->mesh, to, from, to, rank, &tgt) &&
-            (moved.dims = calloc((size_t)(rank ? rank : 1), sizeof *moved.dims)) != NULL;
+            (moved.dims = empty_dims(rank)) != NULL;
   moved.rank = rank;
   if (!ok) goto done;
   /* Pieces only the target has replace, in place, pieces of the same size only the source
@@ -270,13 +277,15 @@ static bool lower(emitter *e, const sp_sharding *from, const sp_sharding *to, in
       }
       placed++;
     }
-    dim_pieces rest = {0}, movers = {0};
+    dim_pieces rest, movers;   /* filled from n = 0 (not zeroed: the search lowers often) */
+    rest.n = movers.n = 0;
     for (int i = placed; i < c->n; i++) {
       int where = find_piece(&tgt, &c->v[i], NULL);
       if (where >= 0 && where != d) append(&movers, &c->v[i], 1);
       else append(&rest, &c->v[i], 1);
     }
-    dim_pieces ordered = {0};
+    dim_pieces ordered;
+    ordered.n = 0;
     append(&ordered, c->v, placed);
     append(&ordered, rest.v, rest.n);
     append(&ordered, movers.v, movers.n);

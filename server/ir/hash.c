@@ -41,7 +41,8 @@ enum {
   T_MESH_NAMED = 0x32,
   T_MESH_INLINE = 0x33,
   T_AXIS = 0x34,
-  T_RULE = 0x35
+  T_RULE = 0x35,
+  T_FUNC_REF = 0x36
 };
 
 /* ------------------------------------------------------------------ the byte stream */
@@ -198,8 +199,11 @@ void sp_hasher_dispose(sp_hasher *h) {
   h->md = NULL;
   free(h->values);
   free(h->sorted);
+  free(h->funcs);
   h->values = NULL;
   h->sorted = NULL;
+  h->funcs = NULL;
+  h->nfuncs = h->capfuncs = 0;
   h->vcap = h->vcount = 0;
   h->capsorted = 0;
 }
@@ -394,10 +398,27 @@ void sp_hasher_update_rule(sp_hasher *h, const sp_rule *r) {
   sp_hasher_update_i64(h, r->custom ? 1 : 0);
 }
 
+/* A symbol that names one of the module's functions: its position (or -1 for the planned
+ * "main" of a module with several functions) instead of its spelling. False for any other
+ * string. */
+static bool put_func_ref(sp_hasher *h, const char *s) {
+  if (!s || h->nfuncs == 0) return false;
+  for (int i = 0; i < h->nfuncs; i++) {
+    if (strcmp(h->funcs[i], s) != 0) continue;
+    put_tag(h, T_FUNC_REF);
+    sp_hasher_update_i64(h, h->main_named && strcmp(s, "main") == 0 ? -1 : i);
+    return true;
+  }
+  return false;
+}
+
 static void put_attr(sp_hasher *h, const sp_attr *a) {
   put_tag(h, T_ATTR);
   sp_hasher_update_str(h, a->name);
   sp_hasher_update_i64(h, a->kind);
+  if ((a->kind == SP_ATTR_SYMBOL || (a->kind == SP_ATTR_STR && strcmp(a->name, "sym_name") == 0))
+      && put_func_ref(h, a->u.s))
+    return;
   switch (a->kind) {
     case SP_ATTR_UNIT:
       return;
@@ -534,17 +555,40 @@ static void put_op(sp_hasher *h, const sp_op *op) {
   }
 }
 
+/* The function symbols of the module body, in order (their names are hashed by position). */
+static void collect_funcs(sp_hasher *h, const sp_module *m) {
+  for (const sp_op *op = sp_module_body(m)->first; op && h->status == SP_OK; op = op->next) {
+    const char *name = op->kind == SP_OP_FUNC ? sp_op_get_str(op, "sym_name") : NULL;
+    if (!name) continue;
+    if (h->nfuncs == h->capfuncs) {
+      int cap = h->capfuncs ? 2 * h->capfuncs : 16;
+      const char **v = realloc(h->funcs, (size_t)cap * sizeof *v);
+      if (!v) {
+        fail(h, SP_ENOMEM);
+        return;
+      }
+      h->funcs = v;
+      h->capfuncs = cap;
+    }
+    h->funcs[h->nfuncs++] = name;
+  }
+  h->main_named = h->nfuncs > 1;
+}
+
 void sp_hasher_update_module(sp_hasher *h, const sp_module *m) {
   if (h->status != SP_OK) return;
   /* Numbers restart with each module, so a module hashes alike wherever it is mixed in. */
   if (h->values) memset(h->values, 0, h->vcap * sizeof *h->values);
   h->vcount = 0;
+  h->nfuncs = 0;
   put_tag(h, T_MODULE);
   if (!m || !m->op) {
     put_tag(h, T_NULL);
     return;
   }
+  collect_funcs(h, m);
   put_op(h, m->op);
+  h->nfuncs = 0;
 }
 
 int sp_hash_module(const sp_module *m, uint8_t out[SP_HASH_BYTES], sp_err *err) {

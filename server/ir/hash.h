@@ -5,8 +5,12 @@
  * change of an op name, a type (shape, element type, encoding), an attribute value, a sharding
  * (mesh, axes, sub-axes, open/closed, priority, replicated, unreduced), a sharding rule, a mesh
  * (axes, sizes, device ids) or the graph's wiring. It does not change with SSA value names
- * (values are numbered in the order they first appear), locations, comments, whitespace, or
- * the order of the attributes of one dictionary (they are hashed sorted by name). Uninterpreted
+ * (values are numbered in the order they first appear), function names (a function symbol,
+ * where it is defined and wherever a symbol attribute such as a call's callee names it, is
+ * hashed as its position among the module's functions; with more than one function the one
+ * called "main" keeps its name, since the planner plans that one), locations, comments,
+ * whitespace, or the order of the attributes of one dictionary (they are hashed sorted by
+ * name). Uninterpreted
  * attribute text is hashed with its whitespace normalised (runs of blanks between two word
  * characters become one space, others vanish; string literals are kept as they are). Device
  * ids equal to 0..N-1 in order hash like no device ids, since they mean the same.
@@ -28,6 +32,7 @@
 #ifndef SP_HASH_H
 #define SP_HASH_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -48,6 +53,10 @@ typedef struct sp_hasher {
   /* scratch for sorting one attribute dictionary */
   const void **sorted;
   int capsorted;
+  /* the module's function symbols in body order (only while a module is being hashed) */
+  const char **funcs;
+  int nfuncs, capfuncs;
+  bool main_named;          /* more than one function: "main" is the one planned */
 } sp_hasher;
 
 /* Starts a SHA-256. SP_OK or SP_ENOMEM (also latched in the hasher). */

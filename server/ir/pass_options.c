@@ -42,24 +42,34 @@ bool sp_options_next(const char **cursor, sp_option_item *out) {
   return true;
 }
 
+bool sp_option_is(const sp_option_item *it, const char *name) {
+  return strlen(name) == it->key_len && memcmp(name, it->key, it->key_len) == 0;
+}
+
+int sp_option_bool(const char *pass, const sp_option_item *it, bool *out, sp_err *err) {
+  const char *v = it->value;
+  size_t vn = it->value_len;
+  if (vn == 0 || (vn == 4 && memcmp(v, "true", 4) == 0) || (vn == 1 && v[0] == '1'))
+    *out = true;
+  else if ((vn == 5 && memcmp(v, "false", 5) == 0) || (vn == 1 && v[0] == '0'))
+    *out = false;
+  else
+    return sp_err_set(err, SP_EINVAL, "-%s: option %.*s expects true or false, not '%.*s'", pass,
+                      (int)it->key_len, it->key, (int)vn, v);
+  return SP_OK;
+}
+
 int sp_options_parse_bools(const char *pass, const char *text, const char *const *keys,
                            bool *const *outs, int n, sp_err *err) {
   const char *p = sp_options_begin(text);
   sp_option_item it;
   while (sp_options_next(&p, &it)) {
     int k = 0;
-    while (k < n && !(strlen(keys[k]) == it.key_len && memcmp(keys[k], it.key, it.key_len) == 0)) k++;
+    while (k < n && !sp_option_is(&it, keys[k])) k++;
     if (k == n)
       return sp_err_set(err, SP_EINVAL, "-%s: unknown option '%.*s'", pass, (int)it.key_len, it.key);
-    const char *v = it.value;
-    size_t vn = it.value_len;
-    if (vn == 0 || (vn == 4 && memcmp(v, "true", 4) == 0) || (vn == 1 && v[0] == '1'))
-      *outs[k] = true;
-    else if ((vn == 5 && memcmp(v, "false", 5) == 0) || (vn == 1 && v[0] == '0'))
-      *outs[k] = false;
-    else
-      return sp_err_set(err, SP_EINVAL, "-%s: option %s expects true or false, not '%.*s'", pass,
-                        keys[k], (int)vn, v);
+    int rc = sp_option_bool(pass, &it, outs[k], err);
+    if (rc) return rc;
   }
   return SP_OK;
 }

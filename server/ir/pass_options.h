@@ -26,10 +26,16 @@ const char *sp_options_begin(const char *text);
 /* Reads the next item at *cursor and advances it; false at the end of the options. */
 bool sp_options_next(const char **cursor, sp_option_item *out);
 
+/* Whether the item's key is `name`. */
+bool sp_option_is(const sp_option_item *it, const char *name);
+/* The item's value as a boolean into *out (a bare key means true; true/false/1/0), or an
+ * error "-PASS: option KEY expects true or false, not 'VALUE'". */
+struct sp_err;
+int sp_option_bool(const char *pass, const sp_option_item *it, bool *out, struct sp_err *err);
+
 /* Parses boolean options of pass `pass` (for messages, without the dash): the item named
  * `keys[i]` sets `*outs[i]` (n entries; a bare key means true; values true/false/1/0). An
  * unknown key or value is an error naming it. */
-struct sp_err;
 int sp_options_parse_bools(const char *pass, const char *text, const char *const *keys,
                            bool *const *outs, int n, struct sp_err *err);
 

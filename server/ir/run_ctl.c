@@ -12,15 +12,24 @@ bool sp_run_ctl_cancelled(const sp_run_ctl *c) {
   return c && c->cancel && atomic_load_explicit(c->cancel, memory_order_relaxed) != 0;
 }
 
+double sp_run_ctl_deadline(const sp_run_ctl *c) {
+  if (!c) return 0;
+  if (c->moving_deadline_us)
+    return (double)atomic_load_explicit(c->moving_deadline_us, memory_order_relaxed) / 1e6;
+  return c->deadline;
+}
+
 bool sp_run_ctl_stopped(const sp_run_ctl *c) {
   if (!c) return false;
   if (sp_run_ctl_cancelled(c)) return true;
-  return c->deadline > 0 && sp_clock_now() >= c->deadline;
+  double d = sp_run_ctl_deadline(c);
+  return d > 0 && sp_clock_now() >= d;
 }
 
 double sp_run_ctl_left(const sp_run_ctl *c) {
-  if (!c || c->deadline <= 0) return HUGE_VAL;
-  return c->deadline - sp_clock_now();
+  double d = sp_run_ctl_deadline(c);
+  if (d <= 0) return HUGE_VAL;
+  return d - sp_clock_now();
 }
 
 void sp_run_ctl_report(const sp_run_ctl *c, const sp_progress *p) {

@@ -45,7 +45,15 @@ typedef struct sp_run_ctl {
   const atomic_int *cancel;   /* non-zero = cancel; NULL = never */
   sp_progress_fn progress;    /* NULL = none */
   void *progress_ctx;
+  /* A deadline another thread may move, earlier or later, while the request runs (the
+   * daemon's search shared by callers with different deadlines): sp_clock_now()
+   * microseconds, 0 = none. When set it replaces `deadline`; the engine reads it at every
+   * check, so a moved deadline takes effect at the next one. NULL = `deadline` only. */
+  const atomic_llong *moving_deadline_us;
 } sp_run_ctl;
+
+/* The deadline in force now (sp_clock_now() seconds; 0 = none). */
+double sp_run_ctl_deadline(const sp_run_ctl *c);
 
 /* True when `c` (may be NULL) has its cancel flag set. */
 bool sp_run_ctl_cancelled(const sp_run_ctl *c);

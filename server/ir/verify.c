@@ -260,8 +260,13 @@ static int verify_mesh(verifier *v, const sp_mesh *mesh, sp_loc loc, const where
   for (int i = 0; i < mesh->naxes; i++) {
     const sp_mesh_axis *ax = &mesh->axes[i];
     if (!ax->name) return fail_code(v, SP_EINTERNAL, loc, w, "mesh axis %d has no name", i);
+    /* Shardy checks an axis while parsing the mesh's axis list: the sdy.mesh op then also
+     * reports that list as unparsable. */
     if (ax->size < 1)
-      return fail(v, loc, w, "axis size must be at least 1, got: %lld", (long long)ax->size);
+      return fail(v, loc, w, "axis size must be at least 1, got: %lld%s", (long long)ax->size,
+                  w && w->lead ? "\ncustom op 'sdy.mesh' failed to parse Sdy_Mesh parameter "
+                                 "'axes' which is to be a `::llvm::ArrayRef<MeshAxisAttr>`"
+                               : "");
     /* Axes are few (<= SP_MAX_MESH_AXES): pairwise is cheaper than a table. */
     for (int j = 0; j < i; j++)
       if (strcmp(mesh->axes[j].name, ax->name) == 0)
@@ -878,8 +883,8 @@ static int verify_func(verifier *v, const sp_op *op) {
 static int verify_block(verifier *v, const sp_op *parent, const sp_block *b, bool func_entry) {
   for (int i = 0; i < b->nargs; i++) {
     const sp_value *arg = b->args[i];
-    if (!arg->sharding) continue;
     where w = {parent->name, func_entry ? "arg" : "block argument", i, NULL, false, NULL};
+    if (!arg->sharding) continue;
     int rc = check_sharding(v, arg->sharding, arg->type, value_loc(arg, parent->loc), &w);
     if (rc) return rc;
   }
@@ -887,6 +892,14 @@ static int verify_block(verifier *v, const sp_op *parent, const sp_block *b, boo
     int rc = verify_op(v, op);
     if (rc) return rc;
   }
+  /* A function argument's sdy.sharding the reader could not take is not a single sharding;
+   * MLIR checks argument attributes with the function's regions, after the body. */
+  for (int i = 0; func_entry && i < b->nargs; i++)
+    if (sp_attrs_get(&b->args[i]->attrs, "sdy.sharding")) {
+      where w = {parent->name, "arg", i, NULL, false, NULL};
+      return fail(v, parent->loc, &w, "should have a sharding attribute of type "
+                  "TensorShardingAttr");
+    }
   return SP_OK;
 }
 
@@ -909,7 +922,11 @@ static int verify_sharding_attrs(verifier *v, const sp_op *op) {
     const sp_attr *at = &op->attrs.v[i];
     where w = {op->name, at->name, -1, NULL, false, NULL};
     int rc = SP_OK;
-    if (at->kind == SP_ATTR_SHARDING && at->u.sharding) {
+    if (at->kind == SP_ATTR_SHARDING && strcmp(at->name, "sdy.sharding") == 0) {
+      where ow = {op->name, NULL, -1, NULL, false, NULL};
+      return fail(v, op->loc, &ow, "should have a sharding attribute of type "
+                  "TensorShardingPerValueAttr");
+    } else if (at->kind == SP_ATTR_SHARDING && at->u.sharding) {
       rc = check_sharding(v, at->u.sharding, NULL, op->loc, &w);
     } else if (at->kind == SP_ATTR_SHARDINGS && strcmp(at->name, "sdy.sharding") == 0) {
       int n = at->u.shardings.n;
@@ -997,7 +1014,10 @@ static int check_unreduced_kinds(verifier *v, const sp_op *op) {
 }
 
 static int verify_op(verifier *v, const sp_op *op) {
-  int rc = SP_OK;
+  /* The debugging attributes sort before sdy.sharding, and MLIR checks an op's dialect
+   * attributes (in name order) before the op itself. */
+  int rc = sp_verify_edge_attrs(v->m, op, v->err);
+  if (rc) return rc;
   bool collective = false;
   switch (op->kind) {
     case SP_OP_SDY_MESH:

@@ -59,14 +59,12 @@ bool sp_pass_at(int i, sp_pass_info *out) {
   int k = i - NPASSES;
   for (int j = 0; sp_import_passes[j].flag; j++, k--)
     if (k == 0) {
-      const sp_import_pass *e = &sp_import_passes[j];
-      *out = (sp_pass_info){e->flag, e->run, e->help, NULL};
+      *out = sp_import_passes[j];
       return true;
     }
   for (int j = 0; sp_export_passes[j].flag; j++, k--)
     if (k == 0) {
-      const sp_export_pass *e = &sp_export_passes[j];
-      *out = (sp_pass_info){e->flag, e->run, e->help, NULL};
+      *out = sp_export_passes[j];
       return true;
     }
   return false;

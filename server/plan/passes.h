@@ -26,6 +26,7 @@
 
 #include "ir/err.h"
 #include "ir/ir.h"
+#include "ir/pass_info.h"
 #include "search/plan_search.h"
 
 /* What a pass hands back to its caller besides the module. */
@@ -39,15 +40,7 @@ typedef struct sp_pass_ctx {
   const sp_cluster *cluster;
 } sp_pass_ctx;
 
-typedef int (*sp_pass_fn)(sp_module *m, const char *options, sp_err *err);
-typedef int (*sp_pass_ctx_fn)(sp_module *m, const char *options, sp_pass_ctx *ctx, sp_err *err);
-
-typedef struct sp_pass_info {
-  const char *flag;        /* without the leading dash: "sdy-basic-propagate" */
-  sp_pass_fn run;          /* the pass; NULL when run_ctx is set */
-  const char *help;        /* one line, with the options it takes */
-  sp_pass_ctx_fn run_ctx;  /* a pass that hands something back; NULL otherwise */
-} sp_pass_info;
+/* The rows (sp_pass_info: flag, run, help, run_ctx) are ir/pass_info.h's. */
 
 /* The i-th pass (from 0, in the order `-help` lists them) into *out; false past the end. */
 bool sp_pass_at(int i, sp_pass_info *out);

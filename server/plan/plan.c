@@ -3,8 +3,9 @@
  * factor tables, propagate, search, and build the plan.
  *
  * Control: the options' deadline, cancel flag and progress callback become the module's
- * sp_run_ctl for the duration of the call (propagation and the search read it there); the
- * search's time limit is clamped to the time left before the deadline. A cancel seen at any
+ * sp_run_ctl for the duration of the call (propagation and the search read it there); an
+ * explicit time limit is clamped to the time left before a fixed deadline, and a search
+ * without one stays bounded by work, the deadline only cutting it. A cancel seen at any
  * check makes the call fail with SP_ETIMEOUT, whatever the stage returned.
  */
 #include "plan/plan.h"
@@ -100,7 +101,8 @@ int sp_plan_run(const sp_plan_input *in, const sp_cluster *cluster, const sp_pla
   sp_ptr_map_init(&numbers);
   sp_pass_ctx ctx;
   memset(&ctx, 0, sizeof ctx);
-  sp_run_ctl ctl = {o->deadline, o->cancel, o->progress, o->progress_ctx};
+  sp_run_ctl ctl = {o->deadline, o->cancel, o->progress, o->progress_ctx,
+                    o->moving_deadline_us};
   struct sp_diag_list *saved_diags = NULL;
   struct sp_conflict_log *saved_log = NULL;
   const struct sp_run_ctl *saved_ctl = NULL;
@@ -142,13 +144,20 @@ int sp_plan_run(const sp_plan_input *in, const sp_cluster *cluster, const sp_pla
     sp_search_overrides_init(&ov);
     ov.cluster = cluster;
     ov.time_limit = o->time_limit > 0 ? o->time_limit : -1;
-    if (o->deadline > 0) {
+    ov.default_time_limit = 0;   /* no time limit given: bounded by work */
+    ov.nincumbent = o->nincumbent;
+    ov.incumbent = o->incumbent;
+    if (sp_run_ctl_deadline(&ctl) > 0) {
+      /* The deadline cuts the search; it shortens an explicit time limit, but a search
+       * bounded by work stays so (the deadline only stops it where it is). A moving deadline
+       * is read as the search goes. */
       double left = sp_run_ctl_left(&ctl);
       if (left <= 0) {
         rc = cancelled(&ctl, err);
         goto done;
       }
-      if (ov.time_limit < 0 || left < ov.time_limit) ov.time_limit = left;
+      if (!o->moving_deadline_us && ov.time_limit > 0 && left < ov.time_limit)
+        ov.time_limit = left;
     }
     ov.gap = o->gap;
     ov.placement = o->placement;

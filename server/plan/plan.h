@@ -33,6 +33,8 @@
  * Determinism: the same input, cluster and options give the same plan bytes, except that a
  * wall-clock time limit or deadline can cut the search short (then solver.status is
  * "timeout" and solver.gap says how far from proven the plan is) and the solver's seconds.
+ * Without a time limit the search is bounded by work counts (heuristic work, simplex
+ * iterations, branch-and-bound nodes), so its answer does not depend on the machine's load.
  *
  * Errors: sp_plan_run returns SP_OK and a plan, or a negative status, no plan, and `err`
  * naming the problem and its place ("request:3:14: unknown axis \"c\""): SP_EINVAL for input
@@ -116,7 +118,7 @@ typedef struct sp_plan_op {
 
 typedef struct sp_plan_collective {
   const char *kind;     /* "all-gather", "reduce-scatter", "all-reduce", "all-to-all",
-                           "all-slice" (free), "collective-permute" */
+                           "all-slice" (local: 0 bytes, 0 s), "collective-permute" */
   const char *axes;     /* "\"data\", \"model\"" */
   int64_t group_size;   /* devices in one group */
   double bytes;         /* of the whole tensor moved */
@@ -195,6 +197,11 @@ typedef struct sp_plan {
   sp_plan_collective *collectives;
   int nop_costs;        /* every op the search priced, with its compute time */
   sp_plan_op_cost *op_costs;
+  /* The search's strategy choice (one index per node of its strategy graph), for a warm
+   * start of a later search of the same request (sp_plan_options.incumbent). Not part of
+   * the JSON. 0 / NULL without a search. */
+  int nchoice;
+  const int *choice;
 } sp_plan;
 
 void sp_plan_free(sp_plan *p);
@@ -229,8 +236,10 @@ typedef struct sp_plan_options {
    * "max-strategies=64 share-layers=false"); cluster= is ignored: the cluster argument is
    * used. */
   const char *search_options;
-  double time_limit;           /* solver seconds for the whole search; <= 0: none (or the
-                                  search options') */
+  double time_limit;           /* solver seconds for the whole search; <= 0: the search
+                                  options' time-limit=, else none: the search is bounded by
+                                  work (the same answer on any machine) and only the
+                                  deadline can cut it short */
   double gap;                  /* relative gap to stop at; < 0: the search options' (0) */
   sp_plan_choice placement;    /* rank mapping by traffic (auto) or the mesh's devices */
   sp_plan_choice mesh_shape;   /* try every factorisation of the device count (auto) */
@@ -241,6 +250,14 @@ typedef struct sp_plan_options {
   const atomic_int *cancel;
   sp_progress_fn progress;
   void *progress_ctx;
+  /* A deadline another thread may move while the plan is made (ir/run_ctl.h; sp_clock_now()
+   * microseconds, 0 = none); replaces `deadline` when set. The search then runs to it as it
+   * is at each check (the time limit is not clamped to it at the start). */
+  const atomic_llong *moving_deadline_us;
+  /* A warm start: an earlier plan's `choice` for the same request (nincumbent entries), the
+   * search's first incumbent. */
+  int nincumbent;
+  const int *incumbent;
 } sp_plan_options;
 
 /* Propagation + search with Shardy's defaults, no limits, no callbacks. */

@@ -330,6 +330,16 @@ static void build_search(builder *b, const sp_plan_summary *s) {
   for (int64_t i = 0; i < pm->ndevices; i++) pm->device_of[i] = s->device_of[i];
   pm->placement_auto = s->placement_auto;
   pm->shape_searched = s->shape_auto;
+  if (s->nchoice > 0) {
+    int *ch = sp_arena_alloc(p->arena, (size_t)s->nchoice * sizeof *ch);
+    if (!ch) {
+      b->status = SP_ENOMEM;
+      return;
+    }
+    memcpy(ch, s->choice, (size_t)s->nchoice * sizeof *ch);
+    p->choice = ch;
+    p->nchoice = s->nchoice;
+  }
   p->ncollectives = s->ncollectives;
   p->collectives = sp_arena_calloc(p->arena, (size_t)(s->ncollectives ? s->ncollectives : 1),
                                    sizeof *p->collectives);

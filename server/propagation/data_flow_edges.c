@@ -24,6 +24,13 @@ bool sp_data_flow_is_data_flow_op(const sp_op *op) {
   }
 }
 
+sp_op *sp_data_flow_edge_of(const sp_value *owner) {
+  for (const sp_use *u = owner->uses; u; u = u->next)
+    if (u->owner->kind == SP_OP_SDY_DATA_FLOW_EDGE && u->index == 0 && u->owner->nresults == 1)
+      return u->owner;
+  return NULL;
+}
+
 static bool has_body_edges(const sp_op *op) {
   return (op->kind == SP_OP_SDY_NAMED_COMPUTATION || op->kind == SP_OP_SDY_MANUAL_COMPUTATION) &&
          op->nregions == 1 && op->regions[0].nblocks >= 1;

@@ -43,6 +43,8 @@ int sp_data_flow_edges_sink(sp_module *m, sp_err *err);
 
 /* Whether `op` is one of the data-flow ops listed above. */
 bool sp_data_flow_is_data_flow_op(const sp_op *op);
+/* The sdy.data_flow_edge op whose input is `owner`, or NULL. */
+sp_op *sp_data_flow_edge_of(const sp_value *owner);
 
 /* The local view of a manual computation's in/out sharding: `s` without the manual axes. */
 sp_sharding *sp_data_flow_strip_manual_axes(sp_arena *a, const sp_sharding *s,

@@ -17,18 +17,12 @@
 #include "propagation/sharding_constraints.h"
 #include "propagation/sharding_groups.h"
 
-/* A pass without options: `fn` runs after the option text was checked to be empty. */
-#define NO_OPTION_PASS(cname, flag, fn)                                        \
-  static int cname(sp_module *m, const char *options, sp_err *err) {          \
-    int rc = sp_options_parse_bools(flag, options, NULL, NULL, 0, err);       \
-    return rc ? rc : fn(m, err);                                               \
-  }
 
-NO_OPTION_PASS(pass_lift_meshes, "sdy-lift-inlined-meshes", sp_mesh_lift_inlined)
-NO_OPTION_PASS(pass_size_one_axes, "sdy-remove-size-one-axes", sp_mesh_remove_size_one_axes)
-NO_OPTION_PASS(pass_manual_cleanup, "sdy-manual-axes-cleanup", sp_mesh_manual_axes_cleanup)
-NO_OPTION_PASS(pass_func_to_call, "sdy-propagate-sharding-from-func-to-call",
-               sp_func_calls_shardings_to_calls)
+SP_NO_OPTION_PASS(pass_lift_meshes, "sdy-lift-inlined-meshes", sp_mesh_lift_inlined)
+SP_NO_OPTION_PASS(pass_size_one_axes, "sdy-remove-size-one-axes", sp_mesh_remove_size_one_axes)
+SP_NO_OPTION_PASS(pass_manual_cleanup, "sdy-manual-axes-cleanup", sp_mesh_manual_axes_cleanup)
+SP_NO_OPTION_PASS(pass_func_to_call, "sdy-propagate-sharding-from-func-to-call",
+                  sp_func_calls_shardings_to_calls)
 
 static int pass_import_calls(sp_module *m, const char *options, sp_err *err) {
   bool edges = true;
@@ -37,14 +31,14 @@ static int pass_import_calls(sp_module *m, const char *options, sp_err *err) {
   int rc = sp_options_parse_bools("sdy-import-func-calls", options, keys, outs, 1, err);
   return rc ? rc : sp_func_calls_import(m, edges, err);
 }
-NO_OPTION_PASS(pass_func_edges, "sdy-add-func-data-flow-edges", sp_func_data_flow_edges_add)
-NO_OPTION_PASS(pass_flatten, "sdy-flatten-call-graph", sp_flatten_call_graph)
-NO_OPTION_PASS(pass_batching, "sdy-explicit-gather-scatter-batching", sp_gather_scatter_explicit_batching)
-NO_OPTION_PASS(pass_canonicalize, "canonicalize", sp_canonicalize)
-NO_OPTION_PASS(pass_pre_order, "sdy-pre-order-funcs", sp_func_calls_pre_order)
-NO_OPTION_PASS(pass_splitter, "sdy-constant-or-scalar-splitter", sp_constants_split)
-NO_OPTION_PASS(pass_group_import, "sdy-sharding-group-import", sp_sharding_groups_import)
-NO_OPTION_PASS(pass_pipeline, "sdy-import-pipeline", sp_import_pipeline)
+SP_NO_OPTION_PASS(pass_func_edges, "sdy-add-func-data-flow-edges", sp_func_data_flow_edges_add)
+SP_NO_OPTION_PASS(pass_flatten, "sdy-flatten-call-graph", sp_flatten_call_graph)
+SP_NO_OPTION_PASS(pass_batching, "sdy-explicit-gather-scatter-batching", sp_gather_scatter_explicit_batching)
+SP_NO_OPTION_PASS(pass_canonicalize, "canonicalize", sp_canonicalize)
+SP_NO_OPTION_PASS(pass_pre_order, "sdy-pre-order-funcs", sp_func_calls_pre_order)
+SP_NO_OPTION_PASS(pass_splitter, "sdy-constant-or-scalar-splitter", sp_constants_split)
+SP_NO_OPTION_PASS(pass_group_import, "sdy-sharding-group-import", sp_sharding_groups_import)
+SP_NO_OPTION_PASS(pass_pipeline, "sdy-import-pipeline", sp_import_pipeline)
 
 int sp_import_pipeline(sp_module *m, sp_err *err) {
   int rc;
@@ -59,18 +53,18 @@ int sp_import_pipeline(sp_module *m, sp_err *err) {
   return SP_OK;
 }
 
-const sp_import_pass sp_import_passes[] = {
-    {"sdy-lift-inlined-meshes", pass_lift_meshes, "inline meshes become module meshes (deduplicated)"},
-    {"sdy-remove-size-one-axes", pass_size_one_axes, "drop mesh axes of size one from every sharding"},
-    {"sdy-manual-axes-cleanup", pass_manual_cleanup, "manual computations' manual axes in mesh order, free axes closed"},
-    {"sdy-propagate-sharding-from-func-to-call", pass_func_to_call, "calls take their callee's result shardings"},
-    {"sdy-import-func-calls", pass_import_calls, "calls become sdy.named_computation ops"},
-    {"sdy-add-func-data-flow-edges", pass_func_edges, "sdy.func_data_flow_edge on non-main function arguments and call results"},
-    {"sdy-flatten-call-graph", pass_flatten, "one call site per function (later calls get copies)"},
-    {"sdy-explicit-gather-scatter-batching", pass_batching, "batch iotas in gather/scatter indices become explicit batching dims"},
-    {"sdy-pre-order-funcs", pass_pre_order, "functions ordered callers before callees"},
-    {"sdy-constant-or-scalar-splitter", pass_splitter, "one constant (or scalar broadcast) per use"},
-    {"sdy-sharding-group-import", pass_group_import, "merge and check sharding groups"},
-    {"canonicalize", pass_canonicalize, "fold and simplify the sdy ops (collectives, manual computations), erase dead pure ops"},
-    {"sdy-import-pipeline", pass_pipeline, "every import pass in Shardy's order"},
-    {NULL, NULL, NULL}};
+const sp_pass_info sp_import_passes[] = {
+    {"sdy-lift-inlined-meshes", pass_lift_meshes, "inline meshes become module meshes (deduplicated)", NULL},
+    {"sdy-remove-size-one-axes", pass_size_one_axes, "drop mesh axes of size one from every sharding", NULL},
+    {"sdy-manual-axes-cleanup", pass_manual_cleanup, "manual computations' manual axes in mesh order, free axes closed", NULL},
+    {"sdy-propagate-sharding-from-func-to-call", pass_func_to_call, "calls take their callee's result shardings", NULL},
+    {"sdy-import-func-calls", pass_import_calls, "calls become sdy.named_computation ops", NULL},
+    {"sdy-add-func-data-flow-edges", pass_func_edges, "sdy.func_data_flow_edge on non-main function arguments and call results", NULL},
+    {"sdy-flatten-call-graph", pass_flatten, "one call site per function (later calls get copies)", NULL},
+    {"sdy-explicit-gather-scatter-batching", pass_batching, "batch iotas in gather/scatter indices become explicit batching dims", NULL},
+    {"sdy-pre-order-funcs", pass_pre_order, "functions ordered callers before callees", NULL},
+    {"sdy-constant-or-scalar-splitter", pass_splitter, "one constant (or scalar broadcast) per use", NULL},
+    {"sdy-sharding-group-import", pass_group_import, "merge and check sharding groups", NULL},
+    {"canonicalize", pass_canonicalize, "fold and simplify the sdy ops (collectives, manual computations), erase dead pure ops", NULL},
+    {"sdy-import-pipeline", pass_pipeline, "every import pass in Shardy's order", NULL},
+    {NULL, NULL, NULL, NULL}};

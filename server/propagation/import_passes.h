@@ -24,17 +24,10 @@
 
 #include "ir/err.h"
 #include "ir/ir.h"
+#include "ir/pass_info.h"
 
-typedef int (*sp_import_pass_fn)(sp_module *m, const char *options, sp_err *err);
-
-typedef struct sp_import_pass {
-  const char *flag;   /* without the leading dash */
-  sp_import_pass_fn run;
-  const char *help;
-} sp_import_pass;
-
-/* The import passes, ending with an all-NULL entry. */
-extern const sp_import_pass sp_import_passes[];
+/* The import passes (rows of ir/pass_info.h; run_ctx NULL), ending with an all-NULL entry. */
+extern const sp_pass_info sp_import_passes[];
 
 /* The import pipeline (what -sdy-import-pipeline runs; -sdy-propagation-pipeline runs the same
  * steps, skipping those with nothing to work on). */

@@ -8,7 +8,9 @@
 #include <string.h>
 
 #include "ir/axis_ref.h"
+#include "ir/diag.h"
 #include "ir/grow.h"
+#include "ir/sp_limits.h"
 #include "propagation/sharding_walk.h"
 
 /* ------------------------------------------------------------------ symbols */
@@ -161,6 +163,67 @@ static int lift_slot(sp_module *m, const sp_sharding_slot *s, void *ctx, sp_err 
   return SP_OK;
 }
 
+/* ---- StableHLO meshes written inline in replica groups:
+ *   #stablehlo.replica_group_mesh_axes<mesh = #stablehlo.mesh<axes = [#stablehlo.mesh_axis<
+ *       name = "z", size = 4>, ...]>, axes = [...]>
+ * are lifted like sdy ones: the mesh becomes (or is found as) an sdy.mesh and is named. */
+
+static const char HLO_MESH[] = "mesh = #stablehlo.mesh<axes = [";
+static const char HLO_AXIS[] = "#stablehlo.mesh_axis<name = \"";
+
+/* Reads the axes of an inline StableHLO mesh starting at `p` (just past HLO_MESH) into a new
+ * arena mesh; *end is set past the mesh's closing '>'. NULL when the text is not that form. */
+static sp_mesh *read_hlo_mesh(sp_arena *a, const char *p, const char **end) {
+  int cap = 0;
+  for (const char *q = p; (q = strstr(q, HLO_AXIS)) != NULL; q++) cap++;
+  sp_mesh *mesh = sp_arena_calloc(a, 1, sizeof *mesh);
+  if (!mesh || !(mesh->axes = sp_arena_calloc(a, (size_t)(cap ? cap : 1), sizeof *mesh->axes)))
+    return NULL;
+  while (strncmp(p, HLO_AXIS, sizeof HLO_AXIS - 1) == 0 && mesh->naxes < cap) {
+    p += sizeof HLO_AXIS - 1;
+    static const char SIZE[] = "\", size = ";
+    const char *q = strchr(p, '"');
+    if (!q || strncmp(q, SIZE, sizeof SIZE - 1) != 0) return NULL;
+    char *after;
+    long long size = strtoll(q + sizeof SIZE - 1, &after, 10);
+    if (after == q + sizeof SIZE - 1 || *after != '>') return NULL;
+    sp_mesh_axis *ax = &mesh->axes[mesh->naxes++];
+    if (!(ax->name = sp_arena_strndup(a, p, (size_t)(q - p)))) return NULL;
+    ax->size = size;
+    p = after + 1;
+    if (strncmp(p, ", ", 2) == 0) p += 2;
+  }
+  if (strncmp(p, "]>", 2) != 0) return NULL;
+  *end = p + 2;
+  return mesh;
+}
+
+typedef struct hlo_lift {
+  sp_module *m;
+  lift *l;
+  int rc;
+} hlo_lift;
+
+static bool lift_hlo_meshes(sp_op *op, void *ctx) {
+  hlo_lift *h = ctx;
+  for (int i = 0; i < op->attrs.n && !h->rc; i++) {
+    sp_attr *at = &op->attrs.v[i];
+    const char *at_mesh = at->kind == SP_ATTR_TEXT ? strstr(at->u.s, HLO_MESH) : NULL;
+    const char *end;
+    sp_mesh *mesh = at_mesh ? read_hlo_mesh(h->m->arena, at_mesh + sizeof HLO_MESH - 1, &end) : NULL;
+    if (!mesh) continue;
+    sp_op *existing = find_equal_mesh(h->m, mesh);
+    const char *name = existing ? sp_op_get_str(existing, "sym_name")
+                                : new_mesh_symbol(h->m, h->l, mesh);
+    const char *text = name ? sp_arena_printf(h->m->arena, "%.*smesh = @%s%s",
+                                              (int)(at_mesh - at->u.s), at->u.s, name, end)
+                            : NULL;
+    if (!text) h->rc = SP_ENOMEM;
+    else at->u.s = text;
+  }
+  return h->rc == SP_OK;
+}
+
 int sp_mesh_lift_inlined(sp_module *m, sp_err *err) {
   lift l = {NULL, 0, NULL};
   int n = 0, rc = SP_OK;
@@ -179,7 +242,10 @@ int sp_mesh_lift_inlined(sp_module *m, sp_err *err) {
     }
   }
   rc = sp_sharding_walk(m, lift_slot, &l, err);
+  hlo_lift h = {m, &l, SP_OK};
+  if (!rc) sp_op_walk(m->op, lift_hlo_meshes, &h);
   free(l.renames);
+  if (!rc && h.rc) rc = sp_err_set(err, h.rc, "out of memory lifting a StableHLO mesh");
   return rc;
 }
 
@@ -272,26 +338,116 @@ int sp_mesh_remove_size_one_axes(sp_module *m, sp_err *err) {
 
 /* ------------------------------------------------------------------ manual axes cleanup */
 
-/* A copy of `s` whose replicated list also holds every manual axis `s` does not mention. */
+/* The used parts of axis `name` (of size n) in dims, replicated and unreduced of `s`, as
+ * [pre, next) ranges; returns how many (at most `cap`). */
+static int used_parts(const sp_sharding *s, const char *name, int64_t n, int64_t (*r)[2], int cap) {
+  int k = 0;
+  const sp_axis_ref *lists[2] = {s->replicated, s->unreduced};
+  int counts[2] = {s->nreplicated, s->nunreduced};
+  for (int d = -2; d < s->rank; d++) {
+    const sp_axis_ref *v = d < 0 ? lists[d + 2] : s->dims[d].axes;
+    int cnt = d < 0 ? counts[d + 2] : s->dims[d].naxes;
+    for (int i = 0; i < cnt && k < cap; i++) {
+      if (strcmp(v[i].name, name) != 0) continue;
+      r[k][0] = sp_axis_pre(&v[i]);
+      r[k][1] = sp_axis_next(&v[i], n);
+      k++;
+    }
+  }
+  /* By start. */
+  for (int i = 1; i < k; i++)
+    for (int j = i; j > 0 && r[j][0] < r[j - 1][0]; j--) {
+      int64_t t0 = r[j][0], t1 = r[j][1];
+      r[j][0] = r[j - 1][0];
+      r[j][1] = r[j - 1][1];
+      r[j - 1][0] = t0;
+      r[j - 1][1] = t1;
+    }
+  return k;
+}
+
+/* Appends to `out` the parts of manual axis `ax` that `s` does not use (the whole axis when
+ * it uses none). */
+static int unused_parts(const sp_sharding *s, const sp_mesh_axis *ax, sp_axis_ref *out) {
+  int64_t r[2 * SP_MAX_MESH_AXES + 8][2];
+  int k = used_parts(s, ax->name, ax->size, r, (int)(sizeof r / sizeof r[0]));
+  int n = 0;
+  int64_t cur = 1;
+  for (int i = 0; i < k; i++) {
+    if (cur < r[i][0]) out[n++] = sp_axis_make(ax->name, cur, r[i][0] / cur, ax->size);
+    if (r[i][1] > cur) cur = r[i][1];
+  }
+  if (cur < ax->size) out[n++] = sp_axis_make(ax->name, cur, ax->size / cur, ax->size);
+  return n;
+}
+
+/* A copy of `s` whose replicated list also holds every part of a manual axis `s` does not use,
+ * neighbouring parts of one axis merged. */
 static sp_sharding *add_unused_manual_axes(sp_arena *a, const sp_sharding *s, const sp_mesh *mesh,
                                            const sp_axis_ref *manual, int nmanual) {
-  int extra = 0;
-  for (int i = 0; i < nmanual; i++) extra += !sp_sharding_uses_axis_name(s, manual[i].name);
-  if (!extra) return (sp_sharding *)s;
-  sp_sharding *c = sp_sharding_copy(a, s);
-  sp_axis_ref *rep = c ? sp_arena_alloc(a, (size_t)(s->nreplicated + extra) * sizeof *rep) : NULL;
+  int cap = s->nreplicated, extra = 0;
+  for (int i = 0; i < nmanual; i++) cap += SP_MAX_MESH_AXES + 2;
+  sp_axis_ref *rep = sp_arena_alloc(a, (size_t)(cap ? cap : 1) * sizeof *rep);
   if (!rep) return NULL;
   if (s->nreplicated) memcpy(rep, s->replicated, (size_t)s->nreplicated * sizeof *rep);
   int n = s->nreplicated;
-  for (int i = 0; i < nmanual; i++)
-    if (!sp_sharding_uses_axis_name(s, manual[i].name)) rep[n++] = manual[i];
+  for (int i = 0; i < nmanual; i++) {
+    int idx = sp_mesh_axis_index(mesh, manual[i].name);
+    if (idx < 0) continue;
+    int added = unused_parts(s, &mesh->axes[idx], rep + n);
+    n += added;
+    extra += added;
+  }
+  if (!extra) return (sp_sharding *)s;
   sp_sharding_sort_axes(rep, n, mesh);
+  int m = 0;
+  for (int i = 0; i < n; i++) {
+    if (m && sp_axis_can_merge(&rep[m - 1], &rep[i])) {
+      rep[m - 1] = sp_axis_merge(&rep[m - 1], &rep[i], sp_mesh_axis_size(mesh, rep[i].name));
+      continue;
+    }
+    rep[m++] = rep[i];
+  }
+  sp_sharding *c = sp_sharding_copy(a, s);
+  if (!c) return NULL;
   c->replicated = rep;
-  c->nreplicated = n;
+  c->nreplicated = m;
   return c;
 }
 
 static bool is_tensor(const sp_type *t) { return t && t->kind == SP_TYPE_TENSOR; }
+
+/* The first in/out sharding of the computation on a non-empty mesh (the computation's mesh,
+ * as written there: by name or inline), or NULL. */
+static const sp_sharding *common_mesh_ref(const sp_module *m, const sp_op *op, const sp_attr *in) {
+  for (int i = 0; in && in->kind == SP_ATTR_SHARDINGS && i < in->u.shardings.n; i++) {
+    const sp_sharding *s = in->u.shardings.v[i];
+    const sp_mesh *mesh = s ? sp_module_sharding_mesh(m, s) : NULL;
+    if (mesh && !sp_mesh_is_empty(mesh)) return s;
+  }
+  for (int i = 0; i < op->nresults; i++) {
+    const sp_sharding *s = op->results[i].sharding;
+    const sp_mesh *mesh = s ? sp_module_sharding_mesh(m, s) : NULL;
+    if (mesh && !sp_mesh_is_empty(mesh)) return s;
+  }
+  return NULL;
+}
+
+/* `s` referring to the computation's mesh the way `ref` does, when it is on that mesh spelt
+ * otherwise or on the empty mesh (every in/out sharding then names the one mesh). */
+static sp_sharding *on_common_mesh(const sp_module *m, sp_sharding *s, const sp_sharding *ref) {
+  if (!s || !ref) return s;
+  const sp_mesh *mesh = sp_module_sharding_mesh(m, s), *common = sp_module_sharding_mesh(m, ref);
+  bool same_ref = s->inline_mesh ? s->inline_mesh == ref->inline_mesh
+                                 : s->mesh_name && ref->mesh_name && strcmp(s->mesh_name, ref->mesh_name) == 0;
+  if (same_ref || !mesh || !common || (!sp_mesh_is_empty(mesh) && !sp_mesh_equal(mesh, common)))
+    return s;
+  sp_sharding *c = sp_sharding_copy(m->arena, s);
+  if (!c) return NULL;
+  c->inline_mesh = ref->inline_mesh;
+  c->mesh_name = ref->mesh_name;
+  return c;
+}
 
 static bool cleanup_manual(sp_op *op, void *ctx) {
   axes_edit *e = ctx;
@@ -306,7 +462,8 @@ static bool cleanup_manual(sp_op *op, void *ctx) {
     return false;
   }
   sp_attr *in = sp_op_attr(op, "in_shardings");
-  const sp_mesh *mesh = op_sharding_mesh(e->m, op);
+  const sp_sharding *ref = common_mesh_ref(e->m, op, in);
+  const sp_mesh *mesh = ref ? sp_module_sharding_mesh(e->m, ref) : op_sharding_mesh(e->m, op);
   if (!axes || axes->kind != SP_ATTR_AXES || !axes->u.axes.n || !mesh) return true;
   sp_arena *a = e->m->arena;
   sp_axis_ref *sorted = sp_arena_alloc(a, (size_t)axes->u.axes.n * sizeof *sorted);
@@ -321,14 +478,17 @@ static bool cleanup_manual(sp_op *op, void *ctx) {
       v[i] = in->u.shardings.v[i];
       const sp_type *t = i < op->noperands && op->operands[i].value ? op->operands[i].value->type : NULL;
       if (!v[i] || !is_tensor(t)) continue;
-      if (!(v[i] = add_unused_manual_axes(a, v[i], mesh, sorted, axes->u.axes.n))) goto oom;
+      if (!(v[i] = on_common_mesh(e->m, v[i], ref)) ||
+          !(v[i] = add_unused_manual_axes(a, v[i], mesh, sorted, axes->u.axes.n)))
+        goto oom;
     }
     in->u.shardings.v = v;
   }
   for (int i = 0; i < op->nresults; i++) {
     sp_value *r = &op->results[i];
     if (!r->sharding || !is_tensor(r->type)) continue;
-    if (!(r->sharding = add_unused_manual_axes(a, r->sharding, mesh, sorted, axes->u.axes.n)))
+    if (!(r->sharding = on_common_mesh(e->m, r->sharding, ref)) ||
+        !(r->sharding = add_unused_manual_axes(a, r->sharding, mesh, sorted, axes->u.axes.n)))
       goto oom;
   }
   return true;
@@ -341,8 +501,7 @@ int sp_mesh_manual_axes_cleanup(sp_module *m, sp_err *err) {
   axes_edit e = {m, SP_OK, NULL};
   sp_op_walk(m->op, cleanup_manual, &e);
   if (e.rc == SP_EINVAL)
-    return sp_err_set(err, SP_EINVAL, "%s:%d:%d: '%s' op has manual_axes when there are no in/out "
-                      "shardings and the body is not empty", m->filename, e.bad->loc.line,
-                      e.bad->loc.col, e.bad->name);
+    return sp_op_error(err, SP_EINVAL, m, e.bad, "has manual_axes when there are no in/out "
+                       "shardings and the body is not empty");
   return e.rc ? sp_err_set(err, e.rc, "out of memory in manual-axes cleanup") : SP_OK;
 }

@@ -10,11 +10,17 @@
  *     by a symbol: an existing sdy.mesh with the same axes and ids if there is one, else a new
  *     sdy.mesh named `mesh` (`maximal_mesh_<id>` for a maximal mesh, `empty_mesh` for the empty
  *     one), made unique with `_0`, `_1`, ... and inserted after the last mesh of the module.
+ *     StableHLO meshes written inline in replica groups (`#stablehlo.replica_group_mesh_axes<
+ *     mesh = #stablehlo.mesh<axes = [...]>, ...>`) are lifted the same way, after the
+ *     shardings, and referred to as `mesh = @name`.
  *   sp_mesh_remove_size_one_axes: drops every axis of size 1 from every sharding (dims,
  *     replicated, unreduced), from manual_axes and from all-reduce axes; a priority left on a
  *     closed dim that became empty is dropped too. Meshes keep their size-one axes.
- *   sp_mesh_manual_axes_cleanup: sorts each manual computation's manual_axes in mesh order
- *     and adds the manual axes an in/out sharding does not mention to its replicated list.
+ *   sp_mesh_manual_axes_cleanup: sorts each manual computation's manual_axes in mesh order,
+ *     makes every in/out sharding refer to the computation's mesh as its first sharding on a
+ *     non-empty mesh does (by name or inline; empty-mesh placeholders included), and adds to
+ *     each in/out sharding's replicated list the parts of the manual axes it does not use
+ *     (a whole axis, or the sub-axes around the parts it uses), neighbouring parts merged.
  *
  * Memory: new ops and shardings come from the module's arena; scratch tables are malloc'd and
  * freed before returning. Errors: SP_ENOMEM, or SP_EINVAL naming the sharding whose mesh is

@@ -22,88 +22,48 @@
 
 /* ------------------------------------------------------------------ option text */
 
-/* Calls `item` on each `key[=value]` of `text` (values may be quoted); stops at an error. */
-typedef int (*option_fn)(const char *k, size_t kn, const char *v, size_t vn, void *ctx,
-                         sp_err *err);
-
-static int for_each_option(const char *text, option_fn item, void *ctx, sp_err *err) {
-  const char *p = sp_options_begin(text);
-  sp_option_item it;
-  while (sp_options_next(&p, &it)) {
-    int rc = item(it.key, it.key_len, it.value, it.value_len, ctx, err);
-    if (rc) return rc;
-  }
-  return SP_OK;
-}
-
-static bool key_is(const char *k, size_t kn, const char *name) {
-  return strlen(name) == kn && memcmp(k, name, kn) == 0;
-}
-
-static int parse_bool(const char *pass, const char *k, size_t kn, const char *v, size_t vn,
-                      bool *out, sp_err *err) {
-  if (vn == 0 || (vn == 4 && memcmp(v, "true", 4) == 0) || (vn == 1 && v[0] == '1')) {
-    *out = true;
-    return SP_OK;
-  }
-  if ((vn == 5 && memcmp(v, "false", 5) == 0) || (vn == 1 && v[0] == '0')) {
-    *out = false;
-    return SP_OK;
-  }
-  return sp_err_set(err, SP_EINVAL, "-%s: option %.*s expects true or false, not '%.*s'", pass,
-                    (int)kn, k, (int)vn, v);
-}
-
 static const char PIPELINE[] = "sdy-propagation-pipeline";
 
-static int pipeline_item(const char *k, size_t kn, const char *v, size_t vn, void *ctx,
-                         sp_err *err) {
-  sp_pipeline_options *o = ctx;
+/* One `key[=value]` item of the pipeline's options. */
+static int pipeline_item(const sp_option_item *it, sp_pipeline_options *o, sp_err *err) {
   sp_propagate_options *p = &o->prop;
-  if (key_is(k, kn, "keep-sharding-rules"))
-    return parse_bool(PIPELINE, k, kn, v, vn, &p->keep_sharding_rules, err);
-  if (key_is(k, kn, "conservative-propagation"))
-    return parse_bool(PIPELINE, k, kn, v, vn, &p->conservative, err);
-  if (key_is(k, kn, "debug-sharding-origins"))
-    return parse_bool(PIPELINE, k, kn, v, vn, &p->debug_origins, err);
-  if (key_is(k, kn, "debug-propagation-edge-sharding"))
-    return parse_bool(PIPELINE, k, kn, v, vn, &p->debug_edges, err);
-  if (key_is(k, kn, "skip-convert-to-reshard"))
-    return parse_bool(PIPELINE, k, kn, v, vn, &o->skip_convert_to_reshard, err);
-  if (key_is(k, kn, "skip-inline")) return parse_bool(PIPELINE, k, kn, v, vn, &o->skip_inline, err);
-  if (key_is(k, kn, "avoid-export-for-partitioning"))
-    return parse_bool(PIPELINE, k, kn, v, vn, &o->avoid_export_for_partitioning, err);
-  if (key_is(k, kn, "propagation-strategy")) {
-    /* The propagation passes own the strategy names; reuse their parser on this one item. */
-    char item[64];
-    if (kn + vn + 2 > sizeof item)
-      return sp_err_set(err, SP_EINVAL, "-%s: propagation-strategy value too long", PIPELINE);
-    memcpy(item, k, kn);
-    item[kn] = '=';
-    memcpy(item + kn + 1, v, vn);
-    item[kn + 1 + vn] = '\0';
-    sp_propagate_options tmp;
-    int rc = sp_prop_pass_parse_options(SP_PASS_USER_PRIORITY, item, &tmp, err);
-    if (rc) return sp_err_prefix(err, "-%s", PIPELINE);
-    p->strategy = tmp.strategy;
-    p->basic_then_aggressive = tmp.basic_then_aggressive;
-    return SP_OK;
-  }
-  if (key_is(k, kn, "enable-insert-explicit-collectives"))
-    return parse_bool(PIPELINE, k, kn, v, vn, &o->explicit_collectives, err);
-  if (key_is(k, kn, "dedup-functions-fully"))
-    return parse_bool(PIPELINE, k, kn, v, vn, &o->dedup_functions_fully, err);
-  if (key_is(k, kn, "keep-shardings-open"))
-    return parse_bool(PIPELINE, k, kn, v, vn, &o->keep_shardings_open, err);
-  if (key_is(k, kn, "module-dump-directory"))
+  if (sp_option_is(it, "keep-sharding-rules"))
+    return sp_option_bool(PIPELINE, it, &p->keep_sharding_rules, err);
+  if (sp_option_is(it, "conservative-propagation"))
+    return sp_option_bool(PIPELINE, it, &p->conservative, err);
+  if (sp_option_is(it, "debug-sharding-origins"))
+    return sp_option_bool(PIPELINE, it, &p->debug_origins, err);
+  if (sp_option_is(it, "debug-propagation-edge-sharding"))
+    return sp_option_bool(PIPELINE, it, &p->debug_edges, err);
+  if (sp_option_is(it, "skip-convert-to-reshard"))
+    return sp_option_bool(PIPELINE, it, &o->skip_convert_to_reshard, err);
+  if (sp_option_is(it, "skip-inline")) return sp_option_bool(PIPELINE, it, &o->skip_inline, err);
+  if (sp_option_is(it, "avoid-export-for-partitioning"))
+    return sp_option_bool(PIPELINE, it, &o->avoid_export_for_partitioning, err);
+  if (sp_option_is(it, "propagation-strategy"))   /* the propagation passes' names */
+    return sp_prop_pass_parse_strategy(PIPELINE, it, p, err);
+  if (sp_option_is(it, "enable-insert-explicit-collectives"))
+    return sp_option_bool(PIPELINE, it, &o->explicit_collectives, err);
+  if (sp_option_is(it, "dedup-functions-fully"))
+    return sp_option_bool(PIPELINE, it, &o->dedup_functions_fully, err);
+  if (sp_option_is(it, "keep-shardings-open"))
+    return sp_option_bool(PIPELINE, it, &o->keep_shardings_open, err);
+  if (sp_option_is(it, "module-dump-directory"))
     return sp_err_set(err, SP_EUNSUPPORTED, "-%s: module-dump-directory is not supported", PIPELINE);
-  return sp_err_set(err, SP_EINVAL, "-%s: unknown option '%.*s'", PIPELINE, (int)kn, k);
+  return sp_err_set(err, SP_EINVAL, "-%s: unknown option '%.*s'", PIPELINE, (int)it->key_len,
+                    it->key);
 }
 
 int sp_pipeline_parse_options(const char *text, sp_pipeline_options *out, sp_err *err) {
   memset(out, 0, sizeof *out);
   out->prop.strategy = SP_PROP_AGGRESSIVE;
-  return for_each_option(text, pipeline_item, out, err);
+  const char *p = sp_options_begin(text);
+  sp_option_item it;
+  while (sp_options_next(&p, &it)) {
+    int rc = pipeline_item(&it, out, err);
+    if (rc) return rc;
+  }
+  return SP_OK;
 }
 
 /* ------------------------------------------------------------------ the pipeline */
@@ -266,45 +226,27 @@ int sp_pipeline_pass_propagation(sp_module *m, const char *options, sp_err *err)
   return rc ? rc : sp_pipeline_run(m, &o, err);
 }
 
-static int no_options(const char *k, size_t kn, const char *v, size_t vn, void *ctx,
-                      sp_err *err) {
-  (void)v;
-  (void)vn;
-  return sp_err_set(err, SP_EINVAL, "-%s: unknown option '%.*s'", (const char *)ctx, (int)kn, k);
-}
-
 int sp_pipeline_pass_add_data_flow_edges(sp_module *m, const char *options, sp_err *err) {
-  int rc = for_each_option(options, no_options, "sdy-add-data-flow-edges", err);
+  int rc = sp_options_parse_bools("sdy-add-data-flow-edges", options, NULL, NULL, 0, err);
   return rc ? rc : sp_data_flow_edges_add(m, err);
 }
 
-typedef struct debug_flags {
-  const char *pass;
-  const char *origins_key, *edges_key;
-  bool origins, edges;
-} debug_flags;
-
-static int debug_item(const char *k, size_t kn, const char *v, size_t vn, void *ctx,
-                      sp_err *err) {
-  debug_flags *f = ctx;
-  if (key_is(k, kn, f->origins_key)) return parse_bool(f->pass, k, kn, v, vn, &f->origins, err);
-  if (key_is(k, kn, f->edges_key)) return parse_bool(f->pass, k, kn, v, vn, &f->edges, err);
-  return sp_err_set(err, SP_EINVAL, "-%s: unknown option '%.*s'", f->pass, (int)kn, k);
-}
-
 int sp_pipeline_pass_sink_data_flow_edges(sp_module *m, const char *options, sp_err *err) {
-  debug_flags f = {"sdy-sink-data-flow-edges", "sink-debug-sharding-origins",
-                   "sink-debug-propagation-edge-sharding", false, false};
-  int rc = for_each_option(options, debug_item, &f, err);
-  if (!rc) rc = sp_trace_sink_attrs(m, f.origins, f.edges, err);
+  bool origins = false, edges = false;
+  static const char *const keys[] = {"sink-debug-sharding-origins",
+                                     "sink-debug-propagation-edge-sharding"};
+  bool *const outs[] = {&origins, &edges};
+  int rc = sp_options_parse_bools("sdy-sink-data-flow-edges", options, keys, outs, 2, err);
+  if (!rc) rc = sp_trace_sink_attrs(m, origins, edges, err);
   return rc ? rc : sp_data_flow_edges_sink(m, err);
 }
 
 int sp_pipeline_pass_apply_sharding_constraints(sp_module *m, const char *options, sp_err *err) {
-  debug_flags f = {"sdy-apply-sharding-constraints", "debug-sharding-origins",
-                   "debug-propagation-edge-sharding", false, false};
-  int rc = for_each_option(options, debug_item, &f, err);
-  if (!rc) rc = sp_trace_enable(m, f.origins, f.edges, err);
+  bool origins = false, edges = false;
+  static const char *const keys[] = {"debug-sharding-origins", "debug-propagation-edge-sharding"};
+  bool *const outs[] = {&origins, &edges};
+  int rc = sp_options_parse_bools("sdy-apply-sharding-constraints", options, keys, outs, 2, err);
+  if (!rc) rc = sp_trace_enable(m, origins, edges, err);
   if (!rc) rc = sp_sharding_constraints_apply(m, err);
-  return rc || !(f.origins || f.edges) ? rc : sp_trace_write_attrs(m, err);
+  return rc || !(origins || edges) ? rc : sp_trace_write_attrs(m, err);
 }

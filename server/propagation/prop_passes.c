@@ -26,22 +26,10 @@ static const char *const pass_names[] = {"sdy-basic-propagate", "sdy-aggressive-
 
 /* ------------------------------------------------------------------ options */
 
-static int parse_bool(const char *pass, const char *name, const char *v, size_t n, bool *out,
-                      sp_err *err) {
-  if (n == 0 || (n == 4 && memcmp(v, "true", 4) == 0) || (n == 1 && v[0] == '1')) {
-    *out = true;
-    return SP_OK;
-  }
-  if ((n == 5 && memcmp(v, "false", 5) == 0) || (n == 1 && v[0] == '0')) {
-    *out = false;
-    return SP_OK;
-  }
-  return sp_err_set(err, SP_EINVAL, "-%s: option %s expects true or false, not '%.*s'", pass, name,
-                    (int)n, v);
-}
-
-static int parse_strategy(const char *pass, const char *v, size_t n, sp_propagate_options *o,
-                          sp_err *err) {
+int sp_prop_pass_parse_strategy(const char *pass, const sp_option_item *it,
+                                sp_propagate_options *o, sp_err *err) {
+  const char *v = it->value;
+  size_t n = it->value_len;
   if (n == 5 && memcmp(v, "basic", 5) == 0) {
     o->strategy = SP_PROP_BASIC;
     o->basic_then_aggressive = false;
@@ -60,32 +48,28 @@ static int parse_strategy(const char *pass, const char *v, size_t n, sp_propagat
   return SP_OK;
 }
 
-static bool name_is(const char *k, size_t kn, const char *name) {
-  return strlen(name) == kn && memcmp(k, name, kn) == 0;
-}
-
 /* One `key[=value]` item. */
-static int parse_item(sp_prop_pass_kind kind, const char *k, size_t kn, const char *v, size_t vn,
-                      sp_propagate_options *o, sp_err *err) {
+static int parse_item(sp_prop_pass_kind kind, const sp_option_item *it, sp_propagate_options *o,
+                      sp_err *err) {
   const char *pass = pass_names[kind];
-  if (name_is(k, kn, "conservative-propagation"))
-    return parse_bool(pass, "conservative-propagation", v, vn, &o->conservative, err);
-  if (name_is(k, kn, "keep-sharding-rules"))
-    return parse_bool(pass, "keep-sharding-rules", v, vn, &o->keep_sharding_rules, err);
-  if (name_is(k, kn, "debug-propagation-edge-sharding"))
-    return parse_bool(pass, "debug-propagation-edge-sharding", v, vn, &o->debug_edges, err);
-  if (name_is(k, kn, "debug-sharding-origins"))
-    return parse_bool(pass, "debug-sharding-origins", v, vn, &o->debug_origins, err);
-  if (kind != SP_PASS_BASIC && name_is(k, kn, "propagation-strategy"))
-    return parse_strategy(pass, v, vn, o, err);
+  if (sp_option_is(it, "conservative-propagation"))
+    return sp_option_bool(pass, it, &o->conservative, err);
+  if (sp_option_is(it, "keep-sharding-rules"))
+    return sp_option_bool(pass, it, &o->keep_sharding_rules, err);
+  if (sp_option_is(it, "debug-propagation-edge-sharding"))
+    return sp_option_bool(pass, it, &o->debug_edges, err);
+  if (sp_option_is(it, "debug-sharding-origins"))
+    return sp_option_bool(pass, it, &o->debug_origins, err);
+  if (kind != SP_PASS_BASIC && sp_option_is(it, "propagation-strategy"))
+    return sp_prop_pass_parse_strategy(pass, it, o, err);
   if ((kind == SP_PASS_OP_PRIORITY || kind == SP_PASS_USER_PRIORITY) &&
-      name_is(k, kn, "run-op-priority-propagation")) {
+      sp_option_is(it, "run-op-priority-propagation")) {
     bool run = true;
-    int rc = parse_bool(pass, "run-op-priority-propagation", v, vn, &run, err);
+    int rc = sp_option_bool(pass, it, &run, err);
     o->skip_op_priority = !run;
     return rc;
   }
-  return sp_err_set(err, SP_EINVAL, "-%s: unknown option '%.*s'", pass, (int)kn, k);
+  return sp_err_set(err, SP_EINVAL, "-%s: unknown option '%.*s'", pass, (int)it->key_len, it->key);
 }
 
 int sp_prop_pass_parse_options(sp_prop_pass_kind kind, const char *text,
@@ -95,7 +79,7 @@ int sp_prop_pass_parse_options(sp_prop_pass_kind kind, const char *text,
   const char *p = sp_options_begin(text);
   sp_option_item it;
   while (sp_options_next(&p, &it)) {
-    int rc = parse_item(kind, it.key, it.key_len, it.value, it.value_len, out, err);
+    int rc = parse_item(kind, &it, out, err);
     if (rc) return rc;
   }
   return SP_OK;

@@ -18,6 +18,7 @@
 
 #include "ir/err.h"
 #include "ir/ir.h"
+#include "ir/pass_options.h"
 #include "propagation/propagate.h"
 
 typedef enum sp_prop_pass_kind {
@@ -31,6 +32,10 @@ typedef enum sp_prop_pass_kind {
  * the others) and then the options in `text` (NULL or "" = none). */
 int sp_prop_pass_parse_options(sp_prop_pass_kind kind, const char *text,
                                sp_propagate_options *out, sp_err *err);
+/* The propagation-strategy=basic|aggressive|basic-then-aggressive item `it` of pass `pass`
+ * into o->strategy and o->basic_then_aggressive; another value is an error naming `pass`. */
+int sp_prop_pass_parse_strategy(const char *pass, const sp_option_item *it,
+                                sp_propagate_options *o, sp_err *err);
 
 /* The pass entry points (shardplan-opt's pass signature). */
 int sp_prop_pass_basic(sp_module *m, const char *options, sp_err *err);

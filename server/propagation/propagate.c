@@ -34,6 +34,8 @@
 #include <string.h>
 
 #include "ir/clock.h"
+#include "ir/diag.h"
+#include "ir/grow.h"
 #include "ir/op_attrs.h"
 #include "ir/run_ctl.h"
 #include "propagation/propagate_int.h"
@@ -118,10 +120,9 @@ static bool static_or_opaque(const sp_type *t) {
 static bool prologue_op(driver *d, const sp_op *op) {
   for (int r = 0; r < op->nresults; r++)
     if (!static_or_opaque(op->results[r].type)) {
-      d->prologue_status = sp_err_set(d->err, SP_EINVAL,
-                                      "%s:%d:%d: Shardy propagation only supports ranked tensors "
-                                      "with a static shape (result %d of '%s')",
-                                      d->m->filename, op->loc.line, op->loc.col, r, op->name);
+      d->prologue_status = sp_error_at(d->err, SP_EINVAL, d->m, op->loc,
+                                       "Shardy propagation only supports ranked tensors with a "
+                                       "static shape (result %d of '%s')", r, op->name);
       return false;
     }
   return true;
@@ -129,13 +130,8 @@ static bool prologue_op(driver *d, const sp_op *op) {
 
 /* Appends a sdy.sharding_group op (with its one operand) to d->group_ops. */
 static bool record_group_op(driver *d, sp_op *op) {
-  if (d->ngroup_ops == d->capgroup_ops) {
-    int cap = d->capgroup_ops ? 2 * d->capgroup_ops : 16;
-    sp_op **v = realloc(d->group_ops, (size_t)cap * sizeof *v);
-    if (!v) return false;
-    d->group_ops = v;
-    d->capgroup_ops = cap;
-  }
+  if (sp_grow((void **)&d->group_ops, &d->capgroup_ops, d->ngroup_ops, sizeof *d->group_ops))
+    return false;
   d->group_ops[d->ngroup_ops++] = op;
   return true;
 }
@@ -147,15 +143,9 @@ static bool record_op(sp_op *op, void *ctx) {
   collect *c = ctx;
   driver *d = c->d;
   if (op == d->m->op) return true;
-  if (c->n == c->cap) {
-    int cap = c->cap ? 2 * c->cap : 1024;
-    sp_op **v = realloc(d->ops, (size_t)cap * sizeof *v);
-    if (!v) {
-      c->oom = true;
-      return false;
-    }
-    d->ops = v;
-    c->cap = cap;
+  if (sp_grow((void **)&d->ops, &c->cap, c->n, sizeof *d->ops)) {
+    c->oom = true;
+    return false;
   }
   op->pass_index = c->n;
   d->ops[c->n++] = op;
@@ -329,8 +319,7 @@ int sp_propagate_op_error(const driver *d, const sp_op *op, int rc, sp_err *err)
   if (!err) return rc;
   char msg[SP_ERR_MSG_MAX];
   memcpy(msg, err->msg, sizeof msg);
-  sp_err_set(err, rc, "%s:%d:%d: op '%s': %s", d->m->filename, op->loc.line, op->loc.col,
-             op->name, msg);
+  sp_error_at(err, rc, d->m, op->loc, "op '%s': %s", op->name, msg);
   return rc;
 }
 

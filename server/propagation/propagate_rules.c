@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "ir/diag.h"
+#include "ir/grow.h"
 #include "propagation/propagate_int.h"
 
 /* ------------------------------------------------------------------ meshes and rules */
@@ -79,8 +80,6 @@ sp_rule *sp_propagate_identity_rule(sp_arena *a, const sp_type *t, int nin) {
 static void keep_warning(driver *d) {
   sp_rules_diag *diag = d->o->diag;
   if (!diag || !diag->has_warning) return;
-  if (d->stats->nwarnings < 2)
-    memcpy(d->stats->warnings[d->stats->nwarnings++], diag->warning, SP_ERR_MSG_MAX);
   sp_module_warn(d->m, diag->warning_loc, "%s", diag->warning);
 }
 
@@ -147,25 +146,21 @@ static int fill_placeholders(driver *d, sp_op *op, const sp_sharding *ref, sp_er
 
 /* Makes the visit buffers hold `ntensors` tensors and `nfactors` factors. */
 static int reserve_visit_buffers(visit_buffers *vb, int ntensors, int nfactors) {
+  /* Arrays of one capacity each grow from it to the same size (room for index n - 1). */
   if (ntensors > vb->cap_tensors) {
-    int cap = ntensors < 8 ? 8 : ntensors;
-    sp_value **slots = realloc(vb->slots, (size_t)cap * sizeof *slots);
-    if (slots) vb->slots = slots;
-    sp_sharding **in = realloc(vb->in, (size_t)cap * sizeof *in);
-    if (in) vb->in = in;
-    sp_sharding **out = realloc(vb->out, (size_t)cap * sizeof *out);
-    if (out) vb->out = out;
-    if (!slots || !in || !out) return SP_ENOMEM;
-    vb->cap_tensors = cap;
+    int cs = vb->cap_tensors, ci = vb->cap_tensors, co = vb->cap_tensors;
+    if (sp_grow((void **)&vb->slots, &cs, ntensors - 1, sizeof *vb->slots) ||
+        sp_grow((void **)&vb->in, &ci, ntensors - 1, sizeof *vb->in) ||
+        sp_grow((void **)&vb->out, &co, ntensors - 1, sizeof *vb->out))
+      return SP_ENOMEM;
+    vb->cap_tensors = cs;
   }
   if (nfactors > vb->cap_factors) {
-    int cap = nfactors < 16 ? 16 : nfactors;
-    const sp_dim_sharding **seen = realloc(vb->seen, (size_t)cap * sizeof *seen);
-    if (seen) vb->seen = seen;
-    sp_prop_direction *dirs = realloc(vb->dirs, (size_t)cap * sizeof *dirs);
-    if (dirs) vb->dirs = dirs;
-    if (!seen || !dirs) return SP_ENOMEM;
-    vb->cap_factors = cap;
+    int cs = vb->cap_factors, cd = vb->cap_factors;
+    if (sp_grow((void **)&vb->seen, &cs, nfactors - 1, sizeof *vb->seen) ||
+        sp_grow((void **)&vb->dirs, &cd, nfactors - 1, sizeof *vb->dirs))
+      return SP_ENOMEM;
+    vb->cap_factors = cs;
   }
   return SP_OK;
 }

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "ir/op_list.h"
+#include "propagation/data_flow_edges.h"
 #include "propagation/trace.h"
 
 static bool fully_closed(const sp_sharding *s) {
@@ -15,9 +16,10 @@ static bool fully_closed(const sp_sharding *s) {
   return true;
 }
 
-/* A while body/cond argument: its sharding is the while's data-flow edge. */
+/* A target of a data-flow edge, whose sharding is the edge's: the result of an
+ * sdy.data_flow_edge, or a while body/cond argument (the edge on the while's result). */
 static bool is_edge_target(const sp_value *v) {
-  if (v->def) return false;
+  if (v->def) return v->def->kind == SP_OP_SDY_DATA_FLOW_EDGE;
   const sp_op *parent = sp_block_parent_op(v->block);
   return parent && parent->kind == SP_OP_WHILE;
 }
@@ -69,10 +71,32 @@ static void move_after_input(sp_op *c, sp_value *x) {
  * edge of the manual computation's body argument `k` (the computation itself without one). */
 static sp_op *trace_edge_op(sp_op *anchor, int k) {
   if (anchor->kind != SP_OP_SDY_MANUAL_COMPUTATION) return anchor;
-  sp_value *arg = anchor->regions[0].blocks[0]->args[k];
-  for (const sp_use *u = arg->uses; u; u = u->next)
-    if (u->owner->kind == SP_OP_SDY_DATA_FLOW_EDGE) return u->owner;
-  return anchor;
+  sp_op *e = sp_data_flow_edge_of(anchor->regions[0].blocks[0]->args[k]);
+  return e ? e : anchor;
+}
+
+/* The value holding the sharding of edge target `x` (the edge itself, or the edge on the
+ * matching while result), or NULL. */
+static sp_value *edge_holder(sp_value *x) {
+  if (x->def) return x;
+  const sp_op *w = sp_block_parent_op(x->block);
+  sp_op *e = w && x->index < w->nresults ? sp_data_flow_edge_of(&w->results[x->index]) : NULL;
+  return e ? &e->results[0] : NULL;
+}
+
+/* An edge target keeps no sharding of its own, but the unreduced axes of the constraint are
+ * still given to its edge (open dims, nothing else), when the edge has no sharding yet. */
+static int set_unreduced_on_edge(sp_module *m, sp_value *x, const sp_sharding *s) {
+  sp_value *h = s->nunreduced ? edge_holder(x) : NULL;
+  if (!h || h->sharding) return SP_OK;
+  sp_sharding *open = sp_sharding_new(m->arena, s->mesh_name, s->rank, false);
+  if (!open) return SP_ENOMEM;
+  open->inline_mesh = s->inline_mesh;
+  open->nunreduced = s->nunreduced;
+  open->unreduced = s->unreduced;
+  open->unreduced_kind = s->unreduced_kind;
+  h->sharding = open;
+  return SP_OK;
 }
 
 static int apply_to(sp_module *m, sp_op *anchor, int k, sp_value *x, const sp_sharding *s) {
@@ -83,6 +107,8 @@ static int apply_to(sp_module *m, sp_op *anchor, int k, sp_value *x, const sp_sh
                                        trace_edge_op(anchor, k), x, s)
                     : SP_OK;
   }
+  int rc = set_unreduced_on_edge(m, x, s);
+  if (rc) return rc;
   if (anchor->kind == SP_OP_SDY_SHARDING_CONSTRAINT) {
     move_after_input(anchor, x);
     return SP_OK;
@@ -91,7 +117,7 @@ static int apply_to(sp_module *m, sp_op *anchor, int k, sp_value *x, const sp_sh
   if (!c) return SP_ENOMEM;
   c->loc = anchor->loc;
   c->results[0].sharding = (sp_sharding *)s;
-  sp_block_append(x->block, c); /* placeholder position, moved right away */
+  sp_block_append(x->def ? x->def->block : x->block, c); /* placeholder, moved right away */
   move_after_input(c, x);
   return SP_OK;
 }
@@ -112,6 +138,13 @@ static int constraint_users(const sp_value *v) {
   return n;
 }
 
+/* Users that ask for a sharding of their own: constraints and manual computations. */
+static bool feeds_sharding_request(const sp_value *v) {
+  for (const sp_use *u = v->uses; u; u = u->next)
+    if (is_constraint(u->owner) || u->owner->kind == SP_OP_SDY_MANUAL_COMPUTATION) return true;
+  return false;
+}
+
 /* Whether `a` comes after `b` in their (shared) block. */
 static bool after(const sp_op *a, const sp_op *b) {
   for (const sp_op *o = b->next; o; o = o->next)
@@ -126,7 +159,8 @@ static sp_op *chain_tail(const sp_op *head) {
   const sp_op *c = head;
   while (single_use(&c->results[0]) && is_constraint(c->results[0].uses->owner))
     c = c->results[0].uses->owner;
-  if (constraint_users(&c->results[0])) return NULL; /* the tail feeds a constraint too */
+  /* The tail feeds another constraint or a manual computation. */
+  if (feeds_sharding_request(&c->results[0])) return NULL;
   return (sp_op *)c;
 }
 

@@ -10,7 +10,9 @@
 #include <string.h>
 
 #include "ir/axis_ref.h"
+#include "ir/grow.h"
 #include "ir/ptr_map.h"
+#include "propagation/data_flow_edges.h"
 
 typedef struct node_rec {
   int n, cap;
@@ -67,24 +69,14 @@ bool sp_trace_records_origins(const sp_trace *t) { return t && t->origins; }
 bool sp_trace_records_edges(const sp_trace *t) { return t && t->edges; }
 int sp_trace_steps(const sp_trace *t) { return t ? t->next_step : 0; }
 
-/* ------------------------------------------------------------------ growth */
-
-static int grow(void **v, int *cap, int n, size_t elem) {
-  if (n < *cap) return SP_OK;
-  int c = *cap ? 2 * *cap : 4;
-  void *p = realloc(*v, (size_t)c * elem);
-  if (!p) return SP_ENOMEM;
-  *v = p;
-  *cap = c;
-  return SP_OK;
-}
+/* ------------------------------------------------------------------ records */
 
 /* The record index of `key` in `map`, a new empty record when absent; -1 on out-of-memory. */
 static int record_of(sp_ptr_map *map, const void *key, void **recs, int *n, int *cap,
                      size_t elem) {
   intptr_t k = sp_ptr_map_get(map, key, 0);
   if (k) return (int)k - 1;
-  if (grow(recs, cap, *n, elem)) return -1;
+  if (sp_grow(recs, cap, *n, elem)) return -1;
   memset((char *)*recs + (size_t)*n * elem, 0, elem);
   if (sp_ptr_map_put(map, key, *n + 1)) return -1;
   return (*n)++;
@@ -150,7 +142,7 @@ static int add_origin(sp_trace *t, const void *node, const sp_axis_ref *x, const
   if (!r) return SP_ENOMEM;
   for (int i = 0; i < r->n; i++)
     if (axis_equal(&r->v[i].axis, x)) return SP_OK;
-  if (grow((void **)&r->v, &r->cap, r->n, sizeof *r->v)) return SP_ENOMEM;
+  if (sp_grow((void **)&r->v, &r->cap, r->n, sizeof *r->v)) return SP_ENOMEM;
   r->v[r->n].axis = *x;
   r->v[r->n++].origin = *o;
   return SP_OK;
@@ -203,10 +195,8 @@ const void *sp_trace_func_result_node(const sp_op *fn, int i) {
 
 /* The result of the sdy.data_flow_edge on `owner`, or `owner` itself. */
 static sp_value *edge_node(sp_value *owner) {
-  for (const sp_use *u = owner->uses; u; u = u->next)
-    if (u->owner->kind == SP_OP_SDY_DATA_FLOW_EDGE && u->owner->nresults == 1)
-      return &u->owner->results[0];
-  return owner;
+  sp_op *e = sp_data_flow_edge_of(owner);
+  return e ? &e->results[0] : owner;
 }
 
 typedef struct namer {
@@ -337,7 +327,7 @@ static int keep_edges(sp_trace *t, const void *op, int step, moved *v, int n) {
   for (int i = 0; i < n; i++) {
     bool known = !r || rc;
     for (int k = 0; !known && k < r->n; k++) known = axis_equal(&r->v[k].axis, &v[i].axis);
-    if (!known && grow((void **)&r->v, &r->cap, r->n, sizeof *r->v)) rc = SP_ENOMEM;
+    if (!known && sp_grow((void **)&r->v, &r->cap, r->n, sizeof *r->v)) rc = SP_ENOMEM;
     if (known || rc) {
       free(v[i].targets);
       continue;

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "propagation/data_flow_edges.h"
 #include "propagation/trace.h"
 
 /* ------------------------------------------------------------------ text */
@@ -179,18 +180,12 @@ int sp_trace_write_attrs(sp_module *m, sp_err *err) {
 
 /* ------------------------------------------------------------------ sinking */
 
-static sp_op *edge_on(const sp_value *owner) {
-  for (const sp_use *u = owner->uses; u; u = u->next)
-    if (u->owner->kind == SP_OP_SDY_DATA_FLOW_EDGE && u->index == 0) return u->owner;
-  return NULL;
-}
-
 /* [entry, ...] of attribute `from` of the edges on `owners`, set as `to` on `op`. */
 static int gather(sp_module *m, sp_op *op, sp_value *const *owners, const sp_value *results,
                   int n, const char *from, const char *to, sp_strbuf *sb) {
   int found = 0;
   for (int i = 0; i < n; i++) {
-    sp_op *e = edge_on(owners ? owners[i] : &results[i]);
+    sp_op *e = sp_data_flow_edge_of(owners ? owners[i] : &results[i]);
     const sp_attr *a = e ? sp_op_attr(e, from) : NULL;
     if (!a || a->kind != SP_ATTR_TEXT) continue;
     sp_strbuf_puts(sb, found++ ? ", " : "[");
@@ -208,22 +203,9 @@ typedef struct sinker {
   int rc;
 } sinker;
 
-static bool owns_edges(const sp_op *op) {
-  switch (op->kind) {
-    case SP_OP_WHILE:
-    case SP_OP_CASE:
-    case SP_OP_OPTIMIZATION_BARRIER:
-    case SP_OP_SDY_NAMED_COMPUTATION:
-    case SP_OP_SDY_MANUAL_COMPUTATION:
-      return true;
-    default:
-      return false;
-  }
-}
-
 static bool sink_each(sp_op *op, void *ctx) {
   sinker *s = ctx;
-  if (!owns_edges(op)) return true;
+  if (!sp_data_flow_is_data_flow_op(op)) return true;
   bool body = op->kind == SP_OP_SDY_NAMED_COMPUTATION || op->kind == SP_OP_SDY_MANUAL_COMPUTATION;
   sp_block *b = body && op->nregions && op->regions[0].nblocks ? op->regions[0].blocks[0] : NULL;
   int rc = SP_OK;

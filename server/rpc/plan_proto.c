@@ -4,6 +4,7 @@
 #include "rpc/plan_proto.h"
 
 #include "rpc/plan_request.h"
+#include "ir/strbuf.h"
 
 #include <cjson/cJSON.h>
 #include <stdio.h>
@@ -259,6 +260,11 @@ int sp_rpc_plan_summary(const sp_plan *p, const sp_rpc_labels *names, const char
   r->key = dup(a, key);
   r->plan = pl;
   pl->planner_version = dup(a, sp_rpc_planner_version());
+  if (names && names->nfuncs) {
+    pl->n_functions = (size_t)names->nfuncs;
+    NEW_ARRAY(a, pl->functions, names->nfuncs);
+    for (int i = 0; i < names->nfuncs; i++) pl->functions[i] = dup(a, names->func_names[i]);
+  }
   pl->n_values = (size_t)p->nvalues;
   NEW_ARRAY(a, pl->values, p->nvalues);
   for (int i = 0; i < p->nvalues; i++)
@@ -369,16 +375,109 @@ static void put_varint(uint8_t *buf, size_t *n, uint64_t v) {
   buf[(*n)++] = (uint8_t)v;
 }
 
-int sp_rpc_plan_full_extras(const sp_plan *p, uint8_t **out, size_t *len, sp_err *err) {
+/* ------------------------------------------------------------------ renamed functions */
+
+bool sp_rpc_func_map_of(const Shardplan__V1__PlanResponse *resp, const sp_rpc_labels *names,
+                        sp_rpc_func_map *out) {
+  memset(out, 0, sizeof *out);
+  const Shardplan__V1__Plan *pl = resp ? resp->plan : NULL;
+  if (!names || !pl || pl->n_functions == 0 || (int)pl->n_functions != names->nfuncs)
+    return false;
+  bool same = true;
+  for (int i = 0; i < names->nfuncs; i++)
+    if (strcmp(pl->functions[i], names->func_names[i]) != 0) same = false;
+  if (same) return false;
+  out->n = names->nfuncs;
+  out->from = (const char *const *)pl->functions;
+  out->to = names->func_names;
+  return true;
+}
+
+static bool bare_symbol_char(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+         c == '_' || c == '$' || c == '.' || c == '-';
+}
+
+static void put_symbol(sp_strbuf *sb, const char *name) {
+  bool bare = *name && !(name[0] >= '0' && name[0] <= '9') && name[0] != '-';
+  for (const char *c = name; *c && bare; c++) bare = bare_symbol_char(*c);
+  if (bare) sp_strbuf_printf(sb, "@%s", name);
+  else sp_strbuf_printf(sb, "@\"%s\"", name);
+}
+
+char *sp_rpc_rename_functions(const char *text, const sp_rpc_func_map *map) {
+  sp_strbuf sb = SP_STRBUF_INIT;
+  const char *t = text ? text : "";
+  while (*t) {
+    if (*t == '"') {   /* a string literal: copied as it is */
+      const char *e = t + 1;
+      while (*e && *e != '"') e += (*e == '\\' && e[1]) ? 2 : 1;
+      if (*e) e++;
+      sp_strbuf_putn(&sb, t, (size_t)(e - t));
+      t = e;
+      continue;
+    }
+    if (*t != '@') {
+      const char *e = t;
+      while (*e && *e != '@' && *e != '"') e++;
+      sp_strbuf_putn(&sb, t, (size_t)(e - t));
+      t = e;
+      continue;
+    }
+    /* @name or @"name" */
+    const char *s = t + 1, *e;
+    size_t n;
+    bool quoted = *s == '"';
+    if (quoted) {
+      e = s + 1;
+      while (*e && *e != '"') e += (*e == '\\' && e[1]) ? 2 : 1;
+      n = (size_t)(e - s - 1);
+      s++;
+      if (*e) e++;
+    } else {
+      e = s;
+      while (bare_symbol_char(*e)) e++;
+      n = (size_t)(e - s);
+    }
+    int hit = -1;
+    for (int i = 0; i < map->n && hit < 0; i++)
+      if (strlen(map->from[i]) == n && memcmp(map->from[i], s, n) == 0) hit = i;
+    if (hit >= 0) put_symbol(&sb, map->to[hit]);
+    else sp_strbuf_putn(&sb, t, (size_t)(e - t));
+    t = e;
+  }
+  if (!sp_strbuf_ok(&sb)) {
+    sp_strbuf_free(&sb);
+    return NULL;
+  }
+  return sp_strbuf_detach(&sb);
+}
+
+/* The plan's JSON text, its module renamed by `map` (may be NULL). */
+static char *plan_json(const sp_plan *p, const sp_rpc_func_map *map, const char *module) {
+  if (!map) return sp_plan_to_json_text(p, false);
+  cJSON *j = sp_plan_to_json(p);
+  cJSON *m = j ? cJSON_CreateString(module) : NULL;
+  char *text = NULL;
+  if (m && cJSON_ReplaceItemInObject(j, "module", m)) text = cJSON_PrintUnformatted(j);
+  else cJSON_Delete(m);
+  cJSON_Delete(j);
+  return text;
+}
+
+int sp_rpc_plan_full_extras(const sp_plan *p, const sp_rpc_func_map *map, uint8_t **out,
+                            size_t *len, sp_err *err) {
   *out = NULL;
   *len = 0;
   sp_arena *a = sp_arena_new(0);
-  char *json = NULL;
+  char *json = NULL, *renamed = NULL;
   if (!a) goto oom;
+  if (map && map->n == 0) map = NULL;
+  if (map && !(renamed = sp_rpc_rename_functions(p->module, map))) goto oom;
   Shardplan__V1__Plan *pl;
   NEW(a, pl, Shardplan__V1__Plan, SHARDPLAN__V1__PLAN__INIT);
-  pl->module_sdy = dup(a, p->module);
-  json = sp_plan_to_json_text(p, false);
+  pl->module_sdy = dup(a, renamed ? renamed : p->module);
+  json = plan_json(p, map, renamed);
   if (!json) goto oom;
   pl->json = json;
   pl->n_factor_tables = (size_t)p->nops;
@@ -403,10 +502,12 @@ int sp_rpc_plan_full_extras(const sp_plan *p, uint8_t **out, size_t *len, sp_err
   *out = buf;
   *len = n + body;
   free(json);
+  free(renamed);
   sp_arena_free(a);
   return SP_OK;
 oom:
   free(json);
+  free(renamed);
   sp_arena_free(a);
   return sp_err_set(err, SP_ENOMEM, "out of memory building the full plan");
 }
@@ -442,20 +543,35 @@ int sp_rpc_pack_response(Shardplan__V1__PlanResponse *resp, const sp_rpc_labels 
                          size_t extras_len, uint8_t **out, size_t *len) {
   Shardplan__V1__Plan *pl = resp->plan;
   size_t nv = pl ? pl->n_values : 0;
-  char **saved = NULL, *labels = NULL;
+  char **saved = NULL, *labels = NULL, **saved_fn = NULL, **saved_funcs = NULL;
+  sp_rpc_func_map map;
+  bool renamed = sp_rpc_func_map_of(resp, names, &map);
   if (names && nv) {
     saved = malloc(nv * sizeof *saved);
+    saved_fn = malloc(nv * sizeof *saved_fn);
     labels = malloc(nv * 256);
-    if (!saved || !labels) {
+    if (!saved || !saved_fn || !labels) {
       free(saved);
+      free(saved_fn);
       free(labels);
       return SP_ENOMEM;
     }
     for (size_t i = 0; i < nv; i++) {
+      Shardplan__V1__ValueAddress *ad = pl->values[i]->address;
       saved[i] = pl->values[i]->label;
-      sp_rpc_labels_get(names, pl->values[i]->address, labels + i * 256, 256);
+      saved_fn[i] = ad ? ad->function : NULL;
+      for (int f = 0; renamed && ad && ad->function && f < map.n; f++)
+        if (strcmp(ad->function, map.from[f]) == 0) {
+          ad->function = (char *)map.to[f];
+          break;
+        }
+      sp_rpc_labels_get(names, ad, labels + i * 256, 256);
       pl->values[i]->label = labels + i * 256;
     }
+  }
+  if (renamed) {
+    saved_funcs = pl->functions;
+    pl->functions = (char **)map.to;
   }
   protobuf_c_boolean saved_coal = resp->coalesced;
   resp->coalesced = coalesced;
@@ -464,8 +580,13 @@ int sp_rpc_pack_response(Shardplan__V1__PlanResponse *resp, const sp_rpc_labels 
   if (buf) shardplan__v1__plan_response__pack(resp, buf);
   resp->coalesced = saved_coal;
   if (saved)
-    for (size_t i = 0; i < nv; i++) pl->values[i]->label = saved[i];
+    for (size_t i = 0; i < nv; i++) {
+      pl->values[i]->label = saved[i];
+      if (pl->values[i]->address) pl->values[i]->address->function = saved_fn[i];
+    }
+  if (renamed) pl->functions = saved_funcs;
   free(saved);
+  free(saved_fn);
   free(labels);
   if (!buf) return SP_ENOMEM;
   return finish_bytes(buf, n, true, cache_hit, server_ms, extras, extras_len, out, len);

@@ -15,7 +15,8 @@
  * among them. The pool thread runs the engine with the time limit clamped to that deadline,
  * a cancel flag and a progress callback (streamed to PlanStream waiters). Then it stores the
  * plan (before anyone is answered: nothing acknowledged is lost), takes the job out of the
- * table with its waiters, and answers each by its own detail and names. A waiter whose call is
+ * table with its waiters, and answers each by its own detail and names; then it adds the
+ * provenance rows the dashboard reads (store/plan_rows.h), off the answer path. A waiter whose call is
  * cancelled (or whose deadline passes) is removed by the cancel hook; when the last one goes,
  * the search is cancelled.
  *
@@ -29,6 +30,7 @@
 #include <cjson/cJSON.h>
 
 #include "ir/clock.h"
+#include "ir/strbuf.h"
 #include "plan/plan.h"
 #include "rpc/plan_proto.h"
 #include "rpc/plan_request.h"
@@ -39,6 +41,7 @@ typedef struct waiter {
   sp_rpc_call *call;
   bool stream, coalesced;
   int detail;
+  int64_t end_ms;              /* when it must have its answer (INT64_MAX: no limit) */
   sp_rpc_labels labels;
   struct waiter *next;
 } waiter;
@@ -50,10 +53,13 @@ struct sp_job {
   uint8_t *request;            /* bytes as received */
   size_t request_len;
   sp_rpc_labels names;         /* the first requester's: addresses and function names */
-  double time_limit;           /* seconds asked for (or the default) */
+  double time_limit;           /* seconds asked for (or the default); 0: bounded by work */
   atomic_int cancel;
-  int64_t deadline_ms;         /* the latest among the waiters (INT64_MAX: none) */
+  /* The engine's moving deadline (run_ctl.h, sp_clock_now() us; 0: none): the earliest end
+   * among the waiters not answered yet, kept up to date under svc->mu as they come and go. */
+  atomic_llong deadline_us;
   int64_t last_progress_ms;
+  bool sent_incumbent;         /* this segment's first incumbent went to the streams */
   waiter *waiters;
   sp_job *next;
 };
@@ -130,10 +136,12 @@ static void send_progress(sp_rpc_call *call, const char *stage, const sp_progres
   free(ev);
 }
 
-/* Seconds of search a request allows: its time limit (or the default), within its deadline. */
+/* Seconds of search a request allows: its time limit (or the default; none: unbounded), within
+ * its deadline. */
 static double allowed_seconds(const sp_service *s, const sp_rpc_request *r, int64_t ms_left) {
   double asked = r->msg->options ? r->msg->options->time_limit_seconds : 0;
-  double t = asked > 0 ? asked : s->o.default_time_limit;
+  double t = asked > 0 ? asked : s->o.default_time_limit > 0 ? s->o.default_time_limit
+                                                              : HUGE_VAL;
   if (ms_left != INT64_MAX) {
     double left = (double)ms_left / 1000.0 * 0.9 - 0.02;
     if (left < t) t = left;
@@ -164,8 +172,13 @@ static bool answer_stored(sp_service *s, sp_rpc_call *call, bool stream, int det
   size_t elen = 0, olen = 0;
   sp_err err;
   int rc;
+  Shardplan__V1__PlanResponse *resp =
+      labels ? shardplan__v1__plan_response__unpack(NULL, sp->plan_len, sp->plan) : NULL;
+  sp_rpc_func_map map;
+  bool renamed = sp_rpc_func_map_of(resp, labels, &map);
   if (detail == SHARDPLAN__V1__DETAIL__DETAIL_FULL &&
-      (rc = sp__svc_full_extras(s, sp->key, &extras, &elen, &err))) {
+      (rc = sp__svc_full_extras(s, sp->key, renamed ? &map : NULL, &extras, &elen, &err))) {
+    if (resp) shardplan__v1__plan_response__free_unpacked(resp, NULL);
     fail_call(s, call, stream, sp->key, sp__svc_status_of(rc), err.msg, 0);
     return false;
   }
@@ -174,13 +187,11 @@ static bool answer_stored(sp_service *s, sp_rpc_call *call, bool stream, int det
   if (!labels) {
     rc = sp_rpc_repack_hit(sp->plan, sp->plan_len, ms, extras, elen, &out, &olen);
   } else {
-    Shardplan__V1__PlanResponse *resp =
-        shardplan__v1__plan_response__unpack(NULL, sp->plan_len, sp->plan);
     rc = resp ? sp_rpc_pack_response(resp, labels, true, false, ms, extras, elen, &out, &olen)
               : SP_EINTERNAL;
-    if (resp) shardplan__v1__plan_response__free_unpacked(resp, NULL);
     same = rc == SP_OK && olen >= sp->plan_len && memcmp(out, sp->plan, sp->plan_len) == 0;
   }
+  if (resp) shardplan__v1__plan_response__free_unpacked(resp, NULL);
   free(extras);
   if (rc) {
     fail_call(s, call, stream, sp->key, SP_RPC_INTERNAL, "cannot re-encode the stored plan", 0);
@@ -221,6 +232,32 @@ static void free_job(sp_job *j) {
   free(j);
 }
 
+/* When a waiter must be answered: a little before its call's deadline (the answer is built,
+ * stored and sent after the search stops), and within its time limit; INT64_MAX: neither. */
+static int64_t waiter_end(int64_t now, int64_t deadline_ms, double time_limit) {
+  int64_t end = INT64_MAX;
+  if (deadline_ms != INT64_MAX) end = now + (int64_t)((double)(deadline_ms - now) * 0.85) - 100;
+  if (time_limit > 0) {
+    int64_t tl = now + (int64_t)(time_limit * 1000.0);
+    if (tl < end) end = tl;
+  }
+  return end;
+}
+
+/* Points the engine's moving deadline at the earliest end among the waiters (under mu). */
+static void retarget(sp_job *j) {
+  int64_t end = INT64_MAX;
+  for (waiter *w = j->waiters; w; w = w->next)
+    if (w->end_ms < end) end = w->end_ms;
+  long long us = 0;
+  if (end != INT64_MAX) {
+    double at = sp_clock_now() + (double)(end - sp_clock_now_ms()) / 1000.0;
+    us = (long long)(at * 1e6);
+    if (us < 1) us = 1;
+  }
+  atomic_store(&j->deadline_us, us);
+}
+
 /* The cancel hook: the call went away while waiting. */
 static void on_cancel(sp_rpc_call *call, void *arg) {
   sp_service *s = arg;
@@ -232,6 +269,7 @@ static void on_cancel(sp_rpc_call *call, void *arg) {
       found = *pw;
       *pw = found->next;
       if (!j->waiters) atomic_store(&j->cancel, 1);   /* nobody waits: stop the search */
+      else retarget(j);   /* the others may allow more time: the search runs on for them */
       break;
     }
   }
@@ -249,12 +287,54 @@ static void on_progress(void *ctx, const sp_progress *p) {
   sp_job *j = ctx;
   sp_service *s = j->svc;
   int64_t now = sp_clock_now_ms();
-  if (now - j->last_progress_ms < 100 && !(p->has_plan && p->gap == 0)) return;
+  bool first = p->has_plan && !j->sent_incumbent;   /* always sent: where the search starts */
+  if (now - j->last_progress_ms < 100 && !(p->has_plan && p->gap == 0) && !first) return;
   j->last_progress_ms = now;
+  if (p->has_plan) j->sent_incumbent = true;
   pthread_mutex_lock(&s->mu);
   for (waiter *w = j->waiters; w; w = w->next)
     if (w->stream) send_progress(w->call, p->stage ? p->stage : "", p, p->seconds);
   pthread_mutex_unlock(&s->mu);
+}
+
+/* The plan's strategy choice as a JSON array ("[]" without a search); malloc'd. */
+static char *choice_json(const sp_plan *p) {
+  sp_strbuf sb = SP_STRBUF_INIT;
+  sp_strbuf_putc(&sb, '[');
+  for (int i = 0; i < p->nchoice; i++) sp_strbuf_printf(&sb, "%s%d", i ? "," : "", p->choice[i]);
+  sp_strbuf_putc(&sb, ']');
+  return sp_strbuf_ok(&sb) ? sp_strbuf_detach(&sb) : (sp_strbuf_free(&sb), NULL);
+}
+
+/* The stored choice of plan `key` (its "choice" row), malloc'd into *out; false when there is
+ * none (or it cannot be read: the search then starts cold). */
+static bool stored_choice(sp_service *s, const char *key, int **out, int *n) {
+  sp_store_row_query q = {.section = "choice", .limit = 1, .skip_total = true};
+  sp_store_row_page pg = {0};
+  *out = NULL;
+  *n = 0;
+  if (sp_store_rows(s->store, key, &q, &pg, NULL) != SP_OK || pg.n == 0) {
+    sp_store_row_page_free(&pg);
+    return false;
+  }
+  cJSON *a = cJSON_Parse(pg.rows[0].json);
+  sp_store_row_page_free(&pg);
+  int len = cJSON_IsArray(a) ? cJSON_GetArraySize(a) : 0;
+  int *v = len > 0 ? malloc((size_t)len * sizeof *v) : NULL;
+  int k = 0;
+  const cJSON *e;
+  cJSON_ArrayForEach(e, a) {
+    if (!v || !cJSON_IsNumber(e)) break;
+    v[k++] = e->valueint;
+  }
+  cJSON_Delete(a);
+  if (!v || k != len) {
+    free(v);
+    return false;
+  }
+  *out = v;
+  *n = len;
+  return true;
 }
 
 static int store_plan(sp_job *j, const sp_plan *p, const Shardplan__V1__PlanResponse *resp,
@@ -262,18 +342,23 @@ static int store_plan(sp_job *j, const sp_plan *p, const Shardplan__V1__PlanResp
   /* The rows the dashboard reads (store/plan_rows.h), plus the whole plan's JSON, from which
    * a DETAIL_FULL answer is rebuilt. */
   sp_plan_rows pr = {0};
-  int rc = sp_plan_rows_build(p, &pr, err);
+  int rc = sp_plan_rows_build_with(p, SP_PLAN_ROWS_NO_ORIGINS, &pr, err);
   if (rc) return rc;
-  sp_store_row *rows = malloc((pr.n + 1) * sizeof *rows);
+  sp_store_row *rows = malloc((pr.n + 2) * sizeof *rows);
   char *full = sp_plan_to_json_text(p, false);
-  if (!rows || !full) {
+  char *choice = choice_json(p);
+  if (!rows || !full || !choice) {
     free(rows);
     free(full);
+    free(choice);
     sp_plan_rows_free(&pr);
     return sp_err_set(err, SP_ENOMEM, "out of memory storing the plan");
   }
   if (pr.n) memcpy(rows, pr.v, pr.n * sizeof *rows);
-  rows[pr.n] = (sp_store_row){"plan", 0, NULL, full};
+  size_t nrows = pr.n;
+  rows[nrows++] = (sp_store_row){"plan", 0, NULL, full};
+  /* The search's strategy choice: a later search of this key starts from it. */
+  if (p->nchoice) rows[nrows++] = (sp_store_row){"choice", 0, NULL, choice};
   {
     char mesh[256] = "";
     if (resp->plan && resp->plan->n_meshes) {
@@ -298,28 +383,47 @@ static int store_plan(sp_job *j, const sp_plan *p, const Shardplan__V1__PlanResp
     rec.request_len = j->request_len;
     rec.plan = bytes;
     rec.plan_len = n;
-    rc = sp_store_put(j->svc->store, &rec, rows, pr.n + 1, err);
+    rc = sp_store_put(j->svc->store, &rec, rows, nrows, err);
   }
   free(rows);
   free(full);
+  free(choice);
   sp_plan_rows_free(&pr);
   return rc;
 }
 
-/* Takes the job out of the table (no one joins it any more); returns its waiters (the caller
- * answers and frees them, then calls job_done). */
-static waiter *finish_job(sp_job *j) {
-  sp_service *s = j->svc;
-  pthread_mutex_lock(&s->mu);
-  for (sp_job **pj = &s->jobs; *pj; pj = &(*pj)->next)
+/* Takes the job out of the table (no one joins it any more); under mu. */
+static void unlist_job(sp_job *j) {
+  for (sp_job **pj = &j->svc->jobs; *pj; pj = &(*pj)->next)
     if (*pj == j) {
       *pj = j->next;
       break;
     }
-  waiter *ws = j->waiters;
-  j->waiters = NULL;
+}
+
+/* Takes out the waiters to answer now: all of them, or those whose end is at or before
+ * `due_ms`. When none is left the job leaves the table (*finished); else the moving
+ * deadline follows the ones left. Returns the taken waiters (the caller answers and frees
+ * them; once finished it calls job_done). */
+static waiter *take_waiters(sp_job *j, bool all, int64_t due_ms, bool *finished) {
+  sp_service *s = j->svc;
+  waiter *taken = NULL;
+  pthread_mutex_lock(&s->mu);
+  for (waiter **pw = &j->waiters; *pw;) {
+    waiter *w = *pw;
+    if (all || w->end_ms <= due_ms) {
+      *pw = w->next;
+      w->next = taken;
+      taken = w;
+    } else {
+      pw = &w->next;
+    }
+  }
+  *finished = j->waiters == NULL;
+  if (*finished) unlist_job(j);
+  else retarget(j);
   pthread_mutex_unlock(&s->mu);
-  return ws;
+  return taken;
 }
 
 /* The job has answered everyone: it no longer counts (drain waits for this, so no reply is
@@ -339,20 +443,104 @@ static void answer_error(sp_service *s, waiter *ws, const char *key, int status,
   }
 }
 
+/* Answers waiters with `resp`, each in its own names; DETAIL_FULL extras come from `plan`, or
+ * from the stored plan when `plan` is NULL (the answer is the stored one). `how` ends the log
+ * line. */
+static void answer_waiters(sp_job *j, waiter *ws, Shardplan__V1__PlanResponse *resp,
+                           const sp_plan *plan, const char *how) {
+  sp_service *s = j->svc;
+  uint8_t *shared = NULL;
+  size_t shared_len = 0;
+  bool have_shared = false;
+  for (waiter *w = ws, *next; w; w = next) {
+    next = w->next;
+    uint8_t *ex = NULL, *out = NULL;
+    size_t exl = 0, olen = 0;
+    sp_rpc_func_map map;
+    bool renamed = sp_rpc_func_map_of(resp, &w->labels, &map);
+    bool full = w->detail == SHARDPLAN__V1__DETAIL__DETAIL_FULL;
+    if (full && (renamed || !have_shared)) {
+      /* A joiner whose functions have other names gets the module text in its names. */
+      const sp_rpc_func_map *m = renamed ? &map : NULL;
+      if (plan) sp_rpc_plan_full_extras(plan, m, &ex, &exl, NULL);
+      else sp__svc_full_extras(s, j->key, m, &ex, &exl, NULL);
+      if (!renamed) {
+        shared = ex;
+        shared_len = exl;
+        have_shared = true;
+      }
+    } else if (full) {
+      ex = shared;
+      exl = shared_len;
+    }
+    double ms = (double)(sp_clock_now_ms() - sp_rpc_call_start_ms(w->call));
+    if (sp_rpc_pack_response(resp, &w->labels, false, w->coalesced, ms, ex, exl, &out, &olen)) {
+      fail_call(s, w->call, w->stream, j->key, SP_RPC_RESOURCE_EXHAUSTED, "out of memory", 0);
+    } else {
+      char outcome[96];
+      snprintf(outcome, sizeof outcome, "%s %s", w->coalesced ? "coalesced" : "miss", how);
+      sp__svc_log(s, w->call, method_name(w->stream), j->key, outcome, SP_RPC_OK, NULL);
+      deliver(w->call, w->stream, out, olen);
+    }
+    if (ex != shared) free(ex);
+    free(out);
+    free_waiter(w);
+  }
+  free(shared);
+}
+
+/* The graph again, unplanned, for the next segment of a search (sp_plan_run transforms the
+ * module it plans): read from the request bytes as the first one was. */
+static int fresh_module(sp_job *j, sp_err *err) {
+  sp_rpc_request r;
+  memset(&r, 0, sizeof r);
+  int rc = sp_rpc_request_decode(j->request, j->request_len, j->raw, &r, err);
+  if (rc == SP_OK) rc = sp_rpc_request_prepare(&r, err);
+  if (rc == SP_OK) {
+    sp_module_free(j->req.module);
+    j->req.module = r.module;
+    r.module = NULL;
+  }
+  sp_rpc_request_free(&r);
+  return rc;
+}
+
+/* The stored plan of this key when it should be answered instead of `resp`: a plan that is
+ * as cheap or cheaper, unless `resp` is proven optimal. NULL: store and answer `resp`. */
+static Shardplan__V1__PlanResponse *better_stored(sp_job *j,
+                                                 const Shardplan__V1__PlanResponse *resp) {
+  sp_store_plan old = {0};
+  Shardplan__V1__PlanResponse *o = NULL;
+  if (sp_store_get(j->svc->store, j->key, SP_STORE_WITH_PLAN, &old, NULL) == SP_OK &&
+      resp->plan->costs && !isnan(old.total_cost) &&
+      resp->status != SHARDPLAN__V1__PLAN_STATUS__PLAN_STATUS_OPTIMAL &&
+      old.total_cost <= resp->plan->costs->total_seconds)
+    o = shardplan__v1__plan_response__unpack(NULL, old.plan_len, old.plan);
+  sp_store_plan_free(&old);
+  return o;
+}
+
+/* A search, in segments: each runs the engine until the earliest end among the waiters left
+ * (the moving deadline, which follows them as they join and leave), or to its own end when it
+ * finishes first. A final plan answers everyone. A plan cut short (provisional) answers the
+ * waiters whose end has come, and the next segment, for the others, starts from it (a warm
+ * start, the engine's incumbent), on a fresh copy of the graph. The first segment starts from
+ * the stored provisional plan of the key, if any. */
 static void run_job(void *arg) {
   sp_job *j = arg;
   sp_service *s = j->svc;
   sp_plan *plan = NULL;
   sp_arena *a = NULL;
-  uint8_t *bytes = NULL, *extras = NULL;
-  size_t n = 0, elen = 0;
+  uint8_t *bytes = NULL;
+  int *seed = NULL, nseed = 0;
+  Shardplan__V1__PlanResponse *old = NULL;
   sp_err err;
   sp_err_clear(&err);
   int status = SP_RPC_OK;
   char msg[SP_ERR_MSG_MAX + 64] = "";
+  bool finished = false;
 
   pthread_mutex_lock(&s->mu);
-  int64_t deadline = j->deadline_ms;
   bool stop = s->draining || atomic_load(&j->cancel);
   pthread_mutex_unlock(&s->mu);
   if (stop) {
@@ -362,149 +550,127 @@ static void run_job(void *arg) {
     goto answer;
   }
   atomic_fetch_add(&s->searches, 1);
-  int64_t now = sp_clock_now_ms();
-  double tl = j->time_limit;
-  if (deadline != INT64_MAX) {
-    double left = (double)(deadline - now) / 1000.0;
-    if (left <= 0) {
-      status = SP_RPC_DEADLINE_EXCEEDED;
-      snprintf(msg, sizeof msg, "the deadline passed while the search waited in the queue");
+  {
+    waiter *late = take_waiters(j, false, sp_clock_now_ms(), &finished);
+    answer_error(s, late, j->key, SP_RPC_DEADLINE_EXCEEDED,
+                 "the deadline passed while the search waited in the queue");
+    if (finished) goto done;
+  }
+  stored_choice(s, j->key, &seed, &nseed);
+  double run_start = sp_clock_now();
+  for (int segment = 0;; segment++) {
+    int rc = segment ? fresh_module(j, &err) : SP_OK;
+    if (rc) {
+      status = sp__svc_status_of(rc);
+      snprintf(msg, sizeof msg, "%s", err.msg);
       goto answer;
     }
-    double usable_s = left * 0.9 - 0.02;
-    if (usable_s < 0.001) usable_s = 0.001;
-    if (tl > usable_s) tl = usable_s;
-    j->req.popts.deadline = sp_clock_now() + usable_s;
-  }
-  j->req.popts.time_limit = tl;
-  j->req.popts.cancel = &j->cancel;
-  j->req.popts.progress = on_progress;
-  j->req.popts.progress_ctx = j;
-  j->last_progress_ms = now;
-  sp_plan_input in = {.module = j->req.module, .filename = j->req.module->filename};
-  double run_start = sp_clock_now();
-  int rc = sp_plan_run(&in, j->req.search ? j->req.cluster : NULL, &j->req.popts, &plan, &err);
-  if (rc) {
-    status = atomic_load(&j->cancel) ? (s->draining ? SP_RPC_UNAVAILABLE : SP_RPC_CANCELLED)
-                                     : rc == SP_ENOTFOUND ? SP_RPC_FAILED_PRECONDITION
-                                                          : sp__svc_status_of(rc);
-    snprintf(msg, sizeof msg, "%s%s", status == SP_RPC_UNAVAILABLE
-             ? "the server is shutting down: " : rc == SP_ENOTFOUND ? "no valid plan: " : "",
-             err.msg);
-    goto answer;
-  }
-  /* Wall time is not part of the plan (equal requests get equal bytes): it goes beside it. */
-  double search_s = sp_clock_now() - run_start;
-  if (s->obs.on_search) s->obs.on_search(s->obs.ctx, search_s);
-  plan->solver.build_s = plan->solver.solve_s = 0;
-  Shardplan__V1__PlanResponse *resp = NULL;
-  a = sp_arena_new(0);
-  if (!a || sp_rpc_plan_summary(plan, &j->names, j->key, a, &resp, &err)) {
-    status = SP_RPC_RESOURCE_EXHAUSTED;
-    snprintf(msg, sizeof msg, "out of memory building the answer");
-    goto answer;
-  }
-  resp->search_seconds = search_s;
-  resp->time_limit_seconds = j->req.popts.time_limit;
-  n = shardplan__v1__plan_response__get_packed_size(resp);
-  bytes = malloc(n ? n : 1);
-  if (!bytes) {
-    status = SP_RPC_RESOURCE_EXHAUSTED;
-    snprintf(msg, sizeof msg, "out of memory");
-    goto answer;
-  }
-  shardplan__v1__plan_response__pack(resp, bytes);
+    double used = sp_clock_now() - run_start;
+    j->req.popts.time_limit = j->time_limit > used ? j->time_limit - used : 0;
+    j->req.popts.deadline = 0;
+    j->req.popts.moving_deadline_us = &j->deadline_us;
+    j->req.popts.cancel = &j->cancel;
+    j->req.popts.progress = on_progress;
+    j->req.popts.progress_ctx = j;
+    j->req.popts.incumbent = seed;
+    j->req.popts.nincumbent = nseed;
+    j->last_progress_ms = sp_clock_now_ms();
+    j->sent_incumbent = false;
+    sp_plan_input in = {.module = j->req.module, .filename = j->req.module->filename};
+    rc = sp_plan_run(&in, j->req.search ? j->req.cluster : NULL, &j->req.popts, &plan, &err);
+    if (rc) {
+      status = atomic_load(&j->cancel) ? (s->draining ? SP_RPC_UNAVAILABLE : SP_RPC_CANCELLED)
+                                       : rc == SP_ENOTFOUND ? SP_RPC_FAILED_PRECONDITION
+                                       : rc == SP_ETIMEOUT ? SP_RPC_DEADLINE_EXCEEDED
+                                                            : sp__svc_status_of(rc);
+      snprintf(msg, sizeof msg, "%s%s", status == SP_RPC_UNAVAILABLE
+               ? "the server is shutting down: " : rc == SP_ENOTFOUND ? "no valid plan: " : "",
+               err.msg);
+      goto answer;
+    }
+    /* Wall time is not part of the plan (equal requests get equal bytes): it goes beside it. */
+    double search_s = sp_clock_now() - run_start;
+    plan->solver.build_s = plan->solver.solve_s = 0;
+    Shardplan__V1__PlanResponse *resp = NULL;
+    a = sp_arena_new(0);
+    if (!a || sp_rpc_plan_summary(plan, &j->names, j->key, a, &resp, &err)) {
+      status = SP_RPC_RESOURCE_EXHAUSTED;
+      snprintf(msg, sizeof msg, "out of memory building the answer");
+      goto answer;
+    }
+    resp->search_seconds = search_s;
+    resp->time_limit_seconds = j->req.popts.time_limit;
+    size_t n = shardplan__v1__plan_response__get_packed_size(resp);
+    bytes = malloc(n ? n : 1);
+    if (!bytes) {
+      status = SP_RPC_RESOURCE_EXHAUSTED;
+      snprintf(msg, sizeof msg, "out of memory");
+      goto answer;
+    }
+    shardplan__v1__plan_response__pack(resp, bytes);
 
-  /* A provisional plan already stored is replaced only by a better one. */
-  sp_store_plan old = {0};
-  bool keep_old = false;
-  if (sp_store_get(s->store, j->key, SP_STORE_WITH_PLAN, &old, NULL) == SP_OK &&
-      resp->plan->costs && !isnan(old.total_cost) &&
-      resp->status != SHARDPLAN__V1__PLAN_STATUS__PLAN_STATUS_OPTIMAL &&
-      old.total_cost <= resp->plan->costs->total_seconds)
-    keep_old = true;
-  if (keep_old) {
-    Shardplan__V1__PlanResponse *o =
-        shardplan__v1__plan_response__unpack(NULL, old.plan_len, old.plan);
-    if (o) {
-      waiter *ws = finish_job(j);
-      sp_store_plan_free(&old);
-      for (waiter *w = ws, *next; w; w = next) {
-        next = w->next;
-        uint8_t *out = NULL;
-        size_t olen = 0;
-        uint8_t *ex = NULL;
-        size_t exl = 0;
-        double ms = (double)(sp_clock_now_ms() - sp_rpc_call_start_ms(w->call));
-        if (w->detail == SHARDPLAN__V1__DETAIL__DETAIL_FULL)
-          sp__svc_full_extras(s, j->key, &ex, &exl, NULL);
-        if (sp_rpc_pack_response(o, &w->labels, false, w->coalesced, ms, ex, exl, &out, &olen))
-          fail_call(s, w->call, w->stream, j->key, SP_RPC_RESOURCE_EXHAUSTED, "out of memory", 0);
-        else {
-          sp__svc_log(s, w->call, method_name(w->stream), j->key, "miss (kept the better stored "
-                      "plan)", SP_RPC_OK, NULL);
-          deliver(w->call, w->stream, out, olen);
+    /* A plan already stored (provisional) is replaced only by a better one. */
+    bool stored_ok = false;
+    old = better_stored(j, resp);
+    if (!old) {
+      stored_ok = (rc = store_plan(j, plan, resp, bytes, n, &err)) == SP_OK;
+      if (!stored_ok) {
+        /* The plan is still the answer (the search's work is not thrown away); the cache
+         * just does not keep it, and the answer says so in a warning naming the cache's
+         * error. */
+        sp__svc_log(s, NULL, "Plan", j->key, "store", SP_RPC_INTERNAL, err.msg);
+        char **ws = sp_arena_realloc(a, resp->warnings, resp->n_warnings * sizeof *ws,
+                                     (resp->n_warnings + 1) * sizeof *ws);
+        char *text = sp_arena_printf(a, "plan cache: this plan was not stored: %s", err.msg);
+        if (ws && text) {
+          ws[resp->n_warnings++] = text;
+          resp->warnings = ws;
         }
-        free(ex);
-        free(out);
-        free_waiter(w);
       }
-      shardplan__v1__plan_response__free_unpacked(o, NULL);
+      if (!resp->provisional && stored_ok) {
+        sp_store_plan mine = {.plan = bytes, .plan_len = n, .status = sp_rpc_status_word(resp)};
+        snprintf(mine.key, sizeof mine.key, "%s", j->key);
+        /* The creator's exact bytes answer with the creator's labels: remember them. */
+        remember(s, j->raw, j->req.detail, &mine);
+      }
+    }
+    /* A final plan answers everyone; a provisional one those whose time has come. */
+    waiter *ws = take_waiters(j, !resp->provisional, sp_clock_now_ms() + 50, &finished);
+    if (old) answer_waiters(j, ws, old, NULL, "(kept the better stored plan)");
+    else answer_waiters(j, ws, resp, plan, sp_rpc_status_word(resp));
+    if (finished) {
+      if (s->obs.on_search) s->obs.on_search(s->obs.ctx, search_s);
+      /* Everyone has the answer: now the provenance the dashboard's value pages show
+       * (seconds for a large plan, so not on the answer path). A page opened before this is
+       * done traces the plan itself (web.c); whichever finishes first stores the rows. */
+      if (stored_ok && sp_plan_rows_store_origins(s->store, j->key, plan, &err) != SP_OK &&
+          err.code != SP_ENOTFOUND)
+        sp__svc_log(s, NULL, "Plan", j->key, "provenance", SP_RPC_INTERNAL, err.msg);
       goto done;
     }
-  }
-  sp_store_plan_free(&old);
-  bool stored_ok = (rc = store_plan(j, plan, resp, bytes, n, &err)) == SP_OK;
-  if (!stored_ok) {
-    /* The plan is still the answer (the search's work is not thrown away); the cache just does
-     * not keep it, and the answer says so in a warning naming the cache's error. */
-    sp__svc_log(s, NULL, "Plan", j->key, "store", SP_RPC_INTERNAL, err.msg);
-    char **ws = sp_arena_realloc(a, resp->warnings, resp->n_warnings * sizeof *ws,
-                                 (resp->n_warnings + 1) * sizeof *ws);
-    char *text = sp_arena_printf(a, "plan cache: this plan was not stored: %s", err.msg);
-    if (ws && text) {
-      ws[resp->n_warnings++] = text;
-      resp->warnings = ws;
+    /* Others wait longer: search on for them from this plan. */
+    free(seed);
+    seed = NULL;
+    nseed = 0;
+    if (plan->nchoice > 0 && (seed = malloc((size_t)plan->nchoice * sizeof *seed))) {
+      memcpy(seed, plan->choice, (size_t)plan->nchoice * sizeof *seed);
+      nseed = plan->nchoice;
     }
+    if (old) shardplan__v1__plan_response__free_unpacked(old, NULL);
+    old = NULL;
+    free(bytes);
+    bytes = NULL;
+    sp_arena_free(a);
+    a = NULL;
+    sp_plan_free(plan);
+    plan = NULL;
   }
-  bool want_full = false;
-  pthread_mutex_lock(&s->mu);
-  for (waiter *w = j->waiters; w; w = w->next)
-    if (w->detail == SHARDPLAN__V1__DETAIL__DETAIL_FULL) want_full = true;
-  pthread_mutex_unlock(&s->mu);
-  if (want_full) sp_rpc_plan_full_extras(plan, &extras, &elen, NULL);
-  if (!resp->provisional && stored_ok) {
-    sp_store_plan mine = {.plan = bytes, .plan_len = n, .status = sp_rpc_status_word(resp)};
-    snprintf(mine.key, sizeof mine.key, "%s", j->key);
-    /* The creator's exact bytes answer with the creator's labels: remember them. */
-    remember(s, j->raw, j->req.detail, &mine);
-  }
-  waiter *ws = finish_job(j);
-  for (waiter *w = ws, *next; w; w = next) {
-    next = w->next;
-    uint8_t *out = NULL;
-    size_t olen = 0;
-    double ms = (double)(sp_clock_now_ms() - sp_rpc_call_start_ms(w->call));
-    bool full = w->detail == SHARDPLAN__V1__DETAIL__DETAIL_FULL;
-    if (sp_rpc_pack_response(resp, &w->labels, false, w->coalesced, ms, full ? extras : NULL,
-                             full ? elen : 0, &out, &olen)) {
-      fail_call(s, w->call, w->stream, j->key, SP_RPC_RESOURCE_EXHAUSTED, "out of memory", 0);
-    } else {
-      char outcome[64];
-      snprintf(outcome, sizeof outcome, "%s %s", w->coalesced ? "coalesced" : "miss",
-               sp_rpc_status_word(resp));
-      sp__svc_log(s, w->call, method_name(w->stream), j->key, outcome, SP_RPC_OK, NULL);
-      deliver(w->call, w->stream, out, olen);
-    }
-    free(out);
-    free_waiter(w);
-  }
-  goto done;
 answer:
-  answer_error(s, finish_job(j), j->key, status, msg);
+  answer_error(s, take_waiters(j, true, 0, &finished), j->key, status, msg);
 done:
+  if (old) shardplan__v1__plan_response__free_unpacked(old, NULL);
+  free(seed);
   free(bytes);
-  free(extras);
   sp_arena_free(a);
   sp_plan_free(plan);
   free_job(j);
@@ -612,7 +778,8 @@ static void handle(sp_rpc_call *call, sp_service *s, bool stream) {
   w->stream = stream;
   w->detail = req.detail;
   w->labels = labels;
-  int64_t deadline = sp_rpc_call_deadline_ms(call);
+  double asked = req.time_limit > 0 ? req.time_limit : s->o.default_time_limit;
+  w->end_ms = waiter_end(sp_clock_now_ms(), sp_rpc_call_deadline_ms(call), asked);
   pthread_mutex_lock(&s->mu);
   if (s->draining) {
     pthread_mutex_unlock(&s->mu);
@@ -635,7 +802,7 @@ static void handle(sp_rpc_call *call, sp_service *s, bool stream) {
     w->coalesced = true;
     w->next = j->waiters;
     j->waiters = w;
-    if (deadline > j->deadline_ms) j->deadline_ms = deadline;
+    retarget(j);   /* its end may come before the others': the search stops for it then */
     atomic_fetch_add(&s->coalesced, 1);
     if (stream) send_progress(call, "queued", NULL, 0);
     pthread_mutex_unlock(&s->mu);
@@ -655,12 +822,12 @@ static void handle(sp_rpc_call *call, sp_service *s, bool stream) {
     snprintf(j->key, sizeof j->key, "%s", req.key);
     snprintf(j->raw, sizeof j->raw, "%s", req.raw);
     j->request_len = len;
-    j->time_limit = req.time_limit > 0 ? req.time_limit : s->o.default_time_limit;
-    j->deadline_ms = deadline;
+    j->time_limit = asked;
     j->req = req;    /* the job owns the request from here */
     memset(&req, 0, sizeof req);
     j->req.popts.search_options = j->req.search_options;
     j->waiters = w;
+    retarget(j);
     rc = sp_pool_submit(s->pool, run_job, j);
   }
   if (rc == SP_OK) {

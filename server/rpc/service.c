@@ -96,8 +96,8 @@ void sp__svc_fail(sp_service *s, sp_rpc_call *call, const char *method, const ch
 
 /* ------------------------------------------------------------------ GetPlan */
 
-int sp__svc_full_extras(sp_service *s, const char *key, uint8_t **out, size_t *len,
-                        sp_err *err) {
+int sp__svc_full_extras(sp_service *s, const char *key, const sp_rpc_func_map *map,
+                        uint8_t **out, size_t *len, sp_err *err) {
   sp_store_row_query q = {.section = "plan", .limit = 1};
   sp_store_row_page pg = {0};
   int rc = sp_store_rows(s->store, key, &q, &pg, err);
@@ -105,7 +105,7 @@ int sp__svc_full_extras(sp_service *s, const char *key, uint8_t **out, size_t *l
     rc = sp_err_set(err, SP_EINTERNAL, "plan %.16s has no stored plan JSON", key);
   sp_plan *p = NULL;
   if (rc == SP_OK) rc = sp_plan_from_json(pg.rows[0].json, strlen(pg.rows[0].json), &p, err);
-  if (rc == SP_OK) rc = sp_rpc_plan_full_extras(p, out, len, err);
+  if (rc == SP_OK) rc = sp_rpc_plan_full_extras(p, map, out, len, err);
   sp_plan_free(p);
   sp_store_row_page_free(&pg);
   return rc;
@@ -146,7 +146,7 @@ static void get_plan(sp_rpc_call *call, void *data) {
   uint8_t *extras = NULL, *out = NULL;
   size_t elen = 0, olen = 0;
   if (detail == SHARDPLAN__V1__DETAIL__DETAIL_FULL &&
-      (rc = sp__svc_full_extras(s, key, &extras, &elen, &err))) {
+      (rc = sp__svc_full_extras(s, key, NULL, &extras, &elen, &err))) {
     sp_store_plan_free(&sp);
     sp__svc_fail(s, call, M, key, sp__svc_status_of(rc), err.msg, 0);
     return;
@@ -373,7 +373,6 @@ static void get_stats(sp_rpc_call *call, void *data) {
 void sp_service_options_init(sp_service_options *o) {
   memset(o, 0, sizeof *o);
   o->max_queue = 64;
-  o->default_time_limit = 10;
   o->log_level = 2;
 }
 
@@ -383,7 +382,6 @@ int sp_service_open(const sp_service_options *o, sp_service **out, sp_err *err) 
   if (!s) return sp_err_set(err, SP_ENOMEM, "out of memory");
   s->o = *o;
   if (!s->o.log) s->o.log = stderr;
-  if (s->o.default_time_limit <= 0) s->o.default_time_limit = 10;
   if (s->o.max_searches <= 0) {
     long c = sysconf(_SC_NPROCESSORS_ONLN);
     s->o.max_searches = c > 0 ? (int)c : 1;

@@ -31,7 +31,9 @@ typedef struct sp_service_options {
   int max_searches;            /* pool threads; 0: cores */
   int max_queue;               /* searches waiting; default 64 */
   int64_t cache_max_bytes;     /* 0: none */
-  double default_time_limit;   /* seconds, when a request gives none; 0: 10 */
+  double default_time_limit;   /* seconds, when a request gives none; 0: none, the search is
+                                  bounded by work (the same answer under any load) and cut
+                                  only by the callers' deadlines */
   int64_t max_request_memory_bytes; /* refuse a Plan whose estimate is larger (RESOURCE_EXHAUSTED,
                                        see plan_request.h); 0: no bound */
   int log_level;               /* 0 error, 1 warn, 2 info (one line per request), 3 debug */

@@ -11,6 +11,7 @@
 #include <stdatomic.h>
 
 #include "rpc/hit_cache.h"
+#include "rpc/plan_proto.h"
 #include "rpc/rpc_server.h"
 #include "rpc/search_pool.h"
 #include "rpc/service.h"
@@ -48,7 +49,8 @@ const char *sp__svc_status_name(int status);
 void sp__svc_plan(sp_rpc_call *call, void *svc);
 void sp__svc_plan_stream(sp_rpc_call *call, void *svc);
 /* Answers a stored plan (GetPlan and cache hits): the packed summary plus, for DETAIL_FULL,
- * the extras rebuilt from the stored plan JSON. */
-int sp__svc_full_extras(sp_service *s, const char *key, uint8_t **out, size_t *len, sp_err *err);
+ * the extras rebuilt from the stored plan JSON (functions renamed by `map`, may be NULL). */
+int sp__svc_full_extras(sp_service *s, const char *key, const sp_rpc_func_map *map,
+                        uint8_t **out, size_t *len, sp_err *err);
 
 #endif /* SP_RPC_SERVICE_INT_H */

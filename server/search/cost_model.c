@@ -214,8 +214,7 @@ double sp_cost_collective(const sp_cost_model *cm, sp_collective_kind k, const s
     if (i == 0 || ac->bandwidth < bw) bw = ac->bandwidth;
   }
   double s = sp_collective_seconds(k, n, alpha, bw, bytes);
-  if (out) {
-    memset(out, 0, sizeof *out);
+  if (out) {   /* (not zeroed whole: the search prices often; axes past naxes are unused) */
     out->kind = k;
     out->naxes = naxes < SP_MAX_MESH_AXES_CLUSTER ? naxes : SP_MAX_MESH_AXES_CLUSTER;
     for (int i = 0; i < out->naxes; i++) out->axes[i] = axes[i];
@@ -286,17 +285,17 @@ static void permute_axes(const sp_mesh *mesh, const sp_layout *x, const sp_layou
                   !sp_ft_axis_equal(q->axes[q->start[d] + k], p->axes[i]);
         }
     }
-    if (moved) out->axes[out->naxes++] = (sp_ft_axis){a, 1, mesh->axes[a].size};
+    if (moved) out->axes[out->naxes++] = sp_ft_axis_make(mesh, a, 0, 0);
   }
 }
 
-int sp_collective_shape(const sp_mesh *mesh, const char *op_name, const sp_attr *axes,
-                        const sp_sharding *before, const sp_sharding *after, int rank,
-                        sp_reshard_shape *out, sp_err *err) {
+int sp_collective_shape(sp_arena *scratch, const sp_mesh *mesh, const char *op_name,
+                        const sp_attr *axes, const sp_sharding *before, const sp_sharding *after,
+                        int rank, sp_reshard_shape *out, sp_err *err) {
   memset(out, 0, sizeof *out);
   if (shape_kind(op_name, &out->kind))
     return sp_err_set(err, SP_EINVAL, "'%s' is not a collective the cost model prices", op_name);
-  sp_arena *a = sp_arena_new(0);
+  sp_arena *a = scratch ? scratch : sp_arena_new(0);
   if (!a) return sp_err_set(err, SP_ENOMEM, "out of memory");
   sp_layout *lb, *la;
   int rc = sp_layout_from_sharding(a, before, rank, mesh, &lb, err);
@@ -320,7 +319,7 @@ int sp_collective_shape(const sp_mesh *mesh, const char *op_name, const sp_attr 
     rc = sp_err_set(err, SP_EINVAL, "%s without its axes", op_name);
   }
 done:
-  sp_arena_free(a);
+  if (!scratch) sp_arena_free(a);
   return rc;
 }
 
@@ -329,22 +328,27 @@ static double group_bytes(sp_collective_kind k, int64_t n, double before, double
   switch (k) {
     case SP_COLL_ALL_GATHER: return after;
     case SP_COLL_ALL_TO_ALL: return before * (double)n;
+    case SP_COLL_ALL_SLICE: return 0.0;   /* nothing moves */
     case SP_COLL_REDUCE_SCATTER:
     case SP_COLL_ALL_REDUCE:
-    case SP_COLL_ALL_SLICE:
     case SP_COLL_COLLECTIVE_PERMUTE: return before;
   }
   return before;
 }
 
-double sp_cost_shape(const sp_cost_model *cm, const sp_type *type, const sp_reshard_shape *sh,
-                     sp_collective *out) {
-  double bytes = sp_cost_tensor_bytes(type);
+/* sp_cost_shape for a tensor of `bytes`. */
+static double price_shape(const sp_cost_model *cm, double bytes, const sp_reshard_shape *sh,
+                          sp_collective *out) {
   int64_t n = 1;
   for (int i = 0; i < sh->naxes; i++) n *= sp_ft_axis_size(cm->mesh, sh->axes[i]);
   double b = group_bytes(sh->kind, n, bytes / (double)sh->shards_before,
                          bytes / (double)sh->shards_after);
   return sp_cost_collective(cm, sh->kind, sh->axes, sh->naxes, b, out);
+}
+
+double sp_cost_shape(const sp_cost_model *cm, const sp_type *type, const sp_reshard_shape *sh,
+                     sp_collective *out) {
+  return price_shape(cm, sp_cost_tensor_bytes(type), sh, out);
 }
 
 int sp_cost_collective_op(const sp_cost_model *cm, const sp_op *op, sp_collective *out,
@@ -359,7 +363,7 @@ int sp_cost_collective_op(const sp_cost_model *cm, const sp_op *op, sp_collectiv
   const sp_type *t = op->results[0].type;
   int rank = t && t->kind == SP_TYPE_TENSOR ? t->rank : 0;
   sp_reshard_shape sh;
-  int rc = sp_collective_shape(cm->mesh, op->name, axes, op->operands[0].value->sharding,
+  int rc = sp_collective_shape(NULL, cm->mesh, op->name, axes, op->operands[0].value->sharding,
                                op->results[0].sharding, rank, &sh, err);
   if (rc) return rc;
   sp_cost_shape(cm, t, &sh, out);
@@ -387,8 +391,9 @@ int sp_cost_reshard(const sp_cost_model *cm, const sp_type *type, const sp_layou
     return SP_OK;
   }
   if (rc) return rc;
+  double bytes = sp_cost_tensor_bytes(type);
   for (int k = 0; k < n; k++)
-    out->seconds += sp_cost_shape(cm, type, &steps[k],
-                                  out->nsteps < SP_RESHARD_MAX_STEPS ? &out->steps[out->nsteps++] : NULL);
+    out->seconds += price_shape(cm, bytes, &steps[k],
+                                out->nsteps < SP_RESHARD_MAX_STEPS ? &out->steps[out->nsteps++] : NULL);
   return SP_OK;
 }

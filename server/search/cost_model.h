@@ -12,7 +12,7 @@
  *   all-reduce          alpha + 2(n-1)/n  * B / bw   (B: the tensor a device reduces)
  *   all-to-all          alpha + (n-1)/n^2 * B / bw   (B: the group's whole tensor, n x a shard)
  *   collective-permute  alpha + B / bw               (B: the shard each device sends)
- *   all-slice           0                            (local: each device keeps a part)
+ *   all-slice           0                            (B = 0: each device keeps a part)
  * A collective over several axes runs as one collective over their product group: n is the
  * product of the sizes, alpha the largest and bw the smallest of the axes' (the group crosses
  * every link those axes cross, so it runs at the slowest one). A sub-axis is priced with the
@@ -158,11 +158,12 @@ typedef struct sp_reshard_shape {
  * "sdy.all_to_all", "sdy.collective_permute", "sdy.all_reduce", "sdy.reduce_scatter") whose
  * axes attribute is `axes` (gathering_axes, slicing_axes, params, reduction_axes,
  * reduce_scatter_axes; NULL for a permute), reading a rank-`rank` tensor sharded `before` and
- * producing it sharded `after` (NULL: unsharded). SP_EINVAL naming what is wrong (another op,
- * an axis not in `mesh`). */
-int sp_collective_shape(const sp_mesh *mesh, const char *op_name, const sp_attr *axes,
-                        const sp_sharding *before, const sp_sharding *after, int rank,
-                        sp_reshard_shape *out, sp_err *err);
+ * producing it sharded `after` (NULL: unsharded). Scratch layouts come from `scratch` (NULL: an
+ * arena of its own, freed before returning). SP_EINVAL naming what is wrong (another op, an
+ * axis not in `mesh`). */
+int sp_collective_shape(sp_arena *scratch, const sp_mesh *mesh, const char *op_name,
+                        const sp_attr *axes, const sp_sharding *before, const sp_sharding *after,
+                        int rank, sp_reshard_shape *out, sp_err *err);
 
 /* Prices shape `sh` for a tensor of `type` (B from the bytes a device holds before and after,
  * see the top comment); fills `out` (may be NULL) and returns the seconds. */

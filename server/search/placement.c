@@ -39,6 +39,7 @@ typedef struct ctx {
   sp_plan_trial *trials;
   double deadline;            /* monotonic seconds; 0: none */
   int trials_left;            /* planned, for splitting the time */
+  bool cut;                   /* trials left out: the caller's deadline had passed */
   int nlimit;                 /* trials refused with SP_ELIMIT (a value too large to count) */
 } ctx;
 
@@ -167,6 +168,12 @@ static int plan_one(ctx *c, const sp_mesh *mesh, int64_t *dev, bool probe, const
   /* A cancelled request plans no further configuration (the solver only checks inside). */
   if (sp_run_ctl_cancelled(c->m->ctl))
     return sp_err_set(err, SP_ETIMEOUT, "cancelled between placement trials");
+  /* Past the caller's deadline with a plan in hand: no further configuration (each would
+   * still build its graph and a first plan); the plan is then cut short. */
+  if (b->have && sp_run_ctl_stopped(c->m->ctl)) {
+    c->cut = true;
+    return SP_OK;
+  }
   snapshot_restore(c, orig);
   c->mesh_attr->u.mesh = (sp_mesh *)mesh;
   sp_plan_search_opts oc = *c->o;
@@ -419,6 +426,8 @@ int sp_placement_search(sp_module *m, const sp_plan_search_opts *o, const sp_pla
   }
   c.mesh_attr->u.mesh = (sp_mesh *)final_mesh;
   *out = b.s;
+  if (c.cut && (out->status == SP_SG_OPTIMAL || out->status == SP_SG_FEASIBLE))
+    out->status = SP_SG_TIMEOUT;   /* not every configuration was planned */
   /* The winner's operand layouts, as reshards (once: the trials share the module). */
   rc = sp_plan_insert_operand_reshards(m, out, err);
   if (rc) return rc;

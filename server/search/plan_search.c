@@ -798,8 +798,12 @@ static int run(sp_module *m, const sp_plan_search_opts *o, bool fixed, sp_plan_s
   sp_sg_opts_init(&so);
   so.time_limit = o->time_limit;
   so.gap = o->gap;
-  so.work_limit = o->work_limit;
+  /* Without a time limit the search is bounded by work (the same answer on any machine):
+   * the planner's budget, smaller than the solver's own default (which suits contest
+   * problems solved alone), so that a plan comes in seconds (bench/RESULTS.md). */
+  so.work_limit = o->work_limit > 0 ? o->work_limit : o->time_limit > 0 ? 0 : PLAN_WORK_LIMIT;
   so.seed = o->seed;
+  if (o->incumbent && o->nincumbent == g->nnodes) so.incumbent = o->incumbent;
   so.ctl = m->ctl;
   if (m->ctl && m->ctl->progress) {
     so.progress = report_progress;
@@ -859,6 +863,16 @@ static int run(sp_module *m, const sp_plan_search_opts *o, bool fixed, sp_plan_s
     dev[i] = o->device_of ? o->device_of[i]
                           : (S.mesh->ndevice_ids ? S.mesh->device_ids[i] : i);
   out->device_of = dev;
+  if (res.choice && g->nnodes > 0) {
+    int *ch = sp_arena_alloc(m->arena, (size_t)g->nnodes * sizeof *ch);
+    if (!ch) {
+      rc = sp_err_set(err, SP_ENOMEM, "out of memory");
+      goto fail;
+    }
+    memcpy(ch, res.choice, (size_t)g->nnodes * sizeof *ch);
+    out->choice = ch;
+    out->nchoice = g->nnodes;
+  }
   sp_sg_result_free(&res);
   sp_sg_free(g);
   sp_ptr_map_free(&S.opmap);

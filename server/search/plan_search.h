@@ -102,6 +102,11 @@ typedef struct sp_plan_search_opts {
    * an argument. */
   int nstate;
   const sp_plan_state_pair *state;
+  /* A warm start: the strategy choice of an earlier plan of the same module and options
+   * (sp_plan_summary.choice), given to the solver as its first incumbent; ignored when its
+   * length is not the strategy graph's node count or it is not a valid plan there. */
+  int nincumbent;
+  const int *incumbent;
   const char *dump_graph;     /* write each strategy graph before it is solved (IOPDDL JSON,
                                  solver/solver.h) to this file; NULL: none */
 } sp_plan_search_opts;
@@ -190,6 +195,11 @@ typedef struct sp_plan_summary {
   sp_axis_cost axis[SP_MAX_MESH_AXES_CLUSTER];
   int64_t ndevices;
   const int64_t *device_of;   /* [ndevices] (module arena) */
+  /* The solver's choice: a strategy index per node of the strategy graph (module arena); the
+   * same module and options build the same graph, so it warm-starts a later search
+   * (sp_plan_search_opts.incumbent). */
+  int nchoice;
+  const int *choice;
   /* The compute time of each op the plan prices (an element-wise follower's own, apart from
    * its node's), in program order (module arena): what the dashboard charts per op. */
   int nop_compute;

@@ -23,6 +23,8 @@
 
 #define UNITS_PER_SECOND 1e9
 #define DEFAULT_MAX_STRATEGIES 512
+/* Heuristic work units of a search without a time limit (solver/solver.h work_limit). */
+#define PLAN_WORK_LIMIT ((int64_t)50 * 1000 * 1000)
 #define MIB (1024.0 * 1024.0)
 
 enum { NODE_SOURCE, NODE_OP, NODE_FIXED };

@@ -66,14 +66,13 @@ static uint64_t mix(uint64_t h, uint64_t v) {
   return h * 0xff51afd7ed558ccdULL;
 }
 
+/* Dims and axes folded together; equal layouts hash alike, others rarely (then compared). */
 static uint64_t layout_hash(uint64_t h, const sp_layout *l) {
   h = mix(h, (uint64_t)l->rank);
-  for (int d = 0; d <= l->rank; d++) h = mix(h, (uint64_t)l->start[d]);
-  for (int i = 0; i < l->start[l->rank]; i++) {
-    h = mix(h, (uint64_t)l->axes[i].axis);
-    h = mix(h, (uint64_t)l->axes[i].pre);
-    h = mix(h, (uint64_t)l->axes[i].size);
-  }
+  for (int d = 1; d <= l->rank; d++) h = mix(h, (uint64_t)l->start[d]);
+  for (int i = 0; i < l->start[l->rank]; i++)
+    h = mix(h, (uint64_t)l->axes[i].axis ^ ((uint64_t)l->axes[i].pre << 8) ^
+                   ((uint64_t)l->axes[i].size << 36));
   return h;
 }
 
@@ -125,9 +124,29 @@ static int cmp_src_dim(const void *x, const void *y) {
   return a->src_dim < b->src_dim ? -1 : a->src_dim > b->src_dim;
 }
 
+/* From nothing, the pass slices every axis of the target (one all_slice, the target's axes per
+ * dim); to nothing, it gathers every axis of the source (one all_gather). Both are found here
+ * without running it: `l` is the layout that has the axes. */
+static int one_step(sp_reshard_memo *m, sp_collective_kind kind, const sp_layout *l, entry *out) {
+  out->n = 1;
+  out->steps = sp_arena_calloc(m->a, 1, sizeof *out->steps);
+  if (!out->steps) return SP_ENOMEM;
+  sp_reshard_shape *sh = out->steps;
+  sh->kind = kind;
+  int64_t shards = sp_layout_shards(l, m->mesh);
+  sh->shards_before = kind == SP_COLL_ALL_SLICE ? 1 : shards;
+  sh->shards_after = kind == SP_COLL_ALL_SLICE ? shards : 1;
+  for (int i = 0; i < l->start[l->rank]; i++) {
+    if (sh->naxes == SP_MAX_MESH_AXES_CLUSTER) return SP_EUNSUPPORTED;
+    sh->axes[sh->naxes++] = l->axes[i];
+  }
+  return SP_OK;
+}
+
 /* The export's steps of `from` -> `to`, consecutive all_to_alls over distinct dims fused as
  * sp_canonicalize fuses them, as shapes in `out` (arena). */
-static int lower(sp_reshard_memo *m, const sp_layout *from, const sp_layout *to, entry *out) {
+static int lower_steps(sp_reshard_memo *m, const sp_layout *from, const sp_layout *to,
+                       entry *out) {
   sp_arena *s = m->scratch;
   sp_sharding *sf = sp_layout_to_sharding(s, from, m->mesh, "mesh", NULL);
   sp_sharding *st = sp_layout_to_sharding(s, to, m->mesh, "mesh", NULL);
@@ -163,11 +182,22 @@ static int lower(sp_reshard_memo *m, const sp_layout *from, const sp_layout *to,
   if (k && !out->steps) return SP_ENOMEM;
   for (int i = 0; i < k; i++) {
     const sp_attr *ax = steps[i].axes.kind ? &steps[i].axes : NULL;
-    rc = sp_collective_shape(m->mesh, steps[i].op, ax, steps[i].before, steps[i].after,
+    rc = sp_collective_shape(s, m->mesh, steps[i].op, ax, steps[i].before, steps[i].after,
                              from->rank, &out->steps[i], NULL);
     if (rc) return rc == SP_ENOMEM ? rc : SP_EUNSUPPORTED;
   }
   return SP_OK;
+}
+
+static int lower(sp_reshard_memo *m, const sp_layout *from, const sp_layout *to, entry *out) {
+  if (from->start[from->rank] == 0) return one_step(m, SP_COLL_ALL_SLICE, to, out);
+  if (to->start[to->rank] == 0) return one_step(m, SP_COLL_ALL_GATHER, from, out);
+  int rc = lower_steps(m, from, to, out);
+  sp_arena *fresh = sp_arena_new(0);   /* what the lowering allocated goes with the old one */
+  if (!fresh) return SP_ENOMEM;
+  sp_arena_free(m->scratch);
+  m->scratch = fresh;
+  return rc;
 }
 
 int sp_reshard_memo_get(sp_reshard_memo *memo, const sp_layout *from, const sp_layout *to,
@@ -188,9 +218,6 @@ int sp_reshard_memo_get(sp_reshard_memo *memo, const sp_layout *from, const sp_l
   memo->misses++;
   entry e = {.hash = h};
   int rc = lower(memo, from, to, &e);
-  sp_arena_free(memo->scratch);
-  memo->scratch = sp_arena_new(0);
-  if (!memo->scratch) return SP_ENOMEM;
   if (rc == SP_EUNSUPPORTED) {
     e.status = rc;
     e.n = 0;

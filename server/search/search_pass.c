@@ -142,6 +142,7 @@ typedef struct pass_options {
   int ndevices;
   sp_plan_state_pair *states;
   int nstates;
+  bool time_limit_given;      /* time-limit= was in the text */
 } pass_options;
 
 static void pass_options_free(pass_options *p) {
@@ -151,6 +152,11 @@ static void pass_options_free(pass_options *p) {
 
 /* Options whose value needs more than a field. */
 typedef int (*option_fn)(pass_options *p, const char *val, sp_err *err);
+
+static int opt_time_limit(pass_options *p, const char *val, sp_err *err) {
+  p->time_limit_given = true;
+  return parse_number("time-limit", val, &p->o.time_limit, err);
+}
 
 static int opt_devices(pass_options *p, const char *val, sp_err *err) {
   free(p->devices);
@@ -198,7 +204,7 @@ static const struct {
 } known_options[] = {
     {"cluster", OPT_TEXT, offsetof(pass_options, cluster_path), NULL},
     {"mesh", OPT_TEXT, offsetof(pass_options, mesh), NULL},
-    {"time-limit", OPT_NUMBER, offsetof(pass_options, o.time_limit), NULL},
+    {"time-limit", OPT_FN, 0, opt_time_limit},
     {"gap", OPT_NUMBER, offsetof(pass_options, o.gap), NULL},
     {"work-limit", OPT_INT64, offsetof(pass_options, o.work_limit), NULL},
     {"seed", OPT_UINT64, offsetof(pass_options, o.seed), NULL},
@@ -278,7 +284,11 @@ static int parse_options(char *text, pass_options *p, sp_err *err) {
 /* The caller's structured choices over the text's. */
 static void apply_overrides(pass_options *p, const sp_search_overrides *ov) {
   if (!ov) return;
+  if (!p->time_limit_given && ov->default_time_limit >= 0)
+    p->o.time_limit = ov->default_time_limit;
   if (ov->time_limit >= 0) p->o.time_limit = ov->time_limit;
+  p->o.nincumbent = ov->nincumbent;
+  p->o.incumbent = ov->incumbent;
   if (ov->gap >= 0) p->o.gap = ov->gap;
   if (ov->placement >= 0) p->po.auto_devices = ov->placement != 0;
   if (ov->mesh_shape >= 0) p->po.auto_shape = ov->mesh_shape != 0;
@@ -353,6 +363,9 @@ void sp_search_overrides_init(sp_search_overrides *ov) {
   ov->gap = -1;
   ov->placement = -1;
   ov->mesh_shape = -1;
+  ov->default_time_limit = -1;
+  ov->nincumbent = 0;
+  ov->incumbent = NULL;
 }
 
 int sp_search_pass(sp_module *m, const char *options, sp_plan_summary *out, sp_err *err) {

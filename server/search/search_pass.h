@@ -36,6 +36,11 @@ typedef struct sp_search_overrides {
   double gap;
   int placement;              /* 1 auto, 0 given */
   int mesh_shape;             /* 1 auto, 0 given */
+  double default_time_limit;  /* the time limit when neither the text nor time_limit gives
+                                 one (0: none, the search is bounded by work); < 0: the
+                                 search's own default */
+  int nincumbent;             /* a warm start (sp_plan_search_opts.incumbent); 0: none */
+  const int *incumbent;
 } sp_search_overrides;
 
 /* Nothing overridden. */

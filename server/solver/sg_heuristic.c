@@ -41,6 +41,7 @@ struct sg_heur {
   uint64_t rng;
   int64_t work, next_clock;
   double deadline;
+  const sp_run_ctl *ctl;  /* its cancel flag and moving deadline stop a phase too */
   bool out_of_time;
   bool owe_plan;        /* the greedy has not produced a valid plan yet: the clock waits */
   sg_heur_cb cb;
@@ -77,7 +78,9 @@ static bool spend(sg_heur *h, int64_t units, int64_t limit) {
     /* A time-out must still return a plan, so the deadline does not cut the construction of
      * the first one (ASan builds or a loaded machine can spend the whole budget reading). */
     bool waiting = h->owe_plan && !h->has_best;
-    if (h->deadline > 0 && !waiting && sp_clock_now() >= h->deadline) h->out_of_time = true;
+    if (!waiting && ((h->deadline > 0 && sp_clock_now() >= h->deadline) ||
+                     sp_run_ctl_stopped(h->ctl)))
+      h->out_of_time = true;
   }
   return h->out_of_time || h->work >= limit;
 }
@@ -318,6 +321,13 @@ static void load_plan(sg_heur *h, const int *plan) {
     for (int i = 0; i < h->n; i++) usage_add(h, i, h->cur[i], +1);
   }
   h->cur_cost = plan_cost(h, h->cur);
+}
+
+void sp_sg_heur_set_ctl(sg_heur *h, const sp_run_ctl *ctl) { h->ctl = ctl; }
+
+bool sp_sg_heur_seed(sg_heur *h, const int *plan) {
+  h->phase = "warm start";
+  return sp_sg_heur_offer(h, plan);
 }
 
 bool sp_sg_heur_offer(sg_heur *h, const int *plan) {

@@ -24,6 +24,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "ir/run_ctl.h"
 #include "solver/sg_model_int.h"
 
 typedef struct sg_heur sg_heur;
@@ -34,6 +35,12 @@ typedef void (*sg_heur_cb)(void *ctx, const char *phase, int64_t cost);
 int sp_sg_heur_new(const sg_prob *p, uint64_t seed, sg_heur **out);
 void sp_sg_heur_free(sg_heur *h);
 void sp_sg_heur_set_callback(sg_heur *h, sg_heur_cb cb, void *ctx);
+/* A request's control (may be NULL): a set cancel flag or a passed (moving) deadline ends a
+ * phase like its own deadline does. */
+void sp_sg_heur_set_ctl(sg_heur *h, const sp_run_ctl *ctl);
+/* Offers a caller's plan before the greedy one (a warm start): reported as phase
+ * "warm start" when taken. */
+bool sp_sg_heur_seed(sg_heur *h, const int *plan);
 
 /* Builds a first valid plan greedily. Returns SP_OK, or SP_ENOTFOUND when none was found. */
 int sp_sg_heur_greedy(sg_heur *h, double deadline);

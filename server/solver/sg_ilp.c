@@ -520,9 +520,17 @@ static void callback(glp_tree *tree, void *info) {
   cb_state *s = info;
   /* GLPK's own time limit is checked between nodes but not always honoured (node LPs
    * and cut rounds can run past it): stop explicitly at the deadline. */
-  if ((s->r->deadline > 0 && sp_clock_now() >= s->r->deadline) || sp_run_ctl_cancelled(s->r->ctl)) {
+  if ((s->r->deadline > 0 && sp_clock_now() >= s->r->deadline) || sp_run_ctl_stopped(s->r->ctl)) {
     glp_ios_terminate(tree);
     return;
+  }
+  if (s->r->node_limit > 0) {
+    int active, nodes, total;
+    glp_ios_tree_size(tree, &active, &nodes, &total);
+    if (total > s->r->node_limit) {
+      glp_ios_terminate(tree);
+      return;
+    }
   }
   switch (glp_ios_reason(tree)) {
     case GLP_IHEUR:
@@ -652,6 +660,7 @@ static int solve(sg_ilp *q, sg_ilp_run *r, int *plan, sp_err *err) {
    * 5,129, IOPDDL G 3,419 -> 2,684, B 4,171 -> 3,618. A standard or incumbent-based
    * starting basis, primal simplex or Dantzig pricing did no better. */
   sm.r_test = GLP_RT_FLIP;
+  if (r->lp_iter_limit > 0) sm.it_lim = r->lp_iter_limit;
   if (r->start) sm.obj_ul = start_cost - 0.5;
   glp_scale_prob(q->lp, GLP_SF_AUTO);
   glp_adv_basis(q->lp, 0);

@@ -63,7 +63,11 @@ typedef struct sg_ilp_run {
   const int *start;             /* a valid plan of the whole compact model, or NULL */
   sg_ilp_plan_fn on_plan;       /* called with each better plan (whole compact model) */
   void *ctx;
-  const sp_run_ctl *ctl;        /* a set cancel flag stops the search like the deadline */
+  const sp_run_ctl *ctl;        /* a set cancel flag or its (moving) deadline stops the
+                                   search like the deadline */
+  int lp_iter_limit;            /* simplex iterations per LP solve; 0: none */
+  int64_t node_limit;           /* branch-and-bound nodes; 0: none (work limits: the same
+                                   input stops at the same point whatever the machine) */
   /* out */
   bool lp_solved;               /* the root relaxation reached optimality */
   bool infeasible;              /* proven */

@@ -31,7 +31,12 @@
 #define DEFAULT_WORK_LIMIT ((int64_t)4000 * 1000 * 1000) /* heuristic work units */
 #define DEFAULT_ILP_MAX_NONZEROS ((int64_t)40 * 1000 * 1000)
 #define LAGRANGE_ROUNDS 60 /* price updates (each: 3 TRW-S and 3 MPLP passes, one repair) */
-#define LAGRANGE_MORE_ROUNDS 540 /* after an unfinished ILP, when there is a deadline */
+#define LAGRANGE_MORE_ROUNDS 540 /* after an unfinished ILP, when there is a time limit */
+/* Without a time limit the integer program is bounded by work, so that the same input stops
+ * at the same point on any machine (DESIGN.md section 6): simplex iterations per LP solve and
+ * branch-and-bound nodes. */
+#define DEFAULT_LP_ITER_LIMIT 3000
+#define DEFAULT_ILP_NODE_LIMIT 200
 
 const char *sp_sg_status_name(sp_sg_status s) {
   switch (s) {
@@ -73,8 +78,27 @@ typedef struct solver {
   sg_dual *dual;
 } solver;
 
+/* When the solve must end: the time limit's end and the caller's deadline (which another
+ * thread may move, ir/run_ctl.h), whichever comes first; 0: neither. */
+static double solve_end(const solver *s) {
+  double c = sp_run_ctl_deadline(s->o->ctl);
+  if (s->deadline > 0 && (c <= 0 || s->deadline < c)) return s->deadline;
+  return c;
+}
+
+/* The end of a phase that may take `frac` of the time left. With a time limit the phases
+ * share it; without one they are bounded by work and the caller's deadline only cuts them
+ * (the deadline as it is now; the checks inside a phase read it again). */
+static double phase_end(const solver *s, double frac) {
+  double end = solve_end(s);
+  if (s->deadline <= 0 || end <= 0) return end;
+  double now = sp_clock_now();
+  return now + (end - now) * frac;
+}
+
 static bool out_of_time(const solver *s) {
-  return (s->deadline > 0 && sp_clock_now() >= s->deadline) || sp_run_ctl_cancelled(s->o->ctl);
+  double end = solve_end(s);
+  return (end > 0 && sp_clock_now() >= end) || sp_run_ctl_cancelled(s->o->ctl);
 }
 
 /* The bound has reached the heuristic's best plan (often the Lagrangian bound alone does):
@@ -216,7 +240,9 @@ static int run_ilp(solver *s, double share_end, bool *proved, bool *infeasible, 
     cbound[c] = trivial_bound(p, comp, c);
     /* This component's share of the time left, by its share of the node variables. */
     double now = sp_clock_now(), end = share_end;
-    if (share_end > 0 && weight_total > weight_done)
+    bool timed = s->deadline > 0;   /* else work-bounded: the caller's deadline only cuts */
+    if (!timed) end = sp_run_ctl_deadline(s->o->ctl);
+    if (timed && share_end > 0 && weight_total > weight_done)
       end = now + (share_end - now) * (double)weight / (double)(weight_total - weight_done);
     weight_done += weight;
     int64_t hc;
@@ -234,9 +260,11 @@ static int run_ilp(solver *s, double share_end, bool *proved, bool *infeasible, 
     s->res->stats.ilp_mem_rows += sz.mem_rows;
     s->res->stats.ilp_nonzeros += sz.nonzeros;
     s->res->stats.ilp_ran = true;
-    sg_ilp_run r = {.lp_deadline = end > 0 ? now + (end - now) * 0.6 : 0, .deadline = end,
-                    .gap = s->o->gap, .start = start, .on_plan = on_ilp_plan, .ctx = s,
-                    .ctl = s->o->ctl};
+    sg_ilp_run r = {.lp_deadline = timed && end > 0 ? now + (end - now) * 0.6 : end,
+                    .deadline = end, .gap = s->o->gap, .start = start,
+                    .on_plan = on_ilp_plan, .ctx = s, .ctl = s->o->ctl,
+                    .lp_iter_limit = timed ? 0 : DEFAULT_LP_ITER_LIMIT,
+                    .node_limit = timed ? 0 : DEFAULT_ILP_NODE_LIMIT};
     char note[160];
     snprintf(note, sizeof note, "component %d/%d: %lld columns, %lld rows (%lld usage), "
              "%lld nonzeros", c + 1, ncomp, (long long)sz.cols, (long long)sz.rows,
@@ -441,36 +469,38 @@ int sp_sg_solve(const sp_sg *g, const sp_sg_opts *opts, sp_sg_result *res, sp_er
     goto done;
   }
   sp_sg_heur_set_callback(s.h, on_incumbent, &s);
-  /* 2. incumbent */
+  sp_sg_heur_set_ctl(s.h, opts->ctl);
+  /* 2. incumbent: a caller's plan first (a warm start: the first incumbent is no worse than
+   * it), then the greedy one */
   double t_h = sp_clock_now();
-  double h_deadline = s.deadline > 0 ? s.t_start + opts->time_limit * 0.15 : 0;
-  sp_sg_heur_greedy(s.h, h_deadline);
   if (opts->incumbent) {
     int *mplan = malloc(sizeof(int) * ((size_t)g->nnodes + 1));
     int *cplan = malloc(sizeof(int) * ((size_t)s.p->n + 1));
     if (mplan && cplan) {
       sp_sg_model_restrict(s.m, opts->incumbent, mplan);
       for (int i = 0; i < s.p->n; i++) cplan[i] = mplan[s.p->id[i]];
-      sp_sg_heur_offer(s.h, cplan);
+      sp_sg_heur_seed(s.h, cplan);
     }
     free(mplan);
     free(cplan);
   }
+  double h_deadline = s.deadline > 0 ? s.t_start + opts->time_limit * 0.15 : phase_end(&s, 1);
+  sp_sg_heur_greedy(s.h, h_deadline);
   if (!opts->no_heuristic) {
     sp_sg_heur_descend(s.h, work_limit / 4, h_deadline);
-    double lg_end = s.deadline > 0 ? sp_clock_now() + (s.deadline - sp_clock_now()) * 0.4 : 0;
+    double lg_end = phase_end(&s, 0.4);
     if (s.p->n > 0 && (rc = run_lagrange(&s, size, LAGRANGE_ROUNDS, lg_end)) != SP_OK) {
       sp_err_set(err, rc, "out of memory in the Lagrangian relaxation");
       goto done;
     }
-    double ils_end = s.deadline > 0 ? sp_clock_now() + (s.deadline - sp_clock_now()) * 0.2 : 0;
+    double ils_end = phase_end(&s, 0.2);
     if (!incumbent_proved(&s)) sp_sg_heur_improve(s.h, first_round, ils_end);
   }
   res->stats.t_heuristic = sp_clock_now() - t_h;
   /* 3. integer program */
   if (incumbent_proved(&s)) proved = true;
   if (!proved && !opts->no_ilp && s.p->n > 0 && !out_of_time(&s)) {
-    double ilp_end = s.deadline > 0 ? s.deadline - 0.05 * opts->time_limit : 0;
+    double ilp_end = s.deadline > 0 ? solve_end(&s) - 0.05 * opts->time_limit : 0;
     rc = run_ilp(&s, ilp_end, &proved, &infeasible, err);
     if (rc != SP_OK) goto done;
   }
@@ -481,15 +511,22 @@ int sp_sg_solve(const sp_sg *g, const sp_sg_opts *opts, sp_sg_result *res, sp_er
       hc + s.p->offset > s.bound && !out_of_time(&s)) {
     /* With a deadline, more Lagrangian rounds first: a better bound, and new starts. */
     if (s.deadline > 0 && s.dual) {
-      double lg_end = sp_clock_now() + (s.deadline - sp_clock_now()) * 0.3;
+      double lg_end = phase_end(&s, 0.3);
       if ((rc = run_lagrange(&s, size, LAGRANGE_MORE_ROUNDS, lg_end)) != SP_OK) {
         sp_err_set(err, rc, "out of memory in the Lagrangian relaxation");
         goto done;
       }
     }
     double t2 = sp_clock_now();
-    int64_t left = work_limit - sp_sg_heur_work(s.h);
-    if (left > 0) sp_sg_heur_improve(s.h, left, s.deadline);
+    /* To the end; when the caller's deadline moved later meanwhile, on to the new one. */
+    for (;;) {
+      double end = solve_end(&s);
+      int64_t left = work_limit - sp_sg_heur_work(s.h);
+      if (left <= 0 || sp_run_ctl_cancelled(opts->ctl)) break;
+      sp_sg_heur_improve(s.h, left, end);
+      double later = solve_end(&s);
+      if (!(end > 0 && later > end && sp_clock_now() < later) || incumbent_proved(&s)) break;
+    }
     res->stats.t_heuristic += sp_clock_now() - t2;
   }
   res->stats.heuristic_work = sp_sg_heur_work(s.h);

@@ -160,6 +160,9 @@ void th_close(th_channel *c) {
 void th_result_free(th_result *r) {
   free(r->details);
   free(r->msg);
+  for (int i = 0; i < r->nmsgs && r->msgs; i++) free(r->msgs[i]);
+  free(r->msgs);
+  free(r->lens);
   memset(r, 0, sizeof *r);
 }
 
@@ -178,6 +181,15 @@ static void take_message(th_result *r, grpc_byte_buffer *bb) {
   grpc_slice_unref(s);
   grpc_byte_buffer_reader_destroy(&rd);
   grpc_byte_buffer_destroy(bb);
+  uint8_t **msgs = realloc(r->msgs, ((size_t)r->nmsgs + 1) * sizeof *msgs);
+  size_t *lens = realloc(r->lens, ((size_t)r->nmsgs + 1) * sizeof *lens);
+  if (msgs) r->msgs = msgs;
+  if (lens) r->lens = lens;
+  uint8_t *copy = msgs && lens ? malloc(r->len ? r->len : 1) : NULL;
+  if (!copy) return;   /* out of memory: the last message is still in msg */
+  memcpy(copy, r->msg, r->len);
+  r->msgs[r->nmsgs] = copy;
+  r->lens[r->nmsgs] = r->len;
   r->nmsgs++;
 }
 

@@ -41,6 +41,8 @@ typedef struct th_result {
   uint8_t *msg;          /* the last response message (malloc'd), NULL if none */
   size_t len;
   int nmsgs;             /* messages received (streaming) */
+  uint8_t **msgs;        /* every message received, in order (malloc'd; lens[i] bytes) */
+  size_t *lens;
   double ms;             /* wall time of the call */
   char retry_after[32];  /* trailing metadata retry-after-ms, "" if absent */
 } th_result;

@@ -17,7 +17,7 @@
  * frees) and fails the test when the pass fails. */
 static inline char *et_run(const char *in, const char *flag, const char *options) {
   sp_module *m = pt_parse(in);
-  const sp_export_pass *p = sp_export_passes;
+  const sp_pass_info *p = sp_export_passes;
   while (p->flag && strcmp(p->flag, flag) != 0) p++;
   ck_assert_msg(p->flag != NULL, "no pass -%s", flag);
   sp_err err;
@@ -33,7 +33,7 @@ static inline char *et_run(const char *in, const char *flag, const char *options
 static inline void et_run_fails(const char *in, const char *flag, const char *options,
                                 const char *fragment) {
   sp_module *m = pt_parse(in);
-  const sp_export_pass *p = sp_export_passes;
+  const sp_pass_info *p = sp_export_passes;
   while (p->flag && strcmp(p->flag, flag) != 0) p++;
   ck_assert_msg(p->flag != NULL, "no pass -%s", flag);
   sp_err err;

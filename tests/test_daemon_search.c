@@ -1,0 +1,319 @@
+/*
+ * test_daemon_search.c - how the daemon runs searches, end to end against the real
+ * build/bin/shardpland (support/daemon_harness.h): callers with different deadlines sharing
+ * one search (each answered by its own deadline, the search running on for the later ones),
+ * a re-search warm-started from the stored provisional plan (and the stored plan replaced only
+ * by a better one), searches bounded by work so that the answer does not depend on the
+ * machine's load, and the provenance rows added after the answer.
+ *
+ * Slow searches come from generated GPT models with mesh-shape search and no layer sharing;
+ * the assertions are on what the daemon answers and reports (statuses, costs, GetStats, the
+ * plan cache), and on the order in which callers are answered, not on speed.
+ */
+#include <check.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "daemon_harness.h"
+#include "daemon_requests.h"
+#include "ir/clock.h"
+#include "store/store.h"
+#include "test_support.h"
+
+typedef struct timed_call {
+  const char *addr;
+  const uint8_t *req;
+  size_t len;
+  int timeout_ms;
+  int start_after_ms;      /* after the test's t0 */
+  double t0;
+  th_result r;
+  double answered_at;      /* seconds after t0 */
+} timed_call;
+
+static void *run_timed(void *arg) {
+  timed_call *t = arg;
+  usleep((useconds_t)t->start_after_ms * 1000);
+  th_channel *c = th_connect(t->addr, NULL);
+  t->r = th_call(c, TH_PLAN, t->req, t->len, t->timeout_ms, NULL);
+  t->answered_at = sp_clock_now() - t->t0;
+  th_close(c);
+  return NULL;
+}
+
+static Shardplan__V1__PlanResponse *decode(const th_result *r) {
+  ck_assert_msg(r->status == 0, "call failed: %d %s", r->status, r->details);
+  Shardplan__V1__PlanResponse *p = shardplan__v1__plan_response__unpack(NULL, r->len, r->msg);
+  ck_assert_ptr_nonnull(p);
+  return p;
+}
+
+/* ------------------------------------------------------------------ coalescing */
+
+START_TEST(a_short_caller_is_answered_at_its_deadline_while_a_longer_joiner_keeps_the_search_running) {
+  th_daemon d;
+  ck_assert(th_daemon_start(&d, NULL, NULL));
+  char *gpt = th_gpt_text(8, true);
+  /* No time limit: bounded by work (about half a minute here), so the deadlines decide. */
+  req_opts o = {.search = true, .shape_auto = true, .no_share = true};
+  size_t len;
+  uint8_t *req = th_plan_request(gpt, o, &len);
+  double t0 = sp_clock_now();
+  timed_call a = {d.addr, req, len, 5000, 0, t0, {0}, 0};
+  timed_call b = {d.addr, req, len, 12000, 700, t0, {0}, 0};
+  pthread_t ta, tb;
+  pthread_create(&ta, NULL, run_timed, &a);
+  pthread_create(&tb, NULL, run_timed, &b);
+  pthread_join(ta, NULL);
+  pthread_join(tb, NULL);
+  if (a.r.status || b.r.status) {
+    printf("short: %d %s at %.2f s; joiner: %d %s at %.2f s; the daemon's log:\n", a.r.status,
+           a.r.details, a.answered_at, b.r.status, b.r.details, b.answered_at);
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "cat %s", d.log_path);
+    if (system(cmd)) {}
+  }
+  Shardplan__V1__PlanResponse *pa = decode(&a.r), *pb = decode(&b.r);
+  printf("test_daemon_search: short caller answered at %.2f s (%s, cost %.6f s/step), the joiner "
+         "at %.2f s (%s, cost %.6f s/step)\n", a.answered_at, pa->provisional ? "provisional" :
+         "final", pa->plan->costs->total_seconds, b.answered_at, pb->provisional ? "provisional"
+         : "final", pb->plan->costs->total_seconds);
+  /* The short caller got the plan found by its deadline, marked provisional. */
+  ck_assert(pa->provisional);
+  ck_assert(!pa->coalesced);
+  ck_assert_msg(a.answered_at < 5.0, "short caller answered at %.2f s", a.answered_at);
+  /* The joiner's answer came from the same search, which ran on past the short deadline. */
+  ck_assert(pb->coalesced);
+  ck_assert_str_eq(pa->key, pb->key);
+  ck_assert_msg(b.answered_at > a.answered_at + 2.0, "the joiner was answered at %.2f s, the "
+                "short caller at %.2f s: the search did not run on", b.answered_at,
+                a.answered_at);
+  ck_assert(pb->plan->costs->total_seconds <= pa->plan->costs->total_seconds);
+  th_channel *c = th_connect(d.addr, NULL);
+  int64_t run = -1, coal = -1;
+  ck_assert_int_eq(th_wait_in_flight(c, 0, 10000, NULL, &run), 0);
+  ck_assert(th_stats(c, NULL, NULL, &coal));
+  ck_assert_int_eq(run, 1);
+  ck_assert_int_eq(coal, 1);
+  th_close(c);
+  shardplan__v1__plan_response__free_unpacked(pa, NULL);
+  shardplan__v1__plan_response__free_unpacked(pb, NULL);
+  th_result_free(&a.r);
+  th_result_free(&b.r);
+  free(req);
+  free(gpt);
+  ck_assert_int_eq(th_daemon_stop(&d), 0);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ warm start */
+
+/* The first progress event of a PlanStream answer that carries an incumbent; NULL if none. */
+static Shardplan__V1__Progress *first_incumbent(const th_result *r, Shardplan__V1__PlanEvent **ev) {
+  for (int i = 0; i < r->nmsgs; i++) {
+    Shardplan__V1__PlanEvent *e = shardplan__v1__plan_event__unpack(NULL, r->lens[i], r->msgs[i]);
+    if (e && e->event_case == SHARDPLAN__V1__PLAN_EVENT__EVENT_PROGRESS &&
+        e->progress->incumbent > 0) {
+      *ev = e;
+      return e->progress;
+    }
+    if (e) shardplan__v1__plan_event__free_unpacked(e, NULL);
+  }
+  return NULL;
+}
+
+static uint8_t *get_plan(th_channel *c, const char *key, size_t *n) {
+  Shardplan__V1__GetPlanRequest g = SHARDPLAN__V1__GET_PLAN_REQUEST__INIT;
+  g.key = (char *)key;
+  uint8_t buf[128];
+  size_t bn = shardplan__v1__get_plan_request__pack(&g, buf);
+  th_result r = th_call(c, "/shardplan.v1.Planner/GetPlan", buf, bn, 10000, NULL);
+  Shardplan__V1__PlanResponse *p = decode(&r);
+  *n = shardplan__v1__plan__get_packed_size(p->plan);
+  uint8_t *b = malloc(*n + 1);
+  shardplan__v1__plan__pack(p->plan, b);
+  shardplan__v1__plan_response__free_unpacked(p, NULL);
+  th_result_free(&r);
+  return b;
+}
+
+static uint8_t *plan_field(const Shardplan__V1__PlanResponse *p, size_t *n) {
+  *n = shardplan__v1__plan__get_packed_size(p->plan);
+  uint8_t *b = malloc(*n + 1);
+  shardplan__v1__plan__pack(p->plan, b);
+  return b;
+}
+
+START_TEST(a_re_search_starts_from_the_stored_provisional_plan_and_replaces_it_only_when_better) {
+  th_daemon d;
+  ck_assert(th_daemon_start(&d, NULL, NULL));
+  th_channel *c = th_connect(d.addr, NULL);
+  char *gpt = th_gpt_text(8, true);
+  /* One search (mesh and placement as given), cut short. */
+  req_opts quick = {.search = true, .time_limit = 0.05, .no_share = true, .placement_given = true};
+  Shardplan__V1__PlanResponse *p1 = th_plan_ok(c, gpt, quick, NULL);
+  ck_assert_msg(p1->provisional, "status %d", p1->status);
+  double c1 = p1->plan->solver->objective;
+  /* More time than the first search had: searched again, from the stored plan. */
+  req_opts more = quick;
+  /* (clearly more than the first search took, so the stored plan does not answer it) */
+  more.time_limit = p1->search_seconds * 1.5 + 1.0;
+  size_t len;
+  uint8_t *req = th_plan_request(gpt, more, &len);
+  th_result r2 = th_call(c, TH_PLAN_STREAM, req, len, 60000, NULL);
+  ck_assert_msg(r2.status == 0, "%s", r2.details);
+  Shardplan__V1__PlanEvent *ev = NULL;
+  Shardplan__V1__Progress *first = first_incumbent(&r2, &ev);
+  ck_assert_ptr_nonnull(first);
+  printf("test_daemon_search: stored provisional cost %.0f; the re-search's first incumbent %.0f "
+         "(%s)\n", c1, first->incumbent, first->message);
+  ck_assert_str_eq(first->message, "warm start");
+  ck_assert(first->incumbent <= c1);
+  Shardplan__V1__PlanEvent *last = shardplan__v1__plan_event__unpack(NULL, r2.len, r2.msg);
+  ck_assert(last && last->event_case == SHARDPLAN__V1__PLAN_EVENT__EVENT_PLAN);
+  Shardplan__V1__PlanResponse *p2 = last->plan;
+  ck_assert(!p2->cache_hit);
+  double c2 = p2->plan->solver->objective;
+  ck_assert(c2 <= c1);
+  /* The stored plan is the better of the two: the new one when it is cheaper or proven
+   * optimal, else the first one, byte for byte. */
+  bool better = c2 < c1 || p2->status == SHARDPLAN__V1__PLAN_STATUS__PLAN_STATUS_OPTIMAL;
+  size_t ns, nw;
+  uint8_t *stored = get_plan(c, p1->key, &ns);
+  uint8_t *want = plan_field(better ? p2 : p1, &nw);
+  ck_assert_uint_eq(ns, nw);
+  ck_assert_mem_eq(stored, want, ns);
+  printf("test_daemon_search: the re-search's cost %.0f (%s): the stored plan is %s\n", c2,
+         p2->provisional ? "provisional" : "final", better ? "replaced" : "kept");
+  free(stored);
+  free(want);
+  /* All the time it needs: final, no worse, and it replaces the stored plan. */
+  req_opts full = quick;
+  full.time_limit = 60;
+  Shardplan__V1__PlanResponse *p3 = th_plan_ok(c, gpt, full, NULL);
+  ck_assert(!p3->provisional);
+  ck_assert(p3->plan->solver->objective <= c2);
+  stored = get_plan(c, p1->key, &ns);
+  want = plan_field(p3, &nw);
+  ck_assert_uint_eq(ns, nw);
+  ck_assert_mem_eq(stored, want, ns);
+  free(stored);
+  free(want);
+  shardplan__v1__plan_response__free_unpacked(p3, NULL);
+  shardplan__v1__plan_event__free_unpacked(last, NULL);
+  shardplan__v1__plan_event__free_unpacked(ev, NULL);
+  th_result_free(&r2);
+  free(req);
+  shardplan__v1__plan_response__free_unpacked(p1, NULL);
+  free(gpt);
+  th_close(c);
+  ck_assert_int_eq(th_daemon_stop(&d), 0);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ work limits */
+
+static atomic_int burning;
+
+static void *burn(void *arg) {
+  (void)arg;
+  volatile uint64_t x = 1;
+  while (atomic_load(&burning)) x = x * 6364136223846793005ULL + 1;
+  return NULL;
+}
+
+START_TEST(the_same_request_gives_the_same_plan_bytes_on_fresh_folders_under_different_load) {
+  char *gpt = th_gpt_text(4, true);
+  /* No time limit and no deadline: the daemon's default, bounded by work. */
+  req_opts o = {.search = true, .shape_auto = true, .no_share = true};
+  Shardplan__V1__PlanResponse *got[2];
+  pthread_t burners[3];
+  for (int k = 0; k < 2; k++) {
+    if (k == 1) {   /* the second plan competes with three busy threads for the cores */
+      atomic_store(&burning, 1);
+      for (int i = 0; i < 3; i++) pthread_create(&burners[i], NULL, burn, NULL);
+    }
+    th_daemon d;
+    ck_assert(th_daemon_start(&d, NULL, NULL));
+    th_channel *c = th_connect(d.addr, NULL);
+    th_result raw;
+    got[k] = th_plan_ok(c, gpt, o, &raw);
+    printf("test_daemon_search: %s: planned in %.0f ms (%s)\n", k ? "under load" : "idle",
+           raw.ms, got[k]->plan->solver->status);
+    th_result_free(&raw);
+    th_close(c);
+    ck_assert_int_eq(th_daemon_stop(&d), 0);
+    if (k == 1) {
+      atomic_store(&burning, 0);
+      for (int i = 0; i < 3; i++) pthread_join(burners[i], NULL);
+    }
+    /* No wall-clock limit was set, and nothing cut the search short. */
+    ck_assert(!got[k]->provisional);
+    ck_assert(got[k]->time_limit_seconds == 0);
+  }
+  ck_assert_str_eq(got[0]->key, got[1]->key);
+  th_assert_same_plan(got[0], got[1]);
+  for (int k = 0; k < 2; k++) shardplan__v1__plan_response__free_unpacked(got[k], NULL);
+  free(gpt);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ provenance */
+
+START_TEST(provenance_rows_are_added_after_the_answer) {
+  th_daemon d;
+  ck_assert(th_daemon_start(&d, NULL, NULL));
+  th_channel *c = th_connect(d.addr, NULL);
+  char *mlp = th_mlp_text();
+  req_opts o = {.search = true};
+  Shardplan__V1__PlanResponse *p = th_plan_ok(c, mlp, o, NULL);
+  ck_assert_int_eq(th_wait_in_flight(c, 0, 10000, NULL, NULL), 0);
+  /* The plan cache as the dashboard reads it: the value rows were stored before the answer,
+   * without origins; the origins came after, one row per value. */
+  char path[400];
+  snprintf(path, sizeof path, "%s/plans.db", d.data_dir);
+  sp_store_options so = {.path = path, .skip_integrity_check = true};
+  sp_store *st = NULL;
+  sp_err err;
+  ck_assert_msg(sp_store_open(&so, &st, &err) == SP_OK, "%s", err.msg);
+  sp_store_row_page values = {0}, origins = {0};
+  sp_store_row_query qv = {.section = "value", .limit = 1000};
+  sp_store_row_query qo = {.section = "origin", .limit = 1000};
+  ck_assert_int_eq(sp_store_rows(st, p->key, &qv, &values, &err), SP_OK);
+  ck_assert_int_eq(sp_store_rows(st, p->key, &qo, &origins, &err), SP_OK);
+  ck_assert_uint_eq(values.n, p->plan->n_values);
+  ck_assert_uint_eq(origins.n, values.n);
+  int traced = 0;
+  for (size_t i = 0; i < values.n; i++) {
+    ck_assert_ptr_null(strstr(values.rows[i].json, "\"origins\""));
+    ck_assert_int_eq(origins.rows[i].idx, values.rows[i].idx);
+    traced += strstr(origins.rows[i].json, "user annotation") != NULL;
+  }
+  ck_assert_int_gt(traced, 0);
+  sp_store_row_page_free(&values);
+  sp_store_row_page_free(&origins);
+  sp_store_close(st);
+  shardplan__v1__plan_response__free_unpacked(p, NULL);
+  free(mlp);
+  th_close(c);
+  ck_assert_int_eq(th_daemon_stop(&d), 0);
+}
+END_TEST
+
+static Suite *suite(void) {
+  Suite *s = suite_create("daemon_search");
+  TCase *tc = tcase_create("searches");
+  tcase_set_timeout(tc, 300);
+  tcase_add_test(tc, a_short_caller_is_answered_at_its_deadline_while_a_longer_joiner_keeps_the_search_running);
+  tcase_add_test(tc, a_re_search_starts_from_the_stored_provisional_plan_and_replaces_it_only_when_better);
+  tcase_add_test(tc, the_same_request_gives_the_same_plan_bytes_on_fresh_folders_under_different_load);
+  tcase_add_test(tc, provenance_rows_are_added_after_the_answer);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+int main(void) { return sp_test_run(suite()); }
