@@ -33,6 +33,7 @@
 #include <string.h>
 
 #include "ir/clock.h"
+#include "ir/diag.h"
 #include "ir/grow.h"
 #include "ir/op_attrs.h"
 #include "ir/run_ctl.h"
@@ -118,10 +119,9 @@ static bool static_or_opaque(const sp_type *t) {
 static bool prologue_op(driver *d, const sp_op *op) {
   for (int r = 0; r < op->nresults; r++)
     if (!static_or_opaque(op->results[r].type)) {
-      d->prologue_status = sp_err_set(d->err, SP_EINVAL,
-                                      "%s:%d:%d: Shardy propagation only supports ranked tensors "
-                                      "with a static shape (result %d of '%s')",
-                                      d->m->filename, op->loc.line, op->loc.col, r, op->name);
+      d->prologue_status = sp_error_at(d->err, SP_EINVAL, d->m, op->loc,
+                                       "Shardy propagation only supports ranked tensors with a "
+                                       "static shape (result %d of '%s')", r, op->name);
       return false;
     }
   return true;
@@ -316,8 +316,7 @@ int sp_propagate_op_error(const driver *d, const sp_op *op, int rc, sp_err *err)
   if (!err) return rc;
   char msg[SP_ERR_MSG_MAX];
   memcpy(msg, err->msg, sizeof msg);
-  sp_err_set(err, rc, "%s:%d:%d: op '%s': %s", d->m->filename, op->loc.line, op->loc.col,
-             op->name, msg);
+  sp_error_at(err, rc, d->m, op->loc, "op '%s': %s", op->name, msg);
   return rc;
 }
 
