@@ -116,9 +116,15 @@ static bool overlaps_any(const sp_mesh *m, sp_ft_axis a, const sp_ft_axes *l) {
   return false;
 }
 
+static int row_rank(const sp_factor_table *t, int r) {
+  return r < t->noperands ? t->rule->operands[r].rank : t->rule->results[r - t->noperands].rank;
+}
+
+/* Every tensor of rank > 0 maps factor f (scalars, such as dynamic_slice's start indices, have
+ * no factors). */
 static bool in_every_tensor(const sp_factor_table *t, int f) {
   for (int r = 0; r < sp_factor_table_nrows(t); r++)
-    if (!t->rows[r].cells[f].present) return false;
+    if (row_rank(t, r) && !t->rows[r].cells[f].present) return false;
   return true;
 }
 
@@ -193,6 +199,14 @@ static int64_t row_devices(const sp_factor_table *t, int r) {
   return p;
 }
 
+static bool shards_permutation(const sp_factor_table *t, int r) {
+  for (int f = 0; f < t->nfactors; f++)
+    if (t->rule->factors[f].kind == SP_FACTOR_PERMUTATION && t->rows[r].cells[f].present &&
+        t->rows[r].cells[f].axes.n)
+      return true;
+  return false;
+}
+
 /* The special case of one operand and one result (see the header). */
 static bool unary_case(const sp_factor_table *t) {
   if (t->noperands != 1 || t->nresults != 1) return false;
@@ -259,6 +273,15 @@ static bool same_dims(const sp_sharding *a, const sp_sharding *b) {
   return true;
 }
 
+/* Whether `want` makes more axes unreduced than `have` has (a value without sharding is left
+ * alone, as Shardy does). */
+static bool adds_unreduced(const sp_module *m, const sp_sharding *have, const sp_sharding *want) {
+  if (!want || !want->nunreduced || !have) return false;
+  const sp_mesh *mesh = sp_sharding_mesh(m, want);
+  return mesh && sp_sharding_axes_product(mesh, want->unreduced, want->nunreduced) >
+                     sp_sharding_axes_product(mesh, have->unreduced, have->nunreduced);
+}
+
 /* A returned value whose sharding differs from the function result's is resharded to it
  * right before the return (a missing sharding is replicated; two replicated shardings match
  * whatever their meshes). */
@@ -269,9 +292,9 @@ static int reshard_returns(sp_module *m, sp_op *ret, sp_err *err) {
     sp_value *v = ret->operands[i].value;
     sp_sharding *want = fn->func->result_shardings ? fn->func->result_shardings[i] : NULL;
     const sp_sharding *have = v->sharding;
-    bool adds_unreduced = want && want->nunreduced && !(have && have->nunreduced >= want->nunreduced);
-    if (!has_axes(want) && !has_axes(have) && !adds_unreduced) continue;
-    if (want && have && sp_sharding_same_mesh(m, want, have) && same_dims(want, have) && !adds_unreduced) continue;
+    bool adds = adds_unreduced(m, have, want);
+    if (!has_axes(want) && !has_axes(have) && !adds) continue;
+    if (want && have && sp_sharding_same_mesh(m, want, have) && same_dims(want, have) && !adds) continue;
     if (!want) {
       want = sp_sharding_new(m->arena, have->mesh_name, have->rank, true);
       if (!want) return sp_err_set(err, SP_ENOMEM, "out of memory inserting explicit reshards");
@@ -370,7 +393,9 @@ static int reconcile(sp_module *m, sp_arena *scratch, sp_op *op, sp_err *err) {
   if (!compatible) {
     for (int f = 0; f < t->nfactors; f++) common[f].n = 0;
     if (unary_case(t)) {
-      int pick = row_devices(t, 1) > row_devices(t, 0) ? 1 : 0;
+      /* The tensor that shards no permutation factor, else the one on more devices. */
+      bool perm0 = shards_permutation(t, 0), perm1 = shards_permutation(t, 1);
+      int pick = perm0 != perm1 ? (perm0 ? 1 : 0) : row_devices(t, 1) > row_devices(t, 0) ? 1 : 0;
       for (int f = 0; f < t->nfactors; f++)
         if (t->rows[pick].cells[f].present &&
             (rc = sp_ft_axes_assign(scratch, &common[f], &t->rows[pick].cells[f].axes)))
@@ -399,7 +424,8 @@ static int reconcile(sp_module *m, sp_arena *scratch, sp_op *op, sp_err *err) {
   for (int f = 0; f < t->nfactors; f++)
     if (t->rule->factors[f].kind == SP_FACTOR_REDUCTION)
       for (int k = 0; k < common[f].n; k++) red[nred++] = sp_ft_axis_ref(mesh, common[f].v[k]);
-  /* Results. */
+  /* Results, their all-reduces and reshards in result order. */
+  sp_op *anchor = op;
   for (int j = 0; j < op->nresults; j++) {
     int r = op->noperands + j;
     sp_value *res = &op->results[j];
@@ -409,7 +435,6 @@ static int reconcile(sp_module *m, sp_arena *scratch, sp_op *op, sp_err *err) {
     if (differs && (rc = row_sharding(m, scratch, t, r, common, orig, mesh_ref, &s, err))) return rc;
     if (!orig && !differs) continue;
     res->sharding = s;
-    sp_op *anchor = op;
     /* All-reduce the reduction axes the result does not keep unreduced. */
     int n = 0;
     sp_axis_ref *axes = nred ? sp_arena_alloc(m->arena, (size_t)nred * sizeof *axes) : NULL;
@@ -451,6 +476,7 @@ static int reconcile(sp_module *m, sp_arena *scratch, sp_op *op, sp_err *err) {
     if (rs) {
       sp_op_set_operand(rs, 0, last);
       sp_op_insert_after(anchor, rs);
+      anchor = rs;
     }
   }
   return SP_OK;
@@ -574,7 +600,7 @@ static int reshard_unreduced_returns(sp_module *m, sp_op *ret, sp_err *err) {
     sp_value *v = ret->operands[i].value;
     sp_sharding *want = fn->func->result_shardings[i];
     const sp_sharding *have = v->sharding;
-    if (!want || !want->nunreduced || (have && have->nunreduced >= want->nunreduced)) continue;
+    if (!adds_unreduced(m, have, want)) continue;
     sp_op *rs = make_reshard(m, v, want, ret->loc);
     if (!rs) return sp_err_set(err, SP_ENOMEM, "out of memory inserting explicit reshards");
     sp_op_insert_before(ret, rs);
