@@ -116,9 +116,15 @@ static bool overlaps_any(const sp_mesh *m, sp_ft_axis a, const sp_ft_axes *l) {
   return false;
 }
 
+static int row_rank(const sp_factor_table *t, int r) {
+  return r < t->noperands ? t->rule->operands[r].rank : t->rule->results[r - t->noperands].rank;
+}
+
+/* Every tensor of rank > 0 maps factor f (scalars, such as dynamic_slice's start indices, have
+ * no factors). */
 static bool in_every_tensor(const sp_factor_table *t, int f) {
   for (int r = 0; r < sp_factor_table_nrows(t); r++)
-    if (!t->rows[r].cells[f].present) return false;
+    if (row_rank(t, r) && !t->rows[r].cells[f].present) return false;
   return true;
 }
 
@@ -191,6 +197,14 @@ static int64_t row_devices(const sp_factor_table *t, int r) {
   for (int f = 0; f < t->nfactors; f++)
     if (t->rows[r].cells[f].present) p *= sp_ft_axes_product(t->mesh, &t->rows[r].cells[f].axes);
   return p;
+}
+
+static bool shards_permutation(const sp_factor_table *t, int r) {
+  for (int f = 0; f < t->nfactors; f++)
+    if (t->rule->factors[f].kind == SP_FACTOR_PERMUTATION && t->rows[r].cells[f].present &&
+        t->rows[r].cells[f].axes.n)
+      return true;
+  return false;
 }
 
 /* The special case of one operand and one result (see the header). */
@@ -379,7 +393,9 @@ static int reconcile(sp_module *m, sp_arena *scratch, sp_op *op, sp_err *err) {
   if (!compatible) {
     for (int f = 0; f < t->nfactors; f++) common[f].n = 0;
     if (unary_case(t)) {
-      int pick = row_devices(t, 1) > row_devices(t, 0) ? 1 : 0;
+      /* The tensor that shards no permutation factor, else the one on more devices. */
+      bool perm0 = shards_permutation(t, 0), perm1 = shards_permutation(t, 1);
+      int pick = perm0 != perm1 ? (perm0 ? 1 : 0) : row_devices(t, 1) > row_devices(t, 0) ? 1 : 0;
       for (int f = 0; f < t->nfactors; f++)
         if (t->rows[pick].cells[f].present &&
             (rc = sp_ft_axes_assign(scratch, &common[f], &t->rows[pick].cells[f].axes)))
