@@ -10,14 +10,14 @@
  *   2. when the tensors already agree on every factor (no tensor shards a need-replication
  *      factor) nothing changes; otherwise one list of axes per factor is chosen:
  *        - an op with one operand and one result, no need-replication factor and one factor
- *          per dimension takes the sharding of whichever of the two shards more devices
- *          (the operand on a tie);
+ *          per dimension takes the sharding of the one that shards no permutation factor
+ *          when only one does, else of whichever shards more devices (the operand on a tie);
  *        - otherwise greedily: every (factor, axes) a tensor has is a candidate weighted by
  *          the element count of the tensors that have it (as it is, or with more axes after
  *          it); the heaviest (then the one sharding more devices, then the lower factor) is
  *          taken, candidates of the same factor are dropped and the others are cut before the
  *          first axis the chosen one uses; need-replication factors get no axes, and the
- *          axes tensors had on a need-replication factor all tensors share move to the first
+ *          axes tensors had on a need-replication factor all non-scalar tensors share move to the first
  *          pass-through factor whose size they still divide;
  *   3. an operand whose sharding differs from the chosen one gets `sdy.reshard` to it right
  *      before the op; a result that differs takes the chosen sharding and is resharded back

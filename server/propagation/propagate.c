@@ -28,6 +28,7 @@
  */
 #include "propagation/propagate.h"
 
+#include <assert.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -202,6 +203,7 @@ static void push_one(driver *d, sp_op *op) {
   st->clean = false;
   if (st->pending || st->erased) return;
   st->pending = true;
+  assert(d->nstack < d->nops); /* each op at most once */
   d->stack[d->nstack++] = i;
 }
 
@@ -305,6 +307,7 @@ static int notify(driver *d, sp_value *v) {
 
 /* Stores a new sharding in slot value `v` and notifies. */
 int sp_propagate_set_sharding(driver *d, sp_value *v, sp_sharding *s) {
+  assert(v == slot(v)); /* every write goes to the slot */
   v->sharding = s;
   return notify(d, v);
 }
@@ -571,6 +574,10 @@ int sp_propagate_session_run(sp_propagate_session *d, const sp_propagate_options
   d->o = o ? o : &default_options;
   d->log = d->o->conflicts ? d->o->conflicts : d->m->conflicts;
   d->stats = stats;
+#ifndef NDEBUG
+  /* propagate.h: ops are not added or moved between runs; numbers are the session's. */
+  for (int i = 0; i < d->nops; i++) assert(d->st[i].erased || d->ops[i]->pass_index == i);
+#endif
   d->nstack = 0;
   d->trace = d->m->trace && (sp_trace_records_origins(d->m->trace) ||
                              sp_trace_records_edges(d->m->trace))

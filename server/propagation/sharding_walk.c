@@ -4,6 +4,7 @@
  */
 #include "propagation/sharding_walk.h"
 
+#include <assert.h>
 #include <string.h>
 
 #include "ir/axis_ref.h"
@@ -17,6 +18,7 @@ typedef struct walk {
 } walk;
 
 static bool call(walk *w, sp_sharding **slot, const sp_type *type, sp_op *op, sp_value *v) {
+  assert(slot != NULL);
   if (!*slot) return true;
   sp_sharding_slot s = {slot, type, op, v};
   w->rc = w->fn(w->m, &s, w->ctx, w->err);
@@ -88,6 +90,16 @@ bool sp_sharding_same_mesh(const sp_module *m, const sp_sharding *a, const sp_sh
   if (a->mesh_name && b->mesh_name) return strcmp(a->mesh_name, b->mesh_name) == 0;
   const sp_mesh *x = sp_sharding_mesh(m, a), *y = sp_sharding_mesh(m, b);
   return x && y && sp_mesh_equal(x, y);
+}
+
+bool sp_sharding_same_dim_axes(const sp_sharding *a, const sp_sharding *b) {
+  if (a->rank != b->rank) return false;
+  for (int d = 0; d < a->rank; d++) {
+    if (a->dims[d].naxes != b->dims[d].naxes) return false;
+    for (int i = 0; i < a->dims[d].naxes; i++)
+      if (!sp_axis_ref_equal(&a->dims[d].axes[i], &b->dims[d].axes[i])) return false;
+  }
+  return true;
 }
 
 int64_t sp_sharding_axis_size(const sp_mesh *mesh, const sp_axis_ref *r) {

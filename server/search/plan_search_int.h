@@ -11,6 +11,7 @@
 #ifndef SP_SEARCH_PLAN_SEARCH_INT_H
 #define SP_SEARCH_PLAN_SEARCH_INT_H
 
+#include <assert.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -98,6 +99,7 @@ static inline bool placeable(const sp_value *v) {
 }
 
 static inline const sp_layout *member_layout(const pnode *n, const member *mb, int s) {
+  assert(s >= 0 && s < n->set.n && mb->result >= 0 && mb->result < n->set.nresults);
   return &n->set.v[s].results[mb->result];
 }
 
