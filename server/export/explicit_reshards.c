@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "export/data_flow_reshards.h"
+#include "export/reshard_op.h"
 #include "export/single_device.h"
 #include "export/unreduced_reshards.h"
 #include "ir/axis_ref.h"
@@ -249,29 +250,12 @@ static int row_sharding(sp_module *m, sp_arena *scratch, const sp_factor_table *
   return SP_OK;
 }
 
-static sp_op *make_reshard(sp_module *m, sp_value *v, sp_sharding *s, sp_loc loc) {
-  sp_op *r = sp_op_create(m->arena, "sdy.reshard", 1, &v, 1, &v->type, 0);
-  if (!r) return NULL;
-  r->loc = loc;
-  r->results[0].sharding = s;
-  return r;
-}
 
 
 static bool has_axes(const sp_sharding *s) {
   return s && !sp_sharding_is_unsharded(s);
 }
 
-/* Same axes in every dim (unreduced axes are the all-reduce step's business). */
-static bool same_dims(const sp_sharding *a, const sp_sharding *b) {
-  if (a->rank != b->rank) return false;
-  for (int d = 0; d < a->rank; d++) {
-    if (a->dims[d].naxes != b->dims[d].naxes) return false;
-    for (int i = 0; i < a->dims[d].naxes; i++)
-      if (!sp_axis_ref_equal(&a->dims[d].axes[i], &b->dims[d].axes[i])) return false;
-  }
-  return true;
-}
 
 /* Whether `want` makes more axes unreduced than `have` has (a value without sharding is left
  * alone, as Shardy does). */
@@ -294,13 +278,13 @@ static int reshard_returns(sp_module *m, sp_op *ret, sp_err *err) {
     const sp_sharding *have = v->sharding;
     bool adds = adds_unreduced(m, have, want);
     if (!has_axes(want) && !has_axes(have) && !adds) continue;
-    if (want && have && sp_sharding_same_mesh(m, want, have) && same_dims(want, have) && !adds) continue;
+    if (want && have && sp_sharding_same_mesh(m, want, have) && sp_sharding_same_dim_axes(want, have) && !adds) continue;
     if (!want) {
       want = sp_sharding_new(m->arena, have->mesh_name, have->rank, true);
       if (!want) return sp_err_set(err, SP_ENOMEM, "out of memory inserting explicit reshards");
       want->inline_mesh = have->inline_mesh;
     }
-    sp_op *rs = make_reshard(m, v, want, ret->loc);
+    sp_op *rs = sp_export_reshard_op(m, v, NULL, want, ret->loc);
     if (!rs) return sp_err_set(err, SP_ENOMEM, "out of memory inserting explicit reshards");
     sp_op_insert_before(ret, rs);
     sp_op_set_operand(ret, i, &rs->results[0]);
@@ -409,7 +393,7 @@ static int reconcile(sp_module *m, sp_arena *scratch, sp_op *op, sp_err *err) {
     if (row_matches(t, i, common) && !other[i]) continue;
     sp_sharding *s;
     if ((rc = row_sharding(m, scratch, t, i, common, in[i], mesh_ref, &s, err))) return rc;
-    sp_op *rs = make_reshard(m, op->operands[i].value, s, op->loc);
+    sp_op *rs = sp_export_reshard_op(m, op->operands[i].value, NULL, s, op->loc);
     if (!rs) return sp_err_set(err, SP_ENOMEM, "out of memory inserting explicit reshards");
     sp_op_insert_before(op, rs);
     sp_op_set_operand(op, i, &rs->results[0]);
@@ -459,10 +443,8 @@ static int reconcile(sp_module *m, sp_arena *scratch, sp_op *op, sp_err *err) {
         return sp_err_set(err, SP_ENOMEM, "out of memory inserting explicit reshards");
     }
     if (differs && orig) {
-      rs = sp_op_create(m->arena, "sdy.reshard", 1, NULL, 1, &res->type, 0);
+      rs = sp_export_reshard_op(m, NULL, res->type, orig, op->loc);
       if (!rs) return sp_err_set(err, SP_ENOMEM, "out of memory inserting explicit reshards");
-      rs->loc = op->loc;
-      rs->results[0].sharding = orig;
     }
     sp_value *final = rs ? &rs->results[0] : ar ? &ar->results[0] : NULL;
     if (!final) continue;
@@ -583,7 +565,7 @@ static int reshard_dot_result(sp_module *m, sp_arena *scratch, sp_op *op, sp_err
   }
   sp_value *res = &op->results[0];
   res->sharding = s;
-  sp_op *rs = make_reshard(m, res, out, op->loc);
+  sp_op *rs = sp_export_reshard_op(m, res, NULL, out, op->loc);
   if (!rs) return sp_err_set(err, SP_ENOMEM, "out of memory inserting explicit reshards");
   sp_value_replace_all_uses(res, &rs->results[0]);
   sp_op_set_operand(rs, 0, res);
@@ -601,7 +583,7 @@ static int reshard_unreduced_returns(sp_module *m, sp_op *ret, sp_err *err) {
     sp_sharding *want = fn->func->result_shardings[i];
     const sp_sharding *have = v->sharding;
     if (!adds_unreduced(m, have, want)) continue;
-    sp_op *rs = make_reshard(m, v, want, ret->loc);
+    sp_op *rs = sp_export_reshard_op(m, v, NULL, want, ret->loc);
     if (!rs) return sp_err_set(err, SP_ENOMEM, "out of memory inserting explicit reshards");
     sp_op_insert_before(ret, rs);
     sp_op_set_operand(ret, i, &rs->results[0]);

@@ -42,6 +42,10 @@ const sp_mesh *sp_sharding_mesh(const sp_module *m, const sp_sharding *s);
  * looked up). */
 bool sp_sharding_same_mesh(const sp_module *m, const sp_sharding *a, const sp_sharding *b);
 
+/* Same axes in every dim, in order (meshes, open/closed, priorities, replicated and unreduced
+ * axes are ignored). */
+bool sp_sharding_same_dim_axes(const sp_sharding *a, const sp_sharding *b);
+
 /* Size of the mesh axis a reference names (0 if unknown). */
 int64_t sp_sharding_axis_size(const sp_mesh *mesh, const sp_axis_ref *r);
 
