@@ -623,52 +623,63 @@ int sp_sg_ilp_solve(sg_ilp *q, sg_ilp_run *r, int *plan, sp_err *err) {
   return rc;
 }
 
-static int solve(sg_ilp *q, sg_ilp_run *r, int *plan, sp_err *err) {
+/* The warm start: s->plan and `plan` start as r->start (s->plan as zeros without one); with
+ * a start, s->x gets it as column values and *start_cost its cost (HUGE_VAL without). The
+ * caller frees s->plan and s->x. */
+static int take_start(const sg_ilp *q, const sg_ilp_run *r, cb_state *s, int *plan,
+                      double *start_cost, sp_err *err) {
   const sg_prob *p = q->p;
-  r->lp_solved = r->infeasible = r->optimal = r->timed_out = r->has_plan = false;
-  r->bound = -HUGE_VAL;
-  r->t_lp = r->t_ilp = 0;
   int ncols = glp_get_num_cols(q->lp);
-  cb_state s = {.q = q, .r = r, .bound = -HUGE_VAL};
-  s.plan = malloc(sizeof(int) * ((size_t)p->n + 1));
-  if (!s.plan) return sp_err_set(err, SP_ENOMEM, "out of memory solving the ILP");
-  if (r->start) memcpy(s.plan, r->start, sizeof(int) * (size_t)p->n);
-  else memset(s.plan, 0, sizeof(int) * (size_t)p->n);
-  if (r->start) memcpy(plan, r->start, sizeof(int) * (size_t)p->n);
-  double start_cost = HUGE_VAL;
-  if (r->start) {
-    s.x = malloc(sizeof(double) * ((size_t)ncols + 1));
-    if (!s.x) { free(s.plan); return sp_err_set(err, SP_ENOMEM, "out of memory"); }
-    plan_to_x(q, r->start, s.x);
-    start_cost = 0;
-    for (int j = 1; j <= ncols; j++) start_cost += s.x[j] * glp_get_obj_coef(q->lp, j);
-    r->has_plan = true;
-    r->cost = (int64_t)llround(start_cost);
-  }
-  /* Root relaxation: dual simplex with a time limit; reaching the incumbent's cost
-   * proves the incumbent optimal. */
-  double t0 = sp_clock_now();
-  glp_smcp sm;
-  glp_init_smcp(&sm);
-  sm.msg_lev = GLP_MSG_OFF;
-  sm.meth = GLP_DUALP;
-  sm.presolve = GLP_OFF;
+  *start_cost = HUGE_VAL;
+  s->plan = malloc(sizeof(int) * ((size_t)p->n + 1));
+  if (!s->plan) return sp_err_set(err, SP_ENOMEM, "out of memory solving the ILP");
+  if (r->start) memcpy(s->plan, r->start, sizeof(int) * (size_t)p->n);
+  else memset(s->plan, 0, sizeof(int) * (size_t)p->n);
+  if (!r->start) return SP_OK;
+  memcpy(plan, r->start, sizeof(int) * (size_t)p->n);
+  s->x = malloc(sizeof(double) * ((size_t)ncols + 1));
+  if (!s->x) return sp_err_set(err, SP_ENOMEM, "out of memory");
+  plan_to_x(q, r->start, s->x);
+  *start_cost = 0;
+  for (int j = 1; j <= ncols; j++) *start_cost += s->x[j] * glp_get_obj_coef(q->lp, j);
+  return SP_OK;
+}
+
+/* The dual simplex's options for the root relaxation (the time limit is set later). */
+static void root_lp_options(glp_smcp *sm, const sg_ilp_run *r, double start_cost) {
+  glp_init_smcp(sm);
+  sm->msg_lev = GLP_MSG_OFF;
+  sm->meth = GLP_DUALP;
+  sm->presolve = GLP_OFF;
   /* The long-step ratio test: the root LPs are highly degenerate 0/1 problems, where it
    * needs far fewer iterations than Harris' test. Root LP iterations, Harris -> long-step:
    * 8-layer GPT under a 15 GB limit 18,361 -> 6,884; with the pruning of a one-round
    * Lagrangian bound: 8-layer GPT > 22,338 (unsolved) -> 10,010, 1-layer GPT 11,511 ->
    * 5,129, IOPDDL G 3,419 -> 2,684, B 4,171 -> 3,618. A standard or incumbent-based
    * starting basis, primal simplex or Dantzig pricing did no better. */
-  sm.r_test = GLP_RT_FLIP;
-  if (r->lp_iter_limit > 0) sm.it_lim = r->lp_iter_limit;
-  if (r->start) sm.obj_ul = start_cost - 0.5;
+  sm->r_test = GLP_RT_FLIP;
+  if (r->lp_iter_limit > 0) sm->it_lim = r->lp_iter_limit;
+  if (r->start) sm->obj_ul = start_cost - 0.5;
+}
+
+/* Root relaxation: dual simplex with a time limit; reaching the incumbent's cost
+ * (`start_cost`) proves the incumbent optimal. Sets r's LP outcome (lp_solved, bound,
+ * optimal, infeasible, timed_out, t_lp) and s->bound; *branch tells whether branch and bound
+ * should follow (an optimal LP basis that did not settle the question). */
+static int root_relaxation(sg_ilp *q, sg_ilp_run *r, cb_state *s, double start_cost,
+                           bool *branch, sp_err *err) {
+  int ncols = glp_get_num_cols(q->lp);
+  *branch = false;
+  double t0 = sp_clock_now();
+  glp_smcp sm;
+  root_lp_options(&sm, r, start_cost);
   glp_scale_prob(q->lp, GLP_SF_AUTO);
   glp_adv_basis(q->lp, 0);
   sm.tm_lim = ms_until(r->lp_deadline); /* what is left after scaling and the basis */
   if (r->lp_deadline > 0 && sp_clock_now() >= r->lp_deadline) {
     r->t_lp = sp_clock_now() - t0;
     r->timed_out = true;
-    goto done;
+    return SP_OK;
   }
   int ret = glp_simplex(q->lp, &sm);
   r->t_lp = sp_clock_now() - t0;
@@ -683,7 +694,7 @@ static int solve(sg_ilp *q, sg_ilp_run *r, int *plan, sp_err *err) {
     if (sb > start_cost - 1) {
       r->bound = start_cost;
       r->optimal = true;
-      goto done;
+      return SP_OK;
     }
     sm.obj_ul = DBL_MAX;
     sm.tm_lim = ms_until(r->lp_deadline);
@@ -693,21 +704,21 @@ static int solve(sg_ilp *q, sg_ilp_run *r, int *plan, sp_err *err) {
   }
   if (ret == 0 && st == GLP_NOFEAS) {
     r->infeasible = true;
-    goto done;
+    return SP_OK;
   }
   if (ret != 0 || st != GLP_OPT) {
     r->timed_out = ret == GLP_ETMLIM;
-    goto done;
+    return SP_OK;
   }
   r->lp_solved = true;
   double *dj = malloc(sizeof(double) * ((size_t)ncols + 1));
-  if (!dj) { free(s.x); free(s.plan); return sp_err_set(err, SP_ENOMEM, "out of memory"); }
+  if (!dj) return sp_err_set(err, SP_ENOMEM, "out of memory");
   r->bound = safe_bound(q->lp, dj);
-  s.bound = r->bound;
+  s->bound = r->bound;
   if (r->has_plan && r->bound > start_cost - 1) {
     free(dj);
     r->optimal = true;
-    goto done;
+    return SP_OK;
   }
   if (r->has_plan) {
     int fixed = fix_by_reduced_cost(q->lp, dj, start_cost - 1 - r->bound);
@@ -720,10 +731,16 @@ static int solve(sg_ilp *q, sg_ilp_run *r, int *plan, sp_err *err) {
   free(dj);
   if (glp_get_status(q->lp) != GLP_OPT) {
     r->timed_out = true;
-    goto done;
+    return SP_OK;
   }
-  /* Branch and bound from that basis. */
-  t0 = sp_clock_now();
+  *branch = true;
+  return SP_OK;
+}
+
+/* Branch and bound from the root's optimal basis, under r->deadline and r->gap; a plan it
+ * finds no dearer than r's goes to `plan`. */
+static void branch_and_bound(sg_ilp *q, sg_ilp_run *r, cb_state *s, int *plan) {
+  double t0 = sp_clock_now();
   glp_iocp io;
   glp_init_iocp(&io);
   io.msg_lev = GLP_MSG_OFF;
@@ -731,7 +748,7 @@ static int solve(sg_ilp *q, sg_ilp_run *r, int *plan, sp_err *err) {
   io.tm_lim = ms_until(r->deadline);
   io.mip_gap = r->gap;
   io.cb_func = callback;
-  io.cb_info = &s;
+  io.cb_info = s;
   /* Pseudocost branching initialises its costs by solving an LP per candidate inside
    * glp_intopt, without calling back: when one LP takes a large share of the time left (IOPDDL
    * V: a 164 s root LP, then 201 s of branching against a 135 s budget), that overruns the
@@ -739,7 +756,7 @@ static int solve(sg_ilp *q, sg_ilp_run *r, int *plan, sp_err *err) {
   double left = r->deadline > 0 ? r->deadline - sp_clock_now() : HUGE_VAL;
   io.br_tech = r->t_lp * 10 < left ? GLP_BR_PCH : GLP_BR_DTH;
   io.bt_tech = GLP_BT_BLB;
-  ret = glp_intopt(q->lp, &io);
+  int ret = glp_intopt(q->lp, &io);
   r->t_ilp = sp_clock_now() - t0;
   int mst = glp_mip_status(q->lp);
   if (mst == GLP_OPT || mst == GLP_FEAS) {
@@ -754,14 +771,29 @@ static int solve(sg_ilp *q, sg_ilp_run *r, int *plan, sp_err *err) {
   if (ret == 0 && mst == GLP_OPT) {
     r->optimal = true;
     /* optimal within mip_gap: the bound is the best node bound GLPK saw, or the cost */
-    r->bound = r->gap > 0 ? (s.bound > r->bound ? s.bound : r->bound) : (double)r->cost;
+    r->bound = r->gap > 0 ? (s->bound > r->bound ? s->bound : r->bound) : (double)r->cost;
   } else {
     r->timed_out = ret == GLP_ETMLIM;
-    if (s.bound > r->bound) r->bound = s.bound;
+    if (s->bound > r->bound) r->bound = s->bound;
   }
-done:
-  if (r->optimal && r->has_plan && r->gap == 0) r->bound = (double)r->cost;
+}
+
+static int solve(sg_ilp *q, sg_ilp_run *r, int *plan, sp_err *err) {
+  r->lp_solved = r->infeasible = r->optimal = r->timed_out = r->has_plan = false;
+  r->bound = -HUGE_VAL;
+  r->t_lp = r->t_ilp = 0;
+  cb_state s = {.q = q, .r = r, .bound = -HUGE_VAL};
+  double start_cost;
+  bool branch = false;
+  int rc = take_start(q, r, &s, plan, &start_cost, err);
+  if (!rc && r->start) {
+    r->has_plan = true;
+    r->cost = (int64_t)llround(start_cost);
+  }
+  if (!rc) rc = root_relaxation(q, r, &s, start_cost, &branch, err);
+  if (!rc && branch) branch_and_bound(q, r, &s, plan);
+  if (!rc && r->optimal && r->has_plan && r->gap == 0) r->bound = (double)r->cost;
   free(s.x);
   free(s.plan);
-  return SP_OK;
+  return rc;
 }
