@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "export/data_flow_reshards.h"
+#include "export/factor_dependencies.h"
 #include "export/single_device.h"
 #include "export/unreduced_reshards.h"
 #include "ir/axis_ref.h"
@@ -387,6 +388,7 @@ static int reconcile(sp_module *m, sp_arena *scratch, sp_op *op, sp_err *err) {
     } else if ((rc = choose_greedy(scratch, t, sizes, common))) {
       return sp_err_set(err, rc, "out of memory inserting explicit reshards");
     }
+    sp_export_drop_dependent_factor_axes(t, common);
   }
   /* Operands. */
   for (int i = 0; i < op->noperands; i++) {
