@@ -147,10 +147,46 @@ START_TEST(propagation_pipeline_makes_collectives_explicit_on_request) {
 }
 END_TEST
 
+START_TEST(tensors_sharded_exactly_alike_outweigh_a_shared_prefix) {
+  /* One operand on ["q"], the other and the result on ["q", "p"]: two tensors hold ["q", "p"]
+   * exactly, so the first operand is resharded to it and the result is left alone (["q"] is
+   * only a prefix of theirs and does not count their sizes). */
+  char *out = et_run(MESH
+      "func.func @f(%x: tensor<16xf32> {sdy.sharding = #sdy.sharding<@m, [{\"q\"}]>}, %y: tensor<16xf32> {sdy.sharding = #sdy.sharding<@m, [{\"q\", \"p\"}]>}) -> (tensor<16xf32> {sdy.sharding = #sdy.sharding<@m, [{\"q\", \"p\"}]>}) {\n"
+      "  %0 = stablehlo.add %x, %y {sdy.sharding = #sdy.sharding_per_value<[<@m, [{\"q\", \"p\"}]>]>} : tensor<16xf32>\n"
+      "  return %0 : tensor<16xf32>\n}\n", "sdy-insert-explicit-reshards", FULL);
+  static const char *const want[] = {
+      "%0 = sdy.reshard %arg0 <@m, [{\"q\", \"p\"}]> : tensor<16xf32>",
+      "%1 = stablehlo.add %0, %arg1", "return %1", NULL};
+  et_has_in_order(out, want);
+  et_lacks(out, "sdy.reshard %1");
+  free(out);
+}
+END_TEST
+
+START_TEST(full_tie_goes_to_the_later_mesh_axis) {
+  /* 2x16 -> 32: for the major factor (2), the operand's ["p"] and the result's ["q":(1)2]
+   * weigh and divide alike; the later mesh axis wins, so the operand is resharded to the
+   * result's factor shardings and the reshape keeps ["q", "p"]. */
+  char *out = et_run(MESH
+      "func.func @f(%x: tensor<2x16xf32> {sdy.sharding = #sdy.sharding<@m, [{\"p\"}, {\"q\"}]>}) -> (tensor<32xf32> {sdy.sharding = #sdy.sharding<@m, [{\"q\", \"p\"}]>}) {\n"
+      "  %0 = stablehlo.reshape %x {sdy.sharding = #sdy.sharding_per_value<[<@m, [{\"q\", \"p\"}]>]>} : (tensor<2x16xf32>) -> tensor<32xf32>\n"
+      "  return %0 : tensor<32xf32>\n}\n", "sdy-insert-explicit-reshards", FULL);
+  static const char *const want[] = {
+      "%0 = sdy.reshard %arg0 <@m, [{\"q\":(1)2}, {\"q\":(2)2, \"p\"}]> : tensor<2x16xf32>",
+      "%1 = stablehlo.reshape %0 {sdy.sharding = #sdy.sharding_per_value<[<@m, [{\"q\", \"p\"}]>]>}",
+      "return %1", NULL};
+  et_has_in_order(out, want);
+  free(out);
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("explicit_reshards");
   TCase *tc = tcase_create("full");
   tcase_add_test(tc, compatible_op_is_left_alone);
+  tcase_add_test(tc, tensors_sharded_exactly_alike_outweigh_a_shared_prefix);
+  tcase_add_test(tc, full_tie_goes_to_the_later_mesh_axis);
   tcase_add_test(tc, binary_op_takes_the_majority_and_reshards_the_rest);
   tcase_add_test(tc, sharded_contraction_gets_all_reduce_then_result_reshard);
   tcase_add_test(tc, need_replication_axes_move_to_a_batch_dimension);

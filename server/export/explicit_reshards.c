@@ -42,7 +42,7 @@ static bool skipped_kind(const sp_op *op) {
 typedef struct candidate {
   int factor;
   sp_ft_axes axes;
-  int64_t weight;   /* element count of the tensors that have it (or more after it) */
+  int64_t weight;   /* element count of the tensors whose sharding of the factor is exactly it */
   int64_t devices;  /* product of the axes' sizes */
   bool alive;
 } candidate;
@@ -66,8 +66,8 @@ static int add_candidate(chooser *ch, int f, const sp_ft_axes *axes) {
   return sp_ft_axes_assign(ch->a, &c->axes, axes);
 }
 
-/* Recomputes weights: a tensor counts for a candidate when its cell starts with the
- * candidate's axes. */
+/* Recomputes weights: a tensor counts for a candidate when its cell holds exactly the
+ * candidate's axes (a tensor sharded further along the factor would be resharded too). */
 static void weigh(chooser *ch) {
   const sp_factor_table *t = ch->t;
   for (int i = 0; i < ch->n; i++) {
@@ -76,16 +76,30 @@ static void weigh(chooser *ch) {
     c->devices = sp_ft_axes_product(t->mesh, &c->axes);
     for (int r = 0; r < sp_factor_table_nrows(t); r++) {
       const sp_ft_cell *cell = &t->rows[r].cells[c->factor];
-      if (cell->present && sp_ft_axes_is_prefix(t->mesh, &c->axes, &cell->axes))
+      if (cell->present && sp_ft_axes_equal(&c->axes, &cell->axes))
         c->weight += ch->sizes[r];
     }
   }
 }
 
+/* The order of axes lists on a full tie: the longer list, then axis by axis the later mesh
+ * axis, the later or larger part of it. */
+static bool axes_after(const sp_ft_axes *x, const sp_ft_axes *y) {
+  if (x->n != y->n) return x->n > y->n;
+  for (int i = 0; i < x->n; i++) {
+    sp_ft_axis a = x->v[i], b = y->v[i];
+    if (a.axis != b.axis) return a.axis > b.axis;
+    if (a.pre != b.pre) return a.pre > b.pre;
+    if (a.size != b.size) return a.size > b.size;
+  }
+  return false;
+}
+
 static bool better(const candidate *x, const candidate *y) {
   if (x->weight != y->weight) return x->weight > y->weight;
   if (x->devices != y->devices) return x->devices > y->devices;
-  return x->factor < y->factor;
+  if (x->factor != y->factor) return x->factor < y->factor;
+  return axes_after(&x->axes, &y->axes);
 }
 
 static bool overlaps(const sp_mesh *m, sp_ft_axis a, sp_ft_axis b) {
@@ -150,7 +164,9 @@ static int distribute_unused(sp_arena *a, const sp_factor_table *t, sp_ft_axes *
   return SP_OK;
 }
 
-/* Greedy choice of one axes list per factor into `common` (nfactors lists). */
+/* Greedy choice of one axes list per factor into `common` (nfactors lists): the heaviest
+ * candidate whose factor does not wait on a factor before it in some dimension (see
+ * factor_dependencies.h) wins; the others lose the axes it took. */
 static int choose_greedy(sp_arena *a, const sp_factor_table *t, const int64_t *sizes,
                          sp_ft_axes *common) {
   chooser ch = {a, t, sizes, NULL, 0, 0};
@@ -167,7 +183,9 @@ static int choose_greedy(sp_arena *a, const sp_factor_table *t, const int64_t *s
     weigh(&ch);
     candidate *best = NULL;
     for (int i = 0; i < ch.n; i++)
-      if (ch.c[i].alive && ch.c[i].axes.n && (!best || better(&ch.c[i], best))) best = &ch.c[i];
+      if (ch.c[i].alive && ch.c[i].axes.n && !sp_export_factor_waits(t, common, ch.c[i].factor) &&
+          (!best || better(&ch.c[i], best)))
+        best = &ch.c[i];
     if (!best) break;
     if ((rc = sp_ft_axes_assign(a, &common[best->factor], &best->axes))) break;
     for (int k = 0; !rc && k < best->axes.n; k++) rc = sp_ft_axes_push(a, &used, best->axes.v[k]);

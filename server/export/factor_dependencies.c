@@ -40,3 +40,20 @@ bool sp_export_drop_dependent_factor_axes(const sp_factor_table *t, sp_ft_axes *
   }
   return any;
 }
+
+bool sp_export_factor_waits(const sp_factor_table *t, const sp_ft_axes *common, int f) {
+  const sp_rule *rule = t->rule;
+  int ntensors = rule->noperands + rule->nresults;
+  for (int i = 0; i < ntensors; i++) {
+    const sp_rule_tensor *tensor = i < rule->noperands ? &rule->operands[i] : &rule->results[i - rule->noperands];
+    for (int d = 0; d < tensor->rank; d++) {
+      const sp_rule_dim *dim = &tensor->dims[d];
+      for (int k = 1; k < dim->nfactors; k++) {
+        if (dim->factors[k] != f) continue;
+        int g = dim->factors[k - 1];
+        if (sp_ft_axes_product(t->mesh, &common[g]) < rule->factors[g].size) return true;
+      }
+    }
+  }
+  return false;
+}

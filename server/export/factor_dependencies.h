@@ -23,4 +23,8 @@
  * changes. Returns whether any list was cleared. */
 bool sp_export_drop_dependent_factor_axes(const sp_factor_table *t, sp_ft_axes *common);
 
+/* Whether factor `f` waits on another: in some tensor dimension, the factor right before it is
+ * not (yet) fully sharded by `common`. */
+bool sp_export_factor_waits(const sp_factor_table *t, const sp_ft_axes *common, int f);
+
 #endif /* SP_EXPORT_FACTOR_DEPENDENCIES_H */
