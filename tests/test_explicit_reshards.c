@@ -181,12 +181,115 @@ START_TEST(full_tie_goes_to_the_later_mesh_axis) {
 }
 END_TEST
 
+START_TEST(pass_through_factor_beats_contraction_on_a_tie) {
+  /* A rule whose contraction factor comes last: the lhs's contraction on "q" and the rhs's
+   * free dim on "q" weigh the same, and the pass-through factor wins over the later reduction
+   * factor: the lhs is made replicated, no all-reduce is needed, and the result is resharded
+   * after the op. */
+  char *out = et_run(MESH
+      "func.func @f(%x: tensor<8x16xf32> {sdy.sharding = #sdy.sharding<@m, [{}, {\"q\"}]>}, %w: tensor<16x8xf32> {sdy.sharding = #sdy.sharding<@m, [{}, {\"q\"}]>}) -> (tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@m, [{\"q\"}, {}]>}) {\n"
+      "  %0 = stablehlo.dot_general %x, %w, contracting_dims = [1] x [0] {sdy.sharding = #sdy.sharding_per_value<[<@m, [{\"q\"}, {}]>]>, sdy.sharding_rule = #sdy.op_sharding_rule<([i, k], [k, j])->([i, j]) {i=8, j=8, k=16} reduction={k}>} : (tensor<8x16xf32>, tensor<16x8xf32>) -> tensor<8x8xf32>\n"
+      "  return %0 : tensor<8x8xf32>\n}\n", "sdy-insert-explicit-reshards", FULL);
+  static const char *const want[] = {
+      "%0 = sdy.reshard %arg0 <@m, [{}, {}]> : tensor<8x16xf32>",
+      "%1 = stablehlo.dot_general %0, %arg1", "<@m, [{}, {\"q\"}]>",
+      "%2 = sdy.reshard %1 <@m, [{\"q\"}, {}]> : tensor<8x8xf32>", "return %2", NULL};
+  et_has_in_order(out, want);
+  et_lacks(out, "sdy.all_reduce");
+  free(out);
+}
+END_TEST
+
+START_TEST(full_tie_between_factors_goes_to_the_later_factor) {
+  /* The lhs's free dim and the rhs's free dim both on "q", same sizes: the later factor (the
+   * rhs's) keeps "q", the lhs is made replicated, the result resharded after the dot. */
+  char *out = et_run(MESH
+      "func.func @f(%x: tensor<8x16xf32> {sdy.sharding = #sdy.sharding<@m, [{\"q\"}, {}]>}, %w: tensor<16x8xf32> {sdy.sharding = #sdy.sharding<@m, [{}, {\"q\"}]>}) -> (tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@m, [{}, {}]>}) {\n"
+      "  %0 = stablehlo.dot_general %x, %w, contracting_dims = [1] x [0] {sdy.sharding = #sdy.sharding_per_value<[<@m, [{}, {}]>]>} : (tensor<8x16xf32>, tensor<16x8xf32>) -> tensor<8x8xf32>\n"
+      "  return %0 : tensor<8x8xf32>\n}\n", "sdy-insert-explicit-reshards", FULL);
+  static const char *const want[] = {
+      "%0 = sdy.reshard %arg0 <@m, [{}, {}]> : tensor<8x16xf32>",
+      "%1 = stablehlo.dot_general %0, %arg1", "<@m, [{}, {\"q\"}]>",
+      "%2 = sdy.reshard %1 <@m, [{}, {}]> : tensor<8x8xf32>", "return %2", NULL};
+  et_has_in_order(out, want);
+  free(out);
+}
+END_TEST
+
+START_TEST(result_without_sharding_still_gets_the_all_reduce) {
+  char *out = et_run(MESH
+      "func.func @f(%x: tensor<8x16xf32> {sdy.sharding = #sdy.sharding<@m, [{}, {\"q\"}]>}, %w: tensor<16x8xf32> {sdy.sharding = #sdy.sharding<@m, [{\"q\"}, {}]>}) -> tensor<8x8xf32> {\n"
+      "  %0 = stablehlo.dot_general %x, %w, contracting_dims = [1] x [0] : (tensor<8x16xf32>, tensor<16x8xf32>) -> tensor<8x8xf32>\n"
+      "  return %0 : tensor<8x8xf32>\n}\n", "sdy-insert-explicit-reshards", FULL);
+  static const char *const want[] = {
+      "%0 = stablehlo.dot_general %arg0, %arg1",
+      "%1 = sdy.all_reduce {\"q\"} %0 out_sharding=<@m, [{}, {}]> : tensor<8x8xf32>", "return %1",
+      NULL};
+  et_has_in_order(out, want);
+  et_lacks(out, "sdy.reshard");
+  free(out);
+}
+END_TEST
+
+START_TEST(unary_tie_goes_to_the_tensor_without_sharded_permutation_dims) {
+  /* Both tensors put "q" on the kept dim; the operand also puts "p" on the reversed dim. The
+   * result's sharding moves no data across the reversal, so the operand takes it. */
+  char *out = et_run(MESH
+      "func.func @f(%x: tensor<8x4xf32> {sdy.sharding = #sdy.sharding<@m, [{\"q\"}, {\"p\"}]>}) -> (tensor<8x4xf32> {sdy.sharding = #sdy.sharding<@m, [{\"q\"}, {}]>}) {\n"
+      "  %0 = stablehlo.reverse %x, dims = [1] {sdy.sharding = #sdy.sharding_per_value<[<@m, [{\"q\"}, {}]>]>} : tensor<8x4xf32>\n"
+      "  return %0 : tensor<8x4xf32>\n}\n", "sdy-insert-explicit-reshards", FULL);
+  static const char *const want[] = {
+      "%0 = sdy.reshard %arg0 <@m, [{\"q\"}, {}]> : tensor<8x4xf32>",
+      "%1 = stablehlo.reverse %0, dims = [1]", "return %1", NULL};
+  et_has_in_order(out, want);
+  et_lacks(out, "sdy.reshard %1");
+  free(out);
+}
+END_TEST
+
+START_TEST(one_need_replication_list_moves_to_the_batch_dim) {
+  /* The operand has "q" and the result "p" on a matrix dim of the cholesky: only the list over
+   * more devices ("q") moves to the batch dim, though "p" would divide it too. */
+  char *out = et_run(MESH
+      "func.func @f(%x: tensor<8x4x4xf32> {sdy.sharding = #sdy.sharding<@m, [{}, {}, {\"q\"}]>}) -> (tensor<8x4x4xf32> {sdy.sharding = #sdy.sharding<@m, [{}, {}, {\"p\"}]>}) {\n"
+      "  %0 = stablehlo.cholesky %x, lower = true {sdy.sharding = #sdy.sharding_per_value<[<@m, [{}, {}, {\"p\"}]>]>} : tensor<8x4x4xf32>\n"
+      "  return %0 : tensor<8x4x4xf32>\n}\n", "sdy-insert-explicit-reshards", FULL);
+  static const char *const want[] = {
+      "%0 = sdy.reshard %arg0 <@m, [{\"q\"}, {}, {}]> : tensor<8x4x4xf32>",
+      "%1 = stablehlo.cholesky %0, lower = true {sdy.sharding = #sdy.sharding_per_value<[<@m, [{\"q\"}, {}, {}]>]>}",
+      "%2 = sdy.reshard %1 <@m, [{}, {}, {\"p\"}]> : tensor<8x4x4xf32>", "return %2", NULL};
+  et_has_in_order(out, want);
+  free(out);
+}
+END_TEST
+
+START_TEST(moved_sub_axes_of_one_axis_merge_into_it) {
+  /* "q":(1)2 and "q":(2)2 on the two matrix dims both move to the batch dim: as "q". */
+  char *out = et_run(MESH
+      "func.func @f(%x: tensor<8x4x4xf32> {sdy.sharding = #sdy.sharding<@m, [{}, {\"q\":(1)2}, {\"q\":(2)2}]>}) -> (tensor<8x4x4xf32> {sdy.sharding = #sdy.sharding<@m, [{}, {\"q\":(1)2}, {\"q\":(2)2}]>}) {\n"
+      "  %0 = stablehlo.cholesky %x, lower = true {sdy.sharding = #sdy.sharding_per_value<[<@m, [{}, {\"q\":(1)2}, {\"q\":(2)2}]>]>} : tensor<8x4x4xf32>\n"
+      "  return %0 : tensor<8x4x4xf32>\n}\n", "sdy-insert-explicit-reshards", FULL);
+  static const char *const want[] = {
+      "%0 = sdy.reshard %arg0 <@m, [{\"q\"}, {}, {}]> : tensor<8x4x4xf32>",
+      "%1 = stablehlo.cholesky %0", "%2 = sdy.reshard %1 <@m, [{}, {\"q\":(1)2}, {\"q\":(2)2}]>",
+      "return %2", NULL};
+  et_has_in_order(out, want);
+  free(out);
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("explicit_reshards");
   TCase *tc = tcase_create("full");
   tcase_add_test(tc, compatible_op_is_left_alone);
   tcase_add_test(tc, tensors_sharded_exactly_alike_outweigh_a_shared_prefix);
   tcase_add_test(tc, full_tie_goes_to_the_later_mesh_axis);
+  tcase_add_test(tc, pass_through_factor_beats_contraction_on_a_tie);
+  tcase_add_test(tc, full_tie_between_factors_goes_to_the_later_factor);
+  tcase_add_test(tc, one_need_replication_list_moves_to_the_batch_dim);
+  tcase_add_test(tc, moved_sub_axes_of_one_axis_merge_into_it);
+  tcase_add_test(tc, result_without_sharding_still_gets_the_all_reduce);
+  tcase_add_test(tc, unary_tie_goes_to_the_tensor_without_sharded_permutation_dims);
   tcase_add_test(tc, binary_op_takes_the_majority_and_reshards_the_rest);
   tcase_add_test(tc, sharded_contraction_gets_all_reduce_then_result_reshard);
   tcase_add_test(tc, need_replication_axes_move_to_a_batch_dimension);

@@ -95,10 +95,23 @@ static bool axes_after(const sp_ft_axes *x, const sp_ft_axes *y) {
   return false;
 }
 
-static bool better(const candidate *x, const candidate *y) {
+/* Precedence of a factor's kind on a tie of weights: pass-through first, then
+ * need-replication, reduction, permutation. */
+static int kind_rank(sp_factor_kind k) {
+  switch (k) {
+    case SP_FACTOR_PASS_THROUGH: return 3;
+    case SP_FACTOR_NEED_REPLICATION: return 2;
+    case SP_FACTOR_REDUCTION: return 1;
+    default: return 0;
+  }
+}
+
+static bool better(const sp_factor_table *t, const candidate *x, const candidate *y) {
   if (x->weight != y->weight) return x->weight > y->weight;
+  int kx = kind_rank(t->rule->factors[x->factor].kind), ky = kind_rank(t->rule->factors[y->factor].kind);
+  if (kx != ky) return kx > ky;
   if (x->devices != y->devices) return x->devices > y->devices;
-  if (x->factor != y->factor) return x->factor < y->factor;
+  if (x->factor != y->factor) return x->factor > y->factor;
   return axes_after(&x->axes, &y->axes);
 }
 
@@ -137,30 +150,54 @@ static bool in_every_tensor(const sp_factor_table *t, int f) {
   return true;
 }
 
-/* Axes the tensors put on need-replication factors that every tensor has, when no factor got
- * them, are appended to the first pass-through factor
- * they still divide (tensor order, then factor order), so that devices are not left idle. */
-static int distribute_unused(sp_arena *a, const sp_factor_table *t, sp_ft_axes *common,
-                             sp_ft_axes *used) {
-  for (int r = 0; r < sp_factor_table_nrows(t); r++)
-    for (int f = 0; f < t->nfactors; f++) {
-      const sp_ft_cell *cell = &t->rows[r].cells[f];
-      if (t->rule->factors[f].kind != SP_FACTOR_NEED_REPLICATION || !in_every_tensor(t, f)) continue;
-      for (int k = 0; cell->present && k < cell->axes.n; k++) {
-        sp_ft_axis x = cell->axes.v[k];
-        if (overlaps_any(t->mesh, x, used)) continue;
-        int64_t xs = sp_ft_axis_size(t->mesh, x);
-        for (int g = 0; g < t->nfactors; g++) {
-          if (t->rule->factors[g].kind != SP_FACTOR_PASS_THROUGH) continue;
-          int64_t have = sp_ft_axes_product(t->mesh, &common[g]);
-          if (t->rule->factors[g].size % (have * xs) != 0) continue;
-          int rc = sp_ft_axes_push(a, &common[g], x);
-          if (!rc) rc = sp_ft_axes_push(a, used, x);
-          if (rc) return rc;
-          break;
-        }
+/* The row whose axes on need-replication factor `f` the op keeps busy: the list the most
+ * elements are sharded by exactly, then the one over more devices, then the first; -1 when no
+ * row shards `f`. */
+static int need_replication_source(const sp_factor_table *t, const int64_t *sizes, int f) {
+  int best = -1;
+  int64_t best_weight = 0, best_devices = 0;
+  for (int r = 0; r < sp_factor_table_nrows(t); r++) {
+    const sp_ft_cell *cell = &t->rows[r].cells[f];
+    if (!cell->present || !cell->axes.n) continue;
+    int64_t weight = 0, devices = sp_ft_axes_product(t->mesh, &cell->axes);
+    for (int k = 0; k < sp_factor_table_nrows(t); k++)
+      if (t->rows[k].cells[f].present && sp_ft_axes_equal(&t->rows[k].cells[f].axes, &cell->axes))
+        weight += sizes[k];
+    if (best < 0 || weight > best_weight || (weight == best_weight && devices > best_devices)) {
+      best = r;
+      best_weight = weight;
+      best_devices = devices;
+    }
+  }
+  return best;
+}
+
+/* The axes of one list per need-replication factor that every tensor has (see
+ * need_replication_source), when no factor got them, are appended to the first pass-through
+ * factor they still divide (factor order), merged with a sub-axis they continue, so that
+ * devices are not left idle. */
+static int distribute_unused(sp_arena *a, const sp_factor_table *t, const int64_t *sizes,
+                             sp_ft_axes *common, sp_ft_axes *used) {
+  for (int f = 0; f < t->nfactors; f++) {
+    if (t->rule->factors[f].kind != SP_FACTOR_NEED_REPLICATION || !in_every_tensor(t, f)) continue;
+    int r = need_replication_source(t, sizes, f);
+    if (r < 0) continue;
+    const sp_ft_cell *cell = &t->rows[r].cells[f];
+    for (int k = 0; k < cell->axes.n; k++) {
+      sp_ft_axis x = cell->axes.v[k];
+      if (overlaps_any(t->mesh, x, used)) continue;
+      int64_t xs = sp_ft_axis_size(t->mesh, x);
+      for (int g = 0; g < t->nfactors; g++) {
+        if (t->rule->factors[g].kind != SP_FACTOR_PASS_THROUGH) continue;
+        int64_t have = sp_ft_axes_product(t->mesh, &common[g]);
+        if (t->rule->factors[g].size % (have * xs) != 0) continue;
+        int rc = sp_ft_axes_push_merging(a, t->mesh, &common[g], x);
+        if (!rc) rc = sp_ft_axes_push(a, used, x);
+        if (rc) return rc;
+        break;
       }
     }
+  }
   return SP_OK;
 }
 
@@ -184,7 +221,7 @@ static int choose_greedy(sp_arena *a, const sp_factor_table *t, const int64_t *s
     candidate *best = NULL;
     for (int i = 0; i < ch.n; i++)
       if (ch.c[i].alive && ch.c[i].axes.n && !sp_export_factor_waits(t, common, ch.c[i].factor) &&
-          (!best || better(&ch.c[i], best)))
+          (!best || better(t, &ch.c[i], best)))
         best = &ch.c[i];
     if (!best) break;
     if ((rc = sp_ft_axes_assign(a, &common[best->factor], &best->axes))) break;
@@ -201,15 +238,26 @@ static int choose_greedy(sp_arena *a, const sp_factor_table *t, const int64_t *s
     }
   }
   free(ch.c);
-  if (!rc) rc = distribute_unused(a, t, common, &used);
+  if (!rc) rc = distribute_unused(a, t, sizes, common, &used);
   return rc;
 }
 
-static int64_t row_devices(const sp_factor_table *t, int r) {
+/* Devices row `r` spreads over along its permutation factors (`perm`) or its other factors. */
+static int64_t row_devices(const sp_factor_table *t, int r, bool perm) {
   int64_t p = 1;
   for (int f = 0; f < t->nfactors; f++)
-    if (t->rows[r].cells[f].present) p *= sp_ft_axes_product(t->mesh, &t->rows[r].cells[f].axes);
+    if (t->rows[r].cells[f].present && (t->rule->factors[f].kind == SP_FACTOR_PERMUTATION) == perm)
+      p *= sp_ft_axes_product(t->mesh, &t->rows[r].cells[f].axes);
   return p;
+}
+
+/* The tensor of a unary op whose factor shardings both take: the one sharded over more
+ * devices along factors that move no data, then the one with fewer devices on permutation
+ * factors (they would have to move data), then the operand. */
+static int unary_pick(const sp_factor_table *t) {
+  int64_t d0 = row_devices(t, 0, false), d1 = row_devices(t, 1, false);
+  if (d0 != d1) return d1 > d0 ? 1 : 0;
+  return row_devices(t, 1, true) < row_devices(t, 0, true) ? 1 : 0;
 }
 
 /* The special case of one operand and one result (see the header). */
@@ -398,7 +446,7 @@ static int reconcile(sp_module *m, sp_arena *scratch, sp_op *op, sp_err *err) {
   if (!compatible) {
     for (int f = 0; f < t->nfactors; f++) common[f].n = 0;
     if (unary_case(t)) {
-      int pick = row_devices(t, 1) > row_devices(t, 0) ? 1 : 0;
+      int pick = unary_pick(t);
       for (int f = 0; f < t->nfactors; f++)
         if (t->rows[pick].cells[f].present &&
             (rc = sp_ft_axes_assign(scratch, &common[f], &t->rows[pick].cells[f].axes)))
@@ -436,9 +484,11 @@ static int reconcile(sp_module *m, sp_arena *scratch, sp_op *op, sp_err *err) {
     sp_sharding *orig = res->sharding;
     bool differs = !row_matches(t, r, common) || other[r];
     sp_sharding *s = orig;
-    if (differs && (rc = row_sharding(m, scratch, t, r, common, orig, mesh_ref, &s, err))) return rc;
-    if (!orig && !differs) continue;
-    res->sharding = s;
+    /* A result without a sharding still gets the all-reduce of sharded reduction axes. */
+    bool rebuilt = differs || (!orig && nred);
+    if (rebuilt && (rc = row_sharding(m, scratch, t, r, common, orig, mesh_ref, &s, err))) return rc;
+    if (!orig && !rebuilt) continue;
+    if (orig || differs) res->sharding = s;
     /* All-reduce the reduction axes the result does not keep unreduced. */
     int n = 0;
     sp_axis_ref *axes = nred ? sp_arena_alloc(m->arena, (size_t)nred * sizeof *axes) : NULL;
