@@ -278,6 +278,40 @@ START_TEST(moved_sub_axes_of_one_axis_merge_into_it) {
 }
 END_TEST
 
+START_TEST(scalar_operands_leave_a_unary_choice) {
+  /* clamp with scalar bounds has two non-scalar tensors: the one over more devices (the
+   * operand on "q") gives its whole sharding, the result is resharded after the op (pieces of
+   * both, ["p"] and ["q"], are not mixed). */
+  char *out = et_run(MESH
+      "func.func @f(%lo: tensor<f32>, %x: tensor<8x4xf32> {sdy.sharding = #sdy.sharding<@m, [{}, {\"q\"}]>}, %hi: tensor<f32>) -> (tensor<8x4xf32> {sdy.sharding = #sdy.sharding<@m, [{\"p\"}, {}]>}) {\n"
+      "  %0 = stablehlo.clamp %lo, %x, %hi {sdy.sharding = #sdy.sharding_per_value<[<@m, [{\"p\"}, {}]>]>} : (tensor<f32>, tensor<8x4xf32>, tensor<f32>) -> tensor<8x4xf32>\n"
+      "  return %0 : tensor<8x4xf32>\n}\n", "sdy-insert-explicit-reshards", FULL);
+  static const char *const want[] = {
+      "%0 = stablehlo.clamp %arg0, %arg1, %arg2 {sdy.sharding = #sdy.sharding_per_value<[<@m, [{}, {\"q\"}]>]>}",
+      "%1 = sdy.reshard %0 <@m, [{\"p\"}, {}]> : tensor<8x4xf32>", "return %1", NULL};
+  et_has_in_order(out, want);
+  et_lacks(out, "sdy.reshard %arg1");
+  free(out);
+}
+END_TEST
+
+START_TEST(result_keeping_a_sub_axis_unreduced_all_reduces_the_rest_of_it) {
+  /* The reduced dim is on ["q", "p"]; the result keeps "q":(1)2 unreduced: the all-reduce
+   * covers the rest of "q" and all of "p". */
+  char *out = et_run(MESH
+      "func.func @f(%x: tensor<4x16xf32> {sdy.sharding = #sdy.sharding<@m, [{}, {\"q\", \"p\"}]>}) -> (tensor<4xf32> {sdy.sharding = #sdy.sharding<@m, [{}], unreduced={\"q\":(1)2}>}) {\n"
+      "  %0 = stablehlo.constant dense<0.000000e+00> : tensor<f32>\n"
+      "  %1 = stablehlo.reduce(%x init: %0) applies stablehlo.add across dimensions = [1] {sdy.sharding = #sdy.sharding_per_value<[<@m, [{}], unreduced={\"q\":(1)2}>]>} : (tensor<4x16xf32>, tensor<f32>) -> tensor<4xf32>\n"
+      "  return %1 : tensor<4xf32>\n}\n", "sdy-insert-explicit-reshards", FULL);
+  static const char *const want[] = {
+      "%0 = stablehlo.reduce(%arg0 init: %cst)",
+      "%1 = sdy.all_reduce {\"p\", \"q\":(2)2} %0 out_sharding=<@m, [{}], unreduced={\"q\":(1)2}> : tensor<4xf32>",
+      "return %1", NULL};
+  et_has_in_order(out, want);
+  free(out);
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("explicit_reshards");
   TCase *tc = tcase_create("full");
@@ -288,6 +322,8 @@ static Suite *suite(void) {
   tcase_add_test(tc, full_tie_between_factors_goes_to_the_later_factor);
   tcase_add_test(tc, one_need_replication_list_moves_to_the_batch_dim);
   tcase_add_test(tc, moved_sub_axes_of_one_axis_merge_into_it);
+  tcase_add_test(tc, scalar_operands_leave_a_unary_choice);
+  tcase_add_test(tc, result_keeping_a_sub_axis_unreduced_all_reduces_the_rest_of_it);
   tcase_add_test(tc, result_without_sharding_still_gets_the_all_reduce);
   tcase_add_test(tc, unary_tie_goes_to_the_tensor_without_sharded_permutation_dims);
   tcase_add_test(tc, binary_op_takes_the_majority_and_reshards_the_rest);

@@ -251,25 +251,35 @@ static int64_t row_devices(const sp_factor_table *t, int r, bool perm) {
   return p;
 }
 
-/* The tensor of a unary op whose factor shardings both take: the one sharded over more
- * devices along factors that move no data, then the one with fewer devices on permutation
- * factors (they would have to move data), then the operand. */
-static int unary_pick(const sp_factor_table *t) {
-  int64_t d0 = row_devices(t, 0, false), d1 = row_devices(t, 1, false);
-  if (d0 != d1) return d1 > d0 ? 1 : 0;
-  return row_devices(t, 1, true) < row_devices(t, 0, true) ? 1 : 0;
+/* Which of the two tensors of a unary op (rows `pair`) gives its factor shardings to both:
+ * the one sharded over more devices along factors that move no data, then the one with fewer
+ * devices on permutation factors (they would have to move data), then the first. */
+static int unary_pick(const sp_factor_table *t, const int pair[2]) {
+  int64_t d0 = row_devices(t, pair[0], false), d1 = row_devices(t, pair[1], false);
+  if (d0 != d1) return d1 > d0 ? pair[1] : pair[0];
+  return row_devices(t, pair[1], true) < row_devices(t, pair[0], true) ? pair[1] : pair[0];
 }
 
-/* The special case of one operand and one result (see the header). */
-static bool unary_case(const sp_factor_table *t) {
-  if (t->noperands != 1 || t->nresults != 1) return false;
-  for (int f = 0; f < t->nfactors; f++)
-    if (t->rule->factors[f].kind == SP_FACTOR_NEED_REPLICATION) return false;
+static const sp_rule_tensor *rule_tensor(const sp_rule *rule, int r) {
+  return r < rule->noperands ? &rule->operands[r] : &rule->results[r - rule->noperands];
+}
+
+/* The special case of exactly two non-scalar tensors (see the header): their rows go to
+ * `pair`; false when the op is not such a case. */
+static bool unary_case(const sp_factor_table *t, int pair[2]) {
   const sp_rule *rule = t->rule;
-  for (int d = 0; d < rule->operands[0].rank; d++)
-    if (rule->operands[0].dims[d].nfactors != 1) return false;
-  for (int d = 0; d < rule->results[0].rank; d++)
-    if (rule->results[0].dims[d].nfactors != 1) return false;
+  int n = 0;
+  for (int r = 0; r < sp_factor_table_nrows(t); r++) {
+    const sp_rule_tensor *tensor = rule_tensor(rule, r);
+    if (!tensor->rank) continue;
+    if (n == 2) return false;
+    pair[n++] = r;
+    for (int d = 0; d < tensor->rank; d++)
+      if (tensor->dims[d].nfactors != 1) return false;
+  }
+  if (n != 2) return false;
+  for (int f = 0; f < t->nfactors; f++)
+    if (rule->factors[f].kind == SP_FACTOR_NEED_REPLICATION) return false;
   return true;
 }
 
@@ -398,6 +408,53 @@ static const sp_sharding *op_mesh_ref(const sp_module *m, const sp_op *op, bool 
   return ref;
 }
 
+/* `x` minus the part of it `u` covers: up to two pieces (the major part before `u`, the minor
+ * part after it) into `out`; returns how many. */
+static int axis_minus(const sp_mesh *mesh, sp_ft_axis x, sp_ft_axis u, sp_ft_axis out[2]) {
+  if (x.axis != u.axis) {
+    out[0] = x;
+    return 1;
+  }
+  int64_t xlo = sp_ft_axis_pre(x), xhi = xlo * sp_ft_axis_size(mesh, x);
+  int64_t ulo = sp_ft_axis_pre(u), uhi = ulo * sp_ft_axis_size(mesh, u);
+  int64_t lo = xlo > ulo ? xlo : ulo, hi = xhi < uhi ? xhi : uhi;
+  if (lo >= hi) {
+    out[0] = x;
+    return 1;
+  }
+  int n = 0;
+  if (lo > xlo) out[n++] = sp_ft_axis_make(mesh, x.axis, xlo, lo / xlo);
+  if (hi < xhi) out[n++] = sp_ft_axis_make(mesh, x.axis, hi, xhi / hi);
+  return n;
+}
+
+/* The reduction axes `red` without the parts `s` keeps unreduced into `*out` (`*n` of them,
+ * in `a`). */
+static int reduction_axes_left(sp_arena *a, const sp_mesh *mesh, const sp_axis_ref *red, int nred,
+                               const sp_sharding *s, sp_axis_ref **out, int *n) {
+  int nu = s ? s->nunreduced : 0, cap = nred * (nu + 1) + 1;
+  sp_ft_axis *cur = sp_arena_alloc(a, (size_t)cap * sizeof *cur);
+  sp_ft_axis *next = sp_arena_alloc(a, (size_t)cap * sizeof *next);
+  *out = sp_arena_alloc(a, (size_t)cap * sizeof **out);
+  if (!cur || !next || !*out) return SP_ENOMEM;
+  int nc = 0;
+  for (int k = 0; k < nred; k++)
+    if (sp_ft_axis_from_ref(mesh, &red[k], &cur[nc]) == SP_OK) nc++;
+  for (int u = 0; u < nu; u++) {
+    sp_ft_axis ua;
+    if (sp_ft_axis_from_ref(mesh, &s->unreduced[u], &ua) != SP_OK) continue;
+    int nn = 0;
+    for (int k = 0; k < nc && nn + 2 <= cap; k++) nn += axis_minus(mesh, cur[k], ua, &next[nn]);
+    sp_ft_axis *t = cur;
+    cur = next;
+    next = t;
+    nc = nn;
+  }
+  for (int k = 0; k < nc; k++) (*out)[k] = sp_ft_axis_ref(mesh, cur[k]);
+  *n = nc;
+  return SP_OK;
+}
+
 static int reconcile(sp_module *m, sp_arena *scratch, sp_op *op, sp_err *err) {
   if (op->kind == SP_OP_FUNC_RETURN) return reshard_returns(m, op, err);
   if (sp_export_is_data_flow_op(op)) return sp_export_data_flow_reshards(m, op, err);
@@ -445,8 +502,9 @@ static int reconcile(sp_module *m, sp_arena *scratch, sp_op *op, sp_err *err) {
   }
   if (!compatible) {
     for (int f = 0; f < t->nfactors; f++) common[f].n = 0;
-    if (unary_case(t)) {
-      int pick = unary_pick(t);
+    int pair[2];
+    if (unary_case(t, pair)) {
+      int pick = unary_pick(t, pair);
       for (int f = 0; f < t->nfactors; f++)
         if (t->rows[pick].cells[f].present &&
             (rc = sp_ft_axes_assign(scratch, &common[f], &t->rows[pick].cells[f].axes)))
@@ -489,15 +547,12 @@ static int reconcile(sp_module *m, sp_arena *scratch, sp_op *op, sp_err *err) {
     if (rebuilt && (rc = row_sharding(m, scratch, t, r, common, orig, mesh_ref, &s, err))) return rc;
     if (!orig && !rebuilt) continue;
     if (orig || differs) res->sharding = s;
-    /* All-reduce the reduction axes the result does not keep unreduced. */
+    /* All-reduce the reduction axes (or the parts of them) the result does not keep
+     * unreduced. */
     int n = 0;
-    sp_axis_ref *axes = nred ? sp_arena_alloc(m->arena, (size_t)nred * sizeof *axes) : NULL;
-    for (int k = 0; k < nred; k++) {
-      bool kept = false;
-      for (int u = 0; s && u < s->nunreduced; u++)
-        kept |= sp_axis_contains(&s->unreduced[u], &red[k], sp_mesh_axis_size(mesh, red[k].name));
-      if (!kept) axes[n++] = red[k];
-    }
+    sp_axis_ref *axes = NULL;
+    if (nred && (rc = reduction_axes_left(m->arena, mesh, red, nred, s, &axes, &n)))
+      return sp_err_set(err, rc, "out of memory inserting explicit reshards");
     sp_value *last = res;
     sp_op *ar = NULL, *rs = NULL;
     if (n) {
