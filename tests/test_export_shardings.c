@@ -144,6 +144,26 @@ START_TEST(call_operand_reshards_follow_the_operand_definition) {
 }
 END_TEST
 
+START_TEST(use_keeping_a_sub_axis_unreduced_all_reduces_the_rest_of_the_axis) {
+  /* The returned value is unreduced over all of "b"; the function result keeps "b":(1)2:
+   * only "b":(2)2 is all-reduced. */
+  const char *in =
+      "sdy.mesh @mesh = <[\"a\"=2, \"b\"=4]>\n"
+      "func.func @main(%arg0: tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"a\"}], unreduced={\"b\"}>}) -> (tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"a\"}], unreduced={\"b\":(1)2}>}) {\n"
+      "  return %arg0 : tensor<8xf32>\n"
+      "}\n";
+  const char *want =
+      "module {\n"
+      "  sdy.mesh @mesh = <[\"a\"=2, \"b\"=4]>\n"
+      "  func.func @main(%arg0: tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"a\"}], unreduced={\"b\"}>}) -> (tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"a\"}], unreduced={\"b\":(1)2}>}) {\n"
+      "    %0 = sdy.all_reduce {\"b\":(2)2} %arg0 out_sharding=<@mesh, [{\"a\"}], unreduced={\"b\":(1)2}> : tensor<8xf32>\n"
+      "    return %0 : tensor<8xf32>\n"
+      "  }\n"
+      "}\n";
+  pt_expect1(in, sp_export_insert_explicit_reshards, want);
+}
+END_TEST
+
 START_TEST(canonicalizer_erases_dead_pure_ops_and_empty_all_reduces) {
   const char *in =
       "sdy.mesh @mesh = <[\"a\"=2]>\n"
@@ -228,6 +248,7 @@ static Suite *export_shardings_suite(void) {
   tc = tcase_create("reshards");
   tcase_add_test(tc, unreduced_axes_a_user_drops_get_all_reduced_and_call_operands_resharded);
   tcase_add_test(tc, call_operand_reshards_follow_the_operand_definition);
+  tcase_add_test(tc, use_keeping_a_sub_axis_unreduced_all_reduces_the_rest_of_the_axis);
   tcase_add_test(tc, partial_sums_a_result_does_not_keep_unreduced_are_reduced_after_the_op);
   tcase_add_test(tc, canonicalizer_erases_dead_pure_ops_and_empty_all_reduces);
   suite_add_tcase(s, tc);

@@ -242,25 +242,70 @@ static bool uses_result_unreduced(const sp_op *user) {
   }
 }
 
+/* Splits unreduced axis `r` into the parts `target` keeps unreduced (appended to keep) and
+ * the rest (appended to reduce). Target axes do not overlap one another, so each one splits
+ * at most one remaining part (into the pieces before and after it). */
+static int split_by_unreduced(sp_arena *a, const sp_mesh *mesh, const sp_axis_ref *r,
+                              const sp_sharding *target, sp_axis_ref *keep, int *nkeep,
+                              sp_axis_ref *reduce, int *nreduce) {
+  int64_t n = sp_mesh_axis_size(mesh, r->name);
+  size_t cap = (size_t)target->nunreduced + 2;
+  sp_axis_ref *cur = sp_arena_alloc(a, cap * sizeof *cur);
+  sp_axis_ref *next = sp_arena_alloc(a, cap * sizeof *next);
+  if (!cur || !next) return SP_ENOMEM;
+  int nc = 0;
+  cur[nc++] = *r;
+  for (int u = 0; u < target->nunreduced; u++) {
+    const sp_axis_ref *t = &target->unreduced[u];
+    int nn = 0;
+    for (int k = 0; k < nc; k++) {
+      sp_axis_ref p = cur[k], part, before, after;
+      if (!sp_axis_same_name(&p, t) || !sp_axis_overlaps(&p, t, n) ||
+          !sp_axis_overlap_part(&p, t, n, &part)) {
+        next[nn++] = p;
+        continue;
+      }
+      keep[(*nkeep)++] = part;
+      if (sp_axis_prefix_without_overlap(&p, t, n, &before)) next[nn++] = before;
+      if (sp_axis_suffix_without_overlap(&p, t, n, &after)) next[nn++] = after;
+    }
+    sp_axis_ref *swap = cur;
+    cur = next;
+    next = swap;
+    nc = nn;
+  }
+  for (int k = 0; k < nc; k++) reduce[(*nreduce)++] = cur[k];
+  return SP_OK;
+}
+
 static int insert_all_reduce(sp_module *m, sp_op *user, int i) {
   sp_value *v = user->operands[i].value;
   const sp_sharding *s = v->sharding;
   bool skip;
   const sp_sharding *target = unreduced_target(m, user, i, &skip);
   if (skip) return SP_OK;
-  sp_axis_ref *reduce = sp_arena_alloc(m->arena, (size_t)s->nunreduced * sizeof *reduce);
-  sp_axis_ref *keep = sp_arena_alloc(m->arena, (size_t)s->nunreduced * sizeof *keep);
+  int nt = target ? target->nunreduced : 0, cap = s->nunreduced * (2 * nt + 2) + 1;
+  sp_axis_ref *reduce = sp_arena_alloc(m->arena, (size_t)cap * sizeof *reduce);
+  sp_axis_ref *keep = sp_arena_alloc(m->arena, (size_t)cap * sizeof *keep);
   if (!reduce || !keep) return SP_ENOMEM;
   int nreduce = 0, nkeep = 0;
+  const sp_mesh *mesh = sp_sharding_mesh(m, s);
   for (int k = 0; k < s->nunreduced; k++) {
     const sp_axis_ref *r = &s->unreduced[k];
-    bool kept = uses_result_unreduced(user)
-                    ? kept_by_results(user, r)
-                    : target && covers_axis(sp_sharding_mesh(m, s), target->unreduced,
-                                            target->nunreduced, r);
-    if (kept) keep[nkeep++] = *r;
-    else reduce[nreduce++] = *r;
+    if (uses_result_unreduced(user)) {
+      if (kept_by_results(user, r)) keep[nkeep++] = *r;
+      else reduce[nreduce++] = *r;
+    } else if (target && covers_axis(mesh, target->unreduced, target->nunreduced, r)) {
+      keep[nkeep++] = *r;
+    } else if (target && mesh) {
+      int rc = split_by_unreduced(m->arena, mesh, r, target, keep, &nkeep, reduce, &nreduce);
+      if (rc) return rc;
+    } else {
+      reduce[nreduce++] = *r;
+    }
   }
+  if (nkeep > 1) sp_sharding_sort_axes(keep, nkeep, mesh);
+  if (nreduce > 1) sp_sharding_sort_axes(reduce, nreduce, mesh);
   if (!nreduce) return SP_OK;
   sp_sharding *out = sp_sharding_copy(m->arena, s);
   sp_op *ar = out ? sp_op_create(m->arena, "sdy.all_reduce", 1, &v, 1, &v->type, 0) : NULL;
