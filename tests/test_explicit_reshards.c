@@ -312,6 +312,22 @@ START_TEST(result_keeping_a_sub_axis_unreduced_all_reduces_the_rest_of_it) {
 }
 END_TEST
 
+START_TEST(scalar_operands_do_not_keep_need_replication_axes_idle) {
+  /* dynamic_slice's index operands are scalars: the sliced dim's "q" still moves to the
+   * other dim, which every non-scalar tensor has. */
+  char *out = et_run(MESH
+      "func.func @f(%x: tensor<16x8xf32> {sdy.sharding = #sdy.sharding<@m, [{}, {\"q\"}]>}, %i: tensor<i32>, %j: tensor<i32>) -> (tensor<16x2xf32> {sdy.sharding = #sdy.sharding<@m, [{}, {}]>}) {\n"
+      "  %0 = stablehlo.dynamic_slice %x, %i, %j, sizes = [16, 2] {sdy.sharding = #sdy.sharding_per_value<[<@m, [{}, {}]>]>} : (tensor<16x8xf32>, tensor<i32>, tensor<i32>) -> tensor<16x2xf32>\n"
+      "  return %0 : tensor<16x2xf32>\n}\n", "sdy-insert-explicit-reshards", FULL);
+  static const char *const want[] = {
+      "%0 = sdy.reshard %arg0 <@m, [{\"q\"}, {}]> : tensor<16x8xf32>",
+      "%1 = stablehlo.dynamic_slice %0, %arg1, %arg2, sizes = [16, 2] {sdy.sharding = #sdy.sharding_per_value<[<@m, [{\"q\"}, {}]>]>}",
+      "%2 = sdy.reshard %1 <@m, [{}, {}]> : tensor<16x2xf32>", "return %2", NULL};
+  et_has_in_order(out, want);
+  free(out);
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("explicit_reshards");
   TCase *tc = tcase_create("full");
@@ -324,6 +340,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, moved_sub_axes_of_one_axis_merge_into_it);
   tcase_add_test(tc, scalar_operands_leave_a_unary_choice);
   tcase_add_test(tc, result_keeping_a_sub_axis_unreduced_all_reduces_the_rest_of_it);
+  tcase_add_test(tc, scalar_operands_do_not_keep_need_replication_axes_idle);
   tcase_add_test(tc, result_without_sharding_still_gets_the_all_reduce);
   tcase_add_test(tc, unary_tie_goes_to_the_tensor_without_sharded_permutation_dims);
   tcase_add_test(tc, binary_op_takes_the_majority_and_reshards_the_rest);

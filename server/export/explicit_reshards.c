@@ -144,9 +144,15 @@ static bool overlaps_any(const sp_mesh *m, sp_ft_axis a, const sp_ft_axes *l) {
   return false;
 }
 
+/* The rule's tensor of row `r` (operands, then results). */
+static const sp_rule_tensor *rule_tensor(const sp_rule *rule, int r) {
+  return r < rule->noperands ? &rule->operands[r] : &rule->results[r - rule->noperands];
+}
+
+/* Whether every non-scalar tensor of the op maps factor `f` (scalars map no factor). */
 static bool in_every_tensor(const sp_factor_table *t, int f) {
   for (int r = 0; r < sp_factor_table_nrows(t); r++)
-    if (!t->rows[r].cells[f].present) return false;
+    if (!t->rows[r].cells[f].present && rule_tensor(t->rule, r)->rank) return false;
   return true;
 }
 
@@ -258,10 +264,6 @@ static int unary_pick(const sp_factor_table *t, const int pair[2]) {
   int64_t d0 = row_devices(t, pair[0], false), d1 = row_devices(t, pair[1], false);
   if (d0 != d1) return d1 > d0 ? pair[1] : pair[0];
   return row_devices(t, pair[1], true) < row_devices(t, pair[0], true) ? pair[1] : pair[0];
-}
-
-static const sp_rule_tensor *rule_tensor(const sp_rule *rule, int r) {
-  return r < rule->noperands ? &rule->operands[r] : &rule->results[r - rule->noperands];
 }
 
 /* The special case of exactly two non-scalar tensors (see the header): their rows go to
