@@ -9,6 +9,7 @@
 
 #include "export/data_flow_reshards.h"
 #include "export/factor_dependencies.h"
+#include "export/manual_reshards.h"
 #include "export/single_device.h"
 #include "export/unreduced_reshards.h"
 #include "ir/axis_ref.h"
@@ -460,6 +461,7 @@ static int reduction_axes_left(sp_arena *a, const sp_mesh *mesh, const sp_axis_r
 static int reconcile(sp_module *m, sp_arena *scratch, sp_op *op, sp_err *err) {
   if (op->kind == SP_OP_FUNC_RETURN) return reshard_returns(m, op, err);
   if (sp_export_is_data_flow_op(op)) return sp_export_data_flow_reshards(m, op, err);
+  if (op->kind == SP_OP_SDY_MANUAL_COMPUTATION) return sp_export_manual_computation_reshards(m, op, err);
   if (skipped_kind(op)) return SP_OK;
   bool *other = sp_arena_calloc(scratch, (size_t)(op->noperands + op->nresults) + 1, sizeof *other);
   if (!other) return sp_err_set(err, SP_ENOMEM, "out of memory inserting explicit reshards");
@@ -473,7 +475,7 @@ static int reconcile(sp_module *m, sp_arena *scratch, sp_op *op, sp_err *err) {
   sp_sharding **in = sp_arena_calloc(scratch, (size_t)op->noperands + 1, sizeof *in);
   sp_sharding **outs = sp_arena_calloc(scratch, (size_t)op->nresults + 1, sizeof *outs);
   if (!in || !outs) return sp_err_set(err, SP_ENOMEM, "out of memory inserting explicit reshards");
-  for (int i = 0; i < op->noperands; i++) in[i] = op->operands[i].value->sharding;
+  for (int i = 0; i < op->noperands; i++) in[i] = sp_export_local_sharding(m, op->operands[i].value);
   for (int i = 0; i < op->nresults; i++) outs[i] = op->results[i].sharding;
   sp_factor_table *t = NULL;
   if (sp_factor_table_build(scratch, rule, mesh, in, outs, &t, NULL) != SP_OK) return SP_OK;
