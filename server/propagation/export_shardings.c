@@ -184,7 +184,8 @@ static bool covers_axis(const sp_mesh *mesh, const sp_axis_ref *v, int n, const 
 }
 
 /* The sharding whose unreduced axes the user `user` keeps for its operand `i`, for the users
- * that name it themselves (reshard/constraint, return, call); NULL otherwise. *skip: the user
+ * that name it themselves (reshard/constraint, return, call, manual computation); NULL
+ * otherwise. *skip: the user
  * never needs an all-reduce in front of it (collectives, groups, edges, region terminators). */
 static const sp_sharding *unreduced_target(const sp_module *m, const sp_op *user, int i,
                                            bool *skip) {
@@ -207,11 +208,23 @@ static const sp_sharding *unreduced_target(const sp_module *m, const sp_op *user
         return NULL;
       return fn->regions[0].blocks[0]->args[i]->sharding;
     }
+    case SP_OP_SDY_MANUAL_COMPUTATION: {
+      const sp_attr *in = sp_op_attr(user, "in_shardings");
+      if (!in || in->kind != SP_ATTR_SHARDINGS || i >= in->u.shardings.n) return NULL;
+      return in->u.shardings.v[i];
+    }
+    case SP_OP_SDY_RETURN: {
+      /* A manual computation's body gives back what its out_sharding lists unreduced. */
+      sp_op *mc = sp_op_parent(user);
+      if (mc && mc->kind == SP_OP_SDY_MANUAL_COMPUTATION && i < mc->nresults)
+        return mc->results[i].sharding;
+      *skip = true;
+      return NULL;
+    }
     case SP_OP_SDY_ALL_REDUCE:
     case SP_OP_SDY_SHARDING_GROUP:
     case SP_OP_SDY_DATA_FLOW_EDGE:
     case SP_OP_RETURN:
-    case SP_OP_SDY_RETURN:
       *skip = true;
       return NULL;
     default:
@@ -236,6 +249,8 @@ static bool uses_result_unreduced(const sp_op *user) {
     case SP_OP_SDY_SHARDING_CONSTRAINT:
     case SP_OP_FUNC_RETURN:
     case SP_OP_FUNC_CALL:
+    case SP_OP_SDY_MANUAL_COMPUTATION:
+    case SP_OP_SDY_RETURN:
       return false;
     default:
       return true;
