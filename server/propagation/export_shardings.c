@@ -344,14 +344,6 @@ static int insert_all_reduce(sp_module *m, sp_op *user, int i) {
   return SP_OK;
 }
 
-/* Puts `op` right after the definition of `v` (at the start of its block for a block
- * argument), as Shardy places a call operand's reshard. */
-static void insert_after_def(sp_value *v, sp_op *op) {
-  if (v->def) sp_op_insert_after(v->def, op);
-  else if (v->block->first) sp_op_insert_before(v->block->first, op);
-  else sp_block_append(v->block, op);
-}
-
 static int reshard_call_operands(sp_module *m, sp_op *call) {
   const char *callee = sp_op_get_str(call, "callee");
   sp_op *fn = callee ? sp_module_lookup_func(m, callee) : NULL;
@@ -365,7 +357,7 @@ static int reshard_call_operands(sp_module *m, sp_op *call) {
     if (!r) return SP_ENOMEM;
     r->loc = call->loc;
     r->results[0].sharding = want;
-    insert_after_def(v, r);
+    sp_op_insert_after_value(v, r); /* where Shardy places a call operand's reshard */
     sp_op_set_operand(call, i, &r->results[0]);
   }
   return SP_OK;
