@@ -234,3 +234,19 @@ void sp_faults_command(const char *line, char *reply, size_t cap) {
     snprintf(reply, cap, "error: unknown command \"%.60s\"", line);
   }
 }
+
+/* ---------------------------------------------------------------- checking a file */
+
+bool sp_faults_integrity_ok(const char *path, char *out, size_t cap) {
+  sqlite3 *db = NULL;
+  sqlite3_stmt *st = NULL;
+  int rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL);
+  if (rc == SQLITE_OK) rc = sqlite3_prepare_v2(db, "PRAGMA integrity_check", -1, &st, NULL);
+  if (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW)
+    snprintf(out, cap, "%s", (const char *)sqlite3_column_text(st, 0));
+  else
+    snprintf(out, cap, "%s: %s", path, db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
+  sqlite3_finalize(st);
+  sqlite3_close(db);
+  return strcmp(out, "ok") == 0;
+}

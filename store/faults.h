@@ -53,4 +53,10 @@ int64_t sp_faults_fired(void);
  * Writes the reply ("ok", "ok FIRED", or "error: ...") into `reply`. */
 void sp_faults_command(const char *line, char *reply, size_t cap);
 
+/* Runs PRAGMA integrity_check on the database at `path` through a read-only connection of
+ * its own (the real VFS, the normal allocator path: arm nothing while it runs) and copies its
+ * first line ("ok" when the file is sound, else SQLite's finding or the error) to `out`.
+ * Returns whether it said "ok". */
+bool sp_faults_integrity_ok(const char *path, char *out, size_t cap);
+
 #endif /* SP_STORE_FAULTS_H */

@@ -43,7 +43,7 @@ target_link_libraries(shardpland-faults PRIVATE sp_rpc sp_web sp_store_faults)
 set_target_properties(shardpland-faults PROPERTIES RUNTIME_OUTPUT_DIRECTORY
                       ${CMAKE_BINARY_DIR}/test-bin)
 if(TARGET test_daemon_faults)
-  target_link_libraries(test_daemon_faults PRIVATE sp_daemon)
+  target_link_libraries(test_daemon_faults PRIVATE sp_daemon sp_store_faults)
   target_compile_definitions(test_daemon_faults PRIVATE
                              SP_FAULTS_DAEMON="${CMAKE_BINARY_DIR}/test-bin/shardpland-faults")
   add_dependencies(test_daemon_faults shardpland-faults)

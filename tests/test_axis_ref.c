@@ -3,6 +3,7 @@
  * unless said otherwise).
  */
 #include <check.h>
+#include <signal.h>
 
 #include "ir/axis_ref.h"
 #include "test_support.h"
@@ -93,6 +94,15 @@ START_TEST(adjacent_sub_axes_merge_into_one_or_the_full_axis) {
 }
 END_TEST
 
+#ifndef NDEBUG
+/* axis_ref.h: merging requires sp_axis_can_merge; debug builds check it. */
+START_TEST(merging_parts_that_cannot_merge_aborts_in_debug_builds) {
+  sp_axis_ref a = sub(2, 4), b = sub(8, 2);
+  sp_axis_merge(&b, &a, N); /* aborts */
+}
+END_TEST
+#endif
+
 START_TEST(greatest_common_prefix_needs_a_shared_start) {
   sp_axis_ref a = sub(1, 2), x = full(), out;
   ck_assert(sp_axis_greatest_common_prefix(&a, &x, N, &out));
@@ -124,6 +134,10 @@ static Suite *axis_suite(void) {
   tcase_add_test(tc, prefix_without_overlap_cuts_the_major_part);
   tcase_add_test(tc, suffix_without_overlap_cuts_the_minor_part);
   tcase_add_test(tc, adjacent_sub_axes_merge_into_one_or_the_full_axis);
+#ifndef NDEBUG
+  tcase_add_test_raise_signal(tc, merging_parts_that_cannot_merge_aborts_in_debug_builds,
+                              SIGABRT);
+#endif
   tcase_add_test(tc, greatest_common_prefix_needs_a_shared_start);
   tcase_add_test(tc, mesh_order_sorts_by_axis_then_full_then_sub_axes);
   suite_add_tcase(s, tc);

@@ -18,7 +18,6 @@
 #include <check.h>
 #include <stdarg.h>
 #include <netinet/in.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +29,7 @@
 
 #include "daemon_harness.h"
 #include "shardplan/v1/planner.pb-c.h"
+#include "store/faults.h"
 #include "test_support.h"
 
 enum { OK = 0, INVALID = 3 };
@@ -186,6 +186,17 @@ static Shardplan__V1__PlanResponse *get_plan(const char *key, int *status, char 
   return p;
 }
 
+/* Plans models first .. first + n - 1 without faults; each is committed. */
+static void commit_models(int first, int n, const char *filename) {
+  for (int i = first; i < first + n; i++) {
+    char *m = model(i, 3);
+    Shardplan__V1__PlanResponse *p = plan_clean(m, filename);
+    commit(p->key, p);
+    shardplan__v1__plan_response__free_unpacked(p, NULL);
+    free(m);
+  }
+}
+
 static void check_committed(void) {
   for (int i = 0; i < g_ncommitted; i++) {
     int st;
@@ -204,14 +215,15 @@ static void check_committed(void) {
 }
 
 static void check_integrity(const char *db) {
-  sqlite3 *h;
-  ck_assert_int_eq(sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
-  sqlite3_stmt *st;
-  ck_assert_int_eq(sqlite3_prepare_v2(h, "PRAGMA integrity_check", -1, &st, NULL), SQLITE_OK);
-  ck_assert_int_eq(sqlite3_step(st), SQLITE_ROW);
-  ck_assert_str_eq((const char *)sqlite3_column_text(st, 0), "ok");
-  sqlite3_finalize(st);
-  sqlite3_close(h);
+  char said[256];
+  ck_assert_msg(sp_faults_integrity_ok(db, said, sizeof said), "integrity_check: %s", said);
+}
+
+/* The daemon's cache file, checked while it serves (a second, read-only connection). */
+static void check_live_integrity(void) {
+  char db[320];
+  snprintf(db, sizeof db, "%s/plans.db", g_d.data_dir);
+  check_integrity(db);
 }
 
 /* Stops the faulty daemon, checks the file, and reopens the folder with the plain daemon:
@@ -280,13 +292,7 @@ static bool plan_under_fault(const char *kind, const char *flags, long long n, i
 
 START_TEST(test_plan_puts_under_faults_answer_the_plan_and_keep_committed_plans) {
   start();
-  for (int i = 0; i < 3; i++) {
-    char *m = model(i, 3);
-    Shardplan__V1__PlanResponse *p = plan_clean(m, "clean.mlir");
-    commit(p->key, p);
-    shardplan__v1__plan_response__free_unpacked(p, NULL);
-    free(m);
-  }
+  commit_models(0, 3, "clean.mlir");
   int model_i = 10;
   const char *kinds[] = {"malloc", "write", "write", "read"};
   const char *flags[] = {"", "", " full", ""};
@@ -302,6 +308,7 @@ START_TEST(test_plan_puts_under_faults_answer_the_plan_and_keep_committed_plans)
     if (strcmp(kinds[k], "read") != 0)
       ck_assert_msg(warned > 0, "%s%s: no put failed", kinds[k], flags[k]);
     check_committed();
+    check_live_integrity();
   }
   finish();
 }
@@ -316,13 +323,7 @@ static long long file_size(const char *path) {
 
 START_TEST(test_full_disk_refuses_puts_keeps_reads_and_recovers) {
   start();
-  for (int i = 0; i < 3; i++) {
-    char *m = model(i, 3);
-    Shardplan__V1__PlanResponse *p = plan_clean(m, "clean.mlir");
-    commit(p->key, p);
-    shardplan__v1__plan_response__free_unpacked(p, NULL);
-    free(m);
-  }
+  commit_models(0, 3, "clean.mlir");
   char db[320], wal[330];
   snprintf(db, sizeof db, "%s/plans.db", g_d.data_dir);
   snprintf(wal, sizeof wal, "%s-wal", db);
@@ -347,6 +348,7 @@ START_TEST(test_full_disk_refuses_puts_keeps_reads_and_recovers) {
     serving("a Plan on a full disk");
     check_committed();   /* reads still work */
   }
+  check_live_integrity();
   ck_assert_msg(warned > 0, "no put failed past RLIMIT_FSIZE");
   /* The shim's full disk: every write fails with SQLITE_FULL. */
   ctl("fsize 0");
@@ -372,11 +374,7 @@ START_TEST(test_full_disk_refuses_puts_keeps_reads_and_recovers) {
   check_committed();
   ctl("off");
   /* Space again: the next plan is stored. */
-  char *m = model(201, 3);
-  Shardplan__V1__PlanResponse *p = plan_clean(m, "after.mlir");
-  free(m);
-  commit(p->key, p);
-  shardplan__v1__plan_response__free_unpacked(p, NULL);
+  commit_models(201, 1, "after.mlir");
   serving("the disk freed");
   finish();
 }
@@ -518,13 +516,7 @@ static bool read_under_fault(int op, const char *kind, long long n, const char *
 START_TEST(test_reads_under_faults_answer_right_or_with_an_error) {
   start();
   char *m0 = model(0, 3);
-  for (int i = 0; i < 3; i++) {
-    char *m = model(i, 3);
-    Shardplan__V1__PlanResponse *p = plan_clean(m, "clean.mlir");
-    commit(p->key, p);
-    shardplan__v1__plan_response__free_unpacked(p, NULL);
-    free(m);
-  }
+  commit_models(0, 3, "clean.mlir");
   char body[1 << 16], path[160];
   snprintf(path, sizeof path, "/api/plans/%s/values", g_committed[0].key);
   ck_assert_int_eq(http_get(path, body, sizeof body), 200);
@@ -540,18 +532,13 @@ START_TEST(test_reads_under_faults_answer_right_or_with_an_error) {
                       kinds[k], n);
         /* A commit by another connection first, so that the readers' page caches are
          * stale and the read goes to the file. */
-        if (strcmp(kinds[k], "read") == 0) {
-          char *m = model(1000 + round, 3);
-          Shardplan__V1__PlanResponse *p = plan_clean(m, "between.mlir");
-          commit(p->key, p);
-          shardplan__v1__plan_response__free_unpacked(p, NULL);
-          free(m);
-        }
+        if (strcmp(kinds[k], "read") == 0) commit_models(1000 + round, 1, "between.mlir");
         if (!read_under_fault(op, kinds[k], n, m0, round, &errors)) break;
       }
       fprintf(stderr, "%s, %s faults: N = 0..%d sweeps, %d answered with an error\n",
               op_names[op], kinds[k], sweeps, errors);
       op_errors += errors;
+      check_live_integrity();
     }
     /* The faults reached each read's error path (a Plan whose cache lookup fails is planned
      * again instead: the right answer, no error). */

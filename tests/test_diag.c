@@ -280,6 +280,28 @@ START_TEST(tool_verify_diagnostics_matches_an_expected_parse_error) {
 }
 END_TEST
 
+START_TEST(op_errors_and_located_errors_have_one_form_with_the_place_as_data) {
+  sp_module *m = sp_test_parse("func.func @main(%arg0: tensor<8xf32>) -> tensor<8xf32> {\n"
+                               "  %0 = stablehlo.abs %arg0 : tensor<8xf32>\n"
+                               "  return %0 : tensor<8xf32>\n"
+                               "}\n");
+  sp_op *abs = sp_module_lookup_func(m, "main")->regions[0].blocks[0]->first;
+  sp_err e;
+  ck_assert_int_eq(sp_op_error(&e, SP_EINVAL, m, abs, "has %d problems", 2), SP_EINVAL);
+  ck_assert_str_eq(e.msg, "t.mlir:2:8: 'stablehlo.abs' op has 2 problems");
+  ck_assert_str_eq(e.file, "t.mlir");
+  ck_assert_int_eq(e.line, 2);
+  ck_assert_int_eq(e.col, 8);
+  ck_assert_int_eq(sp_error_at(&e, SP_EUNSUPPORTED, m, abs->loc, "no %s", "way"), SP_EUNSUPPORTED);
+  ck_assert_str_eq(e.msg, "t.mlir:2:8: no way");
+  sp_loc nowhere = {0, 0};
+  ck_assert_int_eq(sp_error_at(&e, SP_EINVAL, m, nowhere, "whole file"), SP_EINVAL);
+  ck_assert_str_eq(e.msg, "t.mlir: whole file");
+  ck_assert_int_eq(e.line, 0);
+  sp_module_free(m);
+}
+END_TEST
+
 static Suite *diag_suite(void) {
   Suite *s = suite_create("diag");
   TCase *tc = tcase_create("list");
@@ -287,6 +309,7 @@ static Suite *diag_suite(void) {
   tcase_add_test(tc, emitted_diagnostics_print_with_file_line_column_and_severity);
   tcase_add_test(tc, module_warnings_go_to_the_attached_list_or_nowhere);
   tcase_add_test(tc, error_messages_split_into_place_and_text);
+  tcase_add_test(tc, op_errors_and_located_errors_have_one_form_with_the_place_as_data);
   suite_add_tcase(s, tc);
   tc = tcase_create("verify");
   tcase_add_checked_fixture(tc, setup, teardown);

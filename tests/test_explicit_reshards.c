@@ -130,6 +130,33 @@ START_TEST(op_on_meshes_differing_only_in_device_order_runs_on_the_majority_mesh
 }
 END_TEST
 
+START_TEST(unary_op_prefers_the_tensor_that_shards_no_permutation_dim) {
+  /* The operand shards the reversed dim on q (4 devices), the result only dim 1 on p (2): the
+   * result's sharding wins although it uses fewer devices. */
+  char *out = et_run(MESH
+      "func.func @f(%x: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@m, [{\"q\"}, {}]>}) -> tensor<8x8xf32> {\n"
+      "  %0 = stablehlo.reverse %x, dims = [0] {sdy.sharding = #sdy.sharding_per_value<[<@m, [{}, {\"p\"}]>]>} : tensor<8x8xf32>\n"
+      "  return %0 : tensor<8x8xf32>\n}\n", "sdy-insert-explicit-reshards", FULL);
+  static const char *const want[] = {"sdy.reshard %arg0 <@m, [{}, {\"p\"}]>", "stablehlo.reverse %0", NULL};
+  et_has_in_order(out, want);
+  free(out);
+}
+END_TEST
+
+START_TEST(scalar_operands_do_not_keep_need_replication_axes_from_moving) {
+  /* dynamic_slice's sliced dims need replication; their axes move to the kept dim 0 even though
+   * the scalar start indices have no factors. */
+  char *out = et_run(MESH
+      "func.func @f(%x: tensor<16x8xf32> {sdy.sharding = #sdy.sharding<@m, [{}, {\"q\"}]>}, %i: tensor<i32>, %j: tensor<i32>) -> tensor<16x2xf32> {\n"
+      "  %0 = stablehlo.dynamic_slice %x, %i, %j, sizes = [16, 2] {sdy.sharding = #sdy.sharding_per_value<[<@m, [{}, {}]>]>} : (tensor<16x8xf32>, tensor<i32>, tensor<i32>) -> tensor<16x2xf32>\n"
+      "  return %0 : tensor<16x2xf32>\n}\n", "sdy-insert-explicit-reshards", FULL);
+  static const char *const want[] = {"sdy.reshard %arg0 <@m, [{\"q\"}, {}]>",
+                                     "stablehlo.dynamic_slice %0", "sdy.reshard %1 <@m, [{}, {}]>", NULL};
+  et_has_in_order(out, want);
+  free(out);
+}
+END_TEST
+
 START_TEST(propagation_pipeline_makes_collectives_explicit_on_request) {
   sp_module *m = pt_parse("sdy.mesh @m = <[\"a\"=2, \"b\"=2]>\n"
       "func.func @main(%x: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@m, [{\"a\"}, {\"b\"}]>}, %w: tensor<8x8xf32>) -> (tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@m, [{}, {\"b\"}]>}) {\n"
@@ -312,22 +339,6 @@ START_TEST(result_keeping_a_sub_axis_unreduced_all_reduces_the_rest_of_it) {
 }
 END_TEST
 
-START_TEST(scalar_operands_do_not_keep_need_replication_axes_idle) {
-  /* dynamic_slice's index operands are scalars: the sliced dim's "q" still moves to the
-   * other dim, which every non-scalar tensor has. */
-  char *out = et_run(MESH
-      "func.func @f(%x: tensor<16x8xf32> {sdy.sharding = #sdy.sharding<@m, [{}, {\"q\"}]>}, %i: tensor<i32>, %j: tensor<i32>) -> (tensor<16x2xf32> {sdy.sharding = #sdy.sharding<@m, [{}, {}]>}) {\n"
-      "  %0 = stablehlo.dynamic_slice %x, %i, %j, sizes = [16, 2] {sdy.sharding = #sdy.sharding_per_value<[<@m, [{}, {}]>]>} : (tensor<16x8xf32>, tensor<i32>, tensor<i32>) -> tensor<16x2xf32>\n"
-      "  return %0 : tensor<16x2xf32>\n}\n", "sdy-insert-explicit-reshards", FULL);
-  static const char *const want[] = {
-      "%0 = sdy.reshard %arg0 <@m, [{\"q\"}, {}]> : tensor<16x8xf32>",
-      "%1 = stablehlo.dynamic_slice %0, %arg1, %arg2, sizes = [16, 2] {sdy.sharding = #sdy.sharding_per_value<[<@m, [{\"q\"}, {}]>]>}",
-      "%2 = sdy.reshard %1 <@m, [{}, {}]> : tensor<16x2xf32>", "return %2", NULL};
-  et_has_in_order(out, want);
-  free(out);
-}
-END_TEST
-
 static Suite *suite(void) {
   Suite *s = suite_create("explicit_reshards");
   TCase *tc = tcase_create("full");
@@ -340,7 +351,6 @@ static Suite *suite(void) {
   tcase_add_test(tc, moved_sub_axes_of_one_axis_merge_into_it);
   tcase_add_test(tc, scalar_operands_leave_a_unary_choice);
   tcase_add_test(tc, result_keeping_a_sub_axis_unreduced_all_reduces_the_rest_of_it);
-  tcase_add_test(tc, scalar_operands_do_not_keep_need_replication_axes_idle);
   tcase_add_test(tc, result_without_sharding_still_gets_the_all_reduce);
   tcase_add_test(tc, unary_tie_goes_to_the_tensor_without_sharded_permutation_dims);
   tcase_add_test(tc, binary_op_takes_the_majority_and_reshards_the_rest);
@@ -351,6 +361,8 @@ static Suite *suite(void) {
   tcase_add_test(tc, reshard_to_unreduced_becomes_replicated_and_sharded_to_unreduced);
   tcase_add_test(tc, default_mode_reshards_a_small_dot_result_to_what_its_operands_imply);
   tcase_add_test(tc, op_on_meshes_differing_only_in_device_order_runs_on_the_majority_mesh);
+  tcase_add_test(tc, unary_op_prefers_the_tensor_that_shards_no_permutation_dim);
+  tcase_add_test(tc, scalar_operands_do_not_keep_need_replication_axes_from_moving);
   suite_add_tcase(s, tc);
   return s;
 }

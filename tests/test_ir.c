@@ -2,6 +2,7 @@
  * test_ir.c - the IR core: arena, use lists, op insertion and erasure, attributes, types.
  */
 #include <check.h>
+#include <signal.h>
 #include <string.h>
 
 #include "ir/ir.h"
@@ -65,6 +66,19 @@ START_TEST(uses_are_listed_newest_first_and_replaced) {
   sp_module_free(m);
 }
 END_TEST
+
+#ifndef NDEBUG
+/* ir.h: an erased op's results must have no uses left; debug builds check it. */
+START_TEST(erasing_an_op_whose_result_is_still_used_aborts_in_debug_builds) {
+  sp_module *m = sp_module_new("t.mlir");
+  sp_type *t = t_f32(m->arena, 8, 8);
+  sp_op *c = sp_op_create(m->arena, "stablehlo.constant", 0, NULL, 1, &t, 0);
+  sp_value *x = &c->results[0];
+  sp_op_create(m->arena, "stablehlo.negate", 1, &x, 1, &t, 0);
+  sp_op_erase(c); /* aborts */
+}
+END_TEST
+#endif
 
 START_TEST(ops_insert_and_unlink_keep_block_order) {
   sp_module *m = sp_module_new(NULL);
@@ -184,6 +198,10 @@ static Suite *ir_suite(void) {
   tcase_add_test(tc, arena_serves_large_and_small_requests);
   tcase_add_test(tc, arena_grow_doubles_only_when_full_and_keeps_the_elements);
   tcase_add_test(tc, uses_are_listed_newest_first_and_replaced);
+#ifndef NDEBUG
+  tcase_add_test_raise_signal(tc, erasing_an_op_whose_result_is_still_used_aborts_in_debug_builds,
+                              SIGABRT);
+#endif
   tcase_add_test(tc, ops_insert_and_unlink_keep_block_order);
   tcase_add_test(tc, attributes_are_set_replaced_and_removed);
   tcase_add_test(tc, types_print_and_measure);

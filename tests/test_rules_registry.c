@@ -309,15 +309,17 @@ START_TEST(populate_reports_the_unknown_custom_call_through_the_callback) {
 }
 END_TEST
 
-/* What JAX emits for lax.square and lax.erfc: CHLO ops in their `T -> T` custom form. They
- * parse, keep their operand and result types, and get the element-wise rule (no warning). */
+/* What JAX emits for lax.square, lax.erfc and lax.zeta: CHLO ops in their `T -> T` and
+ * `T, T -> T` custom forms. They parse, keep their operand and result types, and get the
+ * element-wise rule (no warning). */
 START_TEST(chlo_elementwise_ops_parse_and_get_the_pointwise_rule) {
   static const char text[] =
       "func.func @main(%arg0: tensor<8x16xf32>) -> tensor<8x16xf32> {\n"
       "  %0 = chlo.square %arg0 : tensor<8x16xf32> -> tensor<8x16xf32>\n"
       "  %1 = chlo.erfc %0 : tensor<8x16xf32> -> tensor<8x16xf32>\n"
       "  %2 = chlo.next_after %0, %1 : (tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<8x16xf32>\n"
-      "  return %2 : tensor<8x16xf32>\n"
+      "  %3 = chlo.zeta %2, %1 : tensor<8x16xf32>, tensor<8x16xf32> -> tensor<8x16xf32>\n"
+      "  return %3 : tensor<8x16xf32>\n"
       "}\n";
   sp_module *m = sp_test_parse(text);
   ck_assert_ptr_nonnull(m);
@@ -333,19 +335,28 @@ START_TEST(chlo_elementwise_ops_parse_and_get_the_pointwise_rule) {
   ck_assert_ptr_nonnull(strstr(printed, "\"chlo.next_after\"(%0, %1) {sdy.sharding_rule = "
                                         "#sdy.op_sharding_rule<([i, j], [i, j])->([i, j]) "
                                         "{i=8, j=16}>}"));
+  ck_assert_ptr_nonnull(strstr(printed, "\"chlo.zeta\"(%2, %1) {sdy.sharding_rule = "
+                                        "#sdy.op_sharding_rule<([i, j], [i, j])->([i, j]) "
+                                        "{i=8, j=16}>} : (tensor<8x16xf32>, tensor<8x16xf32>) -> "
+                                        "tensor<8x16xf32>"));
   free(printed);
   sp_module_free(m);
 }
 END_TEST
 
-/* jax.lax.top_k lowers to chlo.top_k, which has no sharding rule: it is read in its custom
- * form, and populating the rules names it in one warning instead of failing. */
-START_TEST(chlo_top_k_is_read_and_warned_about_as_an_op_without_a_rule) {
+/* jax.lax.top_k lowers to chlo.top_k, which XLA turns into the mhlo.topk op before its Shardy
+ * runs: both are read in their custom form and get the rule of custom_call @mhlo.topk (batch
+ * dims pass-through, the sorted dim need_replication), as JAX's Shardy propagates through it.
+ * mhlo.erf (XLA's form of chlo.erf) has no rule there, and is named in a warning. */
+START_TEST(chlo_top_k_and_mhlo_topk_get_the_topk_rule_and_mhlo_erf_a_warning) {
   static const char text[] =
       "func.func @main(%arg0: tensor<32x64xf32>) -> tensor<32x4xf32> {\n"
       "  %values, %indices = chlo.top_k(%arg0, k = 4) : tensor<32x64xf32> -> "
       "(tensor<32x4xf32>, tensor<32x4xi32>)\n"
-      "  return %values : tensor<32x4xf32>\n"
+      "  %0:2 = mhlo.topk(%arg0, k = 4) : tensor<32x64xf32> -> "
+      "(tensor<32x4xf32>, tensor<32x4xi32>)\n"
+      "  %1 = mhlo.erf %0#0 : tensor<32x4xf32>\n"
+      "  return %1 : tensor<32x4xf32>\n"
       "}\n";
   sp_module *m = sp_test_parse(text);
   ck_assert_ptr_nonnull(m);
@@ -355,9 +366,18 @@ START_TEST(chlo_top_k_is_read_and_warned_about_as_an_op_without_a_rule) {
   warnings w = {0};
   ck_assert_int_eq(sp_rules_populate(m, &opts, NULL, on_warning, &w, &err), SP_OK);
   ck_assert_int_eq(w.n, 1);
-  ck_assert_str_eq(w.last, "op 'chlo.top_k' is unknown to SDY sharding rule registry");
+  ck_assert_str_eq(w.last, "op 'mhlo.erf' is unknown to SDY sharding rule registry");
   char *printed = sp_test_print(m);
-  ck_assert_ptr_nonnull(strstr(printed, "{k = 4 : i64}"));
+  static const char rule[] = "{k = 4 : i64, sdy.sharding_rule = #sdy.op_sharding_rule<([i, j])->"
+                             "([i, j], [i, j]) {i=32, j=64} need_replication={j} "
+                             "blocked_propagation={j}>}";
+  const char *top_k = strstr(printed, "\"chlo.top_k\"(%arg0) ");
+  const char *topk = strstr(printed, "\"mhlo.topk\"(%arg0) ");
+  ck_assert_ptr_nonnull(top_k);
+  ck_assert_ptr_nonnull(topk);
+  ck_assert_int_eq(strncmp(top_k + strlen("\"chlo.top_k\"(%arg0) "), rule, strlen(rule)), 0);
+  ck_assert_int_eq(strncmp(topk + strlen("\"mhlo.topk\"(%arg0) "), rule, strlen(rule)), 0);
+  ck_assert_ptr_nonnull(strstr(printed, "\"mhlo.erf\"(%1#0) : "));
   free(printed);
   sp_module_free(m);
 }
@@ -390,7 +410,7 @@ static Suite *registry_suite(void) {
   tcase_add_test(tc, populate_reports_the_unknown_custom_call_through_the_callback);
   tcase_add_test(tc, pass_options_parse_conservative_propagation);
   tcase_add_test(tc, chlo_elementwise_ops_parse_and_get_the_pointwise_rule);
-  tcase_add_test(tc, chlo_top_k_is_read_and_warned_about_as_an_op_without_a_rule);
+  tcase_add_test(tc, chlo_top_k_and_mhlo_topk_get_the_topk_rule_and_mhlo_erf_a_warning);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -12,7 +12,6 @@
  */
 #include <check.h>
 #include <math.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,14 +71,8 @@ static void check_plan(sp_store *s, int n) {
 }
 
 static void check_integrity(void) {
-  sqlite3 *db;
-  ck_assert_int_eq(sqlite3_open_v2(g_db, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
-  sqlite3_stmt *st;
-  ck_assert_int_eq(sqlite3_prepare_v2(db, "PRAGMA integrity_check", -1, &st, NULL), SQLITE_OK);
-  ck_assert_int_eq(sqlite3_step(st), SQLITE_ROW);
-  ck_assert_str_eq((const char *)sqlite3_column_text(st, 0), "ok");
-  sqlite3_finalize(st);
-  sqlite3_close(db);
+  char said[256];
+  ck_assert_msg(sp_faults_integrity_ok(g_db, said, sizeof said), "integrity_check: %s", said);
 }
 
 /* ---------------------------------------------------------------- tests */

@@ -5,6 +5,7 @@
 
 #include <string.h>
 
+#include "ir/diag.h"
 #include "ir/op_list.h"
 #include "propagation/sharding_walk.h"
 
@@ -43,9 +44,9 @@ static sp_op *reshard(sp_module *m, sp_value *v, sp_type *type, sp_sharding *s, 
 }
 
 static int fail_at(sp_module *m, sp_loc loc, sp_err *err, const char *what, int index) {
-  return sp_err_set(err, SP_EINVAL,
-                    "%s:%d:%d: function %s %d cannot have a single-device (maximal) sharding attribute",
-                    m->filename, loc.line, loc.col, what, index);
+  return sp_error_at(err, SP_EINVAL, m, loc,
+                     "function %s %d cannot have a single-device (maximal) sharding attribute",
+                     what, index);
 }
 
 static int check_func(sp_module *m, sp_op *fn, sp_err *err) {
@@ -127,8 +128,7 @@ static int place_op(sp_module *m, sp_op *op, const char *main, sp_err *err) {
     const sp_sharding *s = op->results[j].sharding;
     if (!is_maximal(m, s)) continue;
     if (dev && !sp_sharding_same_mesh(m, dev, s))
-      return sp_err_set(err, SP_EINVAL, "%s:%d:%d: '%s' op has conflicting single-device result shardings",
-                        m->filename, op->loc.line, op->loc.col, op->name);
+      return sp_op_error(err, SP_EINVAL, m, op, "has conflicting single-device result shardings");
     dev = s;
   }
   if (!dev) return SP_OK;

@@ -232,6 +232,5 @@ int sp_export_verify_unreduced_axes(sp_module *m, sp_err *err) {
   sp_op_walk(m->op, check_op, &c);
   if (c.oom) return sp_err_set(err, SP_ENOMEM, "out of memory reporting unreduced axes");
   if (!c.have_pending) return SP_OK;
-  return sp_err_set(err, SP_EINVAL, "%s:%d:%d: %s", m->filename, c.pending_loc.line,
-                    c.pending_loc.col, c.pending);
+  return sp_error_at(err, SP_EINVAL, m, c.pending_loc, "%s", c.pending);
 }

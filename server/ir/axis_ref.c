@@ -7,6 +7,7 @@
  */
 #include "ir/axis_ref.h"
 
+#include <assert.h>
 #include <string.h>
 
 static int64_t pre_of(const sp_axis_ref *r) { return sp_axis_pre(r); }
@@ -113,6 +114,7 @@ bool sp_axis_can_merge(const sp_axis_ref *a, const sp_axis_ref *b) {
 }
 
 sp_axis_ref sp_axis_merge(const sp_axis_ref *a, const sp_axis_ref *b, int64_t n) {
+  assert(sp_axis_can_merge(a, b));
   return sp_axis_make(a->name, a->pre, a->size * b->size, n);
 }
 

@@ -83,6 +83,34 @@ const char *sp_diag_severity_name(sp_diag_severity sev) {
   return (unsigned)sev < 4 ? severity_names[sev] : "diagnostic";
 }
 
+static int error_atv(sp_err *err, int code, const sp_module *m, sp_loc loc, const char *what,
+                     const char *fmt, va_list ap) {
+  char msg[SP_ERR_MSG_MAX];
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  const char *file = m && m->filename ? m->filename : "<input>";
+  if (loc.line > 0)
+    return sp_err_set(err, code, "%s:%d:%d: %s%s", file, loc.line, loc.col, what, msg);
+  return sp_err_set(err, code, "%s: %s%s", file, what, msg);
+}
+
+int sp_error_at(sp_err *err, int code, const sp_module *m, sp_loc loc, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int rc = error_atv(err, code, m, loc, "", fmt, ap);
+  va_end(ap);
+  return rc;
+}
+
+int sp_op_error(sp_err *err, int code, const sp_module *m, const sp_op *op, const char *fmt, ...) {
+  char what[SP_ERR_MSG_MAX];
+  snprintf(what, sizeof what, "'%s' op ", op->name);
+  va_list ap;
+  va_start(ap, fmt);
+  int rc = error_atv(err, code, m, op->loc, what, fmt, ap);
+  va_end(ap);
+  return rc;
+}
+
 void sp_diag_format(sp_strbuf *sb, const char *file, const sp_diag *d) {
   if (d->loc.line > 0)
     sp_strbuf_printf(sb, "%s:%d:%d: %s: %s\n", file, d->loc.line, d->loc.col,

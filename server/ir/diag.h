@@ -64,6 +64,16 @@ int sp_module_remark(sp_module *m, sp_loc loc, const char *fmt, ...)
 
 const char *sp_diag_severity_name(sp_diag_severity sev);   /* "error", "warning", ... */
 
+/* The one located-error form: sets `err` to `code` and "FILE:LINE:COL: message" at `loc` in
+ * module `m` ("FILE: message" when loc has no line), the form sp_err_set reads the place back
+ * from (err->file/line/col). FILE is m->filename ("<input>" without one). Returns code. */
+int sp_error_at(sp_err *err, int code, const sp_module *m, sp_loc loc, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+/* The one formatter for op errors: sp_error_at at the op's place with MLIR's
+ * "'NAME' op message". Returns code. */
+int sp_op_error(sp_err *err, int code, const sp_module *m, const sp_op *op, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+
 /* Appends `FILE:LINE:COL: warning: message\n` (or `FILE: warning: message\n` without a line). */
 void sp_diag_format(sp_strbuf *sb, const char *file, const sp_diag *d);
 

@@ -313,6 +313,9 @@ static bool drop_uses(sp_op *op, void *ctx) {
 }
 
 void sp_op_erase(sp_op *op) {
+#ifndef NDEBUG
+  for (int r = 0; r < op->nresults; r++) assert(!op->results[r].uses);
+#endif
   sp_op_unlink(op);
   sp_op_walk(op, drop_uses, NULL);
 }

@@ -24,6 +24,7 @@
 #ifndef SP_VERIFY_H
 #define SP_VERIFY_H
 
+#include "ir/diag.h"
 #include "ir/err.h"
 #include "ir/ir.h"
 
@@ -66,8 +67,7 @@ int sp_verify_stablehlo_op(const sp_module *m, const sp_op *op, sp_err *err);
 int sp_verify_func_return(const sp_module *m, const sp_op *op, sp_err *err);
 
 /* Internal to the verifier's files: SP_EINVAL with "FILE:LINE:COL: 'OP' op MESSAGE" (or
- * "FILE: 'OP' op MESSAGE" when the op has no location). */
-int sp__verify_op_fail(const sp_module *m, const sp_op *op, sp_err *err, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
+ * "FILE: 'OP' op MESSAGE" when the op has no location): ir/diag.h's sp_op_error. */
+#define sp__verify_op_fail(m, op, err, ...) sp_op_error(err, SP_EINVAL, m, op, __VA_ARGS__)
 
 #endif /* SP_VERIFY_H */

@@ -38,19 +38,6 @@
 
 #include "ir/verify_stablehlo_int.h"
 
-int sp__verify_op_fail(const sp_module *m, const sp_op *op, sp_err *err, const char *fmt, ...) {
-  char msg[SP_ERR_MSG_MAX];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(msg, sizeof msg, fmt, ap);
-  va_end(ap);
-  const char *file = m && m->filename ? m->filename : "<input>";
-  if (op->loc.line > 0)
-    return sp_err_set(err, SP_EINVAL, "%s:%d:%d: '%s' op %s", file, op->loc.line, op->loc.col,
-                      op->name, msg);
-  return sp_err_set(err, SP_EINVAL, "%s: '%s' op %s", file, op->name, msg);
-}
-
 bool sp__vs_static(const sp_type *t) { return t && sp_type_is_static_tensor(t); }
 
 const sp_type *sp__vs_operand(const sp_op *op, int i) { return op->operands[i].value->type; }

@@ -45,40 +45,26 @@ typedef struct type_list {
   bool cut;          /* more than fit: compared by count only */
 } type_list;
 
+static void push(type_list *l, sp_type *t) {
+  if (l->n == 64)
+    l->cut = true;
+  else
+    l->v[l->n++] = t;
+}
+
 static void of_operands(const sp_op *op, int from, type_list *l) {
-  l->n = 0;
-  l->cut = false;
-  for (int i = from; i < op->noperands; i++) {
-    if (l->n == 64) {
-      l->cut = true;
-      continue;
-    }
-    l->v[l->n++] = op->operands[i].value->type;
-  }
+  *l = (type_list){0};
+  for (int i = from; i < op->noperands; i++) push(l, op->operands[i].value->type);
 }
 
 static void of_results(const sp_op *op, type_list *l) {
-  l->n = 0;
-  l->cut = false;
-  for (int i = 0; i < op->nresults; i++) {
-    if (l->n == 64) {
-      l->cut = true;
-      continue;
-    }
-    l->v[l->n++] = op->results[i].type;
-  }
+  *l = (type_list){0};
+  for (int i = 0; i < op->nresults; i++) push(l, op->results[i].type);
 }
 
 static void of_args(const sp_block *b, type_list *l) {
-  l->n = 0;
-  l->cut = false;
-  for (int i = 0; i < b->nargs; i++) {
-    if (l->n == 64) {
-      l->cut = true;
-      continue;
-    }
-    l->v[l->n++] = b->args[i]->type;
-  }
+  *l = (type_list){0};
+  for (int i = 0; i < b->nargs; i++) push(l, b->args[i]->type);
 }
 
 static bool lists_agree(const type_list *a, int na, const type_list *b, int nb) {

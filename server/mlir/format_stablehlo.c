@@ -112,7 +112,8 @@ static const piece fmt_slice[] = {
     P_OPS, P_LIT(" "), {F_SLICE_RANGES, NULL, NULL}, P_ATTRS, P_COLON, {F_FUNC_TYPE, NULL, NULL},
     P_END};
 
-/* chlo.top_k(%x, k = 4) : tensor<32x64xf32> -> (tensor<32x4xf32>, tensor<32x4xi32>) */
+/* chlo.top_k(%x, k = 4) : tensor<32x64xf32> -> (tensor<32x4xf32>, tensor<32x4xi32>); mhlo.topk
+ * the same. */
 static const piece fmt_top_k[] = {
     P_LIT("("), {F_OPERANDS_RAW, NULL, NULL}, P_LIT(", k = "), {F_INT, "k", NULL}, P_LIT(")"),
     P_ATTRS, P_COLON, {F_SAME_TYPE, NULL, NULL}, P_END};
@@ -151,7 +152,7 @@ static const desc_entry descs[] = {
     {SP_OP_OPTIMIZATION_BARRIER, fmt_optimization_barrier},
     {SP_OP_PARTITION_ID, fmt_nullary}, {SP_OP_REPLICA_ID, fmt_nullary},
     {SP_OP_CREATE_TOKEN, fmt_nullary}, {SP_OP_REDUCE_PRECISION, fmt_reduce_precision},
-    {SP_OP_SLICE, fmt_slice}, {SP_OP_CHLO_TOP_K, fmt_top_k},
+    {SP_OP_SLICE, fmt_slice}, {SP_OP_CHLO_TOP_K, fmt_top_k}, {SP_OP_MHLO_TOPK, fmt_top_k},
 };
 
 static const piece *desc_for(sp_op_kind kind) {
@@ -1268,7 +1269,7 @@ const sp__mlir_format sp__mlir_stablehlo_formats[] = {
     {SP_OP_PARTITION_ID, parse_desc, print_desc}, {SP_OP_REPLICA_ID, parse_desc, print_desc},
     {SP_OP_CREATE_TOKEN, parse_desc, print_desc},
     {SP_OP_REDUCE_PRECISION, parse_desc, print_desc}, {SP_OP_SLICE, parse_desc, print_desc},
-    {SP_OP_CHLO_TOP_K, parse_desc, print_desc},
+    {SP_OP_CHLO_TOP_K, parse_desc, print_desc}, {SP_OP_MHLO_TOPK, parse_desc, print_desc},
     {SP_OP_DOT_GENERAL, parse_dot_general, print_dot_general},
     {SP_OP_CONVOLUTION, parse_convolution, print_convolution},
     {SP_OP_CUSTOM_CALL, parse_custom_call, print_custom_call},

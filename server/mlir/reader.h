@@ -101,9 +101,10 @@ int sp__mlir_parse_type(sp__mlir_parser *p, sp_type **out);
 int sp__mlir_parse_type_list(sp__mlir_parser *p, sp__mlir_types *out);
 /* '(' types ')' '->' (type | '(' types ')') */
 int sp__mlir_parse_function_type(sp__mlir_parser *p, sp__mlir_types *ins, sp__mlir_types *outs);
-/* Either a functional type (`(T, T) -> R`, or `T -> R` for one operand) or one type that
- * stands for every operand and the single result (StableHLO's SameOperandsAndResultType);
- * fills `ins` with `nin` types in the last case. */
+/* Either a functional type (`(T, T) -> R`; `T -> R` for one operand and `T, T -> R` for
+ * several, as CHLO prints them) or one type that stands for every operand and the single
+ * result (StableHLO's SameOperandsAndResultType); fills `ins` with `nin` types in the last
+ * case. */
 int sp__mlir_parse_same_or_function_type(sp__mlir_parser *p, int nin, sp__mlir_types *ins,
                                          sp__mlir_types *outs);
 /* Does the current token start a type? */

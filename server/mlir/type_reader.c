@@ -286,6 +286,17 @@ int sp__mlir_parse_same_or_function_type(sp__mlir_parser *p, int nin, sp__mlir_t
   sp_type *t;
   int rc = sp__mlir_parse_type(p, &t);
   if (rc) return rc;
+  if (nin > 1 && p->lx.tok.kind == SP_TOK_COMMA) {
+    /* `T1, T2 -> R`: operand types listed without parentheses (CHLO's binary ops,
+     * `chlo.zeta %x, %q : tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>`). */
+    if ((rc = sp__mlir_types_push(p, ins, t))) return rc;
+    while (sp__mlir_accept(p, SP_TOK_COMMA)) {
+      if ((rc = sp__mlir_parse_type(p, &t))) return rc;
+      if ((rc = sp__mlir_types_push(p, ins, t))) return rc;
+    }
+    if ((rc = sp__mlir_expect(p, SP_TOK_ARROW, "function type"))) return rc;
+    return parse_result_types(p, outs);
+  }
   if (sp__mlir_accept(p, SP_TOK_ARROW)) {
     /* `T -> R`: a one-operand function type printed without parentheses (CHLO's unary ops,
      * `chlo.square %x : tensor<4xf32> -> tensor<4xf32>`). */

@@ -9,6 +9,7 @@
  */
 #include "propagation/factor_projection.h"
 
+#include <assert.h>
 #include <cjson/cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -495,9 +496,11 @@ static int rebuild_dim(const sp_factor_table *t, const sp_ft_row *row, const sp_
   for (int k = 0; k < rd->nfactors; k++) {
     int f = rd->factors[k];
     const sp_ft_cell *cell = &row->cells[f];
+    assert(cell->present || (!cell->axes.n && !cell->overflow.n));
     if (!cell->present) break;
     *closed = *closed || cell->closed;
     for (int i = 0; i < cell->axes.n; i++) {
+      assert(cell->axes.v[i].axis >= 0 && cell->axes.v[i].axis < m->naxes);
       int rc = i == 0 ? sp_ft_axes_push_merging(t->arena, m, l, cell->axes.v[i])
                       : sp_ft_axes_push(t->arena, l, cell->axes.v[i]);
       if (rc) return rc;

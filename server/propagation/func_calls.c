@@ -209,9 +209,8 @@ int sp_func_calls_import(sp_module *m, bool add_edges, sp_err *err) {
         continue;
       const char *name = sp_op_get_str(fn, "sym_name");
       if (is_recursive(call, name)) {
-        rc = sp_err_set(err, SP_EUNSUPPORTED, "%s:%d:%d: recursive call to @%s cannot be "
-                        "imported as a named computation", m->filename, call->loc.line,
-                        call->loc.col, name);
+        rc = sp_error_at(err, SP_EUNSUPPORTED, m, call->loc, "recursive call to @%s cannot be "
+                         "imported as a named computation", name);
         break;
       }
       bool seen = sp_op_list_contains(&done, fn);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "ir/axis_ref.h"
+#include "ir/diag.h"
 #include "ir/grow.h"
 #include "ir/sp_limits.h"
 #include "propagation/sharding_walk.h"
@@ -500,8 +501,7 @@ int sp_mesh_manual_axes_cleanup(sp_module *m, sp_err *err) {
   axes_edit e = {m, SP_OK, NULL};
   sp_op_walk(m->op, cleanup_manual, &e);
   if (e.rc == SP_EINVAL)
-    return sp_err_set(err, SP_EINVAL, "%s:%d:%d: '%s' op has manual_axes when there are no in/out "
-                      "shardings and the body is not empty", m->filename, e.bad->loc.line,
-                      e.bad->loc.col, e.bad->name);
+    return sp_op_error(err, SP_EINVAL, m, e.bad, "has manual_axes when there are no in/out "
+                       "shardings and the body is not empty");
   return e.rc ? sp_err_set(err, e.rc, "out of memory in manual-axes cleanup") : SP_OK;
 }

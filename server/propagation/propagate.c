@@ -28,11 +28,13 @@
  */
 #include "propagation/propagate.h"
 
+#include <assert.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ir/clock.h"
+#include "ir/diag.h"
 #include "ir/grow.h"
 #include "ir/op_attrs.h"
 #include "ir/run_ctl.h"
@@ -118,10 +120,9 @@ static bool static_or_opaque(const sp_type *t) {
 static bool prologue_op(driver *d, const sp_op *op) {
   for (int r = 0; r < op->nresults; r++)
     if (!static_or_opaque(op->results[r].type)) {
-      d->prologue_status = sp_err_set(d->err, SP_EINVAL,
-                                      "%s:%d:%d: Shardy propagation only supports ranked tensors "
-                                      "with a static shape (result %d of '%s')",
-                                      d->m->filename, op->loc.line, op->loc.col, r, op->name);
+      d->prologue_status = sp_error_at(d->err, SP_EINVAL, d->m, op->loc,
+                                       "Shardy propagation only supports ranked tensors with a "
+                                       "static shape (result %d of '%s')", r, op->name);
       return false;
     }
   return true;
@@ -202,6 +203,7 @@ static void push_one(driver *d, sp_op *op) {
   st->clean = false;
   if (st->pending || st->erased) return;
   st->pending = true;
+  assert(d->nstack < d->nops); /* each op at most once */
   d->stack[d->nstack++] = i;
 }
 
@@ -305,6 +307,7 @@ static int notify(driver *d, sp_value *v) {
 
 /* Stores a new sharding in slot value `v` and notifies. */
 int sp_propagate_set_sharding(driver *d, sp_value *v, sp_sharding *s) {
+  assert(v == slot(v)); /* every write goes to the slot */
   v->sharding = s;
   return notify(d, v);
 }
@@ -316,8 +319,7 @@ int sp_propagate_op_error(const driver *d, const sp_op *op, int rc, sp_err *err)
   if (!err) return rc;
   char msg[SP_ERR_MSG_MAX];
   memcpy(msg, err->msg, sizeof msg);
-  sp_err_set(err, rc, "%s:%d:%d: op '%s': %s", d->m->filename, op->loc.line, op->loc.col,
-             op->name, msg);
+  sp_error_at(err, rc, d->m, op->loc, "op '%s': %s", op->name, msg);
   return rc;
 }
 
@@ -572,6 +574,10 @@ int sp_propagate_session_run(sp_propagate_session *d, const sp_propagate_options
   d->o = o ? o : &default_options;
   d->log = d->o->conflicts ? d->o->conflicts : d->m->conflicts;
   d->stats = stats;
+#ifndef NDEBUG
+  /* propagate.h: ops are not added or moved between runs; numbers are the session's. */
+  for (int i = 0; i < d->nops; i++) assert(d->st[i].erased || d->ops[i]->pass_index == i);
+#endif
   d->nstack = 0;
   d->trace = d->m->trace && (sp_trace_records_origins(d->m->trace) ||
                              sp_trace_records_edges(d->m->trace))

@@ -102,9 +102,8 @@ typedef struct sp_propagate_stats {
   int64_t rule_visits;           /* ... of which had a rule and a common mesh */
   int64_t updates;               /* value shardings changed */
   int64_t erased;                /* dead pure ops erased */
-  /* Registry warnings met (at most one per kind per sp_rules_diag, as Shardy warns once). */
-  int nwarnings;
-  char warnings[2][SP_ERR_MSG_MAX];
+  /* Registry warnings are not kept here: they go to the module's one diagnostics list,
+   * m->diags (ir/diag.h), at most one per kind per sp_rules_diag, as Shardy warns once. */
 } sp_propagate_stats;
 
 /* One whole pass for one strategy: prepare, fixed point, finish. Errors: SP_EINVAL for a

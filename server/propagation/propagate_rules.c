@@ -80,8 +80,6 @@ sp_rule *sp_propagate_identity_rule(sp_arena *a, const sp_type *t, int nin) {
 static void keep_warning(driver *d) {
   sp_rules_diag *diag = d->o->diag;
   if (!diag || !diag->has_warning) return;
-  if (d->stats->nwarnings < 2)
-    memcpy(d->stats->warnings[d->stats->nwarnings++], diag->warning, SP_ERR_MSG_MAX);
   sp_module_warn(d->m, diag->warning_loc, "%s", diag->warning);
 }
 

@@ -199,15 +199,13 @@ int sp_sharding_groups_import(sp_module *m, sp_err *err) {
     }
     const sp_value *v = g.ops[i]->operands[0].value, *f = g.ops[first[root]]->operands[0].value;
     if (enclosing_manual(v) != enclosing_manual(f)) {
-      rc = sp_err_set(err, SP_EINVAL, "%s:%d:%d: ShardingGroupOps values cannot cross "
-                      "ManualComputationOp boundaries for groupId: %lld", m->filename,
-                      g.ops[i]->loc.line, g.ops[i]->loc.col, (long long)ids[i]);
+      rc = sp_error_at(err, SP_EINVAL, m, g.ops[i]->loc, "ShardingGroupOps values cannot cross "
+                       "ManualComputationOp boundaries for groupId: %lld", (long long)ids[i]);
       goto done;
     }
     if (!same_shape(v->type, f->type)) {
-      rc = sp_err_set(err, SP_EINVAL, "%s:%d:%d: ShardingGroupOps values must have the same "
-                      "shape for groupId: %lld", m->filename, g.ops[i]->loc.line,
-                      g.ops[i]->loc.col, (long long)ids[i]);
+      rc = sp_error_at(err, SP_EINVAL, m, g.ops[i]->loc, "ShardingGroupOps values must have the "
+                       "same shape for groupId: %lld", (long long)ids[i]);
       goto done;
     }
   }

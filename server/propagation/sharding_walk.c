@@ -4,6 +4,7 @@
  */
 #include "propagation/sharding_walk.h"
 
+#include <assert.h>
 #include <string.h>
 
 #include "ir/axis_ref.h"
@@ -17,6 +18,7 @@ typedef struct walk {
 } walk;
 
 static bool call(walk *w, sp_sharding **slot, const sp_type *type, sp_op *op, sp_value *v) {
+  assert(slot != NULL);
   if (!*slot) return true;
   sp_sharding_slot s = {slot, type, op, v};
   w->rc = w->fn(w->m, &s, w->ctx, w->err);

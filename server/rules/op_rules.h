@@ -126,8 +126,10 @@ int sp_rules_build_reduce_window(sp_rule_builder *, const sp_op *, const sp_rule
                                  sp_err *);
 int sp_rules_build_select_and_scatter(sp_rule_builder *, const sp_op *,
                                       const sp_rules_options *, sp_err *);
-/* rules_custom_call.c: the builder for a registered target (NULL if the target has none),
- * and whether an unregistered target is silently ruleless. */
+/* rules_custom_call.c: top-k (custom call @mhlo.topk, chlo.top_k, mhlo.topk); the builder for
+ * a registered target (NULL if the target has none), and whether an unregistered target is
+ * silently ruleless. */
+int sp_rules_build_topk(sp_rule_builder *, const sp_op *, const sp_rules_options *, sp_err *);
 sp_rules_build_fn sp_rules_custom_call_builder(const char *target);
 bool sp_rules_custom_call_is_silent(const char *target);
 

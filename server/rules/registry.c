@@ -207,6 +207,8 @@ static sp_rules_build_fn builder_for_kind(sp_op_kind k) {
     case SP_OP_ALL_GATHER: return sp_rules_build_all_gather;
     case SP_OP_ALL_TO_ALL: return sp_rules_build_all_to_all;
     case SP_OP_REDUCE_SCATTER: return sp_rules_build_reduce_scatter;
+    case SP_OP_CHLO_TOP_K:
+    case SP_OP_MHLO_TOPK: return sp_rules_build_topk;
     default:
       return NULL;
   }

@@ -6,6 +6,7 @@
  */
 #include "rules/rule_builder.h"
 
+#include <assert.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -219,6 +220,26 @@ static int build_fail(sp_rule_builder *b, sp_rule **out, sp_err *err) {
   }
 }
 
+#ifndef NDEBUG
+/* ir/rule.h's invariants: a factor appears at most once per tensor, a reduction factor in no
+ * result. */
+static bool rule_invariants_hold(const sp_rule *r) {
+  for (int t = 0; t < r->noperands + r->nresults; t++) {
+    const sp_rule_tensor *rt = t < r->noperands ? &r->operands[t] : &r->results[t - r->noperands];
+    for (int d = 0; d < rt->rank; d++)
+      for (int k = 0; k < rt->dims[d].nfactors; k++) {
+        int f = rt->dims[d].factors[k];
+        if (f < 0 || f >= r->nfactors) return false;
+        if (t >= r->noperands && r->factors[f].kind == SP_FACTOR_REDUCTION) return false;
+        for (int d2 = d; d2 < rt->rank; d2++)
+          for (int k2 = d2 == d ? k + 1 : 0; k2 < rt->dims[d2].nfactors; k2++)
+            if (rt->dims[d2].factors[k2] == f) return false;
+      }
+  }
+  return true;
+}
+#endif
+
 int sp_rule_builder_build(sp_rule_builder *b, sp_rule **out, sp_err *err) {
   if (b->status == SP_OK) fill_unmapped_dims(b);
   if (b->status != SP_OK) return build_fail(b, out, err);
@@ -257,6 +278,7 @@ int sp_rule_builder_build(sp_rule_builder *b, sp_rule **out, sp_err *err) {
   r->nresults = b->nresults;
   r->results = tensors + b->noperands;
   r->custom = false;
+  assert(rule_invariants_hold(r));
   *out = r;
   return SP_OK;
 }

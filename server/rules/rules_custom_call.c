@@ -113,16 +113,20 @@ static int build_householder(sp_rule_builder *b, const sp_op *op, const sp_rules
 /* ------------------------------------------------------------------ top-k */
 
 /* mhlo.topk: operand (.., n) -> values, indices (.., k). Leading dims pass-through; the last
- * dim is one need_replication, blocked factor of the operand's size on every tensor. */
-static int build_topk(sp_rule_builder *b, const sp_op *op, const sp_rules_options *opts,
-                      sp_err *err) {
+ * dim is one need_replication, blocked factor of the operand's size on every tensor. Also the
+ * rule of the chlo.top_k op JAX emits and the mhlo.topk op XLA turns it into (JAX's Shardy
+ * propagates the batch dims through it). */
+int sp_rules_build_topk(sp_rule_builder *b, const sp_op *op, const sp_rules_options *opts,
+                        sp_err *err) {
+  (void)opts;
   int rc = sp_rules_check_arity(op, 1, 1, 1, -1, err);
   if (rc != SP_OK) return rc;
   int r = sp_rules_operand_rank(op, 0);
-  if (r < 1) return sp_rules_op_err(err, op, SP_EINVAL, "custom call @mhlo.topk of a scalar");
+  if (r < 1) return sp_rules_op_err(err, op, SP_EINVAL, "top-k of a scalar");
   for (int i = 0; i < op->nresults; i++) {
-    rc = need_rank(op, "result", i, sp_rules_result_rank(op, i), r, err);
-    if (rc != SP_OK) return rc;
+    if (sp_rules_result_rank(op, i) != r)
+      return sp_rules_op_err(err, op, SP_EINVAL, "top-k: result %d has rank %d, expected %d", i,
+                             sp_rules_result_rank(op, i), r);
   }
   const int64_t *in = sp_rules_operand_shape(op, 0);
   for (int d = 0; d < r; d++)
@@ -232,7 +236,7 @@ static const target_rule targets[] = {
     {"Qr", false, build_qr},
     {"QrDecompositionBlock", false, build_qr},
     {"ProductOfElementaryHouseholderReflectors", false, build_householder},
-    {"mhlo.topk", false, build_topk},
+    {"mhlo.topk", false, sp_rules_build_topk},
     {"ApproxTopK", false, build_approx_topk},
     {"PartialReduce", false, build_approx_topk},
 };

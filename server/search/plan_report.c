@@ -139,6 +139,7 @@ int sp_search_write_back(search *S, const int *choice, sp_plan_summary *out, sp_
     pnode *n = &S->nodes[k];
     for (int q = 0; q < n->nmem; q++) {
       member *mb = &n->mem[q];
+      if (mb->v->sharding && sp_search_on_maximal_mesh(S, mb->v->sharding)) continue;
       sp_sharding *s = sp_layout_to_sharding(ma, member_layout(n, mb, choice[k]), S->mesh,
                                              S->mesh_name, mb->v->sharding);
       if (!s) return sp_err_set(err, SP_ENOMEM, "out of memory");

@@ -65,10 +65,11 @@ static int add_member(search *S, int node, sp_value *v, int result, sp_op *follo
   return SP_OK;
 }
 
-/* The shardings the search reads must be on its mesh. */
+/* The shardings the search reads must be on its mesh, or on a maximal mesh (one device: JAX
+ * puts its host callbacks there), which the search reads as replicated and keeps. */
 static int check_mesh_of(search *S, const sp_value *v, sp_err *err) {
   const sp_sharding *s = v->sharding;
-  if (!s) return SP_OK;
+  if (!s || sp_search_on_maximal_mesh(S, s)) return SP_OK;
   bool same = s->inline_mesh ? sp_mesh_equal(s->inline_mesh, S->mesh)
                              : (s->mesh_name && strcmp(s->mesh_name, S->mesh_name) == 0);
   if (!same)
@@ -142,6 +143,40 @@ static int add_source(search *S, sp_value *v, sp_op *op, sp_err *err) {
   return add_member(S, node, v, 0, NULL, err);
 }
 
+/* Ops planned whole: ops the rule registry does not know (the conservative plan: nothing of
+ * theirs is split), host callbacks (results on a maximal mesh: one device reads the operands
+ * whole) and top-k (XLA's SPMD partitioner gathers the operand of its TopK even along batch
+ * dims, then slices the results). The search gives them one strategy with every operand and
+ * result replicated, so it prices the gathers XLA does; the sharding a callback's result has on
+ * its maximal mesh is kept (sp_search_write_back). */
+static bool runs_whole(search *S, const sp_op *op) {
+  if (op->kind == SP_OP_CHLO_TOP_K || op->kind == SP_OP_MHLO_TOPK) return true;
+  if (sp_rules_classify(op) == SP_RULES_UNKNOWN) return true;
+  if (op->kind == SP_OP_CUSTOM_CALL) {
+    const char *target = sp_op_get_str(op, "call_target_name");
+    if (target && strcmp(target, "mhlo.topk") == 0) return true;
+  }
+  for (int r = 0; r < op->nresults; r++)
+    if (op->results[r].sharding && sp_search_on_maximal_mesh(S, op->results[r].sharding))
+      return true;
+  return false;
+}
+
+static int whole_strategy(search *S, const sp_op *op, sp_strategy_set *set, sp_err *err) {
+  if (set->n != 1) return SP_OK;
+  for (int t = 0; t < op->noperands + op->nresults; t++) {
+    const sp_value *v = t < op->noperands ? op->operands[t].value : &op->results[t - op->noperands];
+    sp_layout *l;
+    int rc = sp_layout_from_sharding(S->a, NULL, placeable(v) ? v->type->rank : 0, S->mesh, &l,
+                                     err);
+    if (rc) return rc;
+    if (t < op->noperands) set->v[0].operands[t] = *l;
+    else set->v[0].results[t - op->noperands] = *l;
+  }
+  set->v[0].devices = 1;
+  return SP_OK;
+}
+
 /* An op node (or a fixed node when the enumeration finds nothing or cannot apply). */
 static int add_op(search *S, sp_op *op, int index, sp_err *err) {
   for (int r = 0; r < op->nresults; r++) {
@@ -151,7 +186,8 @@ static int add_op(search *S, sp_op *op, int index, sp_err *err) {
   sp_rule *rule = NULL;
   int rc = sp_rules_for_op(S->a, op, NULL, &rule, &S->diag, err);
   if (rc) return rc;
-  bool enumerable = rule && all_static(op);
+  bool whole = runs_whole(S, op);
+  bool enumerable = rule && all_static(op) && !whole;
   int kind = enumerable ? NODE_OP : NODE_FIXED;
   int node = add_node(S, kind, op, err);
   if (node < 0) return node;
@@ -166,6 +202,7 @@ static int add_op(search *S, sp_op *op, int index, sp_err *err) {
   if (n->kind == NODE_FIXED) {
     rc = sp_strategies_fixed(S->a, op, S->mesh, &n->set, err);
     if (rc) return rc;
+    if (whole && (rc = whole_strategy(S, op, &n->set, err))) return rc;
     S->nfixed++;
   }
   S->op_node[index] = node;

@@ -11,6 +11,7 @@
 #ifndef SP_SEARCH_PLAN_SEARCH_INT_H
 #define SP_SEARCH_PLAN_SEARCH_INT_H
 
+#include <assert.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -85,11 +86,20 @@ typedef struct search {
   sp_rules_diag diag;
 } search;
 
+/* Whether `s` is on a maximal mesh (one device): a sharding the search keeps as it is. */
+static inline bool sp_search_on_maximal_mesh(const search *S, const sp_sharding *s) {
+  const sp_mesh *m = s->inline_mesh ? s->inline_mesh
+                                    : (s->mesh_name ? sp_module_lookup_mesh(S->m, s->mesh_name)
+                                                    : NULL);
+  return m && sp_mesh_is_maximal(m);
+}
+
 static inline bool placeable(const sp_value *v) {
   return v && v->type && sp_type_is_static_tensor(v->type) && v->type->rank >= 1;
 }
 
 static inline const sp_layout *member_layout(const pnode *n, const member *mb, int s) {
+  assert(s >= 0 && s < n->set.n && mb->result >= 0 && mb->result < n->set.nresults);
   return &n->set.v[s].results[mb->result];
 }
 

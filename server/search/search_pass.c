@@ -5,6 +5,7 @@
 #include "search/search_pass.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -149,105 +150,36 @@ static void pass_options_free(pass_options *p) {
   free(p->states);
 }
 
-/* One handler per option: parses `val` into `p`. */
-typedef int (*option_fn)(pass_options *p, const char *key, const char *val, sp_err *err);
+/* Options whose value needs more than a field. */
+typedef int (*option_fn)(pass_options *p, const char *val, sp_err *err);
 
-static int opt_cluster(pass_options *p, const char *key, const char *val, sp_err *err) {
-  (void)key, (void)err;
-  p->cluster_path = val;
-  return SP_OK;
-}
-
-static int opt_mesh(pass_options *p, const char *key, const char *val, sp_err *err) {
-  (void)key, (void)err;
-  p->mesh = val;
-  return SP_OK;
-}
-
-static int opt_time_limit(pass_options *p, const char *key, const char *val, sp_err *err) {
+static int opt_time_limit(pass_options *p, const char *val, sp_err *err) {
   p->time_limit_given = true;
-  return parse_number(key, val, &p->o.time_limit, err);
+  return parse_number("time-limit", val, &p->o.time_limit, err);
 }
 
-static int opt_gap(pass_options *p, const char *key, const char *val, sp_err *err) {
-  return parse_number(key, val, &p->o.gap, err);
-}
-
-static int opt_work_limit(pass_options *p, const char *key, const char *val, sp_err *err) {
-  double d = 0;
-  int rc = parse_number(key, val, &d, err);
-  if (!rc) p->o.work_limit = (int64_t)d;
-  return rc;
-}
-
-static int opt_seed(pass_options *p, const char *key, const char *val, sp_err *err) {
-  double d = 0;
-  int rc = parse_number(key, val, &d, err);
-  if (!rc) p->o.seed = (uint64_t)d;
-  return rc;
-}
-
-static int opt_devices(pass_options *p, const char *key, const char *val, sp_err *err) {
-  (void)key;
+static int opt_devices(pass_options *p, const char *val, sp_err *err) {
   free(p->devices);
   p->devices = NULL;
   return parse_devices(val, &p->devices, &p->ndevices, err);
 }
 
-static int opt_state(pass_options *p, const char *key, const char *val, sp_err *err) {
-  (void)key;
+static int opt_state(pass_options *p, const char *val, sp_err *err) {
   free(p->states);
   p->states = NULL;
   return parse_states(val, &p->states, &p->nstates, err);
 }
 
-static int opt_max_strategies(pass_options *p, const char *key, const char *val, sp_err *err) {
+static int opt_max_strategies(pass_options *p, const char *val, sp_err *err) {
   double d = 0;
-  int rc = parse_number(key, val, &d, err);
+  int rc = parse_number("max-strategies", val, &d, err);
   if (!rc) p->o.max_strategies = d > 1e6 ? 1000000 : (int)d;
   return rc;
 }
 
-static int opt_mem_weight(pass_options *p, const char *key, const char *val, sp_err *err) {
-  return parse_number(key, val, &p->o.mem_weight, err);
-}
-
-static int opt_memory_limit(pass_options *p, const char *key, const char *val, sp_err *err) {
-  return parse_number(key, val, &p->o.memory_limit, err);
-}
-
-static int opt_coarsen(pass_options *p, const char *key, const char *val, sp_err *err) {
-  bool b = false;
-  int rc = parse_bool(key, val, &b, err);
-  if (!rc) p->o.no_coarsen = !b;
-  return rc;
-}
-
-static int opt_reduce_scatter(pass_options *p, const char *key, const char *val, sp_err *err) {
-  bool b = false;
-  int rc = parse_bool(key, val, &b, err);
-  if (!rc) p->o.no_reduce_scatter = !b;
-  return rc;
-}
-
-static int opt_share_layers(pass_options *p, const char *key, const char *val, sp_err *err) {
-  bool b = false;
-  int rc = parse_bool(key, val, &b, err);
-  if (!rc) p->o.no_share_layers = !b;
-  return rc;
-}
-
-static int opt_placement(pass_options *p, const char *key, const char *val, sp_err *err) {
-  return parse_auto(key, val, &p->po.auto_devices, err);
-}
-
-static int opt_mesh_shape(pass_options *p, const char *key, const char *val, sp_err *err) {
-  return parse_auto(key, val, &p->po.auto_shape, err);
-}
-
-static int opt_num_devices(pass_options *p, const char *key, const char *val, sp_err *err) {
+static int opt_num_devices(pass_options *p, const char *val, sp_err *err) {
   double d = 0;
-  int rc = parse_number(key, val, &d, err);
+  int rc = parse_number("num-devices", val, &d, err);
   if (rc) return rc;
   if (d < 1 || d > 1e9 || d != (double)(int64_t)d)
     return sp_err_set(err, SP_EINVAL, "-shardplan-search: num-devices=%s is not a device count",
@@ -256,41 +188,67 @@ static int opt_num_devices(pass_options *p, const char *key, const char *val, sp
   return SP_OK;
 }
 
-static int opt_mesh_axes(pass_options *p, const char *key, const char *val, sp_err *err) {
-  (void)key, (void)err;
-  p->mesh_axes = val;
-  return SP_OK;
-}
-
-static int opt_report(pass_options *p, const char *key, const char *val, sp_err *err) {
-  (void)key, (void)err;
-  p->report = val;
-  return SP_OK;
-}
-
-static int opt_dump_graph(pass_options *p, const char *key, const char *val, sp_err *err) {
-  (void)key, (void)err;
-  p->o.dump_graph = val;
-  return SP_OK;
-}
+/* How an option's value is stored: in the field at `off` of pass_options, as text (the value
+ * itself), a number >= 0 (double, or converted to int64_t / uint64_t), the negation of a
+ * true/false (the fields say no_...), or auto/given as true/false; or by its handler. */
+typedef enum {
+  OPT_TEXT, OPT_NUMBER, OPT_INT64, OPT_UINT64, OPT_NOT_BOOL, OPT_AUTO, OPT_FN
+} opt_kind;
 
 /* The options, in the order the "unknown option" message lists them. */
 static const struct {
   const char *key;
+  opt_kind kind;
+  size_t off;
   option_fn set;
 } known_options[] = {
-    {"cluster", opt_cluster},           {"mesh", opt_mesh},
-    {"time-limit", opt_time_limit},     {"gap", opt_gap},
-    {"work-limit", opt_work_limit},     {"seed", opt_seed},
-    {"devices", opt_devices},           {"state", opt_state},
-    {"max-strategies", opt_max_strategies}, {"mem-weight", opt_mem_weight},
-    {"memory-limit", opt_memory_limit}, {"coarsen", opt_coarsen},
-    {"reduce-scatter", opt_reduce_scatter}, {"share-layers", opt_share_layers},
-    {"placement", opt_placement},       {"mesh-shape", opt_mesh_shape},
-    {"num-devices", opt_num_devices},   {"mesh-axes", opt_mesh_axes},
-    {"report", opt_report},             {"dump-graph", opt_dump_graph},
+    {"cluster", OPT_TEXT, offsetof(pass_options, cluster_path), NULL},
+    {"mesh", OPT_TEXT, offsetof(pass_options, mesh), NULL},
+    {"time-limit", OPT_FN, 0, opt_time_limit},
+    {"gap", OPT_NUMBER, offsetof(pass_options, o.gap), NULL},
+    {"work-limit", OPT_INT64, offsetof(pass_options, o.work_limit), NULL},
+    {"seed", OPT_UINT64, offsetof(pass_options, o.seed), NULL},
+    {"devices", OPT_FN, 0, opt_devices},
+    {"state", OPT_FN, 0, opt_state},
+    {"max-strategies", OPT_FN, 0, opt_max_strategies},
+    {"mem-weight", OPT_NUMBER, offsetof(pass_options, o.mem_weight), NULL},
+    {"memory-limit", OPT_NUMBER, offsetof(pass_options, o.memory_limit), NULL},
+    {"coarsen", OPT_NOT_BOOL, offsetof(pass_options, o.no_coarsen), NULL},
+    {"reduce-scatter", OPT_NOT_BOOL, offsetof(pass_options, o.no_reduce_scatter), NULL},
+    {"share-layers", OPT_NOT_BOOL, offsetof(pass_options, o.no_share_layers), NULL},
+    {"placement", OPT_AUTO, offsetof(pass_options, po.auto_devices), NULL},
+    {"mesh-shape", OPT_AUTO, offsetof(pass_options, po.auto_shape), NULL},
+    {"num-devices", OPT_FN, 0, opt_num_devices},
+    {"mesh-axes", OPT_TEXT, offsetof(pass_options, mesh_axes), NULL},
+    {"report", OPT_TEXT, offsetof(pass_options, report), NULL},
+    {"dump-graph", OPT_TEXT, offsetof(pass_options, o.dump_graph), NULL},
 };
 enum { NKNOWN_OPTIONS = (int)(sizeof known_options / sizeof known_options[0]) };
+
+/* Stores option k's value `val` (see opt_kind). */
+static int set_option(pass_options *p, int k, const char *val, sp_err *err) {
+  const char *key = known_options[k].key;
+  void *field = (char *)p + known_options[k].off;
+  double d = 0;
+  bool b = false;
+  int rc = SP_OK;
+  switch (known_options[k].kind) {
+    case OPT_TEXT: *(const char **)field = val; break;
+    case OPT_NUMBER: rc = parse_number(key, val, (double *)field, err); break;
+    case OPT_INT64:
+      if (!(rc = parse_number(key, val, &d, err))) *(int64_t *)field = (int64_t)d;
+      break;
+    case OPT_UINT64:
+      if (!(rc = parse_number(key, val, &d, err))) *(uint64_t *)field = (uint64_t)d;
+      break;
+    case OPT_NOT_BOOL:
+      if (!(rc = parse_bool(key, val, &b, err))) *(bool *)field = !b;
+      break;
+    case OPT_AUTO: rc = parse_auto(key, val, (bool *)field, err); break;
+    case OPT_FN: rc = known_options[k].set(p, val, err); break;
+  }
+  return rc;
+}
 
 static int unknown_option(const char *key, sp_err *err) {
   char known[512];
@@ -315,7 +273,7 @@ static int parse_options(char *text, pass_options *p, sp_err *err) {
     int k = 0;
     while (k < NKNOWN_OPTIONS && strcmp(key, known_options[k].key) != 0) k++;
     if (k == NKNOWN_OPTIONS) return unknown_option(key, err);
-    int rc = known_options[k].set(p, key, val, err);
+    int rc = set_option(p, k, val, err);
     if (rc) return rc;
   }
   return SP_OK;

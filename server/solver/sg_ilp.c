@@ -347,27 +347,28 @@ static void add_node_rows(sg_ilp *q, triplets *tr) {
   }
 }
 
+/* The linking rows of one side of edge e, node i (`side` "la" or "lb"): a row per strategy
+ * of i that has a column, fixed at 0 with -x[i][x] in it (the pairs are added after);
+ * rows[x] gets its index, 0 without a column. */
+static void add_side_rows(sg_ilp *q, const char *side, int e, int i, int *rows, triplets *tr) {
+  char name[64];
+  for (int x = 0; x < q->p->k[i]; x++) {
+    rows[x] = 0;
+    if (!q->xcol[i][x]) continue;
+    snprintf(name, sizeof name, "%s%d_%d", side, e, x);
+    rows[x] = add_fixed_row(q->lp, name, 0.0);
+    trip_add(tr, rows[x], q->xcol[i][x], -1.0);
+  }
+}
+
 /* Linking rows of edge e: for each strategy with a column on either side, the pairs that use
  * it sum to it. One row per strategy that has a column (the others are 0, and so are their
  * pairs). `ra`, `rb`: scratch for the rows of each side. */
 static void add_edge_rows(sg_ilp *q, int e, int *ra, int *rb, triplets *tr) {
   const sg_prob *p = q->p;
-  int i = p->ea[e], j = p->eb[e], ki = p->k[i], kj = p->k[j];
-  char name[64];
-  for (int x = 0; x < ki; x++) {
-    ra[x] = 0;
-    if (!q->xcol[i][x]) continue;
-    snprintf(name, sizeof name, "la%d_%d", e, x);
-    ra[x] = add_fixed_row(q->lp, name, 0.0);
-    trip_add(tr, ra[x], q->xcol[i][x], -1.0);
-  }
-  for (int y = 0; y < kj; y++) {
-    rb[y] = 0;
-    if (!q->xcol[j][y]) continue;
-    snprintf(name, sizeof name, "lb%d_%d", e, y);
-    rb[y] = add_fixed_row(q->lp, name, 0.0);
-    trip_add(tr, rb[y], q->xcol[j][y], -1.0);
-  }
+  int ki = p->k[p->ea[e]], kj = p->k[p->eb[e]];
+  add_side_rows(q, "la", e, p->ea[e], ra, tr);
+  add_side_rows(q, "lb", e, p->eb[e], rb, tr);
   for (int x = 0; x < ki; x++)
     for (int y = 0; y < kj; y++) {
       int cc = q->ycol[e][(int64_t)x * kj + y];

@@ -298,7 +298,7 @@ def check_comm(plan, compiled_text: str) -> CommResult:
     rk, pk = {}, {}
     for c in real:
         rk[c.kind] = rk.get(c.kind, 0) + 1
-    for c in plan.collectives:
+    for c in plan.communicating_collectives():
         pk[c.kind] = pk.get(c.kind, 0) + 1
     pb = plan.predicted_collective_bytes()
     rb = sum(c.bytes for c in real)
@@ -323,3 +323,85 @@ def price_collectives(colls, cluster_path: str) -> float:
              "collective-permute": 1.0}[x.kind]
         t += alpha + f * x.bytes / bw
     return t
+
+
+def assert_planned_conservatively(plan, needle: str, warning: Optional[str]) -> None:
+    """An op without a sharding rule (found by `needle` in its line of @main) is kept in the
+    plan, reads its operands and writes its results replicated, and is named by `warning` in
+    the plan's warnings (None: Shardy is silent about it on purpose, and so is the plan)."""
+    ops = sdy_text.op_layouts(plan.module_sdy, needle)
+    assert ops, f"{needle}: dropped from the plan"
+    for line, operands, results in ops:
+        assert all(s == () for s in operands + results), \
+            f"{needle}: planned {operands} -> {results}, not replicated: {line}"
+    named = [w for w in plan.warnings if "unknown to SDY sharding rule registry" in w]
+    if warning:
+        assert any(warning in w for w in named), f"{needle}: no warning {warning!r}: {named}"
+    else:
+        assert not named, f"{needle}: unexpected warnings {named}"
+
+
+# ---------------------------------------------------------------- the tables (tests and bench)
+
+CHECK1 = ("Check 1: propagation vs JAX's Shardy (values in 02.after_propagation.mlir; "
+          "@main vs compiled.input/output_shardings)",
+          ["model", "values agree", "rate", "@main agree", "differences (cause)"])
+CHECK2 = ("Check 2: the searched plan run on 8 CPU devices",
+          ["model", "allclose", "max abs err", "@main shardings as planned", "sharded values",
+           "axes used", "plan+compile s"])
+CHECK3 = ("Check 3: predicted vs compiled collectives (B per collective as in cost_model.h, "
+          "summed)",
+          ["model", "predicted", "predicted bytes", "compiled HLO", "HLO bytes", "ratio"])
+
+
+def is_merge_difference(d: Diff) -> bool:
+    """A value one side has and the other does not: JAX's constant-or-scalar merger (newer
+    than the conformance files) merges duplicated element-wise expressions of constants that
+    shardplan's merger, per the conformance files, keeps."""
+    return "(merged away)" in d.jax or "(absent)" in d.ours
+
+
+CHECK1_DIFFS = ("Check 1: every difference with JAX's Shardy, and its cause",
+                ["model", "value", "JAX", "shardplan", "cause"])
+
+MERGE_CAUSE = ("constant-expression merge: JAX's constant-or-scalar merger (newer than the "
+               "conformance files) merges this duplicate, shardplan's keeps it")
+
+
+def check1_diff_row(name: str, d: Diff) -> tuple:
+    cause = MERGE_CAUSE if is_merge_difference(d) else "unexplained"
+    return (name, d.where.replace("|", "/"), d.jax, d.ours, cause)
+
+
+def check1_row(name: str, r: PropagationResult) -> tuple:
+    causes: dict = {}
+    for d in r.diffs:
+        k = "constant-expression merge" if is_merge_difference(d) else "sharding"
+        causes[k] = causes.get(k, 0) + 1
+    return (name, f"{r.agree}/{r.values}", f"{100 * r.rate:.1f}%",
+            f"{r.sig_agree}/{r.sig_values}",
+            ", ".join(f"{n} {k}" for k, n in sorted(causes.items())) or "none")
+
+
+def axes_used(plan, mesh) -> list:
+    """The mesh axes the planned module shards something over (values or reshards)."""
+    body = plan.module_sdy.split("func.func", 1)[1]
+    return [a for a in mesh.axis_names if f'"{a}"' in body]
+
+
+def check2_row(name: str, r: RunResult, axes: list, secs: float) -> tuple:
+    return (name, "yes" if r.allclose else "NO", f"{r.max_abs_err:.2e}",
+            f"{r.shardings_as_planned}/{r.shardings_total}", f"{r.sharded_values}/{r.values}",
+            ", ".join(axes) or "none", f"{secs:.1f}")
+
+
+def check3_row(name: str, c: CommResult) -> tuple:
+    fmt = lambda d: ", ".join(f"{n} {k}" for k, n in sorted(d.items())) or "none"
+    return (name, fmt(c.predicted), f"{c.predicted_bytes:.0f}", fmt(c.real),
+            f"{c.real_bytes:.0f}", "-" if c.ratio is None else f"{c.ratio:.2f}")
+
+
+def markdown_table(header: list, rows: list) -> str:
+    out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    out += ["| " + " | ".join(str(x) for x in r) + " |" for r in sorted(rows)]
+    return "\n".join(out) + "\n"

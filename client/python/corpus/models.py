@@ -28,6 +28,9 @@ class Case:
     in_shardings: Any  # pytree prefix of args; None leaves = unspecified
     mesh: jax.sharding.Mesh
     transformer: bool = False  # check 2: the searched plan must shard something
+    # Warnings expected when shardplan reads XLA's import of the module (check 1), for ops XLA
+    # rewrites into forms without a rule (chlo.erf -> mhlo.erf).
+    xla_warnings: tuple = ()
     rtol: float = 1e-4
     atol: float = 1e-4
 
@@ -364,12 +367,53 @@ def jax_train_step() -> Case:
                 rtol=1e-3, atol=1e-5)
 
 
+# ---------------------------------------------------------------- chlo ops and custom calls
+
+
+def jax_special_functions() -> Case:
+    """lax's special functions, which JAX lowers to chlo ops (erf, erf_inv, lgamma, digamma,
+    bessel_i1e, polygamma, zeta, next_after, the inverse and hyperbolic trigonometric ones,
+    square): element-wise, each with the rule of what XLA expands it to. XLA's import turns
+    chlo.erf into the mhlo.erf op, which has no rule in JAX's Shardy either (check 1 reads that
+    import and is warned about it; JAX does not propagate through erf, shardplan, reading JAX's
+    chlo.erf, does)."""
+    mesh = make_mesh()
+
+    def fn(x, w):
+        h = jnp.tanh(x @ w) * 0.5           # in (-0.5, 0.5)
+        p = h + 1.0                         # in (0.5, 1.5)
+        a = jax.lax.erf(h) + jax.lax.erf_inv(h) + jax.lax.lgamma(p) + jax.lax.digamma(p)
+        b = (jax.lax.bessel_i1e(h) + jax.lax.polygamma(jnp.ones_like(p), p)
+             + jax.lax.zeta(p + 1.0, p))
+        c = jnp.arcsin(h) + jnp.arccos(h) + jnp.arctan(h) + jnp.arcsinh(h) + jnp.arccosh(p + 1.0)
+        d = jnp.arctanh(h) + jnp.sinh(h) + jnp.cosh(h) + jax.lax.square(h)
+        return a + b + c + d + jax.lax.nextafter(h, p)
+
+    return Case("jax_special_functions", fn,
+                (_f32(_rng(20), 32, 64, scale=1.0), _f32(_rng(21), 64, 32)),
+                (ns(mesh, "data"), ns(mesh, None, "model")), mesh, rtol=1e-4, atol=1e-4,
+                xla_warnings=("op 'mhlo.erf' is unknown to SDY sharding rule registry",))
+
+
+def jax_top_k() -> Case:
+    """lax.top_k lowers to chlo.top_k (XLA's import: mhlo.topk), with the rule of
+    custom_call @mhlo.topk: the batch dim propagates, the sorted one is replicated."""
+    mesh = make_mesh()
+
+    def fn(x, w):
+        values, indices = jax.lax.top_k(jnp.tanh(x @ w), 4)
+        return values * 2.0, indices
+
+    return Case("jax_top_k", fn, (_f32(_rng(22), 32, 64, scale=1.0), _f32(_rng(23), 64, 16)),
+                (ns(mesh, "data"), None), mesh)
+
+
 MODELS: dict[str, Callable[[], Case]] = {
     f.__name__: f for f in [
         flax_mlp, flax_cnn, flax_transformer, equinox_mlp,
         keras_llama, keras_gpt2, keras_bert, keras_vit, keras_resnet,
         jax_shard_map, jax_sharding_constraint, jax_custom_vjp, jax_while_loop, jax_cond,
-        jax_train_step,
+        jax_train_step, jax_special_functions, jax_top_k,
     ]
 }
 

@@ -26,7 +26,7 @@ class Costs:
 
 @dataclasses.dataclass(frozen=True)
 class Collective:
-    kind: str           # all-gather, reduce-scatter, all-reduce, all-to-all
+    kind: str           # all-gather, reduce-scatter, all-reduce, all-to-all, all-slice (local)
     axes: tuple         # mesh axes it runs over
     bytes: float        # per device (the planner's model)
     seconds: float
@@ -123,8 +123,13 @@ class Plan:
     def is_fully_replicated(self) -> bool:
         return all(not v.spec for v in self.values)
 
+    def communicating_collectives(self) -> list:
+        """The collectives that move data between devices (an all-slice is local: each device
+        keeps its part of a value it holds whole)."""
+        return [c for c in self.collectives if c.kind != "all-slice"]
+
     def predicted_collective_bytes(self) -> float:
-        return sum(c.bytes for c in self.collectives)
+        return sum(c.bytes for c in self.communicating_collectives())
 
     # ---------------------------------------------------------------- display
 

@@ -132,6 +132,7 @@ def _func_values(line: str, out: list[Value]) -> None:
     return [(name, i, res) for i, res in enumerate(results)]
 
 
+_INLINE = re.compile(r"sdy\.(?:reshard|sharding_constraint)\s+%[\w#.$-]+\s+<")
 _RESULTS = re.compile(r"^\s*((?:%[\w#.$-]+(?::\d+)?\s*,\s*)*%[\w#.$-]+(?::\d+)?)\s*=\s*\"?([\w.]+)")
 
 
@@ -163,7 +164,11 @@ def module_values(text: str, funcs: Optional[set] = None) -> list[Value]:
         op = m.group(2)
         k = line.find("sdy.sharding = #sdy.sharding_per_value<[")
         specs: list[Spec] = [()] * count
-        if k >= 0:
+        inline = _INLINE.search(line) if op in ("sdy.reshard", "sdy.sharding_constraint") \
+            else None
+        if inline:  # `%1 = sdy.reshard %0 <@mesh, [...]> : type`: the sharding it gives
+            specs = [parse_sharding(line[inline.end() - 1:])[1]]
+        elif k >= 0:
             j = k + len("sdy.sharding = #sdy.sharding_per_value<")
             lst = line[j:_match(line, j, "[", "]")]
             items = _split_top(lst[1:-1])
@@ -178,3 +183,38 @@ def func_signature_specs(text: str, func: str = "main") -> tuple[list[Spec], lis
     """The argument and result shardings of one func."""
     vals = module_values(text, {func})
     return ([v.spec for v in vals if v.kind == "arg"], [v.spec for v in vals if v.kind == "return"])
+
+
+def op_layouts(text: str, needle: str, func: str = "main") -> list[tuple[str, list, list]]:
+    """For each op of `func` whose line contains `needle` (`custom_call @foo`, `chlo.top_k`):
+    (its line, the specs of its operands as their values are sharded, the specs of its
+    results). An operand that is not a value of the function (a constant folded away) is left
+    out."""
+    specs: dict = {}
+    cur, out = None, []
+    for line in text.splitlines():
+        s = line.strip()
+        if s.startswith("func.func"):
+            cur = re.search(r"@([\w.$-]+)", s).group(1)
+            if cur == func:
+                names = re.findall(r"(%[\w.$-]+):", s[:s.index("->")] if "->" in s else s)
+                vals = [v for v in module_values(line + "\n}", {func}) if v.kind == "arg"]
+                specs.update({n: v.spec for n, v in zip(names, vals)})
+            continue
+        if cur != func:
+            continue
+        m = _RESULTS.match(line)
+        if not m:
+            continue
+        vals = module_values(f"func.func @{func}() {{\n{line}\n}}", {func})
+        names = [n.strip() for n in m.group(1).split(",")]
+        if len(names) == 1 and len(vals) > 1:  # %0:2 = ... -> %0#0, %0#1
+            base = names[0].split(":")[0]
+            names = [f"{base}#{i}" for i in range(len(vals))]
+        results = [v.spec for v in vals]
+        specs.update(zip(names, results))
+        if needle in line:
+            rhs = line.split("=", 1)[1]
+            operands = [specs[n] for n in re.findall(r"%[\w.$-]+(?:#\d+)?", rhs) if n in specs]
+            out.append((s, operands, results))
+    return out

@@ -11,12 +11,7 @@
 from __future__ import annotations
 
 import os
-import select
-import signal
-import subprocess
 import sys
-import tempfile
-import time
 
 import pytest
 
@@ -28,58 +23,18 @@ BIN = os.environ.get("SP_BIN_DIR") or os.path.normpath(os.path.join(HERE, "..", 
 TABLES: dict = {}
 
 
-class Daemon:
-    def __init__(self, token=None):
-        exe = os.path.join(BIN, "shardpland")
-        if not os.access(exe, os.X_OK):
-            pytest.skip(f"the daemon is not built ({exe} missing)")
-        self.dir = tempfile.mkdtemp(prefix="sp-pytest-")
-        args = [exe, "--grpc-listen", "127.0.0.1:0", "--http-listen", "off",
-                "--data-dir", self.dir]
-        self.token = token
-        if token:
-            tf = os.path.join(self.dir, "token")
-            with open(tf, "w") as f:
-                f.write(token + "\n")
-            os.chmod(tf, 0o600)
-            args += ["--token-file", tf]
-        self.log = open(os.path.join(self.dir, "daemon.log"), "w")
-        self.proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=self.log)
-        self.address = None
-        out, deadline = "", time.time() + 30
-        fd = self.proc.stdout.fileno()
-        while time.time() < deadline:
-            r, _, _ = select.select([fd], [], [], 0.2)
-            if not r:
-                if self.proc.poll() is not None:
-                    break
-                continue
-            chunk = os.read(fd, 4096).decode(errors="replace")
-            if not chunk:
-                break
-            out += chunk
-            if "grpc listening on " in out and not self.address:
-                self.address = out.split("grpc listening on ")[1].split()[0]
-            if "shardpland: ready\n" in out and self.address:
-                return
-        self.stop()
-        raise RuntimeError(f"shardpland did not come up; stdout: {out!r}; log: "
-                           f"{open(os.path.join(self.dir, 'daemon.log')).read()[-2000:]}")
-
-    def stop(self):
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(15)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        self.log.close()
+def _start_daemon(token=None):
+    """The daemon of corpus/daemon.py; skips the test, saying why, when it is not built."""
+    exe = os.path.join(BIN, "shardpland")
+    if not os.access(exe, os.X_OK):
+        pytest.skip(f"the daemon is not built ({exe} missing)")
+    from corpus.daemon import Daemon as D
+    return D(BIN, token=token)
 
 
 @pytest.fixture(scope="session")
 def daemon():
-    d = Daemon()
+    d = _start_daemon()
     yield d
     d.stop()
 
@@ -98,7 +53,7 @@ def planner(request):
 
 @pytest.fixture(scope="session")
 def token_daemon():
-    d = Daemon(token="s3cret-token")
+    d = _start_daemon(token="s3cret-token")
     yield d
     d.stop()
 
@@ -111,14 +66,9 @@ def tables():
 def pytest_terminal_summary(terminalreporter, exitstatus, config):
     if not TABLES:
         return
-    text = []
-    for title, (header, rows) in TABLES.items():
-        text.append(f"\n### {title}\n")
-        text.append("| " + " | ".join(header) + " |")
-        text.append("|" + "---|" * len(header))
-        for r in sorted(rows):
-            text.append("| " + " | ".join(str(x) for x in r) + " |")
-    body = "\n".join(text) + "\n"
+    from corpus.checks import markdown_table
+    body = "".join(f"\n### {title}\n\n" + markdown_table(header, rows)
+                   for title, (header, rows) in TABLES.items())
     terminalreporter.write_sep("=", "JAX corpus")
     terminalreporter.write(body)
     build = os.environ.get("SP_BUILD_DIR")

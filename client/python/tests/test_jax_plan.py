@@ -14,6 +14,8 @@ from jax.sharding import NamedSharding, PartitionSpec as P
 
 import shardplan
 import shardplan.jax as sj
+from corpus import checks
+from shardplan import sdy_text
 
 CLUSTER = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                        "corpus", "cpu8.json")
@@ -75,19 +77,53 @@ def test_plan_keys_arguments_and_results_by_pytree_path(planner):
                                np.asarray(_f(x, w1, w2)), rtol=1e-4, atol=1e-4)
 
 
-def test_an_op_without_a_rule_is_planned_conservatively_with_a_warning(planner):
+def test_a_custom_call_without_a_rule_is_planned_whole_and_named_in_a_warning(planner):
+    """A custom call with a target no rule knows (an FFI target of the user's, here one that is
+    never registered: the module is planned, not run) is kept, read and written replicated,
+    and named in the plan's warnings; the ops around it are still planned."""
     auto = jax.sharding.AxisType.Auto
     mesh = jax.make_mesh((4, 2), ("data", "model"), axis_types=(auto, auto))
-    x = _args()[0]
+    x, w, _ = _args()
 
-    def top(x):
-        return jax.lax.top_k(jnp.tanh(x), 4)[0] * 2.0
+    def f(x, w):
+        h = jnp.tanh(x @ w)
+        y = jax.ffi.ffi_call("shardplan_test_unknown", jax.ShapeDtypeStruct(h.shape, h.dtype))(h)
+        return y * 2.0
 
-    run, plan = sj.plan(top, x, mesh=mesh, in_shardings=(P("data"),), search=True,
+    _, text = sj.lower(f, x, w, mesh=mesh, in_shardings=(P("data"), None))
+    plan = planner.plan(text, search=True, cluster=CLUSTER)
+    checks.assert_planned_conservatively(
+        plan, "custom_call @shardplan_test_unknown",
+        "custom call @shardplan_test_unknown is unknown to SDY sharding rule registry")
+    dot = sdy_text.op_layouts(plan.module_sdy, "stablehlo.dot_general")
+    # (its batch dim on "data" first; the search may split it further)
+    spec = dot[0][2][0] if dot else ()
+    assert spec and spec[0][0] == "data", f"the matmul before the custom call: {dot}"
+    # The gather in front of it is priced (an all-gather of the 32x128 f32 tanh output).
+    assert any(c.kind == "all-gather" for c in plan.collectives), plan.collectives
+
+
+def test_a_host_callback_is_planned_on_its_device_and_runs_as_planned(planner):
+    """jax.pure_callback lowers to custom_call @xla_ffi_python_cpu_callback on a maximal mesh
+    (one device). Shardy has no rule for callbacks and is silent about them on purpose, so is
+    the plan: the callback reads its operand whole, keeps its one-device sharding, and the
+    module runs as planned."""
+    auto = jax.sharding.AxisType.Auto
+    mesh = jax.make_mesh((4, 2), ("data", "model"), axis_types=(auto, auto))
+    x, w1, _ = _args()
+
+    def f(x, w):
+        h = jnp.tanh(x @ w)
+        y = jax.pure_callback(lambda a: np.asarray(a) * 2.0,
+                              jax.ShapeDtypeStruct(h.shape, h.dtype), h)
+        return y + 1.0
+
+    run, plan = sj.plan(f, x, w1, mesh=mesh, in_shardings=(P("data"), None), search=True,
                         cluster=CLUSTER, client=planner)
-    assert any("chlo.top_k" in w and "unknown to SDY sharding rule registry" in w
-               for w in plan.warnings), plan.warnings
-    np.testing.assert_allclose(np.asarray(run(x)), np.asarray(top(x)), rtol=1e-5, atol=1e-5)
+    checks.assert_planned_conservatively(plan, "custom_call @xla_ffi_python_cpu_callback", None)
+    assert "<@maximal_mesh_0, []>" in plan.module_sdy
+    np.testing.assert_allclose(np.asarray(run(x, w1)), np.asarray(f(x, w1)), rtol=1e-5,
+                               atol=1e-5)
 
 
 @jax.jit
