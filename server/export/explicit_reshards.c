@@ -328,17 +328,6 @@ static bool has_axes(const sp_sharding *s) {
   return s && !sp_sharding_is_unsharded(s);
 }
 
-/* Same axes in every dim (unreduced axes are the all-reduce step's business). */
-static bool same_dims(const sp_sharding *a, const sp_sharding *b) {
-  if (a->rank != b->rank) return false;
-  for (int d = 0; d < a->rank; d++) {
-    if (a->dims[d].naxes != b->dims[d].naxes) return false;
-    for (int i = 0; i < a->dims[d].naxes; i++)
-      if (!sp_axis_ref_equal(&a->dims[d].axes[i], &b->dims[d].axes[i])) return false;
-  }
-  return true;
-}
-
 /* Whether `want` makes more axes unreduced than `have` has (a value without sharding is left
  * alone, as Shardy does). */
 static bool adds_unreduced(const sp_module *m, const sp_sharding *have, const sp_sharding *want) {
@@ -360,7 +349,7 @@ static int reshard_returns(sp_module *m, sp_op *ret, sp_err *err) {
     const sp_sharding *have = v->sharding;
     bool adds = adds_unreduced(m, have, want);
     if (!has_axes(want) && !has_axes(have) && !adds) continue;
-    if (want && have && sp_sharding_same_mesh(m, want, have) && same_dims(want, have) && !adds) continue;
+    if (want && have && sp_sharding_same_mesh(m, want, have) && sp_sharding_same_dim_axes(want, have) && !adds) continue;
     if (!want) {
       want = sp_sharding_new(m->arena, have->mesh_name, have->rank, true);
       if (!want) return sp_err_set(err, SP_ENOMEM, "out of memory inserting explicit reshards");

@@ -28,22 +28,12 @@ static sp_sharding *without_manual(sp_module *m, const sp_op *mc, const sp_shard
   return c;
 }
 
-/* Same axes in every dim (unreduced axes are the all-reduce step's business). */
-static bool same_dims(const sp_sharding *a, const sp_sharding *b) {
-  if (a->rank != b->rank) return false;
-  for (int d = 0; d < a->rank; d++) {
-    if (a->dims[d].naxes != b->dims[d].naxes) return false;
-    for (int k = 0; k < a->dims[d].naxes; k++)
-      if (!sp_axis_ref_equal(&a->dims[d].axes[k], &b->dims[d].axes[k])) return false;
-  }
-  return true;
-}
-
-/* Whether `have` already places data as `want` does (same mesh and dim axes; no sharding
- * counts as replicated; two replicated shardings match whatever their meshes). */
+/* Whether `have` already places data as `want` does (same mesh and dim axes; unreduced axes
+ * are the all-reduce step's business; no sharding counts as replicated; two replicated
+ * shardings match whatever their meshes). */
 static bool matches(const sp_module *m, const sp_sharding *have, const sp_sharding *want) {
   if (!have || sp_sharding_is_unsharded(have)) return sp_sharding_is_unsharded(want);
-  return sp_sharding_same_mesh(m, have, want) && same_dims(have, want);
+  return sp_sharding_same_mesh(m, have, want) && sp_sharding_same_dim_axes(have, want);
 }
 
 static int reshard_operand(sp_module *m, sp_op *user, int i, sp_sharding *want, sp_err *err) {

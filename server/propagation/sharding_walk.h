@@ -66,5 +66,8 @@ bool sp_sharding_uses_axis_name(const sp_sharding *s, const char *name);
 /* Whether x and y place data alike: same mesh, same axes in each dim, same unreduced axes
  * (open/closed, priorities and replicated lists are ignored). NULL means no axes at all. */
 bool sp_sharding_same_axes(const sp_sharding *x, const sp_sharding *y);
+/* Whether x and y (both non-NULL) have the same axes in every dim; meshes, unreduced and
+ * replicated axes are not compared. */
+bool sp_sharding_same_dim_axes(const sp_sharding *x, const sp_sharding *y);
 
 #endif /* SP_SHARDING_WALK_H */
