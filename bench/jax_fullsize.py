@@ -92,6 +92,51 @@ def machine() -> str:
             f"({platform.system()} {platform.release()})")
 
 
+def render(results: list, failures: list, a) -> str:
+    """The Markdown of the results: timings, the three tables, check 1's differences counted
+    by model, op and cause."""
+    import jax
+
+    from corpus import checks
+    md = [f"Machine: {machine()}; Python {platform.python_version()}, jax {jax.__version__}, "
+          f"8 host CPU devices; command: `build/venv/bin/python "
+          f"bench/jax_fullsize.py --time-limit {a.time_limit:g}"
+          f"{' ' + ' '.join(a.models) if a.models else ''}`.\n"]
+    md.append("| model | parameters | values planned | solver | build s | check 1 s | "
+              "reference run s | plan + compile s | planned run s |")
+    md.append("|---|---|---|---|---|---|---|---|---|")
+    for r in results:
+        s = r["solver"]
+        gap = s.get("gap")
+        md.append(f"| {r['model']} | {r['params'] / 1e6:.1f}M | {r['values']} | "
+                  f"{s.get('status')}{'' if not gap else f' (gap {100 * gap:.1f}%)'} | "
+                  f"{r['build_s']:.0f} | {r['check1_s']:.0f} | {r['reference_s']:.0f} | "
+                  f"{r['plan_compile_s']:.0f} | {r['run_s']:.0f} |")
+    for key, (title, header) in (("check1", checks.CHECK1), ("check2", checks.CHECK2),
+                                 ("check3", checks.CHECK3)):
+        md.append(f"\n### {title}\n")
+        md.append(checks.markdown_table(header, [tuple(r[key]) for r in results]))
+    # Every difference, counted by model, op and cause (the values are in --out's JSON).
+    groups: dict = {}
+    for r in results:
+        for m, where, j, o, cause in r["check1_diffs"]:
+            op = where.split("= ", 1)[1] if "= " in where else where
+            key = (m, op, "merged away" if j == "(merged away)" else "survivor unpaired",
+                   cause.split(":")[0])
+            groups[key] = groups.get(key, 0) + 1
+    if groups:
+        md.append(f"\n### {checks.CHECK1_DIFFS[0]}, counted by op\n")
+        md.append(checks.markdown_table(["model", "op", "values", "JAX", "cause"],
+                                        [(m, op, n, j, c) for (m, op, j, c), n in groups.items()]))
+    mism = [(r["model"], w, j, o) for r in results for (w, j, o) in r["check2_mismatches"]]
+    if mism:
+        md.append("\nCheck 2 compiled shardings that differ from the plan:\n")
+        md += [f"- {m}: {w}: compiled {j}, planned {o}" for m, w, j, o in mism]
+    for n, err in failures:
+        md.append(f"\n{n}: FAILED: " + " / ".join(err))
+    return "\n".join(md) + "\n"
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("models", nargs="*")
@@ -99,12 +144,16 @@ def main() -> int:
     ap.add_argument("--time-limit", type=float, default=60.0, help="search seconds per model")
     ap.add_argument("--one", help=argparse.SUPPRESS)      # child: NAME
     ap.add_argument("--address", help=argparse.SUPPRESS)  # child: the daemon
+    ap.add_argument("--render", help="print the Markdown of an earlier run's --out JSON")
     a = ap.parse_args()
+    if a.render:
+        with open(a.render) as f:
+            print(render(json.load(f), [], a))
+        return 0
     if a.one:
         print(json.dumps(run_one(a.one, a.address, a.time_limit)))
         return 0
 
-    from corpus import checks
     from corpus.daemon import Daemon
     from corpus.full_models import FULL_MODELS
     names = a.models or list(FULL_MODELS)
@@ -132,43 +181,7 @@ def main() -> int:
     finally:
         d.stop()
 
-    import jax
-    md = [f"Machine: {machine()}; Python {platform.python_version()}, jax {jax.__version__}, "
-          f"8 host CPU devices; command: `build/venv/bin/python "
-          f"bench/jax_fullsize.py --time-limit {a.time_limit:g}"
-          f"{' ' + ' '.join(a.models) if a.models else ''}`.\n"]
-    md.append("| model | parameters | values planned | solver | build s | check 1 s | "
-              "reference run s | plan + compile s | planned run s |")
-    md.append("|---|---|---|---|---|---|---|---|---|")
-    for r in results:
-        s = r["solver"]
-        gap = s.get("gap")
-        md.append(f"| {r['model']} | {r['params'] / 1e6:.1f}M | {r['values']} | "
-                  f"{s.get('status')}{'' if not gap else f' (gap {100 * gap:.1f}%)'} | "
-                  f"{r['build_s']:.0f} | {r['check1_s']:.0f} | {r['reference_s']:.0f} | "
-                  f"{r['plan_compile_s']:.0f} | {r['run_s']:.0f} |")
-    for key, (title, header) in (("check1", checks.CHECK1), ("check2", checks.CHECK2),
-                                 ("check3", checks.CHECK3)):
-        md.append(f"\n### {title}\n")
-        md.append(checks.markdown_table(header, [tuple(r[key]) for r in results]))
-    # Every difference, counted by model, op and cause (the values are listed by --out's JSON).
-    groups: dict = {}
-    for r in results:
-        for m, where, j, o, cause in r["check1_diffs"]:
-            op = where.split("= ", 1)[1] if "= " in where else where
-            key = (m, op, j if j == "(merged away)" else "", cause)
-            groups[key] = groups.get(key, 0) + 1
-    if groups:
-        md.append(f"\n### {checks.CHECK1_DIFFS[0]}, counted by op\n")
-        md.append(checks.markdown_table(["model", "op", "values", "JAX", "cause"],
-                                        [(m, op, n, j, c) for (m, op, j, c), n in groups.items()]))
-    mism = [(r["model"], w, j, o) for r in results for (w, j, o) in r["check2_mismatches"]]
-    if mism:
-        md.append("\nCheck 2 compiled shardings that differ from the plan:\n")
-        md += [f"- {m}: {w}: compiled {j}, planned {o}" for m, w, j, o in mism]
-    for n, err in failures:
-        md.append(f"\n{n}: FAILED: " + " / ".join(err))
-    text = "\n".join(md) + "\n"
+    text = render(results, failures, a)
     print(text)
     if a.out:
         with open(a.out, "w") as f:

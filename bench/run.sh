@@ -187,7 +187,8 @@ bench_web() {
 
 A generated GPT training step (forward and backward, Megatron annotations on a data=2 x
 model=4 mesh) of about 100,000 ops, planned with propagation only, turned into the cache's rows
-(with every value's provenance) and stored, as the daemon does; then each dashboard page is
+and stored as the daemon does (the rows, the answer, then every value's provenance as rows of
+its own; the line below times the answer path before and after that split); then each dashboard page is
 rendered 20 times through `sp_web_handle` (the whole router and page, reading the store; no
 socket). A searched 8-layer GPT gives the plan page with its cost chart. Target: every page
 under 50 ms.
@@ -208,7 +209,8 @@ The real daemon (`build/bin/shardpland`, default flags: 2 search threads on this
 threads, SQLite cache in a fresh temporary folder) on 127.0.0.1, driven by a gRPC C-core client
 on the same machine (one channel per client thread, unary calls; client and server share the 2
 cores). First the cold plans: the first Plan of each request (parse, verify, propagate, search
-with the bundled cluster, store). Then, for 3 s per row, in one run against the same server:
+with the bundled cluster, store; no time limit, the daemon's default since issue 14's work
+limits: the search is bounded by work, not by the clock). Then, for 3 s per row, in one run against the same server:
 a bare `grpc.health.v1.Health/Check`, and cache-hit Plan calls (the same request bytes again,
 answered from the daemon's in-memory copy of the stored answer) for the MLP example and a
 generated GPT of about 1,000 ops (`shardplan-gen --model gpt --ops 1000 --backward`), from 1 and

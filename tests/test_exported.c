@@ -157,13 +157,8 @@ END_TEST
 START_TEST(megatron_four_layer_gpt_step_prices_exactly_the_exported_collectives) { gpt_plan(4, true); }
 END_TEST
 
-START_TEST(mlp_example_prices_exactly_the_exported_collectives) {
-  char path[4096];
-  snprintf(path, sizeof path, "%s/examples/mlp.mlir", SP_SOURCE_DIR);
-  char *text = sp_test_read_file(path, NULL);
-  ck_assert_ptr_nonnull(text);
-  sp_module *m = sp_test_parse(text);
-  free(text);
+/* Propagated, then searched with the default options on one 8-GPU machine. */
+static sp_plan_summary propagate_and_search(sp_module *m) {
   propagate(m);
   sp_plan_search_opts o;
   sp_plan_search_opts_init(&o);
@@ -172,6 +167,17 @@ START_TEST(mlp_example_prices_exactly_the_exported_collectives) {
   sp_err err;
   int rc = sp_plan_search_module(m, &o, &s, &err);
   ck_assert_msg(rc == SP_OK, "%s", err.msg);
+  return s;
+}
+
+START_TEST(mlp_example_prices_exactly_the_exported_collectives) {
+  char path[4096];
+  snprintf(path, sizeof path, "%s/examples/mlp.mlir", SP_SOURCE_DIR);
+  char *text = sp_test_read_file(path, NULL);
+  ck_assert_ptr_nonnull(text);
+  sp_module *m = sp_test_parse(text);
+  free(text);
+  sp_plan_summary s = propagate_and_search(m);
   check_plan(m, &s, "MLP example");
   sp_module_free(m);
 }
@@ -193,14 +199,7 @@ static const char *const MOVES =
 
 START_TEST(an_all_to_all_and_a_collective_permute_are_priced_as_the_export_inserts_them) {
   sp_module *m = sp_test_parse(MOVES);
-  propagate(m);
-  sp_plan_search_opts o;
-  sp_plan_search_opts_init(&o);
-  o.cluster = ONE;
-  sp_plan_summary s;
-  sp_err err;
-  int rc = sp_plan_search_module(m, &o, &s, &err);
-  ck_assert_msg(rc == SP_OK, "%s", err.msg);
+  sp_plan_summary s = propagate_and_search(m);
   bool a2a = false, permute = false;
   for (int i = 0; i < s.ncollectives; i++) {
     a2a |= s.collectives[i].c.kind == SP_COLL_ALL_TO_ALL;

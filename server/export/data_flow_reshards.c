@@ -4,6 +4,7 @@
  */
 #include "export/data_flow_reshards.h"
 
+#include "export/reshard_op.h"
 #include "propagation/sharding_walk.h"
 
 bool sp_export_is_data_flow_op(const sp_op *op) {
@@ -36,10 +37,8 @@ static int reshard_flow(sp_module *m, sp_op *user, int i, const sp_sharding *wan
   } else if (sp_sharding_same_mesh(m, have, want) && sp_sharding_same_axes(have, want)) {
     return SP_OK;
   }
-  sp_op *r = sp_op_create(m->arena, "sdy.reshard", 1, &v, 1, &v->type, 0);
+  sp_op *r = sp_export_reshard_op(m, v, NULL, to, user->loc);
   if (!r) return SP_ENOMEM;
-  r->loc = user->loc;
-  r->results[0].sharding = to;
   if (owner && defined_outside(v, owner)) sp_op_insert_after_value(v, r);
   else sp_op_insert_before(user, r);
   sp_op_set_operand(user, i, &r->results[0]);

@@ -10,6 +10,7 @@
 #include "export/data_flow_reshards.h"
 #include "export/factor_dependencies.h"
 #include "export/manual_reshards.h"
+#include "export/reshard_op.h"
 #include "export/single_device.h"
 #include "export/unreduced_reshards.h"
 #include "ir/axis_ref.h"
@@ -315,15 +316,6 @@ static int row_sharding(sp_module *m, sp_arena *scratch, const sp_factor_table *
   return SP_OK;
 }
 
-static sp_op *make_reshard(sp_module *m, sp_value *v, sp_sharding *s, sp_loc loc) {
-  sp_op *r = sp_op_create(m->arena, "sdy.reshard", 1, &v, 1, &v->type, 0);
-  if (!r) return NULL;
-  r->loc = loc;
-  r->results[0].sharding = s;
-  return r;
-}
-
-
 static bool has_axes(const sp_sharding *s) {
   return s && !sp_sharding_is_unsharded(s);
 }
@@ -355,7 +347,7 @@ static int reshard_returns(sp_module *m, sp_op *ret, sp_err *err) {
       if (!want) return sp_err_set(err, SP_ENOMEM, "out of memory inserting explicit reshards");
       want->inline_mesh = have->inline_mesh;
     }
-    sp_op *rs = make_reshard(m, v, want, ret->loc);
+    sp_op *rs = sp_export_reshard_op(m, v, NULL, want, ret->loc);
     if (!rs) return sp_err_set(err, SP_ENOMEM, "out of memory inserting explicit reshards");
     sp_op_insert_before(ret, rs);
     sp_op_set_operand(ret, i, &rs->results[0]);
@@ -512,7 +504,7 @@ static int reconcile(sp_module *m, sp_arena *scratch, sp_op *op, sp_err *err) {
     if (row_matches(t, i, common) && !other[i]) continue;
     sp_sharding *s;
     if ((rc = row_sharding(m, scratch, t, i, common, in[i], mesh_ref, &s, err))) return rc;
-    sp_op *rs = make_reshard(m, op->operands[i].value, s, op->loc);
+    sp_op *rs = sp_export_reshard_op(m, op->operands[i].value, NULL, s, op->loc);
     if (!rs) return sp_err_set(err, SP_ENOMEM, "out of memory inserting explicit reshards");
     sp_op_insert_before(op, rs);
     sp_op_set_operand(op, i, &rs->results[0]);
@@ -561,10 +553,8 @@ static int reconcile(sp_module *m, sp_arena *scratch, sp_op *op, sp_err *err) {
         return sp_err_set(err, SP_ENOMEM, "out of memory inserting explicit reshards");
     }
     if (differs && orig) {
-      rs = sp_op_create(m->arena, "sdy.reshard", 1, NULL, 1, &res->type, 0);
+      rs = sp_export_reshard_op(m, NULL, res->type, orig, op->loc);
       if (!rs) return sp_err_set(err, SP_ENOMEM, "out of memory inserting explicit reshards");
-      rs->loc = op->loc;
-      rs->results[0].sharding = orig;
     }
     sp_value *final = rs ? &rs->results[0] : ar ? &ar->results[0] : NULL;
     if (!final) continue;
@@ -685,7 +675,7 @@ static int reshard_dot_result(sp_module *m, sp_arena *scratch, sp_op *op, sp_err
   }
   sp_value *res = &op->results[0];
   res->sharding = s;
-  sp_op *rs = make_reshard(m, res, out, op->loc);
+  sp_op *rs = sp_export_reshard_op(m, res, NULL, out, op->loc);
   if (!rs) return sp_err_set(err, SP_ENOMEM, "out of memory inserting explicit reshards");
   sp_value_replace_all_uses(res, &rs->results[0]);
   sp_op_set_operand(rs, 0, res);
@@ -703,7 +693,7 @@ static int reshard_unreduced_returns(sp_module *m, sp_op *ret, sp_err *err) {
     sp_sharding *want = fn->func->result_shardings[i];
     const sp_sharding *have = v->sharding;
     if (!adds_unreduced(m, have, want)) continue;
-    sp_op *rs = make_reshard(m, v, want, ret->loc);
+    sp_op *rs = sp_export_reshard_op(m, v, NULL, want, ret->loc);
     if (!rs) return sp_err_set(err, SP_ENOMEM, "out of memory inserting explicit reshards");
     sp_op_insert_before(ret, rs);
     sp_op_set_operand(ret, i, &rs->results[0]);

@@ -6,6 +6,7 @@
 
 #include <string.h>
 
+#include "export/reshard_op.h"
 #include "propagation/sharding_walk.h"
 
 static bool is_manual(const sp_attr *manual, const sp_axis_ref *r) {
@@ -37,11 +38,8 @@ static bool matches(const sp_module *m, const sp_sharding *have, const sp_shardi
 }
 
 static int reshard_operand(sp_module *m, sp_op *user, int i, sp_sharding *want, sp_err *err) {
-  sp_value *v = user->operands[i].value;
-  sp_op *r = sp_op_create(m->arena, "sdy.reshard", 1, &v, 1, &v->type, 0);
+  sp_op *r = sp_export_reshard_op(m, user->operands[i].value, NULL, want, user->loc);
   if (!r) return sp_err_set(err, SP_ENOMEM, "out of memory inserting explicit reshards");
-  r->loc = user->loc;
-  r->results[0].sharding = want;
   sp_op_insert_before(user, r);
   sp_op_set_operand(user, i, &r->results[0]);
   return SP_OK;

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "export/mesh_positions.h"
+#include "export/reshard_op.h"
 #include "export/reverse_halo.h"
 #include "ir/op_list.h"
 #include "propagation/sharding_walk.h"
@@ -257,14 +258,6 @@ static sp_sharding *without_dims(sp_arena *a, const sp_sharding *s, const bool *
   return c;
 }
 
-static sp_op *reshard_op(sp_module *m, sp_value *v, sp_sharding *s, sp_loc loc) {
-  sp_op *r = sp_op_create(m->arena, "sdy.reshard", 1, &v, 1, &v->type, 0);
-  if (!r) return NULL;
-  r->loc = loc;
-  r->results[0].sharding = s;
-  return r;
-}
-
 static int apply(sp_module *m, sp_op *op, bool **drop) {
   bool oom = false;
   for (int i = 0; i < op->noperands; i++) {
@@ -272,7 +265,7 @@ static int apply(sp_module *m, sp_op *op, bool **drop) {
     sp_sharding *s = drop[i] ? without_dims(m->arena, v->sharding, drop[i], &oom) : NULL;
     if (oom) return SP_ENOMEM;
     if (!s) continue;
-    sp_op *r = reshard_op(m, v, s, op->loc);
+    sp_op *r = sp_export_reshard_op(m, v, NULL, s, op->loc);
     if (!r) return SP_ENOMEM;
     sp_op_insert_before(op, r);
     sp_op_set_operand(op, i, &r->results[0]);
@@ -286,7 +279,7 @@ static int apply(sp_module *m, sp_op *op, bool **drop) {
     if (oom) return SP_ENOMEM;
     if (!s) continue;
     res->sharding = s;
-    sp_op *r = reshard_op(m, res, old, op->loc);
+    sp_op *r = sp_export_reshard_op(m, res, NULL, old, op->loc);
     if (!r) return SP_ENOMEM;
     sp_value_replace_all_uses(res, &r->results[0]);
     sp_op_set_operand(r, 0, res);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "export/mesh_positions.h"
+#include "export/reshard_op.h"
 #include "ir/sp_limits.h"
 #include "ir/strbuf.h"
 #include "propagation/mesh_import.h"
@@ -165,16 +166,6 @@ static const char *reversed_mesh(sp_module *m, const char *name, const sp_mesh *
   return sym;
 }
 
-static bool same_dims(const sp_sharding *a, const sp_sharding *b) {
-  if (a->rank != b->rank) return false;
-  for (int d = 0; d < a->rank; d++) {
-    if (a->dims[d].naxes != b->dims[d].naxes) return false;
-    for (int i = 0; i < a->dims[d].naxes; i++)
-      if (!sp_axis_ref_equal(&a->dims[d].axes[i], &b->dims[d].axes[i])) return false;
-  }
-  return true;
-}
-
 /* The manual computation that shifts every padded dim; NULL on out-of-memory. */
 static sp_value *halo_shift(ctx *c, sp_value *padded, const int64_t *shard, const int64_t *pad,
                             int *channel) {
@@ -232,7 +223,7 @@ int sp_export_reverse_halo(sp_module *m, sp_op *op, bool *done, sp_err *err) {
   sp_sharding *s = in->sharding, *out = res->sharding;
   sp_ints dims;
   if (op->kind != SP_OP_REVERSE || !s || !out || !s->mesh_name || !out->mesh_name ||
-      strcmp(s->mesh_name, out->mesh_name) != 0 || !same_dims(s, out) || s->nunreduced ||
+      strcmp(s->mesh_name, out->mesh_name) != 0 || !sp_sharding_same_dim_axes(s, out) || s->nunreduced ||
       out->nunreduced || !sp_op_get_ints(op, "dimensions", &dims))
     return SP_OK;
   const sp_mesh *mesh = sp_sharding_mesh(m, s);
@@ -278,11 +269,9 @@ int sp_export_reverse_halo(sp_module *m, sp_op *op, bool *done, sp_err *err) {
     if (!(cur = halo_shift(&c, &p->results[0], shard, pad, &channel))) return OOM(err);
   }
   sp_sharding *on_rev = sp_sharding_copy(m->arena, out);
-  sp_op *rs = on_rev ? sp_op_create(m->arena, "sdy.reshard", 1, NULL, 1, &pt, 0) : NULL;
+  sp_op *rs = on_rev ? sp_export_reshard_op(m, NULL, pt, out, op->loc) : NULL;
   if (!rs) return OOM(err);
   on_rev->mesh_name = rname;
-  rs->loc = op->loc;
-  rs->results[0].sharding = out;
   sp_value *final = &rs->results[0];
   sp_op *sl = NULL;
   if (any_pad) {

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "ir/diag.h"
+#include "export/reshard_op.h"
 #include "ir/op_list.h"
 #include "propagation/sharding_walk.h"
 
@@ -33,14 +34,6 @@ static sp_sharding *replicated(sp_arena *a, const sp_sharding *like, const char 
   sp_sharding *s = sp_sharding_new(a, like ? like->mesh_name : mesh_name, rank, true);
   if (s && like) s->inline_mesh = like->inline_mesh;
   return s;
-}
-
-static sp_op *reshard(sp_module *m, sp_value *v, sp_type *type, sp_sharding *s, sp_loc loc) {
-  sp_op *r = sp_op_create(m->arena, "sdy.reshard", 1, v ? &v : NULL, 1, &type, 0);
-  if (!r) return NULL;
-  r->loc = loc;
-  r->results[0].sharding = s;
-  return r;
 }
 
 static int fail_at(sp_module *m, sp_loc loc, sp_err *err, const char *what, int index) {
@@ -78,7 +71,7 @@ static int place_operand(sp_module *m, sp_op *op, int i, const sp_sharding *dev,
   sp_sharding *steps[2] = {first, to};
   for (int k = 0; k < 2; k++) {
     if (!steps[k]) continue;
-    sp_op *r = reshard(m, cur, cur->type, steps[k], op->loc);
+    sp_op *r = sp_export_reshard_op(m, cur, cur->type, steps[k], op->loc);
     if (!r) return SP_ENOMEM;
     sp_op_insert_before(op, r);
     cur = &r->results[0];
@@ -109,7 +102,7 @@ static int place_result(sp_module *m, sp_op *op, int j, const sp_sharding *dev, 
   sp_op *first = NULL;
   for (int k = 0; k < 2; k++) {
     if (!steps[k]) continue;
-    sp_op *r = reshard(m, NULL, res->type, steps[k], op->loc);
+    sp_op *r = sp_export_reshard_op(m, NULL, res->type, steps[k], op->loc);
     if (!r) return SP_ENOMEM;
     if (!first) first = r;
     sp_op_insert_after(*anchor, r);

@@ -141,15 +141,6 @@ static bool kinds_match(const sp_sharding *from, const sp_sharding *to) {
   return strcmp(a, b) == 0;
 }
 
-static bool dims_equal(const sp_sharding *a, const sp_sharding *b) {
-  if (a->rank != b->rank) return false;
-  for (int d = 0; d < a->rank; d++) {
-    if (a->dims[d].naxes != b->dims[d].naxes) return false;
-    for (int i = 0; i < a->dims[d].naxes; i++)
-      if (!sp_axis_ref_equal(&a->dims[d].axes[i], &b->dims[d].axes[i])) return false;
-  }
-  return true;
-}
 
 static sp_op *new_op(sp_module *m, const char *name, sp_value *in, sp_sharding *out,
                      const sp_attr *attr, sp_op *before) {
@@ -257,7 +248,7 @@ static int lower_one(sp_module *m, sp_op *rs) {
   sp_sharding *mid = intermediate(m->arena, mesh, from, to, &p);
   if (!mid) goto done;
   sp_value *v = in;
-  if (!from || !dims_equal(from, mid)) {
+  if (!from || !sp_sharding_same_dim_axes(from, mid)) {
     sp_op *r = new_op(m, "sdy.reshard", v, mid, NULL, rs);
     if (!r) goto done;
     v = &r->results[0];

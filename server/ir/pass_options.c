@@ -7,25 +7,32 @@
 #include <string.h>
 
 static bool is_separator(char c) { return c == ' ' || c == ',' || c == '\t'; }
+static bool is_space(char c) { return c == ' ' || c == '\t'; }
 
 const char *sp_options_begin(const char *text) {
   const char *p = text ? text : "";
   return *p == '{' ? p + 1 : p; /* MLIR's `{a=1 b=2}` pipeline form */
 }
 
-bool sp_options_next(const char **cursor, sp_option_item *out) {
+/* words: -shardplan-search's form (see sp_options_next_word). */
+static bool next_item(const char **cursor, sp_option_item *out, bool words) {
   const char *p = *cursor;
-  while (is_separator(*p)) p++;
-  if (!*p || *p == '}') {
+  while (words ? is_space(*p) : is_separator(*p)) p++;
+  if (!*p || (!words && *p == '}')) {
     *cursor = p;
     return false;
   }
   out->key = p;
-  while (*p && *p != '=' && !is_separator(*p) && *p != '}') p++;
+  while (*p && *p != '=' && (words ? !is_space(*p) : !is_separator(*p) && *p != '}')) p++;
   out->key_len = (size_t)(p - out->key);
   out->value = p;
   out->value_len = 0;
-  if (*p == '=') {
+  out->has_value = *p == '=';
+  if (*p == '=' && words) {
+    out->value = ++p;
+    while (*p && !is_space(*p)) p++;
+    out->value_len = (size_t)(p - out->value);
+  } else if (*p == '=') {
     out->value = ++p;
     char quote = (*p == '"' || *p == '\'') ? *p : 0;
     if (quote) {
@@ -40,6 +47,14 @@ bool sp_options_next(const char **cursor, sp_option_item *out) {
   }
   *cursor = p;
   return true;
+}
+
+bool sp_options_next(const char **cursor, sp_option_item *out) {
+  return next_item(cursor, out, false);
+}
+
+bool sp_options_next_word(const char **cursor, sp_option_item *out) {
+  return next_item(cursor, out, true);
 }
 
 bool sp_option_is(const sp_option_item *it, const char *name) {

@@ -19,12 +19,18 @@ typedef struct sp_option_item {
   size_t key_len;
   const char *value;   /* points into the text; value_len 0 when the item has no '=' */
   size_t value_len;
+  bool has_value;      /* the item has an '=' */
 } sp_option_item;
 
 /* The cursor to start from: `text` (NULL means no options) past an opening '{'. */
 const char *sp_options_begin(const char *text);
 /* Reads the next item at *cursor and advances it; false at the end of the options. */
 bool sp_options_next(const char **cursor, sp_option_item *out);
+/* The same for option text whose items are separated by spaces and tabs only and whose values
+ * run to the next space or tab (commas, quotes, braces and '=' are part of them): the form of
+ * -shardplan-search's options, whose values are lists ("devices=0,1,2,3"). Start at the text
+ * itself (no sp_options_begin); the cursor stops at the separator after a value. */
+bool sp_options_next_word(const char **cursor, sp_option_item *out);
 
 /* Whether the item's key is `name`. */
 bool sp_option_is(const sp_option_item *it, const char *name);

@@ -92,6 +92,16 @@ bool sp_sharding_same_mesh(const sp_module *m, const sp_sharding *a, const sp_sh
   return x && y && sp_mesh_equal(x, y);
 }
 
+bool sp_sharding_same_dim_axes(const sp_sharding *a, const sp_sharding *b) {
+  if (a->rank != b->rank) return false;
+  for (int d = 0; d < a->rank; d++) {
+    if (a->dims[d].naxes != b->dims[d].naxes) return false;
+    for (int i = 0; i < a->dims[d].naxes; i++)
+      if (!sp_axis_ref_equal(&a->dims[d].axes[i], &b->dims[d].axes[i])) return false;
+  }
+  return true;
+}
+
 int64_t sp_sharding_axis_size(const sp_mesh *mesh, const sp_axis_ref *r) {
   int64_t n = mesh ? sp_mesh_axis_size(mesh, r->name) : 0;
   return sp_axis_is_sub(r) ? r->size : n;
@@ -142,16 +152,6 @@ bool sp_sharding_uses_axis_name(const sp_sharding *s, const char *name) {
 }
 
 /* Same axes per dim and same unreduced axes; NULL means no axes at all. */
-bool sp_sharding_same_dim_axes(const sp_sharding *x, const sp_sharding *y) {
-  if (x->rank != y->rank) return false;
-  for (int d = 0; d < x->rank; d++) {
-    if (x->dims[d].naxes != y->dims[d].naxes) return false;
-    for (int k = 0; k < x->dims[d].naxes; k++)
-      if (!sp_axis_ref_equal(&x->dims[d].axes[k], &y->dims[d].axes[k])) return false;
-  }
-  return true;
-}
-
 bool sp_sharding_same_axes(const sp_sharding *x, const sp_sharding *y) {
   if (!x || !y) {
     const sp_sharding *s = x ? x : y;

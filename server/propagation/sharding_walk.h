@@ -42,6 +42,10 @@ const sp_mesh *sp_sharding_mesh(const sp_module *m, const sp_sharding *s);
  * looked up). */
 bool sp_sharding_same_mesh(const sp_module *m, const sp_sharding *a, const sp_sharding *b);
 
+/* Same axes in every dim, in order (meshes, open/closed, priorities, replicated and unreduced
+ * axes are ignored). */
+bool sp_sharding_same_dim_axes(const sp_sharding *a, const sp_sharding *b);
+
 /* Size of the mesh axis a reference names (0 if unknown). */
 int64_t sp_sharding_axis_size(const sp_mesh *mesh, const sp_axis_ref *r);
 
@@ -66,8 +70,5 @@ bool sp_sharding_uses_axis_name(const sp_sharding *s, const char *name);
 /* Whether x and y place data alike: same mesh, same axes in each dim, same unreduced axes
  * (open/closed, priorities and replicated lists are ignored). NULL means no axes at all. */
 bool sp_sharding_same_axes(const sp_sharding *x, const sp_sharding *y);
-/* Whether x and y (both non-NULL) have the same axes in every dim; meshes, unreduced and
- * replicated axes are not compared. */
-bool sp_sharding_same_dim_axes(const sp_sharding *x, const sp_sharding *y);
 
 #endif /* SP_SHARDING_WALK_H */

@@ -236,7 +236,7 @@ static void free_job(sp_job *j) {
  * stored and sent after the search stops), and within its time limit; INT64_MAX: neither. */
 static int64_t waiter_end(int64_t now, int64_t deadline_ms, double time_limit) {
   int64_t end = INT64_MAX;
-  if (deadline_ms != INT64_MAX) end = now + (int64_t)((double)(deadline_ms - now) * 0.85) - 100;
+  if (deadline_ms != INT64_MAX) end = now + (int64_t)((double)(deadline_ms - now) * 0.8) - 150;
   if (time_limit > 0) {
     int64_t tl = now + (int64_t)(time_limit * 1000.0);
     if (tl < end) end = tl;

@@ -20,8 +20,9 @@
  *          of `mem_weight` units per MiB a device holds of the node's values (so that, among
  *          plans of equal time, the one that keeps less per device wins);
  *   edge:  for every operand whose value belongs to another node, the resharding time from
- *          the producer's layout to the layout the consumer wants; edges between the same two
- *          nodes are summed into one;
+ *          the producer's layout to the layout the consumer wants (the collectives the export
+ *          lowers that reshard into, cost_model.h); edges between the same two nodes are
+ *          summed into one;
  *   state: a training step's state (a weight and its gradient or update: a state pair, see
  *          sp_plan_state_pair, as EasyDist's state_io_map) costs the resharding from the
  *          result's layout to the argument's, since the next step reads it there. Without

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ir/pass_options.h"
 #include "search/cluster.h"
 #include "search/placement.h"
 
@@ -261,15 +262,18 @@ static int unknown_option(const char *key, sp_err *err) {
                     known);
 }
 
-/* Parses the option text `text` (edited in place: keys and values point into it). */
+/* Parses the option text `text` (ir/pass_options.h's word form; edited in place: keys and
+ * values are cut out of it with NULs, so that they point into it). */
 static int parse_options(char *text, pass_options *p, sp_err *err) {
-  char *save = NULL;
-  for (char *tok = strtok_r(text, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save)) {
-    char *eq = strchr(tok, '=');
-    if (!eq)
-      return sp_err_set(err, SP_EINVAL, "-shardplan-search: option '%s' has no '=VALUE'", tok);
-    *eq = '\0';
-    const char *key = tok, *val = eq + 1;
+  const char *cursor = text;
+  sp_option_item it;
+  while (sp_options_next_word(&cursor, &it)) {
+    char *key = text + (it.key - text), *val = text + (it.value - text);
+    if (*cursor) cursor++;       /* past the separator, which becomes the value's end */
+    key[it.key_len] = '\0';
+    if (!it.has_value)
+      return sp_err_set(err, SP_EINVAL, "-shardplan-search: option '%s' has no '=VALUE'", key);
+    val[it.value_len] = '\0';
     int k = 0;
     while (k < NKNOWN_OPTIONS && strcmp(key, known_options[k].key) != 0) k++;
     if (k == NKNOWN_OPTIONS) return unknown_option(key, err);
