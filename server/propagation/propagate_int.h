@@ -41,6 +41,7 @@ typedef struct op_state {
   sp_rule *rule;              /* valid when rule_state == RULE_PRESENT */
   unsigned char rule_state;   /* RULE_* */
   bool pointwise;             /* with a rule: is_simple_rule() */
+  bool elementwise;           /* with a rule: sp_rules_is_elementwise(), asked once */
   bool session_rule;          /* the rule is this session's, to attach when it ends */
   bool pending;               /* on the stack */
   bool erased;

@@ -125,6 +125,7 @@ static int rule_of(driver *d, int idx, sp_rule **out, sp_err *err) {
   st->rule = *out = r;
   st->rule_state = r ? RULE_PRESENT : RULE_NONE;
   st->pointwise = r && is_simple_rule(r, op);
+  st->elementwise = r && sp_rules_is_elementwise(op);
   return SP_OK;
 }
 
@@ -198,7 +199,7 @@ int sp_propagate_visit_rule_op(driver *d, int idx, sp_err *err) {
   }
   if (!moves_any_factor(rule, dirs)) return SP_OK;
 
-  sp_prop_options po = {o->strategy, o->conservative, sp_rules_is_elementwise(op), dirs};
+  sp_prop_options po = {o->strategy, o->conservative, d->st[idx].elementwise, dirs};
   /* The same rule and shardings met before give the same outcome (prop_memo.h); conflict
    * records are not replayed, so a session that logs them always propagates. */
   sp_prop_memo_key key = {rule, mesh, &po, n, in, 0};
