@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "search/cluster.h"
+#include "cluster_support.h"
 #include "test_support.h"
 
 START_TEST(one_machine_example_has_eight_nvlinked_devices) {

@@ -9,6 +9,7 @@
 
 #include "search/cost_model.h"
 #include "search/reshard_memo.h"
+#include "cluster_support.h"
 #include "test_support.h"
 
 #define NVLINK_BW 3.0e11

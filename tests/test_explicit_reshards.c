@@ -157,6 +157,21 @@ START_TEST(scalar_operands_do_not_keep_need_replication_axes_from_moving) {
 }
 END_TEST
 
+START_TEST(scalar_operands_leave_an_op_unary) {
+  /* clamp with scalar bounds has one non-scalar operand: the result, on more devices, wins
+   * whole instead of a mix of both. */
+  char *out = et_run(MESH
+      "func.func @f(%lo: tensor<f32>, %x: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@m, [{\"p\"}, {}]>}, %hi: tensor<f32>) -> tensor<8x8xf32> {\n"
+      "  %0 = stablehlo.clamp %lo, %x, %hi {sdy.sharding = #sdy.sharding_per_value<[<@m, [{}, {\"q\"}]>]>} : (tensor<f32>, tensor<8x8xf32>, tensor<f32>) -> tensor<8x8xf32>\n"
+      "  return %0 : tensor<8x8xf32>\n}\n", "sdy-insert-explicit-reshards", FULL);
+  static const char *const want[] = {"sdy.reshard %arg1 <@m, [{}, {\"q\"}]>",
+                                     "stablehlo.clamp %arg0, %0, %arg2 {sdy.sharding = #sdy.sharding_per_value<[<@m, [{}, {\"q\"}]>]>}",
+                                     NULL};
+  et_has_in_order(out, want);
+  free(out);
+}
+END_TEST
+
 START_TEST(propagation_pipeline_makes_collectives_explicit_on_request) {
   sp_module *m = pt_parse("sdy.mesh @m = <[\"a\"=2, \"b\"=2]>\n"
       "func.func @main(%x: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@m, [{\"a\"}, {\"b\"}]>}, %w: tensor<8x8xf32>) -> (tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@m, [{}, {\"b\"}]>}) {\n"
@@ -188,6 +203,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, op_on_meshes_differing_only_in_device_order_runs_on_the_majority_mesh);
   tcase_add_test(tc, unary_op_prefers_the_tensor_that_shards_no_permutation_dim);
   tcase_add_test(tc, scalar_operands_do_not_keep_need_replication_axes_from_moving);
+  tcase_add_test(tc, scalar_operands_leave_an_op_unary);
   suite_add_tcase(s, tc);
   return s;
 }

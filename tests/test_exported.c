@@ -17,6 +17,7 @@
 #include "plan/plan.h"
 #include "propagation/propagate.h"
 #include "search/plan_search.h"
+#include "cluster_support.h"
 #include "test_support.h"
 
 static sp_cluster *ONE;

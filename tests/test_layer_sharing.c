@@ -18,6 +18,7 @@
 #include "propagation/propagate.h"
 #include "search/plan_search.h"
 #include "search/search_pass.h"
+#include "cluster_support.h"
 #include "test_support.h"
 
 /* ------------------------------------------------------------------ helpers */

@@ -15,6 +15,7 @@
 #include "propagation/propagate.h"
 #include "search/placement.h"
 #include "search/search_pass.h"
+#include "cluster_support.h"
 #include "test_support.h"
 
 /* ------------------------------------------------------------------ helpers */

@@ -19,6 +19,7 @@
 #include "plan/passes.h"
 #include "plan/plan.h"
 #include "plan/sharding_forms.h"
+#include "cluster_support.h"
 #include "test_support.h"
 
 static const char *const mlp =

@@ -10,6 +10,7 @@
 
 #include "plan/plan.h"
 #include "store/plan_rows.h"
+#include "cluster_support.h"
 #include "test_support.h"
 
 static sp_plan *searched_mlp(void) {

@@ -21,6 +21,7 @@
 #include "search/plan_search.h"
 #include "search/search_pass.h"
 #include "search/strategies.h"
+#include "cluster_support.h"
 #include "test_support.h"
 
 /* ------------------------------------------------------------------ helpers */

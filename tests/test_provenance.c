@@ -10,6 +10,7 @@
 
 #include "plan/plan.h"
 #include "plan/provenance.h"
+#include "cluster_support.h"
 #include "test_support.h"
 
 /* %arg0 carries "data" on its batch dimension and %arg1 "model" on its output dimension;

@@ -16,6 +16,7 @@
 #include "gen/model_gen.h"
 #include "ir/strbuf.h"
 #include "plan/plan.h"
+#include "cluster_support.h"
 #include "test_support.h"
 
 #define NTHREADS 8

@@ -19,6 +19,7 @@
 #include "ir/file_read.h"
 #include "plan/plan.h"
 #include "store/store.h"
+#include "cluster_support.h"
 #include "test_support.h"
 #include "web/web.h"
 #include "store/plan_rows.h"

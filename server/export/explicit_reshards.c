@@ -208,16 +208,23 @@ static bool shards_permutation(const sp_factor_table *t, int r) {
   return false;
 }
 
-/* The special case of one operand and one result (see the header). */
-static bool unary_case(const sp_factor_table *t) {
-  if (t->noperands != 1 || t->nresults != 1) return false;
+/* The special case of one non-scalar operand and one non-scalar result (see the header): their
+ * rows in *in and *out. */
+static bool unary_case(const sp_factor_table *t, int *in, int *out) {
+  int nin = 0, nout = 0;
+  for (int r = 0; r < sp_factor_table_nrows(t); r++) {
+    if (!row_rank(t, r)) continue;
+    if (r < t->noperands) *in = r, nin++;
+    else *out = r, nout++;
+  }
+  if (nin != 1 || nout != 1) return false;
   for (int f = 0; f < t->nfactors; f++)
     if (t->rule->factors[f].kind == SP_FACTOR_NEED_REPLICATION) return false;
-  const sp_rule *rule = t->rule;
-  for (int d = 0; d < rule->operands[0].rank; d++)
-    if (rule->operands[0].dims[d].nfactors != 1) return false;
-  for (int d = 0; d < rule->results[0].rank; d++)
-    if (rule->results[0].dims[d].nfactors != 1) return false;
+  const sp_rule_tensor *a = &t->rule->operands[*in], *b = &t->rule->results[*out - t->noperands];
+  for (int d = 0; d < a->rank; d++)
+    if (a->dims[d].nfactors != 1) return false;
+  for (int d = 0; d < b->rank; d++)
+    if (b->dims[d].nfactors != 1) return false;
   return true;
 }
 
@@ -376,10 +383,12 @@ static int reconcile(sp_module *m, sp_arena *scratch, sp_op *op, sp_err *err) {
   }
   if (!compatible) {
     for (int f = 0; f < t->nfactors; f++) common[f].n = 0;
-    if (unary_case(t)) {
+    int in_row = 0, out_row = 0;
+    if (unary_case(t, &in_row, &out_row)) {
       /* The tensor that shards no permutation factor, else the one on more devices. */
-      bool perm0 = shards_permutation(t, 0), perm1 = shards_permutation(t, 1);
-      int pick = perm0 != perm1 ? (perm0 ? 1 : 0) : row_devices(t, 1) > row_devices(t, 0) ? 1 : 0;
+      bool perm_in = shards_permutation(t, in_row), perm_out = shards_permutation(t, out_row);
+      int pick = perm_in != perm_out ? (perm_in ? out_row : in_row)
+                 : row_devices(t, out_row) > row_devices(t, in_row) ? out_row : in_row;
       for (int f = 0; f < t->nfactors; f++)
         if (t->rows[pick].cells[f].present &&
             (rc = sp_ft_axes_assign(scratch, &common[f], &t->rows[pick].cells[f].axes)))

@@ -9,8 +9,8 @@
  *   1. the op's shardings are projected onto its factors (propagation/factor_projection.h);
  *   2. when the tensors already agree on every factor (no tensor shards a need-replication
  *      factor) nothing changes; otherwise one list of axes per factor is chosen:
- *        - an op with one operand and one result, no need-replication factor and one factor
- *          per dimension takes the sharding of the one that shards no permutation factor
+ *        - an op with one non-scalar operand and one non-scalar result (scalars aside), no
+ *          need-replication factor and one factor per dimension takes the sharding of the one that shards no permutation factor
  *          when only one does, else of whichever shards more devices (the operand on a tie);
  *        - otherwise greedily: every (factor, axes) a tensor has is a candidate weighted by
  *          the element count of the tensors that have it (as it is, or with more axes after

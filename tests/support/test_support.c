@@ -91,16 +91,6 @@ char *sp_test_print(const sp_module *m) {
   return sp_strbuf_detach(&sb);
 }
 
-sp_cluster *sp_test_load_cluster(const char *name) {
-  char path[1024];
-  snprintf(path, sizeof path, "%s/examples/clusters/%s", SP_SOURCE_DIR, name);
-  sp_cluster *c = NULL;
-  sp_err err;
-  int rc = sp_cluster_load(path, &c, &err);
-  ck_assert_msg(rc == SP_OK, "%s", err.msg);
-  return c;
-}
-
 static int by_name(const struct dirent **a, const struct dirent **b) {
   return strcmp((*a)->d_name, (*b)->d_name);
 }

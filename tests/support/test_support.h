@@ -2,8 +2,9 @@
  * test_support.h - helpers shared by the Check suites.
  *
  * sp_test_run() runs a suite in Check's fork mode and returns the process exit code.
- * sp_test_parse(), sp_test_print() and sp_test_load_cluster() read and write modules and load
- * the example clusters, failing the running test on an error.
+ * sp_test_parse() and sp_test_print() read and write modules, failing the running test on an
+ * error (cluster_support.h loads the example clusters: only suites of the search stage and above
+ * link it).
  * sp_test_shared_path() builds a path under ../shared; sp_test_require_shared() exits with 77
  * (CTest's "skipped") and a message when that folder is absent.
  */
@@ -14,7 +15,6 @@
 #include <stdbool.h>
 
 #include "ir/ir.h"
-#include "search/cluster.h"
 
 int sp_test_run(Suite *s);
 /* Returns a static buffer: SP_SHARED_DIR "/" rel. */
@@ -44,7 +44,5 @@ int sp_test_for_each_chunk(const char *rel_dir, sp_test_chunk_fn fn, void *ctx);
 sp_module *sp_test_parse(const char *text);
 /* The module printed in Shardy's form (malloc'd; the caller frees). */
 char *sp_test_print(const sp_module *m);
-/* Loads examples/clusters/<name> of the source tree; fails the test on an error. */
-sp_cluster *sp_test_load_cluster(const char *name);
 
 #endif

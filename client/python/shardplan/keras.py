@@ -54,6 +54,10 @@ def layout_map(plan: Plan, model, mesh, arg: int = 0):
         if key not in args:
             raise KeyError(f"the plan has no argument {key} for variable {v.path!r}")
         spec = tuple(args[key])
+        for d, axes in enumerate(spec):
+            if isinstance(axes, tuple):
+                raise ValueError(f"the plan shards dimension {d} of {v.path!r} over the mesh axes "
+                                 f"{axes}; a Keras LayoutMap names one axis per dimension")
         spec = spec + (None,) * (len(v.shape) - len(spec))
         lm[v.path] = spec
     return lm

@@ -6,8 +6,10 @@ import os
 
 import jax
 import numpy as np
+import pytest
 from jax.sharding import PartitionSpec as P
 
+import shardplan
 import shardplan.keras as sk
 from corpus import models
 
@@ -59,3 +61,21 @@ def test_layout_map_from_a_daemon_plan_shards_the_model_as_planned(planner):
         np.testing.assert_allclose(np.asarray(out), np.asarray(ref), rtol=1e-4, atol=1e-4)
     finally:
         keras.distribution.set_distribution(None)
+
+
+def test_a_dimension_sharded_over_two_axes_is_refused_naming_the_variable():
+    """Keras's TensorLayout takes one mesh axis per dimension: a plan that splits a weight's
+    dimension over ("data", "model") cannot become a LayoutMap entry, and says so."""
+    import keras
+    mesh = models.make_mesh()
+    layer = keras.layers.Dense(16)
+    layer.build((8, 32))
+    text = ('sdy.mesh @mesh = <["data"=4, "model"=2]>\n'
+            'func.func @main(%arg0: tensor<32x16xf32> {sdy.sharding = #sdy.sharding<@mesh, '
+            '[{"data", "model"}, {}]>}, %arg1: tensor<16xf32>) -> tensor<16xf32> {\n'
+            '  return %arg1 : tensor<16xf32>\n}\n')
+    plan = shardplan.Plan(key="k", status="optimal", module_sdy=text, costs=shardplan.Costs())
+    plan.label([f"[0]['{v.path}']" for v in layer.variables], ["result"])
+    with pytest.raises(ValueError, match=r"dimension 0 of '.*kernel' over the mesh axes "
+                                         r"\('data', 'model'\)"):
+        sk.layout_map(plan, layer, mesh)
