@@ -5,9 +5,10 @@
  *
  * For each N (0, 1, 2, ... then growing steps, until the N-th call is beyond what the request
  * makes), the N-th SQLite allocation, read or write of one request fails:
- *   planning (the hit lookups, then the put after the search): the answer is the plan, with a
- *     warning "plan cache: this plan was not stored: ..." when the put failed, or an error
- *     status with a message; never a crash, a hang or a different plan;
+ *   planning (the hit lookups, then the put after the search): the answer is the plan, stored
+ *     and retrievable by its key, or an error status whose message names the cache ("the plan
+ *     could not be stored: ...") when the put failed; never a crash, a hang, a different plan
+ *     or a key that leads nowhere;
  *   reading (GetPlan, ListPlans, a Plan answered from the cache, a dashboard rows page): the
  *     right answer or an error status (HTTP 5xx) with a message naming the cache;
  * and after each, Health answers SERVING. A full disk is both the shim's SQLITE_FULL on every
@@ -151,10 +152,9 @@ static void commit(const char *key, const Shardplan__V1__PlanResponse *p) {
   c->plan = plan_bytes(p, &c->len);
 }
 
-static bool has_cache_warning(const Shardplan__V1__PlanResponse *p) {
-  for (size_t i = 0; i < p->n_warnings; i++)
-    if (strstr(p->warnings[i], "plan cache: this plan was not stored: ")) return true;
-  return false;
+/* The put after a search failed: the call's error says the plan was not stored. */
+static bool is_store_error(const th_result *r) {
+  return r->status != OK && r->details && strstr(r->details, "the plan could not be stored: ");
 }
 
 /* Plans `mlir` with no fault armed and returns the response (unpacked). */
@@ -255,7 +255,7 @@ static long long next_n(long long n) { return n < 24 ? n + 1 : n + n / 8; }
 
 /* One Plan of a new model with the fault armed at N. Returns whether the fault fired. */
 static bool plan_under_fault(const char *kind, const char *flags, long long n, int model_i,
-                             int *warned, int *errors) {
+                             int *refused, int *errors) {
   char *mlir = model(model_i, 3);
   size_t len;
   uint8_t *b = plan_request(mlir, "faults.mlir", &len);
@@ -270,14 +270,12 @@ static bool plan_under_fault(const char *kind, const char *flags, long long n, i
     Shardplan__V1__PlanResponse *p = shardplan__v1__plan_response__unpack(NULL, r.len, r.msg);
     ck_assert_msg(p && p->plan && strlen(p->key) == 64, "%s: not a plan", what);
     ck_assert_int_eq(p->status, SHARDPLAN__V1__PLAN_STATUS__PLAN_STATUS_OPTIMAL);
-    if (has_cache_warning(p)) {
-      (*warned)++;
-    } else {
-      /* Stored (or the fault hit a lookup only): it must now be in the cache. */
-      commit(p->key, p);
-    }
+    ck_assert_uint_eq(p->n_warnings, 0);
+    /* Acknowledged (the fault hit a lookup only, or nothing): it must now be in the cache. */
+    commit(p->key, p);
     shardplan__v1__plan_response__free_unpacked(p, NULL);
   } else {
+    if (is_store_error(&r)) (*refused)++;
     (*errors)++;
     ck_assert_msg(fired, "%s: status %d without a fault: %s", what, r.status, r.details);
     ck_assert_msg(r.details && *r.details, "%s: status %d without a message", what, r.status);
@@ -290,23 +288,23 @@ static bool plan_under_fault(const char *kind, const char *flags, long long n, i
   return fired;
 }
 
-START_TEST(test_plan_puts_under_faults_answer_the_plan_and_keep_committed_plans) {
+START_TEST(test_plan_puts_under_faults_answer_an_error_and_keep_committed_plans) {
   start();
   commit_models(0, 3, "clean.mlir");
   int model_i = 10;
   const char *kinds[] = {"malloc", "write", "write", "read"};
   const char *flags[] = {"", "", " full", ""};
   for (int k = 0; k < 4; k++) {
-    int warned = 0, errors = 0, sweeps = 0;
+    int refused = 0, errors = 0, sweeps = 0;
     for (long long n = 0;; n = next_n(n), sweeps++) {
       ck_assert_msg(sweeps < 200, "%s faults still firing at N=%lld", kinds[k], n);
-      if (!plan_under_fault(kinds[k], flags[k], n, model_i++, &warned, &errors)) break;
+      if (!plan_under_fault(kinds[k], flags[k], n, model_i++, &refused, &errors)) break;
     }
     fprintf(stderr, "Plan, %s%s faults: %d sweeps, %d not stored, %d errors\n", kinds[k],
-            flags[k], sweeps, warned, errors);
+            flags[k], sweeps, refused, errors);
     /* The faults hit the put: some answers said the plan was not stored. */
     if (strcmp(kinds[k], "read") != 0)
-      ck_assert_msg(warned > 0, "%s%s: no put failed", kinds[k], flags[k]);
+      ck_assert_msg(refused > 0, "%s%s: no put failed", kinds[k], flags[k]);
     check_committed();
     check_live_integrity();
   }
@@ -330,18 +328,22 @@ START_TEST(test_full_disk_refuses_puts_keeps_reads_and_recovers) {
   /* A real limit: no file of the daemon grows past the cache's present size (EFBIG). */
   long long limit = file_size(db) > file_size(wal) ? file_size(db) : file_size(wal);
   ctl("fsize %lld", limit + 4096);
-  int warned = 0;
-  for (int i = 0; i < 40 && warned < 3; i++) {
+  int refused = 0;
+  for (int i = 0; i < 40 && refused < 3; i++) {
     char *m = model(100 + i, 60);
     size_t len;
     uint8_t *b = plan_request(m, "big.mlir", &len);
     th_result r = th_call(g_ch, PLAN, b, len, CALL_MS, NULL);
-    ck_assert_msg(r.status == OK, "Plan on a full disk: status %d: %s", r.status, r.details);
-    Shardplan__V1__PlanResponse *p = shardplan__v1__plan_response__unpack(NULL, r.len, r.msg);
-    ck_assert_ptr_nonnull(p);
-    if (has_cache_warning(p)) warned++;
-    else commit(p->key, p);
-    shardplan__v1__plan_response__free_unpacked(p, NULL);
+    if (r.status == OK) {
+      Shardplan__V1__PlanResponse *p = shardplan__v1__plan_response__unpack(NULL, r.len, r.msg);
+      ck_assert_ptr_nonnull(p);
+      commit(p->key, p);
+      shardplan__v1__plan_response__free_unpacked(p, NULL);
+    } else {
+      ck_assert_msg(is_store_error(&r), "Plan on a full disk: status %d: %s", r.status,
+                    r.details);
+      refused++;
+    }
     th_result_free(&r);
     free(b);
     free(m);
@@ -349,7 +351,7 @@ START_TEST(test_full_disk_refuses_puts_keeps_reads_and_recovers) {
     check_committed();   /* reads still work */
   }
   check_live_integrity();
-  ck_assert_msg(warned > 0, "no put failed past RLIMIT_FSIZE");
+  ck_assert_msg(refused > 0, "no put failed past RLIMIT_FSIZE");
   /* The shim's full disk: every write fails with SQLITE_FULL. */
   ctl("fsize 0");
   ctl("arm write 0 persist full");
@@ -358,15 +360,10 @@ START_TEST(test_full_disk_refuses_puts_keeps_reads_and_recovers) {
     size_t len;
     uint8_t *b = plan_request(m, "full.mlir", &len);
     th_result r = th_call(g_ch, PLAN, b, len, CALL_MS, NULL);
-    ck_assert_int_eq(r.status, OK);
-    Shardplan__V1__PlanResponse *p = shardplan__v1__plan_response__unpack(NULL, r.len, r.msg);
-    ck_assert(p && has_cache_warning(p));
-    bool named = false;
-    for (size_t i = 0; i < p->n_warnings; i++)
-      if (strstr(p->warnings[i], "full")) named = true;
-    ck_assert_msg(named, "the warning does not say the disk is full: %s",
-                  p->n_warnings ? p->warnings[0] : "");
-    shardplan__v1__plan_response__free_unpacked(p, NULL);
+    ck_assert_msg(is_store_error(&r), "Plan on the shim's full disk: status %d: %s", r.status,
+                  r.details);
+    ck_assert_msg(strstr(r.details, "the disk is full"), "the error does not say the disk is "
+                  "full: %s", r.details);
     th_result_free(&r);
     free(b);
     free(m);
@@ -555,7 +552,7 @@ static Suite *daemon_faults_suite(void) {
   Suite *s = suite_create("daemon_faults");
   TCase *tc = tcase_create("faults");
   tcase_set_timeout(tc, 300);
-  tcase_add_test(tc, test_plan_puts_under_faults_answer_the_plan_and_keep_committed_plans);
+  tcase_add_test(tc, test_plan_puts_under_faults_answer_an_error_and_keep_committed_plans);
   tcase_add_test(tc, test_full_disk_refuses_puts_keeps_reads_and_recovers);
   tcase_add_test(tc, test_reads_under_faults_answer_right_or_with_an_error);
   suite_add_tcase(s, tc);

@@ -46,11 +46,35 @@ START_TEST(while_init_and_body_return_are_resharded_to_the_loop_sharding) {
 END_TEST
 
 
+START_TEST(branch_returning_an_outside_value_reshards_it_after_its_definition) {
+  /* One branch gives back the function's argument, the other a value of its own: the first
+   * reshard goes to the function's start (after the argument's definition), the second
+   * stays right before its branch's return. */
+  char *out = et_run(MESH
+      "func.func @f(%x: tensor<16xf32> {sdy.sharding = #sdy.sharding<@k, [{\"s\"}]>}, %p: tensor<i32>) -> (tensor<16xf32> {sdy.sharding = #sdy.sharding<@k, [{\"t\"}]>}) {\n"
+      "  %0 = stablehlo.negate %x {sdy.sharding = #sdy.sharding_per_value<[<@k, [{\"s\"}]>]>} : tensor<16xf32>\n"
+      "  %1 = \"stablehlo.case\"(%p) ({\n"
+      "    stablehlo.return %x : tensor<16xf32>\n"
+      "  }, {\n"
+      "    %2 = stablehlo.abs %0 {sdy.sharding = #sdy.sharding_per_value<[<@k, [{\"s\"}]>]>} : tensor<16xf32>\n"
+      "    stablehlo.return %2 : tensor<16xf32>\n"
+      "  }) {sdy.sharding = #sdy.sharding_per_value<[<@k, [{\"t\"}]>]>} : (tensor<i32>) -> tensor<16xf32>\n"
+      "  return %1 : tensor<16xf32>\n}\n", PASS, FULL);
+  static const char *const want[] = {
+      "%0 = sdy.reshard %arg0 <@k, [{\"t\"}]> : tensor<16xf32>", "%1 = stablehlo.negate %arg0",
+      "stablehlo.return %0 : tensor<16xf32>", "stablehlo.abs %1",
+      "sdy.reshard %3 <@k, [{\"t\"}]> : tensor<16xf32>", NULL};
+  et_has_in_order(out, want);
+  free(out);
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("data_flow_reshards");
   TCase *tc = tcase_create("core");
   tcase_add_test(tc, barrier_operand_takes_the_result_sharding_even_across_meshes);
   tcase_add_test(tc, while_init_and_body_return_are_resharded_to_the_loop_sharding);
+  tcase_add_test(tc, branch_returning_an_outside_value_reshards_it_after_its_definition);
   suite_add_tcase(s, tc);
   return s;
 }

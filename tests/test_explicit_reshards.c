@@ -157,6 +157,21 @@ START_TEST(scalar_operands_do_not_keep_need_replication_axes_from_moving) {
 }
 END_TEST
 
+START_TEST(scalar_operands_leave_an_op_unary) {
+  /* clamp with scalar bounds has one non-scalar operand: the result, on more devices, wins
+   * whole instead of a mix of both. */
+  char *out = et_run(MESH
+      "func.func @f(%lo: tensor<f32>, %x: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@m, [{\"p\"}, {}]>}, %hi: tensor<f32>) -> tensor<8x8xf32> {\n"
+      "  %0 = stablehlo.clamp %lo, %x, %hi {sdy.sharding = #sdy.sharding_per_value<[<@m, [{}, {\"q\"}]>]>} : (tensor<f32>, tensor<8x8xf32>, tensor<f32>) -> tensor<8x8xf32>\n"
+      "  return %0 : tensor<8x8xf32>\n}\n", "sdy-insert-explicit-reshards", FULL);
+  static const char *const want[] = {"sdy.reshard %arg1 <@m, [{}, {\"q\"}]>",
+                                     "stablehlo.clamp %arg0, %0, %arg2 {sdy.sharding = #sdy.sharding_per_value<[<@m, [{}, {\"q\"}]>]>}",
+                                     NULL};
+  et_has_in_order(out, want);
+  free(out);
+}
+END_TEST
+
 START_TEST(propagation_pipeline_makes_collectives_explicit_on_request) {
   sp_module *m = pt_parse("sdy.mesh @m = <[\"a\"=2, \"b\"=2]>\n"
       "func.func @main(%x: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@m, [{\"a\"}, {\"b\"}]>}, %w: tensor<8x8xf32>) -> (tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@m, [{}, {\"b\"}]>}) {\n"
@@ -174,10 +189,185 @@ START_TEST(propagation_pipeline_makes_collectives_explicit_on_request) {
 }
 END_TEST
 
+START_TEST(tensors_sharded_exactly_alike_outweigh_a_shared_prefix) {
+  /* One operand on ["q"], the other and the result on ["q", "p"]: two tensors hold ["q", "p"]
+   * exactly, so the first operand is resharded to it and the result is left alone (["q"] is
+   * only a prefix of theirs and does not count their sizes). */
+  char *out = et_run(MESH
+      "func.func @f(%x: tensor<16xf32> {sdy.sharding = #sdy.sharding<@m, [{\"q\"}]>}, %y: tensor<16xf32> {sdy.sharding = #sdy.sharding<@m, [{\"q\", \"p\"}]>}) -> (tensor<16xf32> {sdy.sharding = #sdy.sharding<@m, [{\"q\", \"p\"}]>}) {\n"
+      "  %0 = stablehlo.add %x, %y {sdy.sharding = #sdy.sharding_per_value<[<@m, [{\"q\", \"p\"}]>]>} : tensor<16xf32>\n"
+      "  return %0 : tensor<16xf32>\n}\n", "sdy-insert-explicit-reshards", FULL);
+  static const char *const want[] = {
+      "%0 = sdy.reshard %arg0 <@m, [{\"q\", \"p\"}]> : tensor<16xf32>",
+      "%1 = stablehlo.add %0, %arg1", "return %1", NULL};
+  et_has_in_order(out, want);
+  et_lacks(out, "sdy.reshard %1");
+  free(out);
+}
+END_TEST
+
+START_TEST(full_tie_goes_to_the_later_mesh_axis) {
+  /* 2x16 -> 32: for the major factor (2), the operand's ["p"] and the result's ["q":(1)2]
+   * weigh and divide alike; the later mesh axis wins, so the operand is resharded to the
+   * result's factor shardings and the reshape keeps ["q", "p"]. */
+  char *out = et_run(MESH
+      "func.func @f(%x: tensor<2x16xf32> {sdy.sharding = #sdy.sharding<@m, [{\"p\"}, {\"q\"}]>}) -> (tensor<32xf32> {sdy.sharding = #sdy.sharding<@m, [{\"q\", \"p\"}]>}) {\n"
+      "  %0 = stablehlo.reshape %x {sdy.sharding = #sdy.sharding_per_value<[<@m, [{\"q\", \"p\"}]>]>} : (tensor<2x16xf32>) -> tensor<32xf32>\n"
+      "  return %0 : tensor<32xf32>\n}\n", "sdy-insert-explicit-reshards", FULL);
+  static const char *const want[] = {
+      "%0 = sdy.reshard %arg0 <@m, [{\"q\":(1)2}, {\"q\":(2)2, \"p\"}]> : tensor<2x16xf32>",
+      "%1 = stablehlo.reshape %0 {sdy.sharding = #sdy.sharding_per_value<[<@m, [{\"q\", \"p\"}]>]>}",
+      "return %1", NULL};
+  et_has_in_order(out, want);
+  free(out);
+}
+END_TEST
+
+START_TEST(pass_through_factor_beats_contraction_on_a_tie) {
+  /* A rule whose contraction factor comes last: the lhs's contraction on "q" and the rhs's
+   * free dim on "q" weigh the same, and the pass-through factor wins over the later reduction
+   * factor: the lhs is made replicated, no all-reduce is needed, and the result is resharded
+   * after the op. */
+  char *out = et_run(MESH
+      "func.func @f(%x: tensor<8x16xf32> {sdy.sharding = #sdy.sharding<@m, [{}, {\"q\"}]>}, %w: tensor<16x8xf32> {sdy.sharding = #sdy.sharding<@m, [{}, {\"q\"}]>}) -> (tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@m, [{\"q\"}, {}]>}) {\n"
+      "  %0 = stablehlo.dot_general %x, %w, contracting_dims = [1] x [0] {sdy.sharding = #sdy.sharding_per_value<[<@m, [{\"q\"}, {}]>]>, sdy.sharding_rule = #sdy.op_sharding_rule<([i, k], [k, j])->([i, j]) {i=8, j=8, k=16} reduction={k}>} : (tensor<8x16xf32>, tensor<16x8xf32>) -> tensor<8x8xf32>\n"
+      "  return %0 : tensor<8x8xf32>\n}\n", "sdy-insert-explicit-reshards", FULL);
+  static const char *const want[] = {
+      "%0 = sdy.reshard %arg0 <@m, [{}, {}]> : tensor<8x16xf32>",
+      "%1 = stablehlo.dot_general %0, %arg1", "<@m, [{}, {\"q\"}]>",
+      "%2 = sdy.reshard %1 <@m, [{\"q\"}, {}]> : tensor<8x8xf32>", "return %2", NULL};
+  et_has_in_order(out, want);
+  et_lacks(out, "sdy.all_reduce");
+  free(out);
+}
+END_TEST
+
+START_TEST(full_tie_between_factors_goes_to_the_later_factor) {
+  /* The lhs's free dim and the rhs's free dim both on "q", same sizes: the later factor (the
+   * rhs's) keeps "q", the lhs is made replicated, the result resharded after the dot. */
+  char *out = et_run(MESH
+      "func.func @f(%x: tensor<8x16xf32> {sdy.sharding = #sdy.sharding<@m, [{\"q\"}, {}]>}, %w: tensor<16x8xf32> {sdy.sharding = #sdy.sharding<@m, [{}, {\"q\"}]>}) -> (tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@m, [{}, {}]>}) {\n"
+      "  %0 = stablehlo.dot_general %x, %w, contracting_dims = [1] x [0] {sdy.sharding = #sdy.sharding_per_value<[<@m, [{}, {}]>]>} : (tensor<8x16xf32>, tensor<16x8xf32>) -> tensor<8x8xf32>\n"
+      "  return %0 : tensor<8x8xf32>\n}\n", "sdy-insert-explicit-reshards", FULL);
+  static const char *const want[] = {
+      "%0 = sdy.reshard %arg0 <@m, [{}, {}]> : tensor<8x16xf32>",
+      "%1 = stablehlo.dot_general %0, %arg1", "<@m, [{}, {\"q\"}]>",
+      "%2 = sdy.reshard %1 <@m, [{}, {}]> : tensor<8x8xf32>", "return %2", NULL};
+  et_has_in_order(out, want);
+  free(out);
+}
+END_TEST
+
+START_TEST(result_without_sharding_still_gets_the_all_reduce) {
+  char *out = et_run(MESH
+      "func.func @f(%x: tensor<8x16xf32> {sdy.sharding = #sdy.sharding<@m, [{}, {\"q\"}]>}, %w: tensor<16x8xf32> {sdy.sharding = #sdy.sharding<@m, [{\"q\"}, {}]>}) -> tensor<8x8xf32> {\n"
+      "  %0 = stablehlo.dot_general %x, %w, contracting_dims = [1] x [0] : (tensor<8x16xf32>, tensor<16x8xf32>) -> tensor<8x8xf32>\n"
+      "  return %0 : tensor<8x8xf32>\n}\n", "sdy-insert-explicit-reshards", FULL);
+  static const char *const want[] = {
+      "%0 = stablehlo.dot_general %arg0, %arg1",
+      "%1 = sdy.all_reduce {\"q\"} %0 out_sharding=<@m, [{}, {}]> : tensor<8x8xf32>", "return %1",
+      NULL};
+  et_has_in_order(out, want);
+  et_lacks(out, "sdy.reshard");
+  free(out);
+}
+END_TEST
+
+START_TEST(unary_tie_goes_to_the_tensor_without_sharded_permutation_dims) {
+  /* Both tensors put "q" on the kept dim; the operand also puts "p" on the reversed dim. The
+   * result's sharding moves no data across the reversal, so the operand takes it. */
+  char *out = et_run(MESH
+      "func.func @f(%x: tensor<8x4xf32> {sdy.sharding = #sdy.sharding<@m, [{\"q\"}, {\"p\"}]>}) -> (tensor<8x4xf32> {sdy.sharding = #sdy.sharding<@m, [{\"q\"}, {}]>}) {\n"
+      "  %0 = stablehlo.reverse %x, dims = [1] {sdy.sharding = #sdy.sharding_per_value<[<@m, [{\"q\"}, {}]>]>} : tensor<8x4xf32>\n"
+      "  return %0 : tensor<8x4xf32>\n}\n", "sdy-insert-explicit-reshards", FULL);
+  static const char *const want[] = {
+      "%0 = sdy.reshard %arg0 <@m, [{\"q\"}, {}]> : tensor<8x4xf32>",
+      "%1 = stablehlo.reverse %0, dims = [1]", "return %1", NULL};
+  et_has_in_order(out, want);
+  et_lacks(out, "sdy.reshard %1");
+  free(out);
+}
+END_TEST
+
+START_TEST(one_need_replication_list_moves_to_the_batch_dim) {
+  /* The operand has "q" and the result "p" on a matrix dim of the cholesky: only the list over
+   * more devices ("q") moves to the batch dim, though "p" would divide it too. */
+  char *out = et_run(MESH
+      "func.func @f(%x: tensor<8x4x4xf32> {sdy.sharding = #sdy.sharding<@m, [{}, {}, {\"q\"}]>}) -> (tensor<8x4x4xf32> {sdy.sharding = #sdy.sharding<@m, [{}, {}, {\"p\"}]>}) {\n"
+      "  %0 = stablehlo.cholesky %x, lower = true {sdy.sharding = #sdy.sharding_per_value<[<@m, [{}, {}, {\"p\"}]>]>} : tensor<8x4x4xf32>\n"
+      "  return %0 : tensor<8x4x4xf32>\n}\n", "sdy-insert-explicit-reshards", FULL);
+  static const char *const want[] = {
+      "%0 = sdy.reshard %arg0 <@m, [{\"q\"}, {}, {}]> : tensor<8x4x4xf32>",
+      "%1 = stablehlo.cholesky %0, lower = true {sdy.sharding = #sdy.sharding_per_value<[<@m, [{\"q\"}, {}, {}]>]>}",
+      "%2 = sdy.reshard %1 <@m, [{}, {}, {\"p\"}]> : tensor<8x4x4xf32>", "return %2", NULL};
+  et_has_in_order(out, want);
+  free(out);
+}
+END_TEST
+
+START_TEST(moved_sub_axes_of_one_axis_merge_into_it) {
+  /* "q":(1)2 and "q":(2)2 on the two matrix dims both move to the batch dim: as "q". */
+  char *out = et_run(MESH
+      "func.func @f(%x: tensor<8x4x4xf32> {sdy.sharding = #sdy.sharding<@m, [{}, {\"q\":(1)2}, {\"q\":(2)2}]>}) -> (tensor<8x4x4xf32> {sdy.sharding = #sdy.sharding<@m, [{}, {\"q\":(1)2}, {\"q\":(2)2}]>}) {\n"
+      "  %0 = stablehlo.cholesky %x, lower = true {sdy.sharding = #sdy.sharding_per_value<[<@m, [{}, {\"q\":(1)2}, {\"q\":(2)2}]>]>} : tensor<8x4x4xf32>\n"
+      "  return %0 : tensor<8x4x4xf32>\n}\n", "sdy-insert-explicit-reshards", FULL);
+  static const char *const want[] = {
+      "%0 = sdy.reshard %arg0 <@m, [{\"q\"}, {}, {}]> : tensor<8x4x4xf32>",
+      "%1 = stablehlo.cholesky %0", "%2 = sdy.reshard %1 <@m, [{}, {\"q\":(1)2}, {\"q\":(2)2}]>",
+      "return %2", NULL};
+  et_has_in_order(out, want);
+  free(out);
+}
+END_TEST
+
+START_TEST(scalar_operands_leave_a_unary_choice) {
+  /* clamp with scalar bounds has two non-scalar tensors: the one over more devices (the
+   * operand on "q") gives its whole sharding, the result is resharded after the op (pieces of
+   * both, ["p"] and ["q"], are not mixed). */
+  char *out = et_run(MESH
+      "func.func @f(%lo: tensor<f32>, %x: tensor<8x4xf32> {sdy.sharding = #sdy.sharding<@m, [{}, {\"q\"}]>}, %hi: tensor<f32>) -> (tensor<8x4xf32> {sdy.sharding = #sdy.sharding<@m, [{\"p\"}, {}]>}) {\n"
+      "  %0 = stablehlo.clamp %lo, %x, %hi {sdy.sharding = #sdy.sharding_per_value<[<@m, [{\"p\"}, {}]>]>} : (tensor<f32>, tensor<8x4xf32>, tensor<f32>) -> tensor<8x4xf32>\n"
+      "  return %0 : tensor<8x4xf32>\n}\n", "sdy-insert-explicit-reshards", FULL);
+  static const char *const want[] = {
+      "%0 = stablehlo.clamp %arg0, %arg1, %arg2 {sdy.sharding = #sdy.sharding_per_value<[<@m, [{}, {\"q\"}]>]>}",
+      "%1 = sdy.reshard %0 <@m, [{\"p\"}, {}]> : tensor<8x4xf32>", "return %1", NULL};
+  et_has_in_order(out, want);
+  et_lacks(out, "sdy.reshard %arg1");
+  free(out);
+}
+END_TEST
+
+START_TEST(result_keeping_a_sub_axis_unreduced_all_reduces_the_rest_of_it) {
+  /* The reduced dim is on ["q", "p"]; the result keeps "q":(1)2 unreduced: the all-reduce
+   * covers the rest of "q" and all of "p". */
+  char *out = et_run(MESH
+      "func.func @f(%x: tensor<4x16xf32> {sdy.sharding = #sdy.sharding<@m, [{}, {\"q\", \"p\"}]>}) -> (tensor<4xf32> {sdy.sharding = #sdy.sharding<@m, [{}], unreduced={\"q\":(1)2}>}) {\n"
+      "  %0 = stablehlo.constant dense<0.000000e+00> : tensor<f32>\n"
+      "  %1 = stablehlo.reduce(%x init: %0) applies stablehlo.add across dimensions = [1] {sdy.sharding = #sdy.sharding_per_value<[<@m, [{}], unreduced={\"q\":(1)2}>]>} : (tensor<4x16xf32>, tensor<f32>) -> tensor<4xf32>\n"
+      "  return %1 : tensor<4xf32>\n}\n", "sdy-insert-explicit-reshards", FULL);
+  static const char *const want[] = {
+      "%0 = stablehlo.reduce(%arg0 init: %cst)",
+      "%1 = sdy.all_reduce {\"p\", \"q\":(2)2} %0 out_sharding=<@m, [{}], unreduced={\"q\":(1)2}> : tensor<4xf32>",
+      "return %1", NULL};
+  et_has_in_order(out, want);
+  free(out);
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("explicit_reshards");
   TCase *tc = tcase_create("full");
   tcase_add_test(tc, compatible_op_is_left_alone);
+  tcase_add_test(tc, tensors_sharded_exactly_alike_outweigh_a_shared_prefix);
+  tcase_add_test(tc, full_tie_goes_to_the_later_mesh_axis);
+  tcase_add_test(tc, pass_through_factor_beats_contraction_on_a_tie);
+  tcase_add_test(tc, full_tie_between_factors_goes_to_the_later_factor);
+  tcase_add_test(tc, one_need_replication_list_moves_to_the_batch_dim);
+  tcase_add_test(tc, moved_sub_axes_of_one_axis_merge_into_it);
+  tcase_add_test(tc, scalar_operands_leave_a_unary_choice);
+  tcase_add_test(tc, result_keeping_a_sub_axis_unreduced_all_reduces_the_rest_of_it);
+  tcase_add_test(tc, result_without_sharding_still_gets_the_all_reduce);
+  tcase_add_test(tc, unary_tie_goes_to_the_tensor_without_sharded_permutation_dims);
   tcase_add_test(tc, binary_op_takes_the_majority_and_reshards_the_rest);
   tcase_add_test(tc, sharded_contraction_gets_all_reduce_then_result_reshard);
   tcase_add_test(tc, need_replication_axes_move_to_a_batch_dimension);
@@ -188,6 +378,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, op_on_meshes_differing_only_in_device_order_runs_on_the_majority_mesh);
   tcase_add_test(tc, unary_op_prefers_the_tensor_that_shards_no_permutation_dim);
   tcase_add_test(tc, scalar_operands_do_not_keep_need_replication_axes_from_moving);
+  tcase_add_test(tc, scalar_operands_leave_an_op_unary);
   suite_add_tcase(s, tc);
   return s;
 }

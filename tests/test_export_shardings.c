@@ -88,14 +88,76 @@ START_TEST(unreduced_axes_a_user_drops_get_all_reduced_and_call_operands_reshard
       "    return %arg0 : tensor<8x16xf32>\n"
       "  }\n"
       "  func.func @main(%arg0: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"a\"}, {\"b\", \"c\"}]>}, %arg1: tensor<8x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"b\", \"c\"}, {}]>}) -> (tensor<8x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"a\"}, {}]>}, tensor<8x16xf32>) {\n"
-      "    %0 = stablehlo.dot_general %arg0, %arg1, contracting_dims = [1] x [0] {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{\"a\"}, {}], unreduced={\"b\", \"c\"}>]>} : (tensor<8x8xf32>, tensor<8x16xf32>) -> tensor<8x16xf32>\n"
-      "    %1 = sdy.all_reduce {\"b\"} %0 out_sharding=<@mesh, [{\"a\"}, {}], unreduced={\"c\"}> : tensor<8x16xf32>\n"
-      "    %2 = sdy.reshard %1 <@mesh, [{\"a\"}, {}], unreduced={\"c\"}> : tensor<8x16xf32>\n"
-      "    %3 = stablehlo.add %2, %2 {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{\"a\"}, {}], unreduced={\"c\"}>]>} : tensor<8x16xf32>\n"
-      "    %4 = sdy.reshard %arg1 <@mesh, [{\"a\"}, {}]> : tensor<8x16xf32>\n"
-      "    %5 = call @g(%4) : (tensor<8x16xf32>) -> tensor<8x16xf32>\n"
-      "    %6 = sdy.all_reduce {\"c\"} %3 out_sharding=<@mesh, [{\"a\"}, {}]> : tensor<8x16xf32>\n"
+      "    %0 = sdy.reshard %arg1 <@mesh, [{\"a\"}, {}]> : tensor<8x16xf32>\n"
+      "    %1 = stablehlo.dot_general %arg0, %arg1, contracting_dims = [1] x [0] {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{\"a\"}, {}], unreduced={\"b\", \"c\"}>]>} : (tensor<8x8xf32>, tensor<8x16xf32>) -> tensor<8x16xf32>\n"
+      "    %2 = sdy.all_reduce {\"b\"} %1 out_sharding=<@mesh, [{\"a\"}, {}], unreduced={\"c\"}> : tensor<8x16xf32>\n"
+      "    %3 = sdy.reshard %2 <@mesh, [{\"a\"}, {}], unreduced={\"c\"}> : tensor<8x16xf32>\n"
+      "    %4 = stablehlo.add %3, %3 {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{\"a\"}, {}], unreduced={\"c\"}>]>} : tensor<8x16xf32>\n"
+      "    %5 = call @g(%0) : (tensor<8x16xf32>) -> tensor<8x16xf32>\n"
+      "    %6 = sdy.all_reduce {\"c\"} %4 out_sharding=<@mesh, [{\"a\"}, {}]> : tensor<8x16xf32>\n"
       "    return %6, %5 : tensor<8x16xf32>, tensor<8x16xf32>\n"
+      "  }\n"
+      "}\n";
+  pt_expect1(in, sp_export_insert_explicit_reshards, want);
+}
+END_TEST
+
+START_TEST(call_operand_reshards_follow_the_operand_definition) {
+  /* Each call operand's reshard goes right after the value's definition (the block start for
+   * an argument), so the later call's reshard ends up first. */
+  const char *in =
+      "sdy.mesh @mesh = <[\"a\"=2, \"b\"=4]>\n"
+      "func.func private @g(%arg0: tensor<16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"a\"}]>}) -> tensor<16xf32> {\n"
+      "  return %arg0 : tensor<16xf32>\n"
+      "}\n"
+      "func.func private @h(%arg0: tensor<16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"b\"}]>}) -> tensor<16xf32> {\n"
+      "  return %arg0 : tensor<16xf32>\n"
+      "}\n"
+      "func.func @main(%arg0: tensor<16xf32>) -> (tensor<16xf32>, tensor<16xf32>, tensor<16xf32>) {\n"
+      "  %0 = stablehlo.negate %arg0 : tensor<16xf32>\n"
+      "  %1 = call @g(%arg0) : (tensor<16xf32>) -> tensor<16xf32>\n"
+      "  %2 = call @h(%arg0) : (tensor<16xf32>) -> tensor<16xf32>\n"
+      "  %3 = call @h(%0) : (tensor<16xf32>) -> tensor<16xf32>\n"
+      "  return %1, %2, %3 : tensor<16xf32>, tensor<16xf32>, tensor<16xf32>\n"
+      "}\n";
+  const char *want =
+      "module {\n"
+      "  sdy.mesh @mesh = <[\"a\"=2, \"b\"=4]>\n"
+      "  func.func private @g(%arg0: tensor<16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"a\"}]>}) -> tensor<16xf32> {\n"
+      "    return %arg0 : tensor<16xf32>\n"
+      "  }\n"
+      "  func.func private @h(%arg0: tensor<16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"b\"}]>}) -> tensor<16xf32> {\n"
+      "    return %arg0 : tensor<16xf32>\n"
+      "  }\n"
+      "  func.func @main(%arg0: tensor<16xf32>) -> (tensor<16xf32>, tensor<16xf32>, tensor<16xf32>) {\n"
+      "    %0 = sdy.reshard %arg0 <@mesh, [{\"b\"}]> : tensor<16xf32>\n"
+      "    %1 = sdy.reshard %arg0 <@mesh, [{\"a\"}]> : tensor<16xf32>\n"
+      "    %2 = stablehlo.negate %arg0 : tensor<16xf32>\n"
+      "    %3 = sdy.reshard %2 <@mesh, [{\"b\"}]> : tensor<16xf32>\n"
+      "    %4 = call @g(%1) : (tensor<16xf32>) -> tensor<16xf32>\n"
+      "    %5 = call @h(%0) : (tensor<16xf32>) -> tensor<16xf32>\n"
+      "    %6 = call @h(%3) : (tensor<16xf32>) -> tensor<16xf32>\n"
+      "    return %4, %5, %6 : tensor<16xf32>, tensor<16xf32>, tensor<16xf32>\n"
+      "  }\n"
+      "}\n";
+  pt_expect1(in, sp_export_insert_explicit_reshards, want);
+}
+END_TEST
+
+START_TEST(use_keeping_a_sub_axis_unreduced_all_reduces_the_rest_of_the_axis) {
+  /* The returned value is unreduced over all of "b"; the function result keeps "b":(1)2:
+   * only "b":(2)2 is all-reduced. */
+  const char *in =
+      "sdy.mesh @mesh = <[\"a\"=2, \"b\"=4]>\n"
+      "func.func @main(%arg0: tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"a\"}], unreduced={\"b\"}>}) -> (tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"a\"}], unreduced={\"b\":(1)2}>}) {\n"
+      "  return %arg0 : tensor<8xf32>\n"
+      "}\n";
+  const char *want =
+      "module {\n"
+      "  sdy.mesh @mesh = <[\"a\"=2, \"b\"=4]>\n"
+      "  func.func @main(%arg0: tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"a\"}], unreduced={\"b\"}>}) -> (tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"a\"}], unreduced={\"b\":(1)2}>}) {\n"
+      "    %0 = sdy.all_reduce {\"b\":(2)2} %arg0 out_sharding=<@mesh, [{\"a\"}], unreduced={\"b\":(1)2}> : tensor<8xf32>\n"
+      "    return %0 : tensor<8xf32>\n"
       "  }\n"
       "}\n";
   pt_expect1(in, sp_export_insert_explicit_reshards, want);
@@ -185,6 +247,8 @@ static Suite *export_shardings_suite(void) {
   suite_add_tcase(s, tc);
   tc = tcase_create("reshards");
   tcase_add_test(tc, unreduced_axes_a_user_drops_get_all_reduced_and_call_operands_resharded);
+  tcase_add_test(tc, call_operand_reshards_follow_the_operand_definition);
+  tcase_add_test(tc, use_keeping_a_sub_axis_unreduced_all_reduces_the_rest_of_the_axis);
   tcase_add_test(tc, partial_sums_a_result_does_not_keep_unreduced_are_reduced_after_the_op);
   tcase_add_test(tc, canonicalizer_erases_dead_pure_ops_and_empty_all_reduces);
   suite_add_tcase(s, tc);

@@ -10,6 +10,7 @@
 #include "propagation/data_flow_edges.h"
 #include "propagation/func_calls.h"
 #include "propagation/mesh_import.h"
+#include "propagation/propagate.h"
 #include "test_support.h"
 
 /* foo calls bar; main calls foo, then bar with its own result sharding. */
@@ -51,6 +52,25 @@ START_TEST(calls_without_shardings_take_the_callee_result_shardings) {
       "  }\n"
       "}\n";
   pt_expect1(CALL_GRAPH_MODULE, sp_func_calls_shardings_to_calls, want);
+}
+END_TEST
+
+/* @bar is called from @foo and from main, and main's call of @bar takes @foo's result: a
+ * change reaching @bar's argument walks to @bar's calls' results, to @foo's callers, back to
+ * @bar's argument. Propagating the functions as they are (no import) must end. */
+START_TEST(a_function_called_from_two_places_feeding_each_other_propagates_to_an_end) {
+  sp_module *m = pt_parse(CALL_GRAPH_MODULE);
+  pt_run(m, sp_func_calls_shardings_to_calls);
+  sp_propagate_options o = {0};
+  sp_propagate_stats stats;
+  sp_err err;
+  ck_assert_int_eq(sp_propagate_module(m, &o, &stats, &err), SP_OK);
+  char *text = pt_print(m);
+  ck_assert_msg(strstr(text, "stablehlo.negate %arg0 {sdy.sharding = "
+                             "#sdy.sharding_per_value<[<@mesh, [{\"a\", ?}]>]>}"),
+                "foo's negate did not take its argument's axis:\n%s", text);
+  free(text);
+  sp_module_free(m);
 }
 END_TEST
 
@@ -260,6 +280,7 @@ static Suite *func_calls_suite(void) {
   tcase_add_test(tc, calls_without_shardings_take_the_callee_result_shardings);
   tcase_add_test(tc, each_call_becomes_a_named_computation_with_its_own_body_copy_and_edges);
   tcase_add_test(tc, recursive_call_is_an_error);
+  tcase_add_test(tc, a_function_called_from_two_places_feeding_each_other_propagates_to_an_end);
   tcase_add_test(tc, calls_to_declarations_stay_calls);
   tcase_add_test(tc, functions_move_to_the_end_callers_first);
   suite_add_tcase(s, tc);

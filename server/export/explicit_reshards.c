@@ -8,6 +8,8 @@
 #include <string.h>
 
 #include "export/data_flow_reshards.h"
+#include "export/factor_dependencies.h"
+#include "export/manual_reshards.h"
 #include "export/reshard_op.h"
 #include "export/single_device.h"
 #include "export/unreduced_reshards.h"
@@ -42,7 +44,7 @@ static bool skipped_kind(const sp_op *op) {
 typedef struct candidate {
   int factor;
   sp_ft_axes axes;
-  int64_t weight;   /* element count of the tensors that have it (or more after it) */
+  int64_t weight;   /* element count of the tensors whose sharding of the factor is exactly it */
   int64_t devices;  /* product of the axes' sizes */
   bool alive;
 } candidate;
@@ -66,8 +68,8 @@ static int add_candidate(chooser *ch, int f, const sp_ft_axes *axes) {
   return sp_ft_axes_assign(ch->a, &c->axes, axes);
 }
 
-/* Recomputes weights: a tensor counts for a candidate when its cell starts with the
- * candidate's axes. */
+/* Recomputes weights: a tensor counts for a candidate when its cell holds exactly the
+ * candidate's axes (a tensor sharded further along the factor would be resharded too). */
 static void weigh(chooser *ch) {
   const sp_factor_table *t = ch->t;
   for (int i = 0; i < ch->n; i++) {
@@ -76,16 +78,43 @@ static void weigh(chooser *ch) {
     c->devices = sp_ft_axes_product(t->mesh, &c->axes);
     for (int r = 0; r < sp_factor_table_nrows(t); r++) {
       const sp_ft_cell *cell = &t->rows[r].cells[c->factor];
-      if (cell->present && sp_ft_axes_is_prefix(t->mesh, &c->axes, &cell->axes))
+      if (cell->present && sp_ft_axes_equal(&c->axes, &cell->axes))
         c->weight += ch->sizes[r];
     }
   }
 }
 
-static bool better(const candidate *x, const candidate *y) {
+/* The order of axes lists on a full tie: the longer list, then axis by axis the later mesh
+ * axis, the later or larger part of it. */
+static bool axes_after(const sp_ft_axes *x, const sp_ft_axes *y) {
+  if (x->n != y->n) return x->n > y->n;
+  for (int i = 0; i < x->n; i++) {
+    sp_ft_axis a = x->v[i], b = y->v[i];
+    if (a.axis != b.axis) return a.axis > b.axis;
+    if (a.pre != b.pre) return a.pre > b.pre;
+    if (a.size != b.size) return a.size > b.size;
+  }
+  return false;
+}
+
+/* Precedence of a factor's kind on a tie of weights: pass-through first, then
+ * need-replication, reduction, permutation. */
+static int kind_rank(sp_factor_kind k) {
+  switch (k) {
+    case SP_FACTOR_PASS_THROUGH: return 3;
+    case SP_FACTOR_NEED_REPLICATION: return 2;
+    case SP_FACTOR_REDUCTION: return 1;
+    default: return 0;
+  }
+}
+
+static bool better(const sp_factor_table *t, const candidate *x, const candidate *y) {
   if (x->weight != y->weight) return x->weight > y->weight;
+  int kx = kind_rank(t->rule->factors[x->factor].kind), ky = kind_rank(t->rule->factors[y->factor].kind);
+  if (kx != ky) return kx > ky;
   if (x->devices != y->devices) return x->devices > y->devices;
-  return x->factor < y->factor;
+  if (x->factor != y->factor) return x->factor > y->factor;
+  return axes_after(&x->axes, &y->axes);
 }
 
 static bool overlaps(const sp_mesh *m, sp_ft_axis a, sp_ft_axis b) {
@@ -117,46 +146,72 @@ static bool overlaps_any(const sp_mesh *m, sp_ft_axis a, const sp_ft_axes *l) {
   return false;
 }
 
-static int row_rank(const sp_factor_table *t, int r) {
-  return r < t->noperands ? t->rule->operands[r].rank : t->rule->results[r - t->noperands].rank;
+/* The rule's tensor of row `r` (operands, then results). */
+static const sp_rule_tensor *rule_tensor(const sp_rule *rule, int r) {
+  return r < rule->noperands ? &rule->operands[r] : &rule->results[r - rule->noperands];
 }
 
-/* Every tensor of rank > 0 maps factor f (scalars, such as dynamic_slice's start indices, have
- * no factors). */
+/* Whether every non-scalar tensor of the op maps factor `f` (scalars map no factor). */
 static bool in_every_tensor(const sp_factor_table *t, int f) {
   for (int r = 0; r < sp_factor_table_nrows(t); r++)
-    if (row_rank(t, r) && !t->rows[r].cells[f].present) return false;
+    if (!t->rows[r].cells[f].present && rule_tensor(t->rule, r)->rank) return false;
   return true;
 }
 
-/* Axes the tensors put on need-replication factors that every tensor has, when no factor got
- * them, are appended to the first pass-through factor
- * they still divide (tensor order, then factor order), so that devices are not left idle. */
-static int distribute_unused(sp_arena *a, const sp_factor_table *t, sp_ft_axes *common,
-                             sp_ft_axes *used) {
-  for (int r = 0; r < sp_factor_table_nrows(t); r++)
-    for (int f = 0; f < t->nfactors; f++) {
-      const sp_ft_cell *cell = &t->rows[r].cells[f];
-      if (t->rule->factors[f].kind != SP_FACTOR_NEED_REPLICATION || !in_every_tensor(t, f)) continue;
-      for (int k = 0; cell->present && k < cell->axes.n; k++) {
-        sp_ft_axis x = cell->axes.v[k];
-        if (overlaps_any(t->mesh, x, used)) continue;
-        int64_t xs = sp_ft_axis_size(t->mesh, x);
-        for (int g = 0; g < t->nfactors; g++) {
-          if (t->rule->factors[g].kind != SP_FACTOR_PASS_THROUGH) continue;
-          int64_t have = sp_ft_axes_product(t->mesh, &common[g]);
-          if (t->rule->factors[g].size % (have * xs) != 0) continue;
-          int rc = sp_ft_axes_push(a, &common[g], x);
-          if (!rc) rc = sp_ft_axes_push(a, used, x);
-          if (rc) return rc;
-          break;
-        }
+/* The row whose axes on need-replication factor `f` the op keeps busy: the list the most
+ * elements are sharded by exactly, then the one over more devices, then the first; -1 when no
+ * row shards `f`. */
+static int need_replication_source(const sp_factor_table *t, const int64_t *sizes, int f) {
+  int best = -1;
+  int64_t best_weight = 0, best_devices = 0;
+  for (int r = 0; r < sp_factor_table_nrows(t); r++) {
+    const sp_ft_cell *cell = &t->rows[r].cells[f];
+    if (!cell->present || !cell->axes.n) continue;
+    int64_t weight = 0, devices = sp_ft_axes_product(t->mesh, &cell->axes);
+    for (int k = 0; k < sp_factor_table_nrows(t); k++)
+      if (t->rows[k].cells[f].present && sp_ft_axes_equal(&t->rows[k].cells[f].axes, &cell->axes))
+        weight += sizes[k];
+    if (best < 0 || weight > best_weight || (weight == best_weight && devices > best_devices)) {
+      best = r;
+      best_weight = weight;
+      best_devices = devices;
+    }
+  }
+  return best;
+}
+
+/* The axes of one list per need-replication factor that every tensor has (see
+ * need_replication_source), when no factor got them, are appended to the first pass-through
+ * factor they still divide (factor order), merged with a sub-axis they continue, so that
+ * devices are not left idle. */
+static int distribute_unused(sp_arena *a, const sp_factor_table *t, const int64_t *sizes,
+                             sp_ft_axes *common, sp_ft_axes *used) {
+  for (int f = 0; f < t->nfactors; f++) {
+    if (t->rule->factors[f].kind != SP_FACTOR_NEED_REPLICATION || !in_every_tensor(t, f)) continue;
+    int r = need_replication_source(t, sizes, f);
+    if (r < 0) continue;
+    const sp_ft_cell *cell = &t->rows[r].cells[f];
+    for (int k = 0; k < cell->axes.n; k++) {
+      sp_ft_axis x = cell->axes.v[k];
+      if (overlaps_any(t->mesh, x, used)) continue;
+      int64_t xs = sp_ft_axis_size(t->mesh, x);
+      for (int g = 0; g < t->nfactors; g++) {
+        if (t->rule->factors[g].kind != SP_FACTOR_PASS_THROUGH) continue;
+        int64_t have = sp_ft_axes_product(t->mesh, &common[g]);
+        if (t->rule->factors[g].size % (have * xs) != 0) continue;
+        int rc = sp_ft_axes_push_merging(a, t->mesh, &common[g], x);
+        if (!rc) rc = sp_ft_axes_push(a, used, x);
+        if (rc) return rc;
+        break;
       }
     }
+  }
   return SP_OK;
 }
 
-/* Greedy choice of one axes list per factor into `common` (nfactors lists). */
+/* Greedy choice of one axes list per factor into `common` (nfactors lists): the heaviest
+ * candidate whose factor does not wait on a factor before it in some dimension (see
+ * factor_dependencies.h) wins; the others lose the axes it took. */
 static int choose_greedy(sp_arena *a, const sp_factor_table *t, const int64_t *sizes,
                          sp_ft_axes *common) {
   chooser ch = {a, t, sizes, NULL, 0, 0};
@@ -173,7 +228,9 @@ static int choose_greedy(sp_arena *a, const sp_factor_table *t, const int64_t *s
     weigh(&ch);
     candidate *best = NULL;
     for (int i = 0; i < ch.n; i++)
-      if (ch.c[i].alive && ch.c[i].axes.n && (!best || better(&ch.c[i], best))) best = &ch.c[i];
+      if (ch.c[i].alive && ch.c[i].axes.n && !sp_export_factor_waits(t, common, ch.c[i].factor) &&
+          (!best || better(t, &ch.c[i], best)))
+        best = &ch.c[i];
     if (!best) break;
     if ((rc = sp_ft_axes_assign(a, &common[best->factor], &best->axes))) break;
     for (int k = 0; !rc && k < best->axes.n; k++) rc = sp_ft_axes_push(a, &used, best->axes.v[k]);
@@ -189,35 +246,44 @@ static int choose_greedy(sp_arena *a, const sp_factor_table *t, const int64_t *s
     }
   }
   free(ch.c);
-  if (!rc) rc = distribute_unused(a, t, common, &used);
+  if (!rc) rc = distribute_unused(a, t, sizes, common, &used);
   return rc;
 }
 
-static int64_t row_devices(const sp_factor_table *t, int r) {
+/* Devices row `r` spreads over along its permutation factors (`perm`) or its other factors. */
+static int64_t row_devices(const sp_factor_table *t, int r, bool perm) {
   int64_t p = 1;
   for (int f = 0; f < t->nfactors; f++)
-    if (t->rows[r].cells[f].present) p *= sp_ft_axes_product(t->mesh, &t->rows[r].cells[f].axes);
+    if (t->rows[r].cells[f].present && (t->rule->factors[f].kind == SP_FACTOR_PERMUTATION) == perm)
+      p *= sp_ft_axes_product(t->mesh, &t->rows[r].cells[f].axes);
   return p;
 }
 
-static bool shards_permutation(const sp_factor_table *t, int r) {
-  for (int f = 0; f < t->nfactors; f++)
-    if (t->rule->factors[f].kind == SP_FACTOR_PERMUTATION && t->rows[r].cells[f].present &&
-        t->rows[r].cells[f].axes.n)
-      return true;
-  return false;
+/* Which of the two tensors of a unary op (rows `pair`) gives its factor shardings to both:
+ * the one sharded over more devices along factors that move no data, then the one with fewer
+ * devices on permutation factors (they would have to move data), then the first. */
+static int unary_pick(const sp_factor_table *t, const int pair[2]) {
+  int64_t d0 = row_devices(t, pair[0], false), d1 = row_devices(t, pair[1], false);
+  if (d0 != d1) return d1 > d0 ? pair[1] : pair[0];
+  return row_devices(t, pair[1], true) < row_devices(t, pair[0], true) ? pair[1] : pair[0];
 }
 
-/* The special case of one operand and one result (see the header). */
-static bool unary_case(const sp_factor_table *t) {
-  if (t->noperands != 1 || t->nresults != 1) return false;
-  for (int f = 0; f < t->nfactors; f++)
-    if (t->rule->factors[f].kind == SP_FACTOR_NEED_REPLICATION) return false;
+/* The special case of exactly two non-scalar tensors (see the header): their rows go to
+ * `pair`; false when the op is not such a case. */
+static bool unary_case(const sp_factor_table *t, int pair[2]) {
   const sp_rule *rule = t->rule;
-  for (int d = 0; d < rule->operands[0].rank; d++)
-    if (rule->operands[0].dims[d].nfactors != 1) return false;
-  for (int d = 0; d < rule->results[0].rank; d++)
-    if (rule->results[0].dims[d].nfactors != 1) return false;
+  int n = 0;
+  for (int r = 0; r < sp_factor_table_nrows(t); r++) {
+    const sp_rule_tensor *tensor = rule_tensor(rule, r);
+    if (!tensor->rank) continue;
+    if (n == 2) return false;
+    pair[n++] = r;
+    for (int d = 0; d < tensor->rank; d++)
+      if (tensor->dims[d].nfactors != 1) return false;
+  }
+  if (n != 2) return false;
+  for (int f = 0; f < t->nfactors; f++)
+    if (rule->factors[f].kind == SP_FACTOR_NEED_REPLICATION) return false;
   return true;
 }
 
@@ -250,12 +316,9 @@ static int row_sharding(sp_module *m, sp_arena *scratch, const sp_factor_table *
   return SP_OK;
 }
 
-
-
 static bool has_axes(const sp_sharding *s) {
   return s && !sp_sharding_is_unsharded(s);
 }
-
 
 /* Whether `want` makes more axes unreduced than `have` has (a value without sharding is left
  * alone, as Shardy does). */
@@ -329,9 +392,57 @@ static const sp_sharding *op_mesh_ref(const sp_module *m, const sp_op *op, bool 
   return ref;
 }
 
+/* `x` minus the part of it `u` covers: up to two pieces (the major part before `u`, the minor
+ * part after it) into `out`; returns how many. */
+static int axis_minus(const sp_mesh *mesh, sp_ft_axis x, sp_ft_axis u, sp_ft_axis out[2]) {
+  if (x.axis != u.axis) {
+    out[0] = x;
+    return 1;
+  }
+  int64_t xlo = sp_ft_axis_pre(x), xhi = xlo * sp_ft_axis_size(mesh, x);
+  int64_t ulo = sp_ft_axis_pre(u), uhi = ulo * sp_ft_axis_size(mesh, u);
+  int64_t lo = xlo > ulo ? xlo : ulo, hi = xhi < uhi ? xhi : uhi;
+  if (lo >= hi) {
+    out[0] = x;
+    return 1;
+  }
+  int n = 0;
+  if (lo > xlo) out[n++] = sp_ft_axis_make(mesh, x.axis, xlo, lo / xlo);
+  if (hi < xhi) out[n++] = sp_ft_axis_make(mesh, x.axis, hi, xhi / hi);
+  return n;
+}
+
+/* The reduction axes `red` without the parts `s` keeps unreduced into `*out` (`*n` of them,
+ * in `a`). */
+static int reduction_axes_left(sp_arena *a, const sp_mesh *mesh, const sp_axis_ref *red, int nred,
+                               const sp_sharding *s, sp_axis_ref **out, int *n) {
+  int nu = s ? s->nunreduced : 0, cap = nred * (nu + 1) + 1;
+  sp_ft_axis *cur = sp_arena_alloc(a, (size_t)cap * sizeof *cur);
+  sp_ft_axis *next = sp_arena_alloc(a, (size_t)cap * sizeof *next);
+  *out = sp_arena_alloc(a, (size_t)cap * sizeof **out);
+  if (!cur || !next || !*out) return SP_ENOMEM;
+  int nc = 0;
+  for (int k = 0; k < nred; k++)
+    if (sp_ft_axis_from_ref(mesh, &red[k], &cur[nc]) == SP_OK) nc++;
+  for (int u = 0; u < nu; u++) {
+    sp_ft_axis ua;
+    if (sp_ft_axis_from_ref(mesh, &s->unreduced[u], &ua) != SP_OK) continue;
+    int nn = 0;
+    for (int k = 0; k < nc && nn + 2 <= cap; k++) nn += axis_minus(mesh, cur[k], ua, &next[nn]);
+    sp_ft_axis *t = cur;
+    cur = next;
+    next = t;
+    nc = nn;
+  }
+  for (int k = 0; k < nc; k++) (*out)[k] = sp_ft_axis_ref(mesh, cur[k]);
+  *n = nc;
+  return SP_OK;
+}
+
 static int reconcile(sp_module *m, sp_arena *scratch, sp_op *op, sp_err *err) {
   if (op->kind == SP_OP_FUNC_RETURN) return reshard_returns(m, op, err);
   if (sp_export_is_data_flow_op(op)) return sp_export_data_flow_reshards(m, op, err);
+  if (op->kind == SP_OP_SDY_MANUAL_COMPUTATION) return sp_export_manual_computation_reshards(m, op, err);
   if (skipped_kind(op)) return SP_OK;
   bool *other = sp_arena_calloc(scratch, (size_t)(op->noperands + op->nresults) + 1, sizeof *other);
   if (!other) return sp_err_set(err, SP_ENOMEM, "out of memory inserting explicit reshards");
@@ -345,7 +456,7 @@ static int reconcile(sp_module *m, sp_arena *scratch, sp_op *op, sp_err *err) {
   sp_sharding **in = sp_arena_calloc(scratch, (size_t)op->noperands + 1, sizeof *in);
   sp_sharding **outs = sp_arena_calloc(scratch, (size_t)op->nresults + 1, sizeof *outs);
   if (!in || !outs) return sp_err_set(err, SP_ENOMEM, "out of memory inserting explicit reshards");
-  for (int i = 0; i < op->noperands; i++) in[i] = op->operands[i].value->sharding;
+  for (int i = 0; i < op->noperands; i++) in[i] = sp_export_local_sharding(m, op->operands[i].value);
   for (int i = 0; i < op->nresults; i++) outs[i] = op->results[i].sharding;
   sp_factor_table *t = NULL;
   if (sp_factor_table_build(scratch, rule, mesh, in, outs, &t, NULL) != SP_OK) return SP_OK;
@@ -376,10 +487,9 @@ static int reconcile(sp_module *m, sp_arena *scratch, sp_op *op, sp_err *err) {
   }
   if (!compatible) {
     for (int f = 0; f < t->nfactors; f++) common[f].n = 0;
-    if (unary_case(t)) {
-      /* The tensor that shards no permutation factor, else the one on more devices. */
-      bool perm0 = shards_permutation(t, 0), perm1 = shards_permutation(t, 1);
-      int pick = perm0 != perm1 ? (perm0 ? 1 : 0) : row_devices(t, 1) > row_devices(t, 0) ? 1 : 0;
+    int pair[2];
+    if (unary_case(t, pair)) {
+      int pick = unary_pick(t, pair);
       for (int f = 0; f < t->nfactors; f++)
         if (t->rows[pick].cells[f].present &&
             (rc = sp_ft_axes_assign(scratch, &common[f], &t->rows[pick].cells[f].axes)))
@@ -387,6 +497,7 @@ static int reconcile(sp_module *m, sp_arena *scratch, sp_op *op, sp_err *err) {
     } else if ((rc = choose_greedy(scratch, t, sizes, common))) {
       return sp_err_set(err, rc, "out of memory inserting explicit reshards");
     }
+    sp_export_drop_dependent_factor_axes(t, common);
   }
   /* Operands. */
   for (int i = 0; i < op->noperands; i++) {
@@ -416,18 +527,17 @@ static int reconcile(sp_module *m, sp_arena *scratch, sp_op *op, sp_err *err) {
     sp_sharding *orig = res->sharding;
     bool differs = !row_matches(t, r, common) || other[r];
     sp_sharding *s = orig;
-    if (differs && (rc = row_sharding(m, scratch, t, r, common, orig, mesh_ref, &s, err))) return rc;
-    if (!orig && !differs) continue;
-    res->sharding = s;
-    /* All-reduce the reduction axes the result does not keep unreduced. */
+    /* A result without a sharding still gets the all-reduce of sharded reduction axes. */
+    bool rebuilt = differs || (!orig && nred);
+    if (rebuilt && (rc = row_sharding(m, scratch, t, r, common, orig, mesh_ref, &s, err))) return rc;
+    if (!orig && !rebuilt) continue;
+    if (orig || differs) res->sharding = s;
+    /* All-reduce the reduction axes (or the parts of them) the result does not keep
+     * unreduced. */
     int n = 0;
-    sp_axis_ref *axes = nred ? sp_arena_alloc(m->arena, (size_t)nred * sizeof *axes) : NULL;
-    for (int k = 0; k < nred; k++) {
-      bool kept = false;
-      for (int u = 0; s && u < s->nunreduced; u++)
-        kept |= sp_axis_contains(&s->unreduced[u], &red[k], sp_mesh_axis_size(mesh, red[k].name));
-      if (!kept) axes[n++] = red[k];
-    }
+    sp_axis_ref *axes = NULL;
+    if (nred && (rc = reduction_axes_left(m->arena, mesh, red, nred, s, &axes, &n)))
+      return sp_err_set(err, rc, "out of memory inserting explicit reshards");
     sp_value *last = res;
     sp_op *ar = NULL, *rs = NULL;
     if (n) {

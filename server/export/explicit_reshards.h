@@ -9,21 +9,28 @@
  *   1. the op's shardings are projected onto its factors (propagation/factor_projection.h);
  *   2. when the tensors already agree on every factor (no tensor shards a need-replication
  *      factor) nothing changes; otherwise one list of axes per factor is chosen:
- *        - an op with one operand and one result, no need-replication factor and one factor
- *          per dimension takes the sharding of the one that shards no permutation factor
- *          when only one does, else of whichever shards more devices (the operand on a tie);
+ *        - an op with exactly two non-scalar tensors, no need-replication factor and one
+ *          factor per dimension takes the factor shardings of whichever of the two shards
+ *          more devices along non-permutation factors (then the one with fewer devices on
+ *          permutation factors, then the first);
  *        - otherwise greedily: every (factor, axes) a tensor has is a candidate weighted by
- *          the element count of the tensors that have it (as it is, or with more axes after
- *          it); the heaviest (then the one sharding more devices, then the lower factor) is
- *          taken, candidates of the same factor are dropped and the others are cut before the
- *          first axis the chosen one uses; need-replication factors get no axes, and the
- *          axes tensors had on a need-replication factor all non-scalar tensors share move to the first
- *          pass-through factor whose size they still divide;
+ *          the element count of the tensors that have exactly it; the heaviest (then by kind:
+ *          pass-through, need-replication, reduction, permutation; then the one sharding more
+ *          devices; then the later factor; then the longer list / later mesh axis) among the
+ *          factors that do not wait on a not fully sharded factor before them in some
+ *          dimension (export/factor_dependencies.h) is taken, candidates of the same factor
+ *          are dropped and the others are cut before the first axis the chosen one uses;
+ *          need-replication factors get no axes, and per need-replication factor all tensors
+ *          share, the list most elements have (then over more devices) moves to the first
+ *          pass-through factors whose size it still divides (sub-axes merged);
+ *        - then factors after a factor left not fully sharded in some dimension lose their
+ *          axes (no strided views);
  *   3. an operand whose sharding differs from the chosen one gets `sdy.reshard` to it right
  *      before the op; a result that differs takes the chosen sharding and is resharded back
  *      to its own right after the op;
  *   4. the axes chosen for reduction factors, unless the result keeps them unreduced, are
- *      all-reduced right after the op (before the result reshard).
+ *      all-reduced right after the op (before the result reshard), also for a result that
+ *      has no sharding (the all-reduce's is replicated then).
  * The unreduced-operand all-reduces and call reshards of the default mode run as well
  * (propagation/export_shardings.h). Returned values are resharded to the function's result
  * shardings. Last, reshards that make axes unreduced are lowered (unreduced_reshards.h).

@@ -291,6 +291,12 @@ void sp_op_insert_after(sp_op *anchor, sp_op *op) {
   sp_op_insert_before(anchor->next, op);
 }
 
+void sp_op_insert_after_value(sp_value *v, sp_op *op) {
+  if (v->def) sp_op_insert_after(v->def, op);
+  else if (v->block->first) sp_op_insert_before(v->block->first, op);
+  else sp_block_append(v->block, op);
+}
+
 void sp_op_unlink(sp_op *op) {
   sp_block *b = op->block;
   if (!b) return;

@@ -239,6 +239,8 @@ void sp_op_set_operand(sp_op *op, int i, sp_value *v);
 void sp_block_append(sp_block *b, sp_op *op);
 void sp_op_insert_before(sp_op *anchor, sp_op *op);
 void sp_op_insert_after(sp_op *anchor, sp_op *op);
+/* Right after the op defining `v`, or at the start of its block for a block argument. */
+void sp_op_insert_after_value(sp_value *v, sp_op *op);
 /* Detaches from its block (operands stay in use). */
 void sp_op_unlink(sp_op *op);
 /* Detaches and drops every operand use of the op and of the ops nested in it. The results

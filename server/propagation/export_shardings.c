@@ -184,7 +184,8 @@ static bool covers_axis(const sp_mesh *mesh, const sp_axis_ref *v, int n, const 
 }
 
 /* The sharding whose unreduced axes the user `user` keeps for its operand `i`, for the users
- * that name it themselves (reshard/constraint, return, call); NULL otherwise. *skip: the user
+ * that name it themselves (reshard/constraint, return, call, manual computation); NULL
+ * otherwise. *skip: the user
  * never needs an all-reduce in front of it (collectives, groups, edges, region terminators). */
 static const sp_sharding *unreduced_target(const sp_module *m, const sp_op *user, int i,
                                            bool *skip) {
@@ -207,11 +208,23 @@ static const sp_sharding *unreduced_target(const sp_module *m, const sp_op *user
         return NULL;
       return fn->regions[0].blocks[0]->args[i]->sharding;
     }
+    case SP_OP_SDY_MANUAL_COMPUTATION: {
+      const sp_attr *in = sp_op_attr(user, "in_shardings");
+      if (!in || in->kind != SP_ATTR_SHARDINGS || i >= in->u.shardings.n) return NULL;
+      return in->u.shardings.v[i];
+    }
+    case SP_OP_SDY_RETURN: {
+      /* A manual computation's body gives back what its out_sharding lists unreduced. */
+      sp_op *mc = sp_op_parent(user);
+      if (mc && mc->kind == SP_OP_SDY_MANUAL_COMPUTATION && i < mc->nresults)
+        return mc->results[i].sharding;
+      *skip = true;
+      return NULL;
+    }
     case SP_OP_SDY_ALL_REDUCE:
     case SP_OP_SDY_SHARDING_GROUP:
     case SP_OP_SDY_DATA_FLOW_EDGE:
     case SP_OP_RETURN:
-    case SP_OP_SDY_RETURN:
       *skip = true;
       return NULL;
     default:
@@ -236,10 +249,48 @@ static bool uses_result_unreduced(const sp_op *user) {
     case SP_OP_SDY_SHARDING_CONSTRAINT:
     case SP_OP_FUNC_RETURN:
     case SP_OP_FUNC_CALL:
+    case SP_OP_SDY_MANUAL_COMPUTATION:
+    case SP_OP_SDY_RETURN:
       return false;
     default:
       return true;
   }
+}
+
+/* Splits unreduced axis `r` into the parts `target` keeps unreduced (appended to keep) and
+ * the rest (appended to reduce). Target axes do not overlap one another, so each one splits
+ * at most one remaining part (into the pieces before and after it). */
+static int split_by_unreduced(sp_arena *a, const sp_mesh *mesh, const sp_axis_ref *r,
+                              const sp_sharding *target, sp_axis_ref *keep, int *nkeep,
+                              sp_axis_ref *reduce, int *nreduce) {
+  int64_t n = sp_mesh_axis_size(mesh, r->name);
+  size_t cap = (size_t)target->nunreduced + 2;
+  sp_axis_ref *cur = sp_arena_alloc(a, cap * sizeof *cur);
+  sp_axis_ref *next = sp_arena_alloc(a, cap * sizeof *next);
+  if (!cur || !next) return SP_ENOMEM;
+  int nc = 0;
+  cur[nc++] = *r;
+  for (int u = 0; u < target->nunreduced; u++) {
+    const sp_axis_ref *t = &target->unreduced[u];
+    int nn = 0;
+    for (int k = 0; k < nc; k++) {
+      sp_axis_ref p = cur[k], part, before, after;
+      if (!sp_axis_same_name(&p, t) || !sp_axis_overlaps(&p, t, n) ||
+          !sp_axis_overlap_part(&p, t, n, &part)) {
+        next[nn++] = p;
+        continue;
+      }
+      keep[(*nkeep)++] = part;
+      if (sp_axis_prefix_without_overlap(&p, t, n, &before)) next[nn++] = before;
+      if (sp_axis_suffix_without_overlap(&p, t, n, &after)) next[nn++] = after;
+    }
+    sp_axis_ref *swap = cur;
+    cur = next;
+    next = swap;
+    nc = nn;
+  }
+  for (int k = 0; k < nc; k++) reduce[(*nreduce)++] = cur[k];
+  return SP_OK;
 }
 
 static int insert_all_reduce(sp_module *m, sp_op *user, int i) {
@@ -248,19 +299,28 @@ static int insert_all_reduce(sp_module *m, sp_op *user, int i) {
   bool skip;
   const sp_sharding *target = unreduced_target(m, user, i, &skip);
   if (skip) return SP_OK;
-  sp_axis_ref *reduce = sp_arena_alloc(m->arena, (size_t)s->nunreduced * sizeof *reduce);
-  sp_axis_ref *keep = sp_arena_alloc(m->arena, (size_t)s->nunreduced * sizeof *keep);
+  int nt = target ? target->nunreduced : 0, cap = s->nunreduced * (2 * nt + 2) + 1;
+  sp_axis_ref *reduce = sp_arena_alloc(m->arena, (size_t)cap * sizeof *reduce);
+  sp_axis_ref *keep = sp_arena_alloc(m->arena, (size_t)cap * sizeof *keep);
   if (!reduce || !keep) return SP_ENOMEM;
   int nreduce = 0, nkeep = 0;
+  const sp_mesh *mesh = sp_sharding_mesh(m, s);
   for (int k = 0; k < s->nunreduced; k++) {
     const sp_axis_ref *r = &s->unreduced[k];
-    bool kept = uses_result_unreduced(user)
-                    ? kept_by_results(user, r)
-                    : target && covers_axis(sp_sharding_mesh(m, s), target->unreduced,
-                                            target->nunreduced, r);
-    if (kept) keep[nkeep++] = *r;
-    else reduce[nreduce++] = *r;
+    if (uses_result_unreduced(user)) {
+      if (kept_by_results(user, r)) keep[nkeep++] = *r;
+      else reduce[nreduce++] = *r;
+    } else if (target && covers_axis(mesh, target->unreduced, target->nunreduced, r)) {
+      keep[nkeep++] = *r;
+    } else if (target && mesh) {
+      int rc = split_by_unreduced(m->arena, mesh, r, target, keep, &nkeep, reduce, &nreduce);
+      if (rc) return rc;
+    } else {
+      reduce[nreduce++] = *r;
+    }
   }
+  if (nkeep > 1) sp_sharding_sort_axes(keep, nkeep, mesh);
+  if (nreduce > 1) sp_sharding_sort_axes(reduce, nreduce, mesh);
   if (!nreduce) return SP_OK;
   sp_sharding *out = sp_sharding_copy(m->arena, s);
   sp_op *ar = out ? sp_op_create(m->arena, "sdy.all_reduce", 1, &v, 1, &v->type, 0) : NULL;
@@ -297,7 +357,7 @@ static int reshard_call_operands(sp_module *m, sp_op *call) {
     if (!r) return SP_ENOMEM;
     r->loc = call->loc;
     r->results[0].sharding = want;
-    sp_op_insert_before(call, r);
+    sp_op_insert_after_value(v, r); /* where Shardy places a call operand's reshard */
     sp_op_set_operand(call, i, &r->results[0]);
   }
   return SP_OK;

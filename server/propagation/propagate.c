@@ -213,6 +213,7 @@ static void push(driver *d, sp_op *op) {
 }
 
 static void push_users(driver *d, const sp_value *v);
+static void push_users_across(driver *d, const sp_value *v);
 
 /* Pushes what a use of a changed value affects (see propagate.h). */
 static void push_use(driver *d, const sp_use *u) {
@@ -241,7 +242,7 @@ static void push_use(driver *d, const sp_use *u) {
     case SP_OP_FUNC_CALL: {
       sp_op *g = callee_of(d->m, user);
       if (g && g->nregions && g->regions[0].nblocks && k < g->regions[0].blocks[0]->nargs)
-        push_users(d, g->regions[0].blocks[0]->args[k]);
+        push_users_across(d, g->regions[0].blocks[0]->args[k]);
       push(d, user);
       return;
     }
@@ -249,7 +250,7 @@ static void push_use(driver *d, const sp_use *u) {
       sp_op *g = sp_op_parent(user);
       int gi = g && d->has_calls ? op_number(d, g) : -1;
       for (int c = gi >= 0 ? d->first_call[gi] : -1; c >= 0; c = d->next_call[c])
-        if (k < d->ops[c]->nresults) push_users(d, &d->ops[c]->results[k]);
+        if (k < d->ops[c]->nresults) push_users_across(d, &d->ops[c]->results[k]);
       push(d, g);
       return;
     }
@@ -275,9 +276,20 @@ static void push_users(driver *d, const sp_value *v) {
   for (const sp_use *u = v->uses; u; u = u->next) push_use(d, u);
 }
 
+/* push_users for a value reached through a call or a function's return: once per
+ * notification. Out of memory, the walk stops there rather than risk an endless one. */
+static void push_users_across(driver *d, const sp_value *v) {
+  bool inserted;
+  sp_ptr_map_slot *slot = sp_ptr_map_slot_of(&d->crossed, v, d->notification, &inserted);
+  if (!slot || (!inserted && slot->val == d->notification)) return;
+  slot->val = d->notification;
+  push_users(d, v);
+}
+
 /* Pushes the ops next to a slot value whose sharding changed, then syncs its group. */
 static int notify(driver *d, sp_value *v) {
   d->stats->updates++;
+  d->notification++;
   /* (i) an edge's other targets: a while's body and condition arguments. */
   if (v->def && v->def->kind == SP_OP_SDY_DATA_FLOW_EDGE && v->def->noperands == 1) {
     sp_value *owner = v->def->operands[0].value;
@@ -471,6 +483,7 @@ static void driver_free(driver *d) {
   if (d->groups) free(d->groups[0].members);
   free(d->groups);
   sp_ptr_map_free(&d->groupmap);
+  sp_ptr_map_free(&d->crossed);
   free(d->group_ops);
   sp_arena_free(d->scratch);
 }

@@ -88,6 +88,11 @@ struct sp_propagate_session {
   bool has_calls;
   int *first_call;
   int *next_call;
+  /* Values whose users one notification reached across a call boundary (value -> the
+   * notification's number): a function called from two places whose results feed each
+   * other's calls would otherwise be walked forever. */
+  sp_ptr_map crossed;
+  intptr_t notification;
   /* Sharding groups: slot value -> group number. */
   int ngroups;
   group *groups;

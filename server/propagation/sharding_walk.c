@@ -157,13 +157,9 @@ bool sp_sharding_same_axes(const sp_sharding *x, const sp_sharding *y) {
     const sp_sharding *s = x ? x : y;
     return !s || (sp_sharding_is_unsharded(s) && s->nunreduced == 0);
   }
-  if (x->rank != y->rank || x->nunreduced != y->nunreduced) return false;
+  if (x->nunreduced != y->nunreduced) return false;
   if ((x->mesh_name && y->mesh_name && strcmp(x->mesh_name, y->mesh_name) != 0)) return false;
-  for (int d = 0; d < x->rank; d++) {
-    if (x->dims[d].naxes != y->dims[d].naxes) return false;
-    for (int k = 0; k < x->dims[d].naxes; k++)
-      if (!sp_axis_ref_equal(&x->dims[d].axes[k], &y->dims[d].axes[k])) return false;
-  }
+  if (!sp_sharding_same_dim_axes(x, y)) return false;
   for (int k = 0; k < x->nunreduced; k++)
     if (!sp_axis_ref_equal(&x->unreduced[k], &y->unreduced[k])) return false;
   return true;

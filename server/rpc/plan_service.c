@@ -615,19 +615,14 @@ static void run_job(void *arg) {
     if (!old) {
       stored_ok = (rc = store_plan(j, plan, resp, bytes, n, &err)) == SP_OK;
       if (!stored_ok) {
-        /* The plan is still the answer (the search's work is not thrown away); the cache
-         * just does not keep it, and the answer says so in a warning naming the cache's
-         * error. */
-        sp__svc_log(s, NULL, "Plan", j->key, "store", SP_RPC_INTERNAL, err.msg);
-        char **ws = sp_arena_realloc(a, resp->warnings, resp->n_warnings * sizeof *ws,
-                                     (resp->n_warnings + 1) * sizeof *ws);
-        char *text = sp_arena_printf(a, "plan cache: this plan was not stored: %s", err.msg);
-        if (ws && text) {
-          ws[resp->n_warnings++] = text;
-          resp->warnings = ws;
-        }
+        /* A plan the cache does not keep is not acknowledged: its key would lead nowhere,
+         * and the next rank of the same job could get a different plan (a deadline-cut
+         * search is not repeatable). The callers get the cache's error and may retry. */
+        status = sp__svc_status_of(rc);
+        snprintf(msg, sizeof msg, "the plan could not be stored: %s", err.msg);
+        goto answer;
       }
-      if (!resp->provisional && stored_ok) {
+      if (!resp->provisional) {
         sp_store_plan mine = {.plan = bytes, .plan_len = n, .status = sp_rpc_status_word(resp)};
         snprintf(mine.key, sizeof mine.key, "%s", j->key);
         /* The creator's exact bytes answer with the creator's labels: remember them. */
