@@ -3,8 +3,9 @@
  * (internal to server/mlir).
  *
  * reader.c owns the core: the module, generic ops, regions, blocks, SSA names; type_reader.c
- * parses types; attr_reader.c attributes (sdy, stablehlo structured, and everything else as
- * normalised verbatim text); format_*.c the custom ("pretty") syntax of each op.
+ * parses types; attr_*.c attributes (attr_reader.c entries and dictionaries, attr_sdy.c sdy,
+ * attr_stablehlo.c stablehlo structured, attr_text.c everything else as normalised verbatim
+ * text); format_*.c the custom ("pretty") syntax of each op.
  *
  * Error style: every helper returns SP_OK or a negative sp_status; the first error is recorded
  * in p->err as "file:line:col: message" (later errors never overwrite it) and parsing unwinds.
@@ -110,7 +111,7 @@ int sp__mlir_parse_same_or_function_type(sp__mlir_parser *p, int nin, sp__mlir_t
 /* Does the current token start a type? */
 bool sp__mlir_at_type(const sp__mlir_parser *p);
 
-/* ---- attributes (attr_reader.c) ---- */
+/* ---- attributes (attr_reader.c, attr_sdy.c, attr_text.c, attr_stablehlo.c) ---- */
 
 /* An optional `{name = value, ...}` dictionary; entries are added to `dst` (structured when
  * the schema for `kind` says so, see attr_schema.h). `props` marks a `<{...}>` dictionary. */

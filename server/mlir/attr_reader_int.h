@@ -1,0 +1,24 @@
+/*
+ * attr_reader_int.h - helpers shared by the files of the attribute reader (internal to
+ * server/mlir): attr_reader.c (entries, dictionaries), attr_text.c (normalised text),
+ * attr_stablehlo.c (structured StableHLO), attr_sdy.c (sdy attributes; uses only reader.h).
+ *
+ * Same error style and memory rules as reader.h: SP_OK or a negative sp_status, the first error
+ * recorded in p->err, results in the module's arena.
+ */
+#ifndef SP_MLIR_ATTR_READER_INT_H
+#define SP_MLIR_ATTR_READER_INT_H
+
+#include "ir/ir.h"
+#include "mlir/attr_schema.h"
+#include "mlir/reader.h"
+
+/* The element type of a typed value: "f32" for tensor<2xf32> or f32 (NULL otherwise). */
+const char *sp__mlir_elem_of(const sp_type *t);
+/* An attribute-dictionary key: bare identifier or string, interned into *out. */
+int sp__mlir_attr_key(sp__mlir_parser *p, const char **out);
+/* Decodes `name` of an op per its schema entry `s` into `dst` (attr_stablehlo.c). */
+int sp__mlir_decode_structured(sp__mlir_parser *p, const sp__mlir_attr_schema *s, const char *name,
+                               sp_attrs *dst);
+
+#endif /* SP_MLIR_ATTR_READER_INT_H */
