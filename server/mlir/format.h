@@ -4,7 +4,7 @@
  *
  * The table maps an op kind to the pair that reads and writes its custom assembly form, so the
  * two directions of one syntax live side by side (format_builtin.c: module, func;
- * format_sdy.c: the sdy dialect; format_sdy_collectives.c: its collectives; format_stablehlo.c: StableHLO). Kinds without an entry are
+ * format_sdy.c: the sdy dialect; format_sdy_collectives.c: its collectives; format_stablehlo*.c: StableHLO). Kinds without an entry are
  * read with the permissive fallback syntax and printed in MLIR's generic form.
  *
  * A printer returns false, having written nothing, when the op does not have the shape its

@@ -1,20 +1,25 @@
 /*
- * format_stablehlo.c - custom syntax of StableHLO ops (see format.h).
+ * format_stablehlo.c - custom syntax of StableHLO ops (see format.h): the table of pieces, its
+ * interpreter, and the StableHLO format table.
  *
  * Most StableHLO custom forms are a fixed sequence of pieces (operands, keyword clauses such as
  * `, dims = [...]`, the attribute dictionary, a type signature). Those are described by a small
  * table of pieces that one interpreter both parses and prints, so the two directions cannot
- * drift apart. The irregular ones (dot_general, convolution, reduce, while, custom_call,
- * constant) have their own functions below.
+ * drift apart. The irregular ones have their own files: dot_general and convolution in
+ * format_stablehlo_dot_conv.c, custom_call, reduce and while in format_stablehlo_region.c;
+ * constant and return share format_builtin.c's helpers. The piece helpers they reuse are
+ * declared in format_stablehlo_int.h.
  *
  * Ops printed in generic form by MLIR itself (case, if, gather, scatter, sort, reduce_window,
- * collectives, ...) have no entry here.
+ * collectives, ...) have no entry here. Memory: parsed pieces go into the module's arena
+ * through the reader helpers; printing only appends to the writer's buffer.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "ir/sp_limits.h"
 #include "mlir/format.h"
+#include "mlir/format_stablehlo_int.h"
 #include "mlir/spelling.h"
 
 /* ------------------------------------------------------------------ pieces */
@@ -164,7 +169,7 @@ static const piece *desc_for(sp_op_kind kind) {
 /* ------------------------------------------------------------------ parsing pieces */
 
 /* Consumes the tokens of literal text `s` (",", "=", "[", "]", ":", words). */
-static int parse_literal(sp__mlir_parser *p, const char *s, const char *op) {
+int sp__mlir_parse_literal(sp__mlir_parser *p, const char *s, const char *op) {
   while (*s) {
     if (*s == ' ') {
       s++;
@@ -203,10 +208,10 @@ static int parse_literal(sp__mlir_parser *p, const char *s, const char *op) {
 }
 
 /* Does literal `s` start at the current token? (`, lower` : a comma then the word) */
-static bool literal_ahead(sp__mlir_parser *p, const char *s) {
+bool sp__mlir_literal_ahead(sp__mlir_parser *p, const char *s) {
   sp__mlir_lexer saved = p->lx;
   p->trial++;
-  int rc = parse_literal(p, s, "optional clause");
+  int rc = sp__mlir_parse_literal(p, s, "optional clause");
   p->trial--;
   p->lx = saved;
   return rc == SP_OK;
@@ -217,15 +222,15 @@ static int set_bool(sp__mlir_parser *p, sp_attrs *dst, const char *name, bool v)
   return sp__mlir_set_attr(p, dst, &at);
 }
 
-static int set_text(sp__mlir_parser *p, sp_attrs *dst, const char *name, const char *s) {
+int sp__mlir_set_text(sp__mlir_parser *p, sp_attrs *dst, const char *name, const char *s) {
   sp_attr at = {.name = name, .kind = SP_ATTR_TEXT, .u.s = s};
   return sp__mlir_set_attr(p, dst, &at);
 }
 
 /* `, precision = [DEFAULT, HIGH]` -> precision_config = [#stablehlo<precision DEFAULT>, ...] */
-static int parse_precision(sp__mlir_parser *p, sp_attrs *attrs) {
-  if (!literal_ahead(p, ", precision")) return SP_OK;
-  int rc = parse_literal(p, ", precision = [", "precision");
+int sp__mlir_parse_precision(sp__mlir_parser *p, sp_attrs *attrs) {
+  if (!sp__mlir_literal_ahead(p, ", precision")) return SP_OK;
+  int rc = sp__mlir_parse_literal(p, ", precision = [", "precision");
   if (rc) return rc;
   sp_strbuf sb = SP_STRBUF_INIT;
   sp_strbuf_putc(&sb, '[');
@@ -244,7 +249,7 @@ static int parse_precision(sp__mlir_parser *p, sp_attrs *attrs) {
   sp_strbuf_free(&sb);
   if (rc) return rc;
   if (!s) return sp__mlir_oom(p);
-  return set_text(p, attrs, "precision_config", s);
+  return sp__mlir_set_text(p, attrs, "precision_config", s);
 }
 
 /* [0:4, 1:8:2] */
@@ -318,7 +323,7 @@ static int parse_pieces(sp__mlir_parser *p, const sp__mlir_op_header *h, const p
     switch (pc->k) {
       case F_OPERANDS:
       case F_OPERANDS_RAW: rc = sp__mlir_parse_operand_list(p, &vals); break;
-      case F_LIT: rc = parse_literal(p, pc->s, h->name); break;
+      case F_LIT: rc = sp__mlir_parse_literal(p, pc->s, h->name); break;
       case F_INTS: {
         sp_ints v;
         if (!(rc = sp__mlir_parse_int_list(p, &v, h->name))) rc = sp__mlir_set_ints(p, &attrs, pc->s, v);
@@ -422,13 +427,13 @@ static int parse_pieces(sp__mlir_parser *p, const sp__mlir_op_header *h, const p
         typed_operands = true;
         break;
       }
-      case F_PRECISION: rc = parse_precision(p, &attrs); break;
+      case F_PRECISION: rc = sp__mlir_parse_precision(p, &attrs); break;
       case F_EXPMANT: rc = parse_expmant(p, &attrs); break;
       case F_SLICE_RANGES: rc = parse_slice_ranges(p, &attrs); break;
       case F_OPT: {
         /* The group is present iff its first literal is ahead. */
         const piece *first = pc + 1;
-        if (first->k == F_LIT && literal_ahead(p, first->s)) break;
+        if (first->k == F_LIT && sp__mlir_literal_ahead(p, first->s)) break;
         while (pc->k != F_OPT_END) pc++;
         break;
       }
@@ -469,7 +474,7 @@ static const char *keyword_of(const sp_op *op, const char *name, const char *pre
 }
 
 /* Precision names of a precision_config text, as "DEFAULT, HIGH"; false if not that shape. */
-static bool precision_names(const char *s, sp_strbuf *out) {
+bool sp__mlir_precision_names(const char *s, sp_strbuf *out) {
   static const char pre[] = "#stablehlo<precision ";
   if (!s || *s++ != '[') return false;
   for (bool first = true; *s != ']'; first = false) {
@@ -546,7 +551,7 @@ static bool pieces_apply(const sp_op *op, const piece *pc, const char **elided, 
       case F_PRECISION: {
         sp_strbuf sb = SP_STRBUF_INIT;
         const char *s = sp_op_get_str(op, "precision_config");
-        if (s && precision_names(s, &sb)) name = "precision_config";
+        if (s && sp__mlir_precision_names(s, &sb)) name = "precision_config";
         sp_strbuf_free(&sb);
         break;
       }
@@ -579,7 +584,7 @@ static bool pieces_apply(const sp_op *op, const piece *pc, const char **elided, 
   return true;
 }
 
-static void print_int_list(sp__mlir_writer *w, const sp_ints *v) {
+void sp__mlir_print_int_list(sp__mlir_writer *w, const sp_ints *v) {
   sp__mlir_w_putc(w, '[');
   sp__mlir_put_ints(w->out, v->v, v->n);
   sp__mlir_w_putc(w, ']');
@@ -597,7 +602,7 @@ static bool print_pieces(sp__mlir_writer *w, const sp_op *op, const piece *pc) {
       case F_INTS: {
         sp_ints v;
         sp_op_get_ints(op, pc->s, &v);
-        print_int_list(w, &v);
+        sp__mlir_print_int_list(w, &v);
         break;
       }
       case F_INT: {
@@ -658,7 +663,7 @@ static bool print_pieces(sp__mlir_writer *w, const sp_op *op, const piece *pc) {
       }
       case F_PRECISION: {
         sp_strbuf sb = SP_STRBUF_INIT;
-        if (precision_names(sp_op_get_str(op, "precision_config"), &sb)) {
+        if (sp__mlir_precision_names(sp_op_get_str(op, "precision_config"), &sb)) {
           sp__mlir_w_puts(w, ", precision = [");
           sp__mlir_w_puts(w, sp_strbuf_str(&sb));
           sp__mlir_w_putc(w, ']');
@@ -700,532 +705,6 @@ static bool print_pieces(sp__mlir_writer *w, const sp_op *op, const piece *pc) {
 static bool print_desc(sp__mlir_writer *w, const sp_op *op) {
   const piece *pc = desc_for(op->kind);
   return pc && print_pieces(w, op, pc);
-}
-
-/* ------------------------------------------------------------------ dot_general */
-
-static int parse_dims_pair(sp__mlir_parser *p, const char *a, const char *b, sp_attrs *attrs,
-                           const char *ctx) {
-  sp_ints l, r;
-  int rc;
-  if ((rc = sp__mlir_expect(p, SP_TOK_EQUAL, ctx)) || (rc = sp__mlir_parse_int_list(p, &l, ctx)) ||
-      (rc = sp__mlir_expect_word(p, "x", ctx)) || (rc = sp__mlir_parse_int_list(p, &r, ctx)) ||
-      (rc = sp__mlir_set_ints(p, attrs, a, l)) || (rc = sp__mlir_set_ints(p, attrs, b, r)))
-    return rc;
-  return SP_OK;
-}
-
-static int parse_dot_general(sp__mlir_parser *p, const sp__mlir_op_header *h, sp_op **out) {
-  sp__mlir_values vals = {0};
-  sp_attrs attrs = {0};
-  sp_ints none = {0, NULL};
-  int rc;
-  if ((rc = sp__mlir_parse_operand_list(p, &vals)) ||
-      (rc = sp__mlir_set_ints(p, &attrs, "lhs_batching_dimensions", none)) ||
-      (rc = sp__mlir_set_ints(p, &attrs, "rhs_batching_dimensions", none)) ||
-      (rc = sp__mlir_expect(p, SP_TOK_COMMA, h->name)))
-    return rc;
-  if (sp__mlir_accept_word(p, "batching_dims")) {
-    if ((rc = parse_dims_pair(p, "lhs_batching_dimensions", "rhs_batching_dimensions", &attrs,
-                              "batching_dims")) ||
-        (rc = sp__mlir_expect(p, SP_TOK_COMMA, h->name)))
-      return rc;
-  }
-  if ((rc = sp__mlir_expect_word(p, "contracting_dims", h->name)) ||
-      (rc = parse_dims_pair(p, "lhs_contracting_dimensions", "rhs_contracting_dimensions", &attrs,
-                            "contracting_dims")) ||
-      (rc = parse_precision(p, &attrs)))
-    return rc;
-  if (literal_ahead(p, ", algorithm")) {
-    sp_strbuf sb = SP_STRBUF_INIT;
-    if ((rc = parse_literal(p, ", algorithm =", h->name))) return rc;
-    rc = sp__mlir_parse_attr_text(p, &sb, false, NULL);
-    const char *s = rc ? NULL : sp_arena_printf(p->a, "#stablehlo.dot_algorithm%s", sp_strbuf_str(&sb));
-    sp_strbuf_free(&sb);
-    if (rc) return rc;
-    if (!s) return sp__mlir_oom(p);
-    if ((rc = set_text(p, &attrs, "algorithm", s))) return rc;
-  }
-  return sp__mlir_finish_op(p, h, &vals, 0, NULL, &attrs, out);
-}
-
-static bool print_dot_general(sp__mlir_writer *w, const sp_op *op) {
-  sp_ints lb, rb, lc, rc;
-  if (op->noperands != 2 || op->nresults != 1 || op->nregions ||
-      !sp_op_get_ints(op, "lhs_batching_dimensions", &lb) ||
-      !sp_op_get_ints(op, "rhs_batching_dimensions", &rb) ||
-      !sp_op_get_ints(op, "lhs_contracting_dimensions", &lc) ||
-      !sp_op_get_ints(op, "rhs_contracting_dimensions", &rc))
-    return false;
-  sp_strbuf prec = SP_STRBUF_INIT;
-  bool has_prec = precision_names(sp_op_get_str(op, "precision_config"), &prec);
-  const char *elided[] = {"lhs_batching_dimensions", "rhs_batching_dimensions",
-                          "lhs_contracting_dimensions", "rhs_contracting_dimensions",
-                          "dot_dimension_numbers", has_prec ? "precision_config" : NULL, NULL};
-  sp__mlir_w_op_name(w, op);
-  sp__mlir_w_operands_lead(w, op);
-  sp__mlir_w_puts(w, ", ");
-  if (lb.n || rb.n) {
-    sp__mlir_w_puts(w, "batching_dims = ");
-    print_int_list(w, &lb);
-    sp__mlir_w_puts(w, " x ");
-    print_int_list(w, &rb);
-    sp__mlir_w_puts(w, ", ");
-  }
-  sp__mlir_w_puts(w, "contracting_dims = ");
-  print_int_list(w, &lc);
-  sp__mlir_w_puts(w, " x ");
-  print_int_list(w, &rc);
-  if (has_prec) {
-    sp__mlir_w_puts(w, ", precision = [");
-    sp__mlir_w_puts(w, sp_strbuf_str(&prec));
-    sp__mlir_w_putc(w, ']');
-  }
-  sp_strbuf_free(&prec);
-  sp__mlir_w_attr_dict(w, op, elided, false);
-  sp__mlir_w_puts(w, " : ");
-  sp__mlir_w_function_type(w, op);
-  return true;
-}
-
-/* ------------------------------------------------------------------ convolution */
-
-/* pad = [[0, 1], [0, 1]] */
-static int parse_pad_pairs(sp__mlir_parser *p, sp_attrs *attrs) {
-  int rc = sp__mlir_expect(p, SP_TOK_LSQUARE, "window padding");
-  if (rc) return rc;
-  int64_t v[2 * SP_MAX_RANK];
-  int n = 0;
-  if (p->lx.tok.kind != SP_TOK_RSQUARE) {
-    for (;;) {
-      if (n == 2 * SP_MAX_RANK) return sp__mlir_error_code(p, SP_ELIMIT, NULL, "too many padding pairs");
-      if ((rc = sp__mlir_expect(p, SP_TOK_LSQUARE, "window padding")) ||
-          (rc = sp__mlir_parse_int(p, &v[n], "window padding")) ||
-          (rc = sp__mlir_expect(p, SP_TOK_COMMA, "window padding")) ||
-          (rc = sp__mlir_parse_int(p, &v[n + 1], "window padding")) ||
-          (rc = sp__mlir_expect(p, SP_TOK_RSQUARE, "window padding")))
-        return rc;
-      n += 2;
-      if (!sp__mlir_accept(p, SP_TOK_COMMA)) break;
-    }
-  }
-  if ((rc = sp__mlir_expect(p, SP_TOK_RSQUARE, "window padding"))) return rc;
-  sp_ints ints = {n, n ? sp_arena_alloc(p->a, (size_t)n * sizeof(int64_t)) : NULL};
-  if (n && !ints.v) return sp__mlir_oom(p);
-  if (n) memcpy(ints.v, v, (size_t)n * sizeof *v);
-  return sp__mlir_set_ints(p, attrs, "padding", ints);
-}
-
-/* reverse = [0, 1] or [false, true] -> window_reversal = array<i1: false, true> */
-static int parse_reversal(sp__mlir_parser *p, sp_attrs *attrs) {
-  int rc = sp__mlir_expect(p, SP_TOK_LSQUARE, "window reversal");
-  if (rc) return rc;
-  sp_strbuf sb = SP_STRBUF_INIT;
-  sp_strbuf_puts(&sb, "array<i1");
-  for (int i = 0; p->lx.tok.kind != SP_TOK_RSQUARE; i++) {
-    if (i && (rc = sp__mlir_expect(p, SP_TOK_COMMA, "window reversal"))) break;
-    bool v;
-    const sp__mlir_token *t = &p->lx.tok;
-    if (sp__mlir_tok_is(t, "true") || sp__mlir_tok_is(t, "1")) v = true;
-    else if (sp__mlir_tok_is(t, "false") || sp__mlir_tok_is(t, "0")) v = false;
-    else {
-      rc = sp__mlir_error(p, NULL, "expected 0, 1, true or false in window reversal");
-      break;
-    }
-    sp_strbuf_puts(&sb, i ? ", " : ": ");
-    sp_strbuf_puts(&sb, v ? "true" : "false");
-    sp__mlir_next(p);
-  }
-  sp_strbuf_putc(&sb, '>');
-  if (!rc) rc = sp__mlir_expect(p, SP_TOK_RSQUARE, "window reversal");
-  const char *s = rc ? NULL : sp_arena_strdup(p->a, sp_strbuf_str(&sb));
-  sp_strbuf_free(&sb);
-  if (rc) return rc;
-  return s ? set_text(p, attrs, "window_reversal", s) : sp__mlir_oom(p);
-}
-
-static int parse_convolution(sp__mlir_parser *p, const sp__mlir_op_header *h, sp_op **out) {
-  sp__mlir_values vals = {0};
-  sp_attrs attrs = {0};
-  int rc;
-  if ((rc = sp__mlir_expect(p, SP_TOK_LPAREN, h->name)) ||
-      (rc = sp__mlir_parse_operand_list(p, &vals)) ||
-      (rc = sp__mlir_expect(p, SP_TOK_RPAREN, h->name)) ||
-      (rc = parse_literal(p, "dim_numbers =", h->name)) ||
-      (rc = sp__mlir_parse_conv_dims(p, &attrs)) ||
-      (rc = parse_literal(p, ", window = {", h->name)))
-    return rc;
-  if (p->lx.tok.kind != SP_TOK_RBRACE) {
-    for (;;) {
-      sp_ints v;
-      if (sp__mlir_accept_word(p, "stride")) {
-        if ((rc = sp__mlir_expect(p, SP_TOK_EQUAL, "window")) ||
-            (rc = sp__mlir_parse_int_list(p, &v, "window")) ||
-            (rc = sp__mlir_set_ints(p, &attrs, "window_strides", v)))
-          return rc;
-      } else if (sp__mlir_accept_word(p, "pad")) {
-        if ((rc = sp__mlir_expect(p, SP_TOK_EQUAL, "window")) || (rc = parse_pad_pairs(p, &attrs)))
-          return rc;
-      } else if (sp__mlir_accept_word(p, "lhs_dilate")) {
-        if ((rc = sp__mlir_expect(p, SP_TOK_EQUAL, "window")) ||
-            (rc = sp__mlir_parse_int_list(p, &v, "window")) ||
-            (rc = sp__mlir_set_ints(p, &attrs, "lhs_dilation", v)))
-          return rc;
-      } else if (sp__mlir_accept_word(p, "rhs_dilate")) {
-        if ((rc = sp__mlir_expect(p, SP_TOK_EQUAL, "window")) ||
-            (rc = sp__mlir_parse_int_list(p, &v, "window")) ||
-            (rc = sp__mlir_set_ints(p, &attrs, "rhs_dilation", v)))
-          return rc;
-      } else if (sp__mlir_accept_word(p, "reverse")) {
-        if ((rc = sp__mlir_expect(p, SP_TOK_EQUAL, "window")) || (rc = parse_reversal(p, &attrs)))
-          return rc;
-      } else {
-        return sp__mlir_error(p, NULL, "expected stride, pad, lhs_dilate, rhs_dilate or reverse in window");
-      }
-      if (!sp__mlir_accept(p, SP_TOK_COMMA)) break;
-    }
-  }
-  if ((rc = sp__mlir_expect(p, SP_TOK_RBRACE, "window")))
-    return rc;
-  return sp__mlir_finish_op(p, h, &vals, 0, NULL, &attrs, out);
-}
-
-static bool print_convolution(sp__mlir_writer *w, const sp_op *op) {
-  int64_t x;
-  if (op->noperands != 2 || op->nresults != 1 || op->nregions ||
-      !sp_op_get_int(op, "input_batch_dimension", &x))
-    return false;
-  static const char *const elided[] = {
-      "dimension_numbers", "input_batch_dimension", "input_feature_dimension",
-      "input_spatial_dimensions", "kernel_input_feature_dimension",
-      "kernel_output_feature_dimension", "kernel_spatial_dimensions", "output_batch_dimension",
-      "output_feature_dimension", "output_spatial_dimensions", "window_strides", "padding",
-      "lhs_dilation", "rhs_dilation", "window_reversal", NULL};
-  sp__mlir_w_op_name(w, op);
-  sp__mlir_w_putc(w, '(');
-  sp__mlir_w_operands(w, op, 0, op->noperands);
-  sp__mlir_w_puts(w, ") dim_numbers = ");
-  sp__mlir_w_conv_dims(w, op);
-  sp__mlir_w_puts(w, ", window = {");
-  bool first = true;
-  static const struct { const char *attr, *label; } lists[] = {
-      {"window_strides", "stride"}, {"padding", "pad"}, {"lhs_dilation", "lhs_dilate"},
-      {"rhs_dilation", "rhs_dilate"}};
-  for (size_t i = 0; i < sizeof lists / sizeof lists[0]; i++) {
-    sp_ints v;
-    if (!sp_op_get_ints(op, lists[i].attr, &v)) continue;
-    sp_strbuf_printf(w->out, "%s%s = ", first ? "" : ", ", lists[i].label);
-    first = false;
-    if (strcmp(lists[i].attr, "padding") == 0) {
-      sp__mlir_w_putc(w, '[');
-      for (int k = 0; k + 1 < v.n; k += 2)
-        sp_strbuf_printf(w->out, "%s[%lld, %lld]", k ? ", " : "", (long long)v.v[k], (long long)v.v[k + 1]);
-      sp__mlir_w_putc(w, ']');
-    } else {
-      print_int_list(w, &v);
-    }
-  }
-  const char *rev = sp_op_get_str(op, "window_reversal");
-  if (rev && strncmp(rev, "array<i1", 8) == 0) {
-    sp_strbuf_printf(w->out, "%sreverse = [", first ? "" : ", ");
-    const char *s = rev + 8;
-    for (bool f = true; (s = strpbrk(s, "tf")); f = false) {
-      sp__mlir_w_puts(w, f ? "" : ", ");
-      sp__mlir_w_putc(w, *s == 't' ? '1' : '0');
-      s += *s == 't' ? 4 : 5;
-    }
-    sp__mlir_w_putc(w, ']');
-  }
-  sp__mlir_w_putc(w, '}');
-  sp__mlir_w_attr_dict(w, op, elided, false);
-  sp__mlir_w_puts(w, " : ");
-  sp__mlir_w_function_type(w, op);
-  return true;
-}
-
-/* ------------------------------------------------------------------ custom_call */
-
-static int parse_custom_call(sp__mlir_parser *p, const sp__mlir_op_header *h, sp_op **out) {
-  sp__mlir_values vals = {0};
-  sp_attrs attrs = {0};
-  int rc;
-  sp_attr target = {.name = "call_target_name", .kind = SP_ATTR_STR};
-  if (p->lx.tok.kind != SP_TOK_AT)
-    return sp__mlir_error(p, NULL, "expected call target '@name' in %s", h->name);
-  if ((rc = sp__mlir_parse_symbol(p, &target.u.s)) ||
-      (rc = sp__mlir_set_attr(p, &attrs, &target)) ||
-      (rc = sp__mlir_expect(p, SP_TOK_LPAREN, h->name)) ||
-      (rc = sp__mlir_parse_operand_list(p, &vals)) ||
-      (rc = sp__mlir_expect(p, SP_TOK_RPAREN, h->name)))
-    return rc;
-  return sp__mlir_finish_op(p, h, &vals, 0, NULL, &attrs, out);
-}
-
-static bool print_custom_call(sp__mlir_writer *w, const sp_op *op) {
-  sp_attr *target = sp_op_attr(op, "call_target_name");
-  if (!target || target->kind != SP_ATTR_STR || op->nregions) return false;
-  static const char *const elided[] = {"call_target_name", NULL};
-  sp__mlir_w_op_name(w, op);
-  sp__mlir_w_putc(w, ' ');
-  sp__mlir_put_symbol(w->out, target->u.s);
-  sp__mlir_w_putc(w, '(');
-  sp__mlir_w_operands(w, op, 0, op->noperands);
-  sp__mlir_w_putc(w, ')');
-  sp__mlir_w_attr_dict(w, op, elided, false);
-  sp__mlir_w_puts(w, " : ");
-  sp__mlir_w_function_type(w, op);
-  return true;
-}
-
-/* ------------------------------------------------------------------ reduce */
-
-/* The scalar type tensor<elem> of a tensor type. */
-static sp_type *scalar_of(sp__mlir_parser *p, const sp_type *t) {
-  if (!t || t->kind != SP_TYPE_TENSOR) return NULL;
-  return sp_type_tensor(p->a, 0, NULL, t->elem);
-}
-
-/* Builds the body of `applies <op>`: ^bb0(%a: tensor<e>, %b: tensor<e>): %r = op %a, %b; return */
-static int build_applies_body(sp__mlir_parser *p, const sp__mlir_token *name_tok, const char *opname,
-                              const sp_type *input, sp_region **out) {
-  sp_region *r = sp_arena_calloc(p->a, 1, sizeof *r);
-  sp_block *b = r ? sp_region_add_block(p->a, r) : NULL;
-  sp_type *s0 = scalar_of(p, input), *s1 = scalar_of(p, input), *s2 = scalar_of(p, input);
-  if (!r || !b || !s0 || !s1 || !s2) return sp__mlir_oom(p);
-  sp_value *a0 = sp_block_add_arg(p->a, b, s0), *a1 = sp_block_add_arg(p->a, b, s1);
-  if (!a0 || !a1) return sp__mlir_oom(p);
-  sp_value *ops[2] = {a0, a1};
-  if ((p->nops += 2) > SP_MAX_OPS) return sp__mlir_error_code(p, SP_ELIMIT, name_tok, "more than SP_MAX_OPS ops");
-  sp_op *inner = sp_op_create(p->a, opname, 2, ops, 1, &s2, 0);
-  if (!inner) return sp__mlir_oom(p);
-  sp_value *res = &inner->results[0];
-  sp_op *ret = sp_op_create(p->a, "stablehlo.return", 1, &res, 0, NULL, 0);
-  if (!ret) return sp__mlir_oom(p);
-  inner->loc = ret->loc = (sp_loc){p->first_line + name_tok->line - 1, name_tok->col};
-  sp_block_append(b, inner);
-  sp_block_append(b, ret);
-  *out = r;
-  return SP_OK;
-}
-
-static int parse_reduce(sp__mlir_parser *p, const sp__mlir_op_header *h, sp_op **out) {
-  sp__mlir_values inputs = {0}, inits = {0};
-  sp__mlir_types ins = {0}, outs = {0};
-  sp_attrs attrs = {0};
-  sp_region *body = NULL;
-  int rc;
-  /* (%in init: %init), (%in init: %init) */
-  for (;;) {
-    sp_value *a, *b;
-    if ((rc = sp__mlir_expect(p, SP_TOK_LPAREN, h->name)) || (rc = sp__mlir_parse_operand(p, &a)) ||
-        (rc = sp__mlir_expect_word(p, "init", h->name)) || (rc = sp__mlir_expect(p, SP_TOK_COLON, h->name)) ||
-        (rc = sp__mlir_parse_operand(p, &b)) || (rc = sp__mlir_expect(p, SP_TOK_RPAREN, h->name)) ||
-        (rc = sp__mlir_values_push(p, &inputs, a)) || (rc = sp__mlir_values_push(p, &inits, b)))
-      return rc;
-    if (!sp__mlir_accept(p, SP_TOK_COMMA)) break;
-  }
-  const char *applies = NULL;
-  sp__mlir_token applies_tok;
-  if (sp__mlir_accept_word(p, "applies")) {
-    applies_tok = p->lx.tok;
-    if (applies_tok.kind != SP_TOK_BARE || !sp__mlir_valid_op_name(applies_tok.p, applies_tok.n))
-      return sp__mlir_error(p, NULL, "expected op name after 'applies'");
-    applies = sp__mlir_intern(p, applies_tok.p, applies_tok.n);
-    if (!applies) return sp__mlir_oom(p);
-    sp_op_kind k = sp_op_kind_from_name(applies);
-    if (k) applies = sp_op_kind_name(k);
-    sp__mlir_next(p);
-    if (inputs.n != 1)
-      return sp__mlir_error(p, &applies_tok, "'applies' needs exactly one input in %s", h->name);
-  }
-  sp_ints dims;
-  if ((rc = parse_literal(p, "across dimensions =", h->name)) ||
-      (rc = sp__mlir_parse_int_list(p, &dims, h->name)) ||
-      (rc = sp__mlir_set_ints(p, &attrs, "dimensions", dims)) ||
-      (rc = sp__mlir_parse_attr_dict(p, h->kind, &attrs)) ||
-      (rc = sp__mlir_expect(p, SP_TOK_COLON, h->name)) ||
-      (rc = sp__mlir_parse_function_type(p, &ins, &outs)))
-    return rc;
-  sp__mlir_values all = {0};
-  for (int i = 0; i < inputs.n; i++)
-    if ((rc = sp__mlir_values_push(p, &all, inputs.v[i]))) return rc;
-  for (int i = 0; i < inits.n; i++)
-    if ((rc = sp__mlir_values_push(p, &all, inits.v[i]))) return rc;
-  if (ins.n != all.n)
-    return sp__mlir_error(p, &h->name_tok, "'%s' has %d operands but its type lists %d", h->name,
-                          all.n, ins.n);
-  if (applies) {
-    if ((rc = build_applies_body(p, &applies_tok, applies, ins.v[0], &body))) return rc;
-  } else {
-    /* reducer(%a: T, %b: T) (%c: T, %d: T) { ... }: pair i is (arg i, arg N+i). */
-    sp__mlir_args pairs = {0};
-    if ((rc = sp__mlir_expect_word(p, "reducer", h->name))) return rc;
-    while (p->lx.tok.kind == SP_TOK_LPAREN) {
-      sp__mlir_args two = {0};
-      if ((rc = sp__mlir_parse_arg_list(p, &two))) return rc;
-      if (two.n != 2) return sp__mlir_error(p, NULL, "expected two arguments per reducer pair");
-      if ((rc = sp__mlir_args_push(p, &pairs, &two.v[0])) || (rc = sp__mlir_args_push(p, &pairs, &two.v[1])))
-        return rc;
-    }
-    if (pairs.n != 2 * inputs.n)
-      return sp__mlir_error(p, NULL, "expected %d reducer argument pairs, got %d", inputs.n, pairs.n / 2);
-    sp__mlir_args args = {0};
-    for (int i = 0; i < inputs.n; i++)
-      if ((rc = sp__mlir_args_push(p, &args, &pairs.v[2 * i]))) return rc;
-    for (int i = 0; i < inputs.n; i++)
-      if ((rc = sp__mlir_args_push(p, &args, &pairs.v[2 * i + 1]))) return rc;
-    if ((rc = sp__mlir_parse_region(p, &args, &body))) return rc;
-  }
-  return sp__mlir_build_op(p, h, all.n, all.v, outs.n, outs.v, 1, &body, &attrs, out);
-}
-
-/* MLIR prints `applies stablehlo.add` when the body is exactly one commutative binary op of
- * the two block arguments whose result is returned. */
-static const sp_op *compact_reducer(const sp_op *op) {
-  if (op->noperands != 2 || op->nregions != 1 || op->regions[0].nblocks != 1) return NULL;
-  const sp_block *b = op->regions[0].blocks[0];
-  const sp_op *inner = b->first;
-  if (b->nargs != 2 || !inner || !inner->next || inner->next->next) return NULL;
-  const sp_op *ret = inner->next;
-  switch (inner->kind) {
-    case SP_OP_ADD: case SP_OP_MULTIPLY: case SP_OP_MAXIMUM: case SP_OP_MINIMUM:
-    case SP_OP_AND: case SP_OP_OR: case SP_OP_XOR: break;
-    default: return NULL;
-  }
-  if (inner->noperands != 2 || inner->nresults != 1 || inner->attrs.n || inner->nregions ||
-      inner->results[0].sharding || inner->operands[0].value != b->args[0] ||
-      inner->operands[1].value != b->args[1])
-    return NULL;
-  const sp_type *in = op->operands[0].value ? op->operands[0].value->type : NULL;
-  const sp_type *t = b->args[0]->type;
-  if (!in || !t || in->kind != SP_TYPE_TENSOR || t->kind != SP_TYPE_TENSOR || t->rank != 0 ||
-      !in->elem || !t->elem || strcmp(in->elem, t->elem) != 0 ||
-      !sp_type_equal(b->args[1]->type, t) || !sp_type_equal(inner->results[0].type, t))
-    return NULL;
-  if (ret->kind != SP_OP_RETURN || ret->noperands != 1 || ret->operands[0].value != &inner->results[0] ||
-      ret->attrs.n)
-    return NULL;
-  return inner;
-}
-
-static bool print_reduce(sp__mlir_writer *w, const sp_op *op) {
-  sp_ints dims;
-  int n = op->noperands / 2;
-  if (op->noperands % 2 || n == 0 || op->nregions != 1 || op->regions[0].nblocks != 1 ||
-      op->regions[0].blocks[0]->nargs != 2 * n || !sp_op_get_ints(op, "dimensions", &dims))
-    return false;
-  static const char *const elided[] = {"dimensions", NULL};
-  sp__mlir_w_op_name(w, op);
-  for (int i = 0; i < n; i++) {
-    sp__mlir_w_puts(w, i ? ", (" : "(");
-    sp__mlir_w_value(w, op->operands[i].value);
-    sp__mlir_w_puts(w, " init: ");
-    sp__mlir_w_value(w, op->operands[n + i].value);
-    sp__mlir_w_putc(w, ')');
-  }
-  const sp_op *inner = compact_reducer(op);
-  if (inner) {
-    sp__mlir_w_puts(w, " applies ");
-    sp__mlir_w_puts(w, inner->name);
-  }
-  sp__mlir_w_puts(w, " across dimensions = ");
-  print_int_list(w, &dims);
-  sp__mlir_w_attr_dict(w, op, elided, false);
-  sp__mlir_w_puts(w, " : ");
-  sp__mlir_w_function_type(w, op);
-  if (inner) return true;
-  const sp_block *b = op->regions[0].blocks[0];
-  sp__mlir_w_newline(w);
-  sp__mlir_w_puts(w, " reducer");
-  for (int i = 0; i < n; i++) {
-    sp__mlir_w_puts(w, i ? " (" : "(");
-    sp__mlir_w_arg_decl(w, b->args[i]);
-    sp__mlir_w_puts(w, ", ");
-    sp__mlir_w_arg_decl(w, b->args[n + i]);
-    sp__mlir_w_putc(w, ')');
-  }
-  sp__mlir_w_puts(w, "  ");
-  sp__mlir_w_region(w, &op->regions[0], false);
-  return true;
-}
-
-/* ------------------------------------------------------------------ while */
-
-static int parse_while(sp__mlir_parser *p, const sp__mlir_op_header *h, sp_op **out) {
-  sp__mlir_values vals = {0};
-  sp__mlir_types types = {0};
-  sp__mlir_args args = {0};
-  sp_attrs attrs = {0};
-  sp_region *regions[2];
-  int rc = sp__mlir_expect(p, SP_TOK_LPAREN, h->name);
-  if (rc) return rc;
-  if (p->lx.tok.kind != SP_TOK_RPAREN) {
-    for (;;) {
-      sp__mlir_arg a;
-      sp_value *v;
-      memset(&a, 0, sizeof a);
-      a.name = p->lx.tok;
-      if (a.name.kind != SP_TOK_PERCENT) return sp__mlir_error(p, NULL, "expected iteration argument name in %s", h->name);
-      sp__mlir_next(p);
-      if ((rc = sp__mlir_expect(p, SP_TOK_EQUAL, h->name)) || (rc = sp__mlir_parse_operand(p, &v)) ||
-          (rc = sp__mlir_values_push(p, &vals, v)) || (rc = sp__mlir_args_push(p, &args, &a)))
-        return rc;
-      if (!sp__mlir_accept(p, SP_TOK_COMMA)) break;
-    }
-  }
-  if ((rc = sp__mlir_expect(p, SP_TOK_RPAREN, h->name))) return rc;
-  if (vals.n) {
-    if ((rc = sp__mlir_expect(p, SP_TOK_COLON, h->name)) || (rc = sp__mlir_parse_type_list(p, &types)))
-      return rc;
-    if (types.n != vals.n)
-      return sp__mlir_error(p, &h->name_tok, "'%s' has %d operands but %d types", h->name, vals.n, types.n);
-    for (int i = 0; i < vals.n; i++)
-      if (!sp_type_equal(vals.v[i]->type, types.v[i]))
-        return sp__mlir_error(p, &h->name_tok, "type of operand #%d of '%s' does not match its definition",
-                              i, h->name);
-  }
-  if (sp__mlir_accept_word(p, "attributes") && (rc = sp__mlir_parse_attr_dict_body(p, h->kind, &attrs)))
-    return rc;
-  /* Each region gets its own argument types (and values). */
-  for (int r = 0; r < 2; r++) {
-    for (int i = 0; i < args.n; i++) {
-      sp_type *copy = sp_arena_alloc(p->a, sizeof *copy);
-      if (!copy) return sp__mlir_oom(p);
-      *copy = *types.v[i];
-      args.v[i].type = copy;
-    }
-    if ((rc = sp__mlir_expect_word(p, r == 0 ? "cond" : "do", h->name)) ||
-        (rc = sp__mlir_parse_region(p, &args, &regions[r])))
-      return rc;
-  }
-  return sp__mlir_build_op(p, h, vals.n, vals.v, types.n, types.v, 2, regions, &attrs, out);
-}
-
-static bool print_while(sp__mlir_writer *w, const sp_op *op) {
-  if (op->nregions != 2 || op->nresults != op->noperands) return false;
-  for (int r = 0; r < 2; r++)
-    if (op->regions[r].nblocks != 1 || op->regions[r].blocks[0]->nargs != op->noperands) return false;
-  const sp_block *body = op->regions[1].blocks[0];
-  sp__mlir_w_op_name(w, op);
-  sp__mlir_w_putc(w, '(');
-  for (int i = 0; i < op->noperands; i++) {
-    if (i) sp__mlir_w_puts(w, ", ");
-    sp__mlir_w_value(w, body->args[i]);
-    sp__mlir_w_puts(w, " = ");
-    sp__mlir_w_value(w, op->operands[i].value);
-  }
-  sp__mlir_w_putc(w, ')');
-  if (op->noperands) {
-    sp__mlir_w_puts(w, " : ");
-    sp__mlir_w_operand_types(w, op, 0, op->noperands);
-  }
-  sp__mlir_w_attr_dict(w, op, NULL, true);
-  sp__mlir_w_newline(w);
-  sp__mlir_w_puts(w, " cond ");
-  sp__mlir_w_region(w, &op->regions[0], false);
-  sp__mlir_w_puts(w, " do ");
-  sp__mlir_w_region(w, &op->regions[1], false);
-  return true;
 }
 
 /* ------------------------------------------------------------------ the table */
@@ -1270,11 +749,11 @@ const sp__mlir_format sp__mlir_stablehlo_formats[] = {
     {SP_OP_CREATE_TOKEN, parse_desc, print_desc},
     {SP_OP_REDUCE_PRECISION, parse_desc, print_desc}, {SP_OP_SLICE, parse_desc, print_desc},
     {SP_OP_CHLO_TOP_K, parse_desc, print_desc}, {SP_OP_MHLO_TOPK, parse_desc, print_desc},
-    {SP_OP_DOT_GENERAL, parse_dot_general, print_dot_general},
-    {SP_OP_CONVOLUTION, parse_convolution, print_convolution},
-    {SP_OP_CUSTOM_CALL, parse_custom_call, print_custom_call},
-    {SP_OP_REDUCE, parse_reduce, print_reduce},
-    {SP_OP_WHILE, parse_while, print_while},
+    {SP_OP_DOT_GENERAL, sp__mlir_parse_dot_general, sp__mlir_print_dot_general},
+    {SP_OP_CONVOLUTION, sp__mlir_parse_convolution, sp__mlir_print_convolution},
+    {SP_OP_CUSTOM_CALL, sp__mlir_parse_custom_call, sp__mlir_print_custom_call},
+    {SP_OP_REDUCE, sp__mlir_parse_reduce, sp__mlir_print_reduce},
+    {SP_OP_WHILE, sp__mlir_parse_while, sp__mlir_print_while},
     {SP_OP_CONSTANT, sp__mlir_parse_constant_like, sp__mlir_print_constant_like},
     {SP_OP_RETURN, sp__mlir_parse_return_like, sp__mlir_print_return_like},
     {SP_OP_UNKNOWN, NULL, NULL}};
