@@ -26,43 +26,7 @@
 #include "ir/grow.h"
 #include "ir/op_attrs.h"
 #include "ir/sp_limits.h"
-
-/* Names the holder of a sharding in a message: "'func.func' op arg 0 - ". */
-typedef struct where {
-  const char *op;    /* op name, or NULL */
-  const char *role;  /* "arg", "result", "operand", ... or NULL */
-  int index;         /* with role; -1 for none */
-  const char *sym;   /* symbol the op defines (meshes), or NULL */
-  bool bare;         /* the op has one such value: "result - ", no index (as Shardy) */
-  const char *lead;  /* printed first instead of the op ("custom op 'sdy.mesh' "), or NULL */
-} where;
-
-typedef struct mesh_slot {
-  const char *name;  /* NULL = free */
-  const sp_mesh *mesh;
-} mesh_slot;
-
-/* One axis reference of the sharding being checked, with what sorting needs. */
-typedef struct ref_slot {
-  sp_axis_ref ref;
-  int axis;          /* index in the mesh */
-  int64_t n;         /* size of that mesh axis */
-  int64_t pre, next;
-} ref_slot;
-
-typedef struct verifier {
-  const sp_module *m;
-  const char *file;
-  sp_err *err;
-  mesh_slot *meshes;     /* open addressing, `mesh_cap` a power of two (0 = no table) */
-  size_t mesh_cap;
-  const sp_mesh *last_inline; /* the inline mesh verified last (shared meshes are common) */
-  const char **manual;   /* axis names bound by enclosing manual computations */
-  sp_loc *manual_locs;   /* the computation binding each */
-  int nmanual, capmanual;
-  ref_slot *refs;        /* scratch for one sharding */
-  int caprefs;
-} verifier;
+#include "ir/verify_int.h"
 
 /* ------------------------------------------------------------------ messages */
 
@@ -86,9 +50,7 @@ static int failv(verifier *v, int code, sp_loc loc, const where *w, const char *
   return sp_err_set(v->err, code, "%s%s: %s%s", v->file, pos, ctx, msg);
 }
 
-static int fail(verifier *v, sp_loc loc, const where *w, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static int fail(verifier *v, sp_loc loc, const where *w, const char *fmt, ...) {
+int sp__verify_fail(verifier *v, sp_loc loc, const where *w, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   int rc = failv(v, SP_EINVAL, loc, w, fmt, ap);
@@ -96,9 +58,7 @@ static int fail(verifier *v, sp_loc loc, const where *w, const char *fmt, ...) {
   return rc;
 }
 
-static int fail_code(verifier *v, int code, sp_loc loc, const where *w, const char *fmt, ...)
-    __attribute__((format(printf, 5, 6)));
-static int fail_code(verifier *v, int code, sp_loc loc, const where *w, const char *fmt, ...) {
+int sp__verify_fail_code(verifier *v, int code, sp_loc loc, const where *w, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   int rc = failv(v, code, loc, w, fmt, ap);
@@ -108,12 +68,12 @@ static int fail_code(verifier *v, int code, sp_loc loc, const where *w, const ch
 
 /* A note attached to the error being reported (MLIR's attachNote), where the module's
  * diagnostics go. */
-static void note(const verifier *v, sp_loc loc, const char *msg) {
+void sp__verify_note(const verifier *v, sp_loc loc, const char *msg) {
   if (v->m && v->m->diags) sp_diag_emit(v->m->diags, SP_DIAG_NOTE, loc, "%s", msg);
 }
 
 /* "x" or "x":(2)4 into buf. */
-static const char *ref_text(const sp_axis_ref *r, char *buf, size_t cap) {
+const char *sp__verify_ref_text(const sp_axis_ref *r, char *buf, size_t cap) {
   if (sp_axis_is_sub(r))
     snprintf(buf, cap, "\"%s\":(%lld)%lld", r->name, (long long)r->pre, (long long)r->size);
   else
@@ -121,7 +81,7 @@ static const char *ref_text(const sp_axis_ref *r, char *buf, size_t cap) {
   return buf;
 }
 
-static sp_loc value_loc(const sp_value *val, sp_loc fallback) {
+sp_loc sp__verify_value_loc(const sp_value *val, sp_loc fallback) {
   return val && val->loc.line > 0 ? val->loc : fallback;
 }
 
@@ -153,7 +113,7 @@ static mesh_slot *mesh_slot_for(const verifier *v, const char *name) {
     if (!v->meshes[i].name || strcmp(v->meshes[i].name, name) == 0) return &v->meshes[i];
 }
 
-static const sp_mesh *lookup_mesh(const verifier *v, const char *name) {
+const sp_mesh *sp__verify_lookup_mesh(const verifier *v, const char *name) {
   if (v->mesh_cap == 0 || !name) return NULL;
   return mesh_slot_for(v, name)->mesh;
 }
@@ -180,16 +140,16 @@ static int build_mesh_table(verifier *v, bool check) {
     /* Shardy verifies a mesh while it parses the sdy.mesh op. */
     where w = {op->name, NULL, -1, NULL, false, "custom op 'sdy.mesh' "};
     if (!name) {
-      if (check) return fail(v, op->loc, &w, "requires a symbol name");
+      if (check) return sp__verify_fail(v, op->loc, &w, "requires a symbol name");
       continue;
     }
     if (!at || at->kind != SP_ATTR_MESH) {
-      if (check) return fail(v, op->loc, &w, "requires a mesh attribute");
+      if (check) return sp__verify_fail(v, op->loc, &w, "requires a mesh attribute");
       continue;
     }
     mesh_slot *slot = mesh_slot_for(v, name);
     if (slot->name) {
-      if (check) return fail(v, op->loc, NULL, "redefinition of symbol named '%s'", name);
+      if (check) return sp__verify_fail(v, op->loc, NULL, "redefinition of symbol named '%s'", name);
       continue;
     }
     if (check) {
@@ -209,15 +169,15 @@ static int verify_device_ids(verifier *v, const sp_mesh *mesh, int64_t ndevices,
   if (mesh->ndevice_ids == 0) return SP_OK; /* the default order */
   for (int i = 0; i < mesh->ndevice_ids; i++)
     if (mesh->device_ids[i] < 0)
-      return fail(v, loc, w, "device id must be non-negative, got: %lld",
+      return sp__verify_fail(v, loc, w, "device id must be non-negative, got: %lld",
                   (long long)mesh->device_ids[i]);
   if (mesh->naxes == 0) {
     if (mesh->ndevice_ids > 1)
-      return fail(v, loc, w, "axes is empty and device_ids has more than one element");
+      return sp__verify_fail(v, loc, w, "axes is empty and device_ids has more than one element");
     return SP_OK; /* the maximal mesh */
   }
   if (mesh->ndevice_ids != ndevices)
-    return fail(v, loc, w,
+    return sp__verify_fail(v, loc, w,
                 "total product of axis sizes must match total number of device ids, got: "
                 "%lld != %d", (long long)ndevices, mesh->ndevice_ids);
   /* A permutation of 0..N-1: every id in range and none twice. */
@@ -246,33 +206,33 @@ static int verify_device_ids(verifier *v, const sp_mesh *mesh, int64_t ndevices,
   for (int i = 0; i < mesh->ndevice_ids && n < sizeof list; i++)
     n += (size_t)snprintf(list + n, sizeof list - n, "%s%lld", i ? ", " : "", (long long)sorted[i]);
   free(sorted);
-  return fail(v, loc, w, "sorted device ids must be iota(product(axes)), got: %s", list);
+  return sp__verify_fail(v, loc, w, "sorted device ids must be iota(product(axes)), got: %s", list);
 }
 
 static int verify_mesh(verifier *v, const sp_mesh *mesh, sp_loc loc, const where *w) {
   if (mesh->naxes < 0 || mesh->ndevice_ids < 0 || (mesh->naxes && !mesh->axes) ||
       (mesh->ndevice_ids && !mesh->device_ids))
-    return fail_code(v, SP_EINTERNAL, loc, w, "malformed mesh");
+    return sp__verify_fail_code(v, SP_EINTERNAL, loc, w, "malformed mesh");
   if (mesh->naxes > SP_MAX_MESH_AXES)
-    return fail_code(v, SP_ELIMIT, loc, w, "mesh has %d axes, more than the limit of %d",
+    return sp__verify_fail_code(v, SP_ELIMIT, loc, w, "mesh has %d axes, more than the limit of %d",
                      mesh->naxes, SP_MAX_MESH_AXES);
   int64_t ndevices = 1;
   for (int i = 0; i < mesh->naxes; i++) {
     const sp_mesh_axis *ax = &mesh->axes[i];
-    if (!ax->name) return fail_code(v, SP_EINTERNAL, loc, w, "mesh axis %d has no name", i);
+    if (!ax->name) return sp__verify_fail_code(v, SP_EINTERNAL, loc, w, "mesh axis %d has no name", i);
     /* Shardy checks an axis while parsing the mesh's axis list: the sdy.mesh op then also
      * reports that list as unparsable. */
     if (ax->size < 1)
-      return fail(v, loc, w, "axis size must be at least 1, got: %lld%s", (long long)ax->size,
+      return sp__verify_fail(v, loc, w, "axis size must be at least 1, got: %lld%s", (long long)ax->size,
                   w && w->lead ? "\ncustom op 'sdy.mesh' failed to parse Sdy_Mesh parameter "
                                  "'axes' which is to be a `::llvm::ArrayRef<MeshAxisAttr>`"
                                : "");
     /* Axes are few (<= SP_MAX_MESH_AXES): pairwise is cheaper than a table. */
     for (int j = 0; j < i; j++)
       if (strcmp(mesh->axes[j].name, ax->name) == 0)
-        return fail(v, loc, w, "duplicate axis name: \"%s\"", ax->name);
+        return sp__verify_fail(v, loc, w, "duplicate axis name: \"%s\"", ax->name);
     if (ax->size > SP_MAX_DEVICES / ndevices)
-      return fail_code(v, SP_ELIMIT, loc, w, "mesh has more than %d devices (SP_MAX_DEVICES)",
+      return sp__verify_fail_code(v, SP_ELIMIT, loc, w, "mesh has more than %d devices (SP_MAX_DEVICES)",
                        SP_MAX_DEVICES);
     ndevices *= ax->size;
   }
@@ -299,17 +259,17 @@ static int reserve_refs(verifier *v, int n) {
 static int fail_sub_axis(verifier *v, sp_loc loc, const where *w, const sp_axis_ref *r,
                          int64_t n) {
   char a[SP_ERR_MSG_MAX / 4];
-  ref_text(r, a, sizeof a);
-  if (r->pre < 1) return fail(v, loc, w, "sub-axis pre-size must be at least 1: %s", a);
-  if (r->size <= 1) return fail(v, loc, w, "sub-axis sizes must be greater than 1: %s", a);
+  sp__verify_ref_text(r, a, sizeof a);
+  if (r->pre < 1) return sp__verify_fail(v, loc, w, "sub-axis pre-size must be at least 1: %s", a);
+  if (r->size <= 1) return sp__verify_fail(v, loc, w, "sub-axis sizes must be greater than 1: %s", a);
   int64_t next;
   if (__builtin_mul_overflow(r->pre, r->size, &next))   /* the product is named as one */
-    return fail(v, loc, w, "sub-axis next pre-size %lld*%lld doesn't divide the size of the full "
+    return sp__verify_fail(v, loc, w, "sub-axis next pre-size %lld*%lld doesn't divide the size of the full "
                 "axis %lld: %s", (long long)r->pre, (long long)r->size, (long long)n, a);
   if (r->pre > n / r->size || n % next != 0)
-    return fail(v, loc, w, "sub-axis next pre-size %lld doesn't divide the size of the full "
+    return sp__verify_fail(v, loc, w, "sub-axis next pre-size %lld doesn't divide the size of the full "
                 "axis %lld: %s", (long long)next, (long long)n, a);
-  return fail(v, loc, w, "sub-axis size is equal to the full axis size: %s", a);
+  return sp__verify_fail(v, loc, w, "sub-axis size is equal to the full axis size: %s", a);
 }
 
 /* Checks one list (dim `dim`'s axes, or replicated/unreduced named `list_name` with dim -1) on
@@ -319,23 +279,23 @@ static int check_axis_list(verifier *v, const sp_mesh *mesh, const sp_axis_ref *
                            const where *w) {
   char a[SP_ERR_MSG_MAX / 4], b[SP_ERR_MSG_MAX / 4];
   (void)dim;
-  if (naxes > 0 && !axes) return fail_code(v, SP_EINTERNAL, loc, w, "malformed axis list");
+  if (naxes > 0 && !axes) return sp__verify_fail_code(v, SP_EINTERNAL, loc, w, "malformed axis list");
   int rc = reserve_refs(v, *nrefs + naxes);
   if (rc) return rc;
   for (int i = 0; i < naxes; i++) {
     const sp_axis_ref *r = &axes[i];
-    if (!r->name) return fail_code(v, SP_EINTERNAL, loc, w, "axis ref without a name");
+    if (!r->name) return sp__verify_fail_code(v, SP_EINTERNAL, loc, w, "axis ref without a name");
     int idx = sp_mesh_axis_index(mesh, r->name);
-    if (idx < 0) return fail(v, loc, w, "unknown axis name: \"%s\"", r->name);
+    if (idx < 0) return sp__verify_fail(v, loc, w, "unknown axis name: \"%s\"", r->name);
     int64_t n = mesh->axes[idx].size;
     /* As Shardy: neighbours that form one part are reported before the parts themselves. */
     if (i > 0 && sp_axis_can_merge(&axes[i - 1], r))
-      return fail(v, loc, w, "two consecutive sub-axes can be merged: %s, %s",
-                  ref_text(&axes[i - 1], a, sizeof a), ref_text(r, b, sizeof b));
+      return sp__verify_fail(v, loc, w, "two consecutive sub-axes can be merged: %s, %s",
+                  sp__verify_ref_text(&axes[i - 1], a, sizeof a), sp__verify_ref_text(r, b, sizeof b));
     if (!sp_axis_is_valid(r, n)) return fail_sub_axis(v, loc, w, r, n);
     if (ordered && i > 0 && sp_axis_compare(&axes[i - 1], r, mesh) > 0)
-      return fail(v, loc, w, "%s axes are not ordered w.r.t. mesh: %s comes before %s",
-                  list_name, ref_text(&axes[i - 1], a, sizeof a), ref_text(r, b, sizeof b));
+      return sp__verify_fail(v, loc, w, "%s axes are not ordered w.r.t. mesh: %s comes before %s",
+                  list_name, sp__verify_ref_text(&axes[i - 1], a, sizeof a), sp__verify_ref_text(r, b, sizeof b));
     ref_slot *s = &v->refs[(*nrefs)++];
     s->ref = *r;
     s->axis = idx;
@@ -379,44 +339,44 @@ static int check_axis_uses(verifier *v, int nrefs, sp_loc loc, const where *w) {
       if (sp_axis_is_sub(&v->refs[k].ref)) {
         if (sub < 0) sub = k;
       } else if (full >= 0) {
-        return fail(v, loc, w, "duplicate axis ref: %s", ref_text(&v->refs[k].ref, a, sizeof a));
+        return sp__verify_fail(v, loc, w, "duplicate axis ref: %s", sp__verify_ref_text(&v->refs[k].ref, a, sizeof a));
       } else {
         full = k;
       }
     }
     if (full >= 0 && sub >= 0)
-      return fail(v, loc, w, "both sub-axis and full-axis are used for axis name: \"%s\"",
+      return sp__verify_fail(v, loc, w, "both sub-axis and full-axis are used for axis name: \"%s\"",
                   v->refs[full].ref.name);
     for (int k = i + 1; k < j && full < 0; k++) {
       const ref_slot *p = &v->refs[k - 1], *q = &v->refs[k];
       if (sp_axis_ref_equal(&p->ref, &q->ref))
-        return fail(v, loc, w, "duplicate axis ref: %s", ref_text(&q->ref, a, sizeof a));
+        return sp__verify_fail(v, loc, w, "duplicate axis ref: %s", sp__verify_ref_text(&q->ref, a, sizeof a));
       if (sp_axis_overlaps(&p->ref, &q->ref, p->n))
-        return fail(v, loc, w, "overlapping sub-axes: %s, %s",
-                    ref_text(&p->ref, a, sizeof a), ref_text(&q->ref, b, sizeof b));
+        return sp__verify_fail(v, loc, w, "overlapping sub-axes: %s, %s",
+                    sp__verify_ref_text(&p->ref, a, sizeof a), sp__verify_ref_text(&q->ref, b, sizeof b));
       if (!sp_axis_can_coexist(&p->ref, &q->ref, p->n))
-        return fail(v, loc, w, "sub-axes %s and %s can't coexist",
-                    ref_text(&p->ref, a, sizeof a), ref_text(&q->ref, b, sizeof b));
+        return sp__verify_fail(v, loc, w, "sub-axes %s and %s can't coexist",
+                    sp__verify_ref_text(&p->ref, a, sizeof a), sp__verify_ref_text(&q->ref, b, sizeof b));
     }
     i = j;
   }
   return SP_OK;
 }
 
-static bool is_manual_bound(const verifier *v, const char *name) {
+bool sp__verify_is_manual_bound(const verifier *v, const char *name) {
   for (int i = 0; i < v->nmanual; i++)
     if (strcmp(v->manual[i], name) == 0) return true;
   return false;
 }
 
 /* Shardy's error for an axis an enclosing manual computation binds, with its note there. */
-static int fail_manual_bound(verifier *v, sp_loc loc, const where *w, const char *name) {
+int sp__verify_fail_manual_bound(verifier *v, sp_loc loc, const where *w, const char *name) {
   for (int i = v->nmanual - 1; i >= 0; i--)
     if (strcmp(v->manual[i], name) == 0) {
-      note(v, v->manual_locs[i], "parent bounding this axis as manual");
+      sp__verify_note(v, v->manual_locs[i], "parent bounding this axis as manual");
       break;
     }
-  return fail(v, loc, w, "operates on axis \"%s\" which is already bound by a parent "
+  return sp__verify_fail(v, loc, w, "operates on axis \"%s\" which is already bound by a parent "
               "sdy.manual_computation op", name);
 }
 
@@ -425,18 +385,18 @@ static int check_type(verifier *v, const sp_sharding *s, const sp_type *t, sp_lo
                       const where *w) {
   while (t && t->kind == SP_TYPE_TUPLE) {
     if (t->nelems != 1)
-      return fail(v, loc, w, "ops can only have a sharding for a tuple of size 1");
+      return sp__verify_fail(v, loc, w, "ops can only have a sharding for a tuple of size 1");
     t = t->elems[0];
   }
   if (!t) return SP_OK;
   if (t->kind == SP_TYPE_TENSOR) {
-    if (t->rank < 0) return fail(v, loc, w, "only ranked tensors can have a sharding");
+    if (t->rank < 0) return sp__verify_fail(v, loc, w, "only ranked tensors can have a sharding");
     if (s->rank != t->rank)
-      return fail(v, loc, w, "sharding doesn't match tensor rank: %d != %d", s->rank, t->rank);
+      return sp__verify_fail(v, loc, w, "sharding doesn't match tensor rank: %d != %d", s->rank, t->rank);
     return SP_OK;
   }
   if (s->rank != 0 || s->nreplicated || s->nunreduced)
-    return fail(v, loc, w, "non-shaped tensors can only have a sharding with rank 0 and no "
+    return sp__verify_fail(v, loc, w, "non-shaped tensors can only have a sharding with rank 0 and no "
                 "replicated or unreduced axes.");
   return SP_OK;
 }
@@ -452,23 +412,23 @@ static int resolve_mesh(verifier *v, const sp_sharding *s, const sp_mesh **out, 
     *out = s->inline_mesh;
     return SP_OK;
   }
-  if (!s->mesh_name) return fail(v, loc, w, "sharding names no mesh");
-  *out = lookup_mesh(v, s->mesh_name);
-  if (!*out) return fail(v, loc, w, "unknown mesh: @%s", s->mesh_name);
+  if (!s->mesh_name) return sp__verify_fail(v, loc, w, "sharding names no mesh");
+  *out = sp__verify_lookup_mesh(v, s->mesh_name);
+  if (!*out) return sp__verify_fail(v, loc, w, "unknown mesh: @%s", s->mesh_name);
   return SP_OK;
 }
 
-static int check_sharding(verifier *v, const sp_sharding *s, const sp_type *t, sp_loc loc,
-                          const where *w) {
+int sp__verify_check_sharding(verifier *v, const sp_sharding *s, const sp_type *t, sp_loc loc,
+                              const where *w) {
   const sp_mesh *mesh;
   int rc = resolve_mesh(v, s, &mesh, loc, w);
   if (rc) return rc;
   if (s->rank < 0 || (s->rank > 0 && !s->dims))
-    return fail_code(v, SP_EINTERNAL, loc, w, "malformed sharding");
+    return sp__verify_fail_code(v, SP_EINTERNAL, loc, w, "malformed sharding");
   if (sp_mesh_is_maximal(mesh)) {
     /* A maximal sharding puts the whole value on one device, whatever its shape. */
     if (s->rank != 0 || s->nreplicated || s->nunreduced)
-      return fail(v, loc, w, "a maximal sharding can only have a sharding with rank 0 and no "
+      return sp__verify_fail(v, loc, w, "a maximal sharding can only have a sharding with rank 0 and no "
                   "replicated or unreduced axes");
     return SP_OK;
   }
@@ -477,9 +437,9 @@ static int check_sharding(verifier *v, const sp_sharding *s, const sp_type *t, s
   for (int d = 0; d < s->rank; d++) {
     const sp_dim_sharding *dim = &s->dims[d];
     if (dim->priority < SP_NO_PRIORITY)
-      return fail(v, loc, w, "dim %d has a negative priority: p%d", d, dim->priority);
+      return sp__verify_fail(v, loc, w, "dim %d has a negative priority: p%d", d, dim->priority);
     if (dim->closed && dim->naxes == 0 && dim->priority != SP_NO_PRIORITY)
-      return fail(v, loc, w, "dim %d is empty and closed but has a priority", d);
+      return sp__verify_fail(v, loc, w, "dim %d is empty and closed but has a priority", d);
     rc = check_axis_list(v, mesh, dim->axes, dim->naxes, NULL, d, false, &nrefs, loc, w);
     if (rc) return rc;
   }
@@ -491,11 +451,11 @@ static int check_sharding(verifier *v, const sp_sharding *s, const sp_type *t, s
   if (rc) return rc;
   if (s->unreduced_kind && strcmp(s->unreduced_kind, "max") != 0 &&
       strcmp(s->unreduced_kind, "min") != 0)
-    return fail(v, loc, w, "unknown unreduced reduction kind: %s", s->unreduced_kind);
+    return sp__verify_fail(v, loc, w, "unknown unreduced reduction kind: %s", s->unreduced_kind);
   if ((rc = check_axis_uses(v, nrefs, loc, w))) return rc;
   for (int i = 0; i < nrefs && v->nmanual; i++)
-    if (is_manual_bound(v, v->refs[i].ref.name))
-      return fail_manual_bound(v, loc, w, v->refs[i].ref.name);
+    if (sp__verify_is_manual_bound(v, v->refs[i].ref.name))
+      return sp__verify_fail_manual_bound(v, loc, w, v->refs[i].ref.name);
   return SP_OK;
 }
 
@@ -504,44 +464,44 @@ int sp_verify_sharding(const sp_module *m, const sp_sharding *s, const sp_type *
   verifier v;
   verifier_init(&v, m, err);
   int rc = build_mesh_table(&v, false);
-  if (rc == SP_OK) rc = check_sharding(&v, s, type, loc, NULL);
+  if (rc == SP_OK) rc = sp__verify_check_sharding(&v, s, type, loc, NULL);
   verifier_free(&v);
   return rc;
 }
 
 /* ------------------------------------------------------------------ sharding rules */
 
-static const sp_type *value_type(const sp_value *val) { return val ? val->type : NULL; }
+const sp_type *sp__verify_value_type(const sp_value *val) { return val ? val->type : NULL; }
 
 static int check_rule_tensor(verifier *v, const sp_op *op, const sp_rule *rule,
                              const sp_rule_tensor *t, const sp_type *type, const char *role,
                              int index, int stamp_id, int *stamp, bool *used, const where *w) {
   char name[16];
   if (t->rank < 0 || (t->rank > 0 && !t->dims))
-    return fail_code(v, SP_EINTERNAL, op->loc, w, "malformed sharding rule");
+    return sp__verify_fail_code(v, SP_EINTERNAL, op->loc, w, "malformed sharding rule");
   if (type && type->kind == SP_TYPE_TENSOR && type->rank >= 0 && type->rank != t->rank)
-    return fail(v, op->loc, w, "sharding rule: %s %d has %d dims in the rule but its type has "
+    return sp__verify_fail(v, op->loc, w, "sharding rule: %s %d has %d dims in the rule but its type has "
                 "rank %d", role, index, t->rank, type->rank);
   for (int d = 0; d < t->rank; d++) {
     const sp_rule_dim *dim = &t->dims[d];
     if (dim->nfactors < 1 || !dim->factors)
-      return fail(v, op->loc, w, "sharding rule: dim %d of %s %d has no factors", d, role, index);
+      return sp__verify_fail(v, op->loc, w, "sharding rule: dim %d of %s %d has no factors", d, role, index);
     for (int k = 0; k < dim->nfactors; k++) {
       int f = dim->factors[k];
       if (f < 0 || f >= rule->nfactors)
-        return fail(v, op->loc, w, "sharding rule: factor index %d is out of range [0, %d) in "
+        return sp__verify_fail(v, op->loc, w, "sharding rule: factor index %d is out of range [0, %d) in "
                     "%s %d", f, rule->nfactors, role, index);
       sp_rule_factor_name(f, name);
       if (stamp[f] == stamp_id)
-        return fail(v, op->loc, w, "sharding rule: factor %s appears more than once in %s %d",
+        return sp__verify_fail(v, op->loc, w, "sharding rule: factor %s appears more than once in %s %d",
                     name, role, index);
       stamp[f] = stamp_id;
       used[f] = true;
       if (dim->nfactors > 1 && rule->factors[f].size == 1)
-        return fail(v, op->loc, w, "sharding rule: size-1 factor %s shares dim %d of %s %d with "
+        return sp__verify_fail(v, op->loc, w, "sharding rule: size-1 factor %s shares dim %d of %s %d with "
                     "other factors", name, d, role, index);
       if (stamp_id < 0 && rule->factors[f].kind == SP_FACTOR_REDUCTION)
-        return fail(v, op->loc, w, "reduction factor cannot be in result mappings: factor %s in "
+        return sp__verify_fail(v, op->loc, w, "reduction factor cannot be in result mappings: factor %s in "
                     "result %d", name, index);
     }
   }
@@ -553,18 +513,18 @@ static int check_rule(verifier *v, const sp_op *op, const sp_rule *rule) {
   char name[16];
   if (rule->nfactors < 0 || (rule->nfactors > 0 && !rule->factors) || rule->noperands < 0 ||
       rule->nresults < 0)
-    return fail_code(v, SP_EINTERNAL, op->loc, &w, "malformed sharding rule");
+    return sp__verify_fail_code(v, SP_EINTERNAL, op->loc, &w, "malformed sharding rule");
   if (rule->nfactors > SP_MAX_FACTORS)
-    return fail_code(v, SP_ELIMIT, op->loc, &w, "sharding rule has %d factors, more than the "
+    return sp__verify_fail_code(v, SP_ELIMIT, op->loc, &w, "sharding rule has %d factors, more than the "
                      "limit of %d", rule->nfactors, SP_MAX_FACTORS);
   if (op->noperands == 0 || op->nresults == 0)
-    return fail(v, op->loc, &w, "sharding rule: an op needs at least one operand and one result "
+    return sp__verify_fail(v, op->loc, &w, "sharding rule: an op needs at least one operand and one result "
                 "to have a sharding rule");
   if (rule->noperands != op->noperands)
-    return fail(v, op->loc, &w, "sharding rule: number of operand mappings doesn't match number "
+    return sp__verify_fail(v, op->loc, &w, "sharding rule: number of operand mappings doesn't match number "
                 "of operands: %d != %d", rule->noperands, op->noperands);
   if (rule->nresults != op->nresults)
-    return fail(v, op->loc, &w, "sharding rule: number of result mappings doesn't match number "
+    return sp__verify_fail(v, op->loc, &w, "sharding rule: number of result mappings doesn't match number "
                 "of results: %d != %d", rule->nresults, op->nresults);
   /* stamp[f] = the last tensor that used factor f: operands 1.., results -1.. */
   int stamp[SP_MAX_FACTORS];
@@ -575,7 +535,7 @@ static int check_rule(verifier *v, const sp_op *op, const sp_rule *rule) {
   }
   int rc;
   for (int i = 0; i < rule->noperands; i++) {
-    rc = check_rule_tensor(v, op, rule, &rule->operands[i], value_type(op->operands[i].value),
+    rc = check_rule_tensor(v, op, rule, &rule->operands[i], sp__verify_value_type(op->operands[i].value),
                            "operand", i, i + 1, stamp, used, &w);
     if (rc) return rc;
   }
@@ -587,7 +547,7 @@ static int check_rule(verifier *v, const sp_op *op, const sp_rule *rule) {
   for (int f = 0; f < rule->nfactors; f++) {
     if (used[f]) continue;
     sp_rule_factor_name(f, name);
-    return fail(v, op->loc, &w, "sharding rule: factor %s is not used by any operand or result",
+    return sp__verify_fail(v, op->loc, &w, "sharding rule: factor %s is not used by any operand or result",
                 name);
   }
   return SP_OK;
@@ -601,255 +561,7 @@ int sp_verify_rule(const sp_module *m, const sp_op *op, const sp_rule *rule, sp_
   return rc;
 }
 
-/* ------------------------------------------------------------------ manual computations */
-
-static void type_text(const sp_type *t, char *buf, size_t cap) {
-  sp_strbuf sb = SP_STRBUF_INIT;
-  if (t)
-    sp_type_print(&sb, t);
-  else
-    sp_strbuf_puts(&sb, "<no type>");
-  snprintf(buf, cap, "%s", sp_strbuf_ok(&sb) ? sp_strbuf_str(&sb) : "<type>");
-  sp_strbuf_free(&sb);
-}
-
-static bool axes_name_in(const sp_axis_ref *axes, int n, const char *name) {
-  for (int i = 0; i < n; i++)
-    if (strcmp(axes[i].name, name) == 0) return true;
-  return false;
-}
-
-typedef struct manual_view {
-  const sp_axis_ref *axes;  /* the op's manual_axes */
-  int n;
-} manual_view;
-
-/* Checks that in every dim of `s` the manual axes come first and divide the dim, and writes the
- * local (per-device along the manual axes) type of `global` into `*local` (dims in `buf`). */
-static int local_type(verifier *v, const sp_sharding *s, const sp_type *global,
-                      const manual_view *mv, sp_type *local, int64_t *buf, sp_loc loc,
-                      const where *w) {
-  char a[SP_ERR_MSG_MAX / 4], b[SP_ERR_MSG_MAX / 4];
-  *local = global ? *global : (sp_type){0};
-  const sp_mesh *mesh = s->inline_mesh ? s->inline_mesh : lookup_mesh(v, s->mesh_name);
-  if (!global || global->kind != SP_TYPE_TENSOR || global->rank != s->rank || !mesh ||
-      sp_mesh_is_maximal(mesh))
-    return SP_OK; /* nothing is split: the local type is the global one */
-  if (s->rank > SP_MAX_RANK)
-    return fail_code(v, SP_ELIMIT, loc, w, "rank %d is above the limit of %d", s->rank,
-                     SP_MAX_RANK);
-  for (int d = 0; d < s->rank; d++) {
-    const sp_dim_sharding *dim = &s->dims[d];
-    const sp_axis_ref *free_axis = NULL;
-    int64_t manual_size = 1;
-    for (int k = 0; k < dim->naxes; k++) {
-      const sp_axis_ref *r = &dim->axes[k];
-      if (!axes_name_in(mv->axes, mv->n, r->name)) {
-        if (!free_axis) free_axis = r;
-        continue;
-      }
-      if (free_axis) {
-        where wo = {w->op, NULL, -1, NULL, false, NULL};
-        return fail(v, loc, &wo, "%s sharding at index %d must have all manual axes come before "
-                    "free axes in its dimension sharding at index %d. Saw manual axis %s after "
-                    "free axis %s", w->role, w->index, d, ref_text(r, a, sizeof a),
-                    ref_text(free_axis, b, sizeof b));
-      }
-      manual_size *= sp_axis_size(r, sp_mesh_axis_size(mesh, r->name));
-    }
-    int64_t size = global->dims[d];
-    if (size != SP_DYN_DIM && size % manual_size != 0)
-      return fail(v, loc, w, "dimension size %lld is not divisible by the manual axes size %lld",
-                  (long long)size, (long long)manual_size);
-    buf[d] = size == SP_DYN_DIM ? size : size / manual_size;
-  }
-  local->dims = buf;
-  return SP_OK;
-}
-
-static int check_manual_axes(verifier *v, const sp_op *op, const manual_view *mv,
-                             const sp_mesh *mesh, const where *w) {
-  if (mv->n > SP_MAX_MESH_AXES)
-    return fail_code(v, SP_ELIMIT, op->loc, w, "%d manual axes, more than the limit of %d",
-                     mv->n, SP_MAX_MESH_AXES);
-  for (int i = 0; i < mv->n; i++) {
-    const sp_axis_ref *r = &mv->axes[i];
-    if (!r->name) return fail_code(v, SP_EINTERNAL, op->loc, w, "manual axis without a name");
-    if (sp_axis_is_sub(r))
-      return fail(v, op->loc, w, "manual axis \"%s\" must be a full axis", r->name);
-    if (axes_name_in(mv->axes, i, r->name))
-      return fail(v, op->loc, w, "duplicate manual axis: \"%s\"", r->name);
-    if (is_manual_bound(v, r->name)) return fail_manual_bound(v, op->loc, w, r->name);
-    if (mesh && sp_mesh_axis_index(mesh, r->name) < 0)
-      return fail(v, op->loc, w, "unknown manual axis: \"%s\"", r->name);
-  }
-  return SP_OK;
-}
-
-/* The one mesh of all in/out shardings (empty meshes aside); NULL if there is none. */
-static int common_mesh(verifier *v, const sp_op *op, sp_sharding *const *in, int nin,
-                       const sp_mesh **out, const where *w) {
-  *out = NULL;
-  for (int i = 0; i < nin + op->nresults; i++) {
-    const sp_sharding *s = i < nin ? in[i] : op->results[i - nin].sharding;
-    const sp_mesh *mesh = s->inline_mesh ? s->inline_mesh : lookup_mesh(v, s->mesh_name);
-    if (!mesh || sp_mesh_is_empty(mesh)) continue;
-    if (!*out)
-      *out = mesh;
-    else if (*out != mesh && !sp_mesh_equal(*out, mesh))
-      return fail(v, op->loc, w, "all in and out shardings must be bound to the same mesh or an "
-                  "empty mesh.");
-  }
-  return SP_OK;
-}
-
-static int check_local_types(verifier *v, const sp_op *op, sp_sharding *const *in,
-                             const manual_view *mv, const where *w) {
-  char a[SP_ERR_MSG_MAX / 3], b[SP_ERR_MSG_MAX / 3];
-  int64_t buf[SP_MAX_RANK];
-  sp_type local;
-  const sp_block *body = op->regions[0].blocks[0];
-  for (int i = 0; i < op->noperands; i++) {
-    where wi = {op->name, "operand", i, NULL, op->noperands == 1, NULL};
-    const sp_type *global = value_type(op->operands[i].value);
-    int rc = local_type(v, in[i], global, mv, &local, buf, op->loc, &wi);
-    if (rc) return rc;
-    const sp_value *arg = body->args[i];
-    if (global && !sp_type_equal(&local, arg->type)) {
-      type_text(arg->type, a, sizeof a);
-      type_text(&local, b, sizeof b);
-      return fail(v, op->loc, w, "operand shape, corresponding sharding, and region operand "
-                  "shape at index %d must match. Expected local shape '%s', actual local shape "
-                  "'%s'", i, b, a);
-    }
-  }
-  const sp_op *ret = body->last;
-  if (!ret || ret->kind != SP_OP_SDY_RETURN) return SP_OK;
-  if (ret->noperands != op->nresults)
-    return fail(v, op->loc, w, "number of op results and region results must match. Op has %d "
-                "op results and %d region results", op->nresults, ret->noperands);
-  for (int i = 0; i < op->nresults; i++) {
-    where wi = {op->name, "result", i, NULL, op->nresults == 1, NULL};
-    const sp_type *global = op->results[i].type;
-    int rc = local_type(v, op->results[i].sharding, global, mv, &local, buf, op->loc, &wi);
-    if (rc) return rc;
-    const sp_type *got = value_type(ret->operands[i].value);
-    if (global && got && !sp_type_equal(&local, got)) {
-      type_text(got, a, sizeof a);
-      type_text(&local, b, sizeof b);
-      return fail(v, op->loc, w, "result shape, corresponding sharding, and region result shape "
-                  "at index %d must match. Expected local shape '%s', actual local shape '%s'", i,
-                  b, a);
-    }
-  }
-  return SP_OK;
-}
-
-static int push_manual(verifier *v, const manual_view *mv, sp_loc loc) {
-  /* Two arrays of one capacity: each grows from the same count to the same size. */
-  int cap = v->capmanual, cap_locs = v->capmanual, last = v->nmanual + mv->n - 1;
-  if (sp_grow((void **)&v->manual, &cap, last, sizeof *v->manual) ||
-      sp_grow((void **)&v->manual_locs, &cap_locs, last, sizeof *v->manual_locs))
-    return sp_err_set(v->err, SP_ENOMEM, "out of memory verifying manual axes");
-  v->capmanual = cap;
-  for (int i = 0; i < mv->n; i++) {
-    v->manual_locs[v->nmanual] = loc;
-    v->manual[v->nmanual++] = mv->axes[i].name;
-  }
-  return SP_OK;
-}
-
 static int verify_op(verifier *v, const sp_op *op);
-static int verify_regions(verifier *v, const sp_op *op);
-
-/* in_shardings of manual and named computations: one per operand, each fits its operand. */
-static int check_in_shardings(verifier *v, const sp_op *op, sp_sharding *const **in_out) {
-  where w = {op->name, NULL, -1, NULL, false, NULL};
-  sp_attr *at = sp_op_attr(op, "in_shardings");
-  int nin = at && at->kind == SP_ATTR_SHARDINGS ? at->u.shardings.n : 0;
-  if (nin != op->noperands)
-    return fail(v, op->loc, &w, "operand shardings don't match number of values: %d shardings "
-                "vs %d values", nin, op->noperands);
-  sp_sharding *const *in = nin ? at->u.shardings.v : NULL;
-  for (int i = 0; i < nin; i++) {
-    where wi = {op->name, "operand", i, NULL, nin == 1, NULL};
-    if (!in[i]) return fail_code(v, SP_EINTERNAL, op->loc, &wi, "missing in_sharding");
-    int rc = check_sharding(v, in[i], value_type(op->operands[i].value), op->loc, &wi);
-    if (rc) return rc;
-  }
-  *in_out = in;
-  return SP_OK;
-}
-
-/* Whether `val` is defined inside `region_owner` (by an op nested in it or as an argument of
- * one of its blocks). */
-static bool defined_inside(const sp_value *val, const sp_op *region_owner) {
-  const sp_op *at = val->def ? sp_op_parent(val->def) : sp_block_parent_op(val->block);
-  for (; at; at = sp_op_parent(at))
-    if (at == region_owner) return true;
-  return false;
-}
-
-typedef struct isolation_scan {
-  const sp_op *owner;
-  const sp_op *offender;
-} isolation_scan;
-
-static bool find_free_use(sp_op *op, void *ctx) {
-  isolation_scan *s = ctx;
-  for (int i = 0; i < op->noperands && !s->offender; i++)
-    if (op->operands[i].value && !defined_inside(op->operands[i].value, s->owner)) s->offender = op;
-  return !s->offender;
-}
-
-/* A manual computation's body is isolated from above: it only sees its own arguments. */
-static int check_isolated(verifier *v, const sp_op *op) {
-  isolation_scan s = {op, NULL};
-  for (int r = 0; r < op->nregions && !s.offender; r++)
-    for (int b = 0; b < op->regions[r].nblocks && !s.offender; b++)
-      for (sp_op *x = op->regions[r].blocks[b]->first; x && !s.offender; x = x->next)
-        sp_op_walk(x, find_free_use, &s);
-  if (!s.offender) return SP_OK;
-  note(v, op->loc, "required by region isolation constraints");
-  where w = {s.offender->name, NULL, -1, NULL, false, NULL};
-  return fail(v, s.offender->loc, &w, "using value defined outside the region");
-}
-
-static int verify_manual_computation(verifier *v, const sp_op *op) {
-  where w = {op->name, NULL, -1, NULL, false, NULL};
-  sp_sharding *const *in = NULL;
-  int rc = check_in_shardings(v, op, &in);
-  if (rc) return rc;
-  for (int i = 0; i < op->nresults; i++)
-    if (!op->results[i].sharding)
-      return fail(v, op->loc, &w, "number of out_shardings doesn't match number of results: "
-                  "result %d has none", i);
-  /* Results (out_shardings) are checked like any op's results, outside the manual scope. */
-  for (int i = 0; i < op->nresults; i++) {
-    where wi = {op->name, "result", i, NULL, op->nresults == 1, NULL};
-    const sp_value *r = &op->results[i];
-    if ((rc = check_sharding(v, r->sharding, r->type, value_loc(r, op->loc), &wi))) return rc;
-  }
-  sp_attr *ma = sp_op_attr(op, "manual_axes");
-  manual_view mv = {NULL, 0};
-  if (ma && ma->kind == SP_ATTR_AXES) mv = (manual_view){ma->u.axes.v, ma->u.axes.n};
-  const sp_mesh *mesh = NULL;
-  if (mv.n && (rc = common_mesh(v, op, in, op->noperands, &mesh, &w))) return rc;
-  if ((rc = check_manual_axes(v, op, &mv, mesh, &w))) return rc;
-  if (op->nregions != 1 || op->regions[0].nblocks != 1)
-    return fail(v, op->loc, &w, "expects one region with one block");
-  if ((rc = check_isolated(v, op))) return rc;
-  const sp_block *body = op->regions[0].blocks[0];
-  if (body->nargs != op->noperands)
-    return fail(v, op->loc, &w, "number of op operands and region operands must match. Op has "
-                "%d op operands and %d region operands", op->noperands, body->nargs);
-  if ((rc = check_local_types(v, op, in, &mv, &w))) return rc;
-  int saved = v->nmanual;
-  if ((rc = push_manual(v, &mv, op->loc))) return rc;
-  rc = verify_regions(v, op);
-  v->nmanual = saved;
-  return rc;
-}
 
 /* ------------------------------------------------------------------ the walk */
 
@@ -861,7 +573,7 @@ static int verify_results(verifier *v, const sp_op *op) {
     bool inline_sharding = op->kind == SP_OP_SDY_SHARDING_CONSTRAINT ||
                            op->kind == SP_OP_SDY_RESHARD || op->kind == SP_OP_SDY_DATA_FLOW_EDGE;
     where w = {op->name, inline_sharding ? NULL : "result", i, NULL, op->nresults == 1, NULL};
-    int rc = check_sharding(v, r->sharding, r->type, value_loc(r, op->loc), &w);
+    int rc = sp__verify_check_sharding(v, r->sharding, r->type, sp__verify_value_loc(r, op->loc), &w);
     if (rc) return rc;
   }
   return SP_OK;
@@ -874,7 +586,7 @@ static int verify_func(verifier *v, const sp_op *op) {
     if (!fi->result_shardings[i]) continue;
     where w = {op->name, "result", i, NULL, false, NULL};
     const sp_type *t = fi->result_types ? fi->result_types[i] : NULL;
-    int rc = check_sharding(v, fi->result_shardings[i], t, op->loc, &w);
+    int rc = sp__verify_check_sharding(v, fi->result_shardings[i], t, op->loc, &w);
     if (rc) return rc;
   }
   return SP_OK;
@@ -885,7 +597,7 @@ static int verify_block(verifier *v, const sp_op *parent, const sp_block *b, boo
     const sp_value *arg = b->args[i];
     where w = {parent->name, func_entry ? "arg" : "block argument", i, NULL, false, NULL};
     if (!arg->sharding) continue;
-    int rc = check_sharding(v, arg->sharding, arg->type, value_loc(arg, parent->loc), &w);
+    int rc = sp__verify_check_sharding(v, arg->sharding, arg->type, sp__verify_value_loc(arg, parent->loc), &w);
     if (rc) return rc;
   }
   for (const sp_op *op = b->first; op; op = op->next) {
@@ -897,13 +609,13 @@ static int verify_block(verifier *v, const sp_op *parent, const sp_block *b, boo
   for (int i = 0; func_entry && i < b->nargs; i++)
     if (sp_attrs_get(&b->args[i]->attrs, "sdy.sharding")) {
       where w = {parent->name, "arg", i, NULL, false, NULL};
-      return fail(v, parent->loc, &w, "should have a sharding attribute of type "
+      return sp__verify_fail(v, parent->loc, &w, "should have a sharding attribute of type "
                   "TensorShardingAttr");
     }
   return SP_OK;
 }
 
-static int verify_regions(verifier *v, const sp_op *op) {
+int sp__verify_regions(verifier *v, const sp_op *op) {
   for (int r = 0; r < op->nregions; r++) {
     const sp_region *reg = &op->regions[r];
     for (int b = 0; b < reg->nblocks; b++) {
@@ -924,25 +636,25 @@ static int verify_sharding_attrs(verifier *v, const sp_op *op) {
     int rc = SP_OK;
     if (at->kind == SP_ATTR_SHARDING && strcmp(at->name, "sdy.sharding") == 0) {
       where ow = {op->name, NULL, -1, NULL, false, NULL};
-      return fail(v, op->loc, &ow, "should have a sharding attribute of type "
+      return sp__verify_fail(v, op->loc, &ow, "should have a sharding attribute of type "
                   "TensorShardingPerValueAttr");
     } else if (at->kind == SP_ATTR_SHARDING && at->u.sharding) {
-      rc = check_sharding(v, at->u.sharding, NULL, op->loc, &w);
+      rc = sp__verify_check_sharding(v, at->u.sharding, NULL, op->loc, &w);
     } else if (at->kind == SP_ATTR_SHARDINGS && strcmp(at->name, "sdy.sharding") == 0) {
       int n = at->u.shardings.n;
       /* An op without results may carry one sharding: where it runs, not how it splits. */
       int want = op->nresults ? op->nresults : n == 0 ? 0 : 1;
       if (n != want)
-        return fail(v, op->loc, &w, "shardings don't match number of values: %d != %d", n,
+        return sp__verify_fail(v, op->loc, &w, "shardings don't match number of values: %d != %d", n,
                     op->nresults);
       for (int k = 0; k < n && rc == SP_OK; k++) {
         const sp_sharding *s = at->u.shardings.v[k];
-        if (!s) return fail_code(v, SP_EINTERNAL, op->loc, &w, "missing sharding");
+        if (!s) return sp__verify_fail_code(v, SP_EINTERNAL, op->loc, &w, "missing sharding");
         const sp_type *t = op->nresults ? op->results[k].type : NULL;
-        rc = check_sharding(v, s, t, op->loc, &w);
+        rc = sp__verify_check_sharding(v, s, t, op->loc, &w);
         if (rc == SP_OK && op->nresults == 0 && !sp_sharding_is_unsharded(s) &&
-            !sp_mesh_is_maximal(s->inline_mesh ? s->inline_mesh : lookup_mesh(v, s->mesh_name)))
-          return fail(v, op->loc, &w, "an op without results can only carry a maximal or fully "
+            !sp_mesh_is_maximal(s->inline_mesh ? s->inline_mesh : sp__verify_lookup_mesh(v, s->mesh_name)))
+          return sp__verify_fail(v, op->loc, &w, "an op without results can only carry a maximal or fully "
                       "replicated sharding");
       }
     }
@@ -956,33 +668,33 @@ static int verify_sharding_attrs(verifier *v, const sp_op *op) {
 static int check_edge_input(verifier *v, const sp_op *op) {
   where w = {op->name, NULL, -1, NULL, false, NULL};
   if (op->noperands != 1 || op->nresults != 1 || !op->operands[0].value)
-    return fail(v, op->loc, &w, "requires one operand and one result");
+    return sp__verify_fail(v, op->loc, &w, "requires one operand and one result");
   bool func_edge = op->kind == SP_OP_SDY_FUNC_DATA_FLOW_EDGE;
   const char *what = func_edge ? "operand" : "input";
   const sp_value *in = op->operands[0].value;
   if (!sp_type_is_static_tensor(op->results[0].type) &&
       op->results[0].type->kind == SP_TYPE_TENSOR)
-    return fail(v, op->loc, &w, "expected %s to have a static-shaped result", op->name);
+    return sp__verify_fail(v, op->loc, &w, "expected %s to have a static-shaped result", op->name);
   if (sp_value_num_uses(in) != 1)
-    return fail(v, op->loc, &w, "expected %s of %s to have a single user", what, op->name);
+    return sp__verify_fail(v, op->loc, &w, "expected %s of %s to have a single user", what, op->name);
   if (!func_edge) {
     /* Data-flow ops of the sdy dialect own their edges; any other sdy op may not. */
     if (in->def && strncmp(in->def->name, "sdy.", 4) == 0 &&
         in->def->kind != SP_OP_SDY_MANUAL_COMPUTATION &&
         in->def->kind != SP_OP_SDY_NAMED_COMPUTATION) {
-      note(v, in->def->loc, "sdy op defining the input of the sdy.data_flow_edge");
-      return fail(v, op->loc, &w, "expected input of sdy.data_flow_edge to not be defined by an "
+      sp__verify_note(v, in->def->loc, "sdy op defining the input of the sdy.data_flow_edge");
+      return sp__verify_fail(v, op->loc, &w, "expected input of sdy.data_flow_edge to not be defined by an "
                   "SdyDialect op");
     }
     return SP_OK;
   }
   if (in->def && in->def->kind != SP_OP_FUNC_CALL)
-    return fail(v, op->loc, &w, "expected operand of sdy.func_data_flow_edge to be a result of "
+    return sp__verify_fail(v, op->loc, &w, "expected operand of sdy.func_data_flow_edge to be a result of "
                 "call op.");
   if (!in->def) {
     const sp_op *owner = in->block ? sp_block_parent_op(in->block) : NULL;
     if (!owner || owner->kind != SP_OP_FUNC)
-      return fail(v, op->loc, &w, "expected operand of sdy.func_data_flow_edge to be a block "
+      return sp__verify_fail(v, op->loc, &w, "expected operand of sdy.func_data_flow_edge to be a block "
                   "argument of a func op.");
   }
   return SP_OK;
@@ -1006,10 +718,10 @@ static int check_unreduced_kinds(verifier *v, const sp_op *op) {
     else introduced = true;
   }
   if (kept && strcmp(in_kind, out_kind) != 0)
-    return fail(v, op->loc, &w, "cannot change the reduction operator of kept unreduced axes from "
+    return sp__verify_fail(v, op->loc, &w, "cannot change the reduction operator of kept unreduced axes from "
                 "%s to %s.", in_kind, out_kind);
   if (introduced && strcmp(out_kind, "sum") != 0)
-    return fail(v, op->loc, &w, "cannot introduce '%s' unreduced axes. Expected 'sum'.", out_kind);
+    return sp__verify_fail(v, op->loc, &w, "cannot introduce '%s' unreduced axes. Expected 'sum'.", out_kind);
   return SP_OK;
 }
 
@@ -1032,12 +744,12 @@ static int verify_op(verifier *v, const sp_op *op) {
       break;
 
     case SP_OP_SDY_MANUAL_COMPUTATION:
-      return verify_manual_computation(v, op);
+      return sp__verify_manual_computation(v, op);
     case SP_OP_SDY_PROPAGATION_BARRIER: {
       const char *dir = sp_op_get_str(op, "allowed_direction");
       where w = {op->name, NULL, -1, NULL, false, NULL};
       if (dir && strcmp(dir, "BOTH") == 0)
-        rc = fail(v, op->loc, &w, "cannot specify `BOTH` as the direction");
+        rc = sp__verify_fail(v, op->loc, &w, "cannot specify `BOTH` as the direction");
       break;
     }
     case SP_OP_SDY_DATA_FLOW_EDGE:
@@ -1048,7 +760,7 @@ static int verify_op(verifier *v, const sp_op *op) {
     case SP_OP_SDY_SHARDING_CONSTRAINT:
       if (op->nresults != 1 || !op->results[0].sharding) {
         where w = {op->name, NULL, -1, NULL, false, NULL};
-        rc = fail(v, op->loc, &w, "requires one result with a sharding");
+        rc = sp__verify_fail(v, op->loc, &w, "requires one result with a sharding");
       } else {
         rc = check_unreduced_kinds(v, op);
       }
@@ -1068,7 +780,7 @@ static int verify_op(verifier *v, const sp_op *op) {
       /* A named computation's in_shardings are optional (absent: none of its operands has
        * one); when given there is one per operand. */
       sp_sharding *const *in;
-      if (sp_op_attr(op, "in_shardings")) rc = check_in_shardings(v, op, &in);
+      if (sp_op_attr(op, "in_shardings")) rc = sp__verify_check_in_shardings(v, op, &in);
       break;
     }
     default:
@@ -1081,7 +793,7 @@ static int verify_op(verifier *v, const sp_op *op) {
   if ((rc = verify_sharding_attrs(v, op))) return rc;
   sp_rule *rule = sp_op_rule(op);
   if (rule && (rc = check_rule(v, op, rule))) return rc;
-  if ((rc = verify_regions(v, op))) return rc;
+  if ((rc = sp__verify_regions(v, op))) return rc;
   return op->kind == SP_OP_FUNC ? sp_verify_func_return(v->m, op, v->err) : SP_OK;
 }
 
@@ -1092,7 +804,7 @@ int sp_verify_module(const sp_module *m, sp_err *err) {
   if (!m || !m->op || m->op->nregions != 1 || m->op->regions[0].nblocks != 1)
     rc = sp_err_set(err, SP_EINVAL, "%s: malformed module", v.file);
   else if ((rc = build_mesh_table(&v, true)) == SP_OK)
-    rc = verify_regions(&v, m->op);
+    rc = sp__verify_regions(&v, m->op);
   verifier_free(&v);
   if (rc == SP_OK) sp_err_clear(err);
   return rc;
