@@ -473,7 +473,16 @@ static const char *keyword_of(const sp_op *op, const char *name, const char *pre
   return kw;
 }
 
-/* Precision names of a precision_config text, as "DEFAULT, HIGH"; false if not that shape. */
+/* StableHLO's precision names: only these read back from the pretty form. */
+static bool is_precision_name(const char *s, size_t n) {
+  static const char *const names[] = {"DEFAULT", "HIGH", "HIGHEST"};
+  for (size_t k = 0; k < sizeof names / sizeof *names; k++)
+    if (strlen(names[k]) == n && memcmp(s, names[k], n) == 0) return true;
+  return false;
+}
+
+/* Precision names of a precision_config text, as "DEFAULT, HIGH"; false if not that shape
+ * (the op is then printed in the generic form, which keeps the text as it came). */
 bool sp__mlir_precision_names(const char *s, sp_strbuf *out) {
   static const char pre[] = "#stablehlo<precision ";
   if (!s || *s++ != '[') return false;
@@ -485,7 +494,7 @@ bool sp__mlir_precision_names(const char *s, sp_strbuf *out) {
     if (strncmp(s, pre, sizeof pre - 1) != 0) return false;
     s += sizeof pre - 1;
     const char *e = strchr(s, '>');
-    if (!e) return false;
+    if (!e || !is_precision_name(s, (size_t)(e - s))) return false;
     if (!first) sp_strbuf_puts(out, ", ");
     sp_strbuf_putn(out, s, (size_t)(e - s));
     s = e + 1;
