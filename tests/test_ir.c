@@ -137,7 +137,9 @@ START_TEST(types_print_and_measure) {
     int bits;
   } widths[] = {{"f64", 64}, {"f32", 32}, {"f16", 16}, {"i1", 1}, {"ui8", 8}, {"i64", 64},
                 {"f8E4M3FN", 8}, {"f8E5M2", 8}, {"f6E2M3FN", 6}, {"f4E2M1FN", 4},
-                {"complex<f64>", 128}, {"index", 64}};
+                {"complex<f64>", 128}, {"index", 64}, {"i16777215", 16777215},
+                /* wider than MLIR allows, and wider than an int holds: unknown, no overflow */
+                {"i16777216", 0}, {"f39999999999999999999992", 0}};
   for (size_t i = 0; i < sizeof widths / sizeof widths[0]; i++)
     ck_assert_msg(sp_type_elem_bits(sp_type_tensor(a, 0, NULL, widths[i].elem)) == widths[i].bits,
                   "%s", widths[i].elem);

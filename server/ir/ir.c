@@ -105,8 +105,12 @@ int sp_type_elem_bits(const sp_type *t) {
   if (*p == 'u') p++;
   if (*p == 'i' || *p == 'f') p++;
   else return 0;
+  /* MLIR caps a width at 2^24 - 1 bits; anything wider is no type we can size. */
   int bits = 0;
-  for (; *p >= '0' && *p <= '9'; p++) bits = bits * 10 + (*p - '0');
+  for (; *p >= '0' && *p <= '9'; p++) {
+    bits = bits * 10 + (*p - '0');
+    if (bits > SP_TYPE_MAX_BITS) return 0;
+  }
   return (*p == '\0' || *p == '>') ? bits : 0;
 }
 

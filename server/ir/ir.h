@@ -85,6 +85,7 @@ bool sp_type_equal(const sp_type *x, const sp_type *y);
 bool sp_type_is_static_tensor(const sp_type *t);    /* ranked, no '?' */
 int64_t sp_type_num_elements(const sp_type *t);     /* static tensors; -1 otherwise or when
                                                       the count does not fit in int64 */
+#define SP_TYPE_MAX_BITS 16777215 /* MLIR's widest integer or float type */
 int sp_type_elem_bits(const sp_type *t);            /* f32 -> 32, i1 -> 1, bf16 -> 16; 0 unknown */
 void sp_type_print(sp_strbuf *sb, const sp_type *t);
 
