@@ -88,6 +88,14 @@ const char *sp__mlir_kind_spelling(sp__mlir_tok_kind kind);
 int sp__mlir_enter(sp__mlir_parser *p);
 static inline void sp__mlir_leave(sp__mlir_parser *p) { p->depth--; }
 
+/* One piece of a bracketed text at the lexer cursor (not whitespace): a whole string literal,
+ * the arrow "->", or one character. Brackets <([{ deepen *depth (SP_ELIMIT past
+ * SP_MAX_NESTING, "`what` nested too deeply") and >)]} return from it ("unbalanced" below
+ * zero); *closed tells that a closing bracket brought *depth back to zero. The piece is
+ * [*piece, *piece + *len); the cursor moves past it (the current token is left as it was). */
+int sp__mlir_scan_bracketed(sp__mlir_parser *p, const char *what, int *depth, const char **piece,
+                            size_t *len, bool *closed);
+
 /* Literals. parse_int accepts an optional '-' and checks the int64 range. */
 int sp__mlir_parse_int(sp__mlir_parser *p, int64_t *out, const char *context);
 /* Decodes the string token under the cursor (escapes resolved) into the module arena. */

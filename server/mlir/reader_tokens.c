@@ -1,7 +1,7 @@
 /*
  * reader_tokens.c - the token level of the MLIR reader: error reporting ("file:line:col:
  * message", first error wins, trial parses record nothing), accepting and expecting tokens,
- * the nesting guard, and literals (integers, strings with escapes, symbols, `loc(...)`).
+ * the nesting guard, character-level scans of bracketed text, and literals (integers, strings with escapes, symbols, `loc(...)`).
  *
  * Memory: decoded strings and symbols go into the module arena (p->a); nothing else is
  * allocated here. See reader.h for the conventions every reader file shares.
@@ -136,6 +136,36 @@ int sp__mlir_enter(sp__mlir_parser *p) {
   if (++p->depth > SP_MAX_NESTING)
     return sp__mlir_error_code(p, SP_ELIMIT, NULL,
                                "nesting deeper than SP_MAX_NESTING (%d)", SP_MAX_NESTING);
+  return SP_OK;
+}
+
+/* ------------------------------------------------------------------ bracketed text */
+
+int sp__mlir_scan_bracketed(sp__mlir_parser *p, const char *what, int *depth, const char **piece,
+                            size_t *len, bool *closed) {
+  sp__mlir_lexer *lx = &p->lx;
+  const char *at = lx->cur;
+  char c = *at;
+  *closed = false;
+  if (c == '"') {
+    const char *q = at + 1;
+    while (q < lx->end && *q != '"' && *q != '\n') q += (*q == '\\' && q + 1 < lx->end) ? 2 : 1;
+    if (q >= lx->end || *q != '"') return sp__mlir_error_here(p, "unterminated string in %s", what);
+    lx->cur = q + 1;
+  } else if (c == '-' && at + 1 < lx->end && at[1] == '>') {
+    lx->cur = at + 2;
+  } else {
+    if (c == '<' || c == '(' || c == '[' || c == '{') {
+      if (++*depth > SP_MAX_NESTING)
+        return sp__mlir_error_code(p, SP_ELIMIT, NULL, "%s nested too deeply", what);
+    } else if (c == '>' || c == ')' || c == ']' || c == '}') {
+      if (--*depth < 0) return sp__mlir_error_here(p, "unbalanced '%c' in %s", c, what);
+      *closed = *depth == 0;
+    }
+    lx->cur = at + 1;
+  }
+  *piece = at;
+  *len = (size_t)(lx->cur - at);
   return SP_OK;
 }
 
