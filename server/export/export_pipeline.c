@@ -76,6 +76,7 @@ int sp_export_pipeline_run(sp_module *m, const sp_export_options *o, sp_err *err
   STEP(sp_data_flow_edges_sink(m, err));
   STEP(sp_export_named_computations(m, err));
   STEP(sp_export_unflatten_call_graph(m, o->dedup_functions_fully, err));
+  STEP(sp_symbol_dce(m, err));
   STEP(sp_export_update_non_divisible(m, err));
   STEP(sp_export_remove_sub_axes_in_main(m, err));
   STEP(sp_export_close_shardings(m, err));
