@@ -10,6 +10,7 @@
 #include "export/explicit_reshards.h"
 #include "export/export_passes.h"
 #include "export/meshes.h"
+#include "export/remove_ag_rs_cmv1.h"
 #include "export/reshard_to_collectives.h"
 #include "propagation/canonicalize.h"
 #include "propagation/constants.h"
@@ -85,6 +86,7 @@ int sp_export_pipeline_run(sp_module *m, const sp_export_options *o, sp_err *err
     /* no reshards or collectives */
   } else if (o->explicit_collectives) {
     STEP(sp_export_explicit_collectives(m, err));
+    if (o->remove_ag_rs_cmv1) STEP(sp_export_remove_ag_rs_cmv1(m, err));
   } else {
     STEP(sp_export_insert_explicit_reshards_default(m, err));
   }
