@@ -130,9 +130,10 @@ START_TEST(named_computations_become_private_functions_then_merge) {
   out = pt_print(m);
   sp_module_free(m);
   char *merged = et_run(out, "sdy-unflatten-call-graph", NULL);
-  static const char *const want2[] = {"call @body(%arg0)", "call @body(%0)", NULL};
+  static const char *const want2[] = {"call @body(%arg0)", "call @body(%0)", "func.func private @body(",
+                                      "func.func private @body_0(", NULL};
   et_has_in_order(merged, want2);
-  et_lacks(merged, "@body_0");
+  et_lacks(merged, "call @body_0");
   et_lacks(merged, "original_func_name");
   free(out);
   free(merged);
@@ -156,6 +157,51 @@ START_TEST(unflatten_keeps_copies_with_other_shardings_unless_fully) {
   out = et_run(in, "sdy-unflatten-call-graph", "dedup-functions-fully=true");
   static const char *const want2[] = {"call @g(%arg0)", "call @g(%0)", NULL};
   et_has_in_order(out, want2);
+  free(out);
+}
+END_TEST
+
+/* Three copies of @k: @k returns its result on "a" (one call), @k_0 and @k_1 on "b" (one call
+ * each). Plain un-flattening sends @k_1's call to @k_0 and keeps every function; fully, the
+ * "b" class overtakes @k's class at the call of @k_1, which then takes every call. The two
+ * copies of @p share one class: its first callee @p keeps every call. */
+#define THREE_COPIES MESH \
+  "func.func @main(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {\n" \
+  "  %0 = call @k(%x) : (tensor<2x8xf32>) -> tensor<2x8xf32>\n" \
+  "  %1 = call @p(%0) : (tensor<2x8xf32>) -> tensor<2x8xf32>\n" \
+  "  %2 = call @k_0(%1) : (tensor<2x8xf32>) -> tensor<2x8xf32>\n" \
+  "  %3 = call @p_5(%2) : (tensor<2x8xf32>) -> tensor<2x8xf32>\n" \
+  "  %4 = call @k_1(%3) : (tensor<2x8xf32>) -> tensor<2x8xf32>\n" \
+  "  return %4 : tensor<2x8xf32>\n}\n" \
+  "func.func private @k(%y: tensor<2x8xf32>) -> (tensor<2x8xf32> {sdy.sharding = #sdy.sharding<@m, [{}, {\"a\"}]>}) {\n" \
+  "  return %y : tensor<2x8xf32>\n}\n" \
+  "func.func private @p(%y: tensor<2x8xf32>) -> tensor<2x8xf32> {\n" \
+  "  return %y : tensor<2x8xf32>\n}\n" \
+  "func.func private @k_0(%y: tensor<2x8xf32>) -> (tensor<2x8xf32> {sdy.sharding = #sdy.sharding<@m, [{}, {\"b\"}]>}) attributes {sdy.original_func_name = \"k\"} {\n" \
+  "  return %y : tensor<2x8xf32>\n}\n" \
+  "func.func private @p_5(%y: tensor<2x8xf32>) -> tensor<2x8xf32> attributes {sdy.original_func_name = \"p\"} {\n" \
+  "  return %y : tensor<2x8xf32>\n}\n" \
+  "func.func private @k_1(%y: tensor<2x8xf32>) -> (tensor<2x8xf32> {sdy.sharding = #sdy.sharding<@m, [{}, {\"b\"}]>}) attributes {sdy.original_func_name = \"k\"} {\n" \
+  "  return %y : tensor<2x8xf32>\n}\n"
+
+START_TEST(unflatten_merges_into_first_called_copy_and_erases_nothing) {
+  char *out = et_run(THREE_COPIES, "sdy-unflatten-call-graph", NULL);
+  static const char *const want[] = {"call @k(%arg0)", "call @p(%0)", "call @k_0(%1)", "call @p(%2)",
+                                     "call @k_0(%3)", "func.func private @k(", "func.func private @p(",
+                                     "func.func private @k_0(", "func.func private @p_5(",
+                                     "func.func private @k_1(", NULL};
+  et_has_in_order(out, want);
+  et_lacks(out, "original_func_name");
+  free(out);
+}
+END_TEST
+
+START_TEST(unflatten_fully_follows_the_class_that_overtakes) {
+  char *out = et_run(THREE_COPIES, "sdy-unflatten-call-graph", "dedup-functions-fully=true");
+  static const char *const want[] = {"call @k_1(%arg0)", "call @p(%0)", "call @k_1(%1)", "call @p(%2)",
+                                     "call @k_1(%3)", "func.func private @k(", "func.func private @k_0(",
+                                     NULL};
+  et_has_in_order(out, want);
   free(out);
 }
 END_TEST
@@ -230,6 +276,8 @@ static Suite *suite(void) {
   tcase_add_test(tc, verify_unreduced_reports_dropped_axis_and_kind_change);
   tcase_add_test(tc, named_computations_become_private_functions_then_merge);
   tcase_add_test(tc, unflatten_keeps_copies_with_other_shardings_unless_fully);
+  tcase_add_test(tc, unflatten_merges_into_first_called_copy_and_erases_nothing);
+  tcase_add_test(tc, unflatten_fully_follows_the_class_that_overtakes);
   tcase_add_test(tc, sink_func_edges_writes_back_argument_and_call_shardings);
   tcase_add_test(tc, call_reshards_put_later_results_first);
   tcase_add_test(tc, export_pipeline_closes_inlines_and_reshards_returns);

@@ -11,13 +11,15 @@
  *     their shardings (when they have one) taking the place of the in/out shardings. Every
  *     computation gets its own function: merging them is the un-flattening
  *     pass's job.
- *   sp_export_unflatten_call_graph: functions that are copies of one original (same
+ *   sp_export_unflatten_call_graph: functions that are copies of one original (a group: same
  *     `sdy.original_func_name`, or the function's own name without one; same
- *     `sdy.func_manual_axes`) are merged: walking the calls in module order (pre-order), a call
- *     is redirected to the first function of its group that was called before and has the
- *     same argument and result types and shardings (with dedup_fully, any function of the
- *     group: the result shardings are then reconciled by call reshards). Functions left
- *     without callers are erased (with dedup_fully they are left to a later symbol DCE), and
+ *     `sdy.func_manual_axes`; same types) are merged. Walking the calls in module order
+ *     (pre-order), a call is redirected to the first function of its group called before
+ *     with the same argument and result shardings. With dedup_fully every call of a group
+ *     goes to one function: the first callee of the group, replaced by a later call's callee
+ *     only when that call gives its sharding class strictly more calls so far than the class
+ *     of the function in place (the result shardings are then reconciled by call reshards).
+ *     No function is erased (as Shardy's pass; a symbol DCE follows in the pipeline), and
  *     every function loses both attributes.
  *
  * Memory: new ops in the module's arena; scratch lists malloc'd.

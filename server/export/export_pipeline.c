@@ -10,6 +10,7 @@
 #include "export/explicit_reshards.h"
 #include "export/export_passes.h"
 #include "export/meshes.h"
+#include "export/remove_ag_rs_cmv1.h"
 #include "export/reshard_to_collectives.h"
 #include "propagation/constants.h"
 #include "propagation/data_flow_edges.h"
@@ -75,6 +76,7 @@ int sp_export_pipeline_run(sp_module *m, const sp_export_options *o, sp_err *err
   STEP(sp_data_flow_edges_sink(m, err));
   STEP(sp_export_named_computations(m, err));
   STEP(sp_export_unflatten_call_graph(m, o->dedup_functions_fully, err));
+  STEP(sp_symbol_dce(m, err));
   STEP(sp_export_update_non_divisible(m, err));
   STEP(sp_export_remove_sub_axes_in_main(m, err));
   STEP(sp_export_close_shardings(m, err));
@@ -83,6 +85,7 @@ int sp_export_pipeline_run(sp_module *m, const sp_export_options *o, sp_err *err
     /* no reshards or collectives */
   } else if (o->explicit_collectives) {
     STEP(sp_export_explicit_collectives(m, err));
+    if (o->remove_ag_rs_cmv1) STEP(sp_export_remove_ag_rs_cmv1(m, err));
   } else {
     STEP(sp_export_insert_explicit_reshards(m, err));
   }

@@ -95,6 +95,20 @@ void sp__mlir_w_function_type(sp__mlir_writer *w, const sp_op *op) {
   }
 }
 
+void sp__mlir_w_symbol_call(sp__mlir_writer *w, const sp_op *op, const char *symbol_attr,
+                            const char *symbol) {
+  const char *const elided[] = {symbol_attr, NULL};
+  sp__mlir_w_op_name(w, op);
+  sp__mlir_w_putc(w, ' ');
+  sp__mlir_put_symbol(w->out, symbol);
+  sp__mlir_w_putc(w, '(');
+  sp__mlir_w_operands(w, op, 0, op->noperands);
+  sp__mlir_w_putc(w, ')');
+  sp__mlir_w_attr_dict(w, op, elided, false);
+  sp__mlir_w_puts(w, " : ");
+  sp__mlir_w_function_type(w, op);
+}
+
 void sp__mlir_w_same_or_function_type(sp__mlir_writer *w, const sp_op *op) {
   bool same = op->nresults == 1;
   for (int i = 0; i < op->noperands && same; i++)
