@@ -86,6 +86,7 @@ int sp_export_pipeline_run(sp_module *m, const sp_export_options *o, sp_err *err
     /* no reshards or collectives */
   } else if (o->explicit_collectives) {
     STEP(sp_export_explicit_collectives(m, err));
+    STEP(sp_canonicalize(m, err)); /* collectives fused: all_reduce + all_slice, all_to_alls */
     if (o->remove_ag_rs_cmv1) STEP(sp_export_remove_ag_rs_cmv1(m, err));
   } else {
     STEP(sp_export_insert_explicit_reshards_default(m, err));
