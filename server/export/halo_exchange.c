@@ -110,6 +110,21 @@ sp_value *sp_halo_permute(sp_builder *b, const sp_mesh *mesh, const sp_sharding 
   return &op->results[0];
 }
 
+sp_value *sp_halo_with_neighbours(sp_builder *b, const sp_mesh *mesh, const sp_sharding *s, int d, int64_t nl,
+                                  int64_t nr, sp_value *x, int *channel) {
+  int64_t n = 0;
+  sp_value **vs = sp_arena_calloc(b->m->arena, (size_t)(nl + nr + 1), sizeof *vs);
+  if (!vs) return NULL;
+  for (int64_t h = nl; h >= 1; h--)
+    if (!(vs[n++] = sp_halo_permute(b, mesh, s, d, h, x, channel))) return NULL;
+  vs[n++] = x;
+  for (int64_t h = 1; h <= nr; h++)
+    if (!(vs[n++] = sp_halo_permute(b, mesh, s, d, -h, x, channel))) return NULL;
+  if (n == 1) return x;
+  sp_value *cat = sp_build_concat(b, vs, (int)n, d);
+  return cat && sp_halo_set_replicated(b->m, cat, s) ? cat : NULL;
+}
+
 /* dense<[position of device 0, of device 1, ...]>, NULL when the ids are not 0..n-1. */
 static const char *position_table(sp_arena *a, const sp_mesh *mesh) {
   int64_t n = sp_mesh_positions(mesh);

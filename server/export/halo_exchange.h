@@ -43,6 +43,12 @@ sp_op *sp_halo_manual(sp_builder *outer, sp_value *const *ins, sp_sharding *cons
 sp_value *sp_halo_permute(sp_builder *b, const sp_mesh *mesh, const sp_sharding *s, int d, int64_t shift,
                           sp_value *v, int *channel);
 
+/* The local shard `x` of dim `d` with the whole shards nl..1 before it and 1..nr after it
+ * (collective permutes, in that order) concatenated around it along `d`, replicated; `x`
+ * itself when there are no hops. */
+sp_value *sp_halo_with_neighbours(sp_builder *b, const sp_mesh *mesh, const sp_sharding *s, int d, int64_t nl,
+                                  int64_t nr, sp_value *x, int *channel);
+
 /* The device's mesh position as a scalar i64. */
 sp_value *sp_halo_position(sp_builder *b, const sp_mesh *mesh);
 

@@ -85,16 +85,9 @@ static bool is_zero_constant(const sp_value *v) {
 /* One exchanged dim inside the manual computation: permutes, concatenate, pad, dynamic slice. */
 static sp_value *exchange_dim(sp_builder *b, const sp_mesh *mesh, const sp_sharding *s, const pad_form *f,
                               int d, sp_value *x, sp_value *pv, int *channel) {
-  int64_t nl = f->nl[d], nr = f->nr[d], n = 0;
-  sp_value **vs = sp_arena_calloc(b->m->arena, (size_t)(nl + nr + 1), sizeof *vs);
-  if (!vs) return NULL;
-  for (int64_t h = nl; h >= 1; h--)
-    if (!(vs[n++] = sp_halo_permute(b, mesh, s, d, h, x, channel))) return NULL;
-  vs[n++] = x;
-  for (int64_t h = 1; h <= nr; h++)
-    if (!(vs[n++] = sp_halo_permute(b, mesh, s, d, -h, x, channel))) return NULL;
-  sp_value *cat = x;
-  if (n > 1 && (!(cat = sp_build_concat(b, vs, (int)n, d)) || !sp_halo_set_replicated(b->m, cat, s))) return NULL;
+  int64_t nl = f->nl[d];
+  sp_value *cat = sp_halo_with_neighbours(b, mesh, s, d, nl, f->nr[d], x, channel);
+  if (!cat) return NULL;
   int64_t step = f->interior[d] + 1, X = f->s_out[d] * step;
   int64_t low[SP_MAX_RANK] = {0}, high[SP_MAX_RANK] = {0}, interior[SP_MAX_RANK] = {0};
   low[d] = high[d] = X;

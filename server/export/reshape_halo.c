@@ -141,17 +141,8 @@ static sp_value *exchange(sp_builder *b, const sp_mesh *mesh, const sp_op *op, c
                           sp_value *x, sp_value *pv, const int64_t *local_out) {
   const sp_sharding *s = op->operands[0].value->sharding;
   int rank = x->type->rank, channel = 1;
-  int64_t n = 0;
-  sp_value **vs = sp_arena_calloc(b->m->arena, (size_t)(sp->nl + sp->nr + 1), sizeof *vs);
-  if (!vs) return NULL;
-  for (int64_t h = sp->nl; h >= 1; h--)
-    if (!(vs[n++] = sp_halo_permute(b, mesh, s, sp->i0, h, x, &channel))) return NULL;
-  vs[n++] = x;
-  for (int64_t h = 1; h <= sp->nr; h++)
-    if (!(vs[n++] = sp_halo_permute(b, mesh, s, sp->i0, -h, x, &channel))) return NULL;
-  sp_value *cat = x;
-  if (n > 1 && (!(cat = sp_build_concat(b, vs, (int)n, sp->i0)) || !sp_halo_set_replicated(b->m, cat, s)))
-    return NULL;
+  sp_value *cat = sp_halo_with_neighbours(b, mesh, s, sp->i0, sp->nl, sp->nr, x, &channel);
+  if (!cat) return NULL;
   int64_t low[SP_MAX_RANK] = {0}, high[SP_MAX_RANK] = {0}, interior[SP_MAX_RANK] = {0}, sizes[SP_MAX_RANK];
   low[sp->i0] = high[sp->i0] = sp->X;
   sp_value *buf = sp_build_pad(b, cat, pv, low, high, interior);
