@@ -22,6 +22,23 @@ START_TEST(compatible_op_is_left_alone) {
 }
 END_TEST
 
+START_TEST(one_axis_on_two_factors_is_not_compatible) {
+  /* Each factor is sharded alike wherever it appears, but "q" serves the operand's size-1
+   * factor and the result's other one: the unary choice keeps the operand's, so the result is
+   * built without "q" and resharded back. */
+  char *out = et_run(MESH
+      "func.func @f(%x: tensor<1x4xi32> {sdy.sharding = #sdy.sharding<@m, [{\"q\"}, {}]>}) -> tensor<4x1xi32> {\n"
+      "  %0 = stablehlo.reshape %x {sdy.sharding = #sdy.sharding_per_value<[<@m, [{}, {\"q\"}]>]>} : (tensor<1x4xi32>) -> tensor<4x1xi32>\n"
+      "  return %0 : tensor<4x1xi32>\n}\n", "sdy-insert-explicit-reshards", FULL);
+  static const char *const want[] = {
+      "stablehlo.reshape %arg0 {sdy.sharding = #sdy.sharding_per_value<[<@m, [{}, {}]>]>}",
+      "sdy.reshard %0 <@m, [{}, {\"q\"}]>", NULL};
+  et_has_in_order(out, want);
+  et_lacks(out, "sdy.reshard %arg0");
+  free(out);
+}
+END_TEST
+
 START_TEST(binary_op_takes_the_majority_and_reshards_the_rest) {
   /* Two operands on "q" outweigh the result on "p": the result is resharded after the op. */
   char *out = et_run(MESH
@@ -369,6 +386,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, result_without_sharding_still_gets_the_all_reduce);
   tcase_add_test(tc, unary_tie_goes_to_the_tensor_without_sharded_permutation_dims);
   tcase_add_test(tc, binary_op_takes_the_majority_and_reshards_the_rest);
+  tcase_add_test(tc, one_axis_on_two_factors_is_not_compatible);
   tcase_add_test(tc, sharded_contraction_gets_all_reduce_then_result_reshard);
   tcase_add_test(tc, need_replication_axes_move_to_a_batch_dimension);
   tcase_add_test(tc, returned_value_is_resharded_to_the_result_sharding);

@@ -146,6 +146,15 @@ static bool overlaps_any(const sp_mesh *m, sp_ft_axis a, const sp_ft_axes *l) {
   return false;
 }
 
+/* Whether two factors' lists (one per factor of `t`) overlap in some axis. */
+static bool factors_share_an_axis(const sp_factor_table *t, const sp_ft_axes *lists) {
+  for (int f = 0; f < t->nfactors; f++)
+    for (int g = f + 1; g < t->nfactors; g++)
+      for (int k = 0; k < lists[f].n; k++)
+        if (overlaps_any(t->mesh, lists[f].v[k], &lists[g])) return true;
+  return false;
+}
+
 /* The rule's tensor of row `r` (operands, then results). */
 static const sp_rule_tensor *rule_tensor(const sp_rule *rule, int r) {
   return r < rule->noperands ? &rule->operands[r] : &rule->results[r - rule->noperands];
@@ -485,6 +494,8 @@ static int reconcile(sp_module *m, sp_arena *scratch, sp_op *op, sp_err *err) {
     if (compatible && first && (rc = sp_ft_axes_assign(scratch, &common[f], first)))
       return sp_err_set(err, rc, "out of memory inserting explicit reshards");
   }
+  /* ... and no axis serves two factors (one tensor's factor and another's alike). */
+  if (compatible && factors_share_an_axis(t, common)) compatible = false;
   if (!compatible) {
     for (int f = 0; f < t->nfactors; f++) common[f].n = 0;
     int pair[2];
@@ -607,11 +618,7 @@ static bool operands_agree(const sp_factor_table *t, sp_ft_axes *implied) {
     if (l->present && r->present && !sp_ft_axes_equal(&l->axes, &r->axes)) return false;
     implied[f] = l->present ? l->axes : r->present ? r->axes : (sp_ft_axes){0};
   }
-  for (int f = 0; f < t->nfactors; f++)
-    for (int g = f + 1; g < t->nfactors; g++)
-      for (int k = 0; k < implied[f].n; k++)
-        if (overlaps_any(t->mesh, implied[f].v[k], &implied[g])) return false;
-  return true;
+  return !factors_share_an_axis(t, implied);
 }
 
 /* Shardy's default mode reshards a dot's result to what its operands imply when: the operands
