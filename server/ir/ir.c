@@ -209,6 +209,12 @@ static void use_unlink(sp_use *u) {
 
 bool sp_value_has_uses(const sp_value *v) { return v->uses != NULL; }
 
+bool sp_op_results_unused(const sp_op *op) {
+  for (int i = 0; i < op->nresults; i++)
+    if (op->results[i].uses) return false;
+  return true;
+}
+
 int sp_value_num_uses(const sp_value *v) {
   int n = 0;
   for (const sp_use *u = v->uses; u; u = u->next) n++;
