@@ -204,10 +204,7 @@ static void put_int_pairs(sp__mlir_writer *w, const sp_ints *v) {
 
 static void put_axes(sp__mlir_writer *w, const sp_axis_ref *v, int n) {
   sp__mlir_w_putc(w, '{');
-  for (int i = 0; i < n; i++) {
-    if (i) sp__mlir_w_puts(w, ", ");
-    sp_axis_ref_print(w->out, &v[i]);
-  }
+  sp_axis_refs_print(w->out, v, n);
   sp__mlir_w_putc(w, '}');
 }
 
