@@ -15,4 +15,8 @@ if(Python3_Interpreter_FOUND AND TARGET shardplan-opt)
     set_tests_properties(conformance-${folder} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 1200
                          LABELS conformance)
   endforeach()
+  # The runner's own case splitting (CHECK-LABEL sections as FileCheck splits a whole file).
+  add_test(NAME conformance-runner
+    COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/conformance/test_run_conformance.py)
+  set_tests_properties(conformance-runner PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 120)
 endif()

@@ -22,6 +22,23 @@ START_TEST(compatible_op_is_left_alone) {
 }
 END_TEST
 
+START_TEST(one_axis_on_two_factors_is_not_compatible) {
+  /* Each factor is sharded alike wherever it appears, but "q" serves the operand's size-1
+   * factor and the result's other one: the unary choice keeps the operand's, so the result is
+   * built without "q" and resharded back. */
+  char *out = et_run(MESH
+      "func.func @f(%x: tensor<1x4xi32> {sdy.sharding = #sdy.sharding<@m, [{\"q\"}, {}]>}) -> tensor<4x1xi32> {\n"
+      "  %0 = stablehlo.reshape %x {sdy.sharding = #sdy.sharding_per_value<[<@m, [{}, {\"q\"}]>]>} : (tensor<1x4xi32>) -> tensor<4x1xi32>\n"
+      "  return %0 : tensor<4x1xi32>\n}\n", "sdy-insert-explicit-reshards", FULL);
+  static const char *const want[] = {
+      "stablehlo.reshape %arg0 {sdy.sharding = #sdy.sharding_per_value<[<@m, [{}, {}]>]>}",
+      "sdy.reshard %0 <@m, [{}, {\"q\"}]>", NULL};
+  et_has_in_order(out, want);
+  et_lacks(out, "sdy.reshard %arg0");
+  free(out);
+}
+END_TEST
+
 START_TEST(binary_op_takes_the_majority_and_reshards_the_rest) {
   /* Two operands on "q" outweigh the result on "p": the result is resharded after the op. */
   char *out = et_run(MESH
@@ -113,6 +130,29 @@ START_TEST(default_mode_reshards_a_small_dot_result_to_what_its_operands_imply) 
       "  %0 = stablehlo.dot_general %x, %y, contracting_dims = [1] x [0] {sdy.sharding = #sdy.sharding_per_value<[<@m, [{\"q\"}, {}]>]>} : (tensor<16x2xf32>, tensor<2x64xf32>) -> tensor<16x64xf32>\n"
       "  return %0 : tensor<16x64xf32>\n}\n", "sdy-insert-explicit-reshards", NULL);
   et_lacks(out, "sdy.reshard");
+  free(out);
+}
+END_TEST
+
+START_TEST(default_mode_reconciles_a_concatenate_whose_operands_differ_from_its_result) {
+  /* The larger operand's "p" on dim 1 wins: %x is resharded to it, the concatenate computes on
+   * it and a reshard restores the replicated result; the add with mixed shardings and the
+   * concatenate of operands placed like its result are left alone. */
+  char *out = et_run(MESH
+      "func.func @f(%x: tensor<2x16xf32> {sdy.sharding = #sdy.sharding<@m, [{}, {\"q\"}]>},"
+      " %y: tensor<6x16xf32> {sdy.sharding = #sdy.sharding<@m, [{}, {\"p\"}]>}) -> (tensor<8x16xf32>, tensor<6x16xf32>, tensor<12x16xf32>) {\n"
+      "  %0 = stablehlo.concatenate %x, %y, dim = 0 {sdy.sharding = #sdy.sharding_per_value<[<@m, [{}, {}]>]>} : (tensor<2x16xf32>, tensor<6x16xf32>) -> tensor<8x16xf32>\n"
+      "  %1 = stablehlo.add %y, %y {sdy.sharding = #sdy.sharding_per_value<[<@m, [{\"q\"}, {}]>]>} : tensor<6x16xf32>\n"
+      "  %2 = stablehlo.concatenate %y, %y, dim = 0 {sdy.sharding = #sdy.sharding_per_value<[<@m, [{}, {\"p\"}]>]>} : (tensor<6x16xf32>, tensor<6x16xf32>) -> tensor<12x16xf32>\n"
+      "  return %0, %1, %2 : tensor<8x16xf32>, tensor<6x16xf32>, tensor<12x16xf32>\n}\n",
+      "sdy-insert-explicit-reshards", NULL);
+  static const char *const want[] = {
+      "%0 = sdy.reshard %arg0 <@m, [{}, {\"p\"}]> : tensor<2x16xf32>",
+      "%1 = stablehlo.concatenate %0, %arg1, dim = 0 {sdy.sharding = #sdy.sharding_per_value<[<@m, [{}, {\"p\"}]>]>}",
+      "%2 = sdy.reshard %1 <@m, [{}, {}]> : tensor<8x16xf32>",
+      "%3 = stablehlo.add %arg1, %arg1 {", "%4 = stablehlo.concatenate %arg1, %arg1, dim = 0 {",
+      "return %2, %3, %4", NULL};
+  et_has_in_order(out, want);
   free(out);
 }
 END_TEST
@@ -369,12 +409,14 @@ static Suite *suite(void) {
   tcase_add_test(tc, result_without_sharding_still_gets_the_all_reduce);
   tcase_add_test(tc, unary_tie_goes_to_the_tensor_without_sharded_permutation_dims);
   tcase_add_test(tc, binary_op_takes_the_majority_and_reshards_the_rest);
+  tcase_add_test(tc, one_axis_on_two_factors_is_not_compatible);
   tcase_add_test(tc, sharded_contraction_gets_all_reduce_then_result_reshard);
   tcase_add_test(tc, need_replication_axes_move_to_a_batch_dimension);
   tcase_add_test(tc, returned_value_is_resharded_to_the_result_sharding);
   tcase_add_test(tc, propagation_pipeline_makes_collectives_explicit_on_request);
   tcase_add_test(tc, reshard_to_unreduced_becomes_replicated_and_sharded_to_unreduced);
   tcase_add_test(tc, default_mode_reshards_a_small_dot_result_to_what_its_operands_imply);
+  tcase_add_test(tc, default_mode_reconciles_a_concatenate_whose_operands_differ_from_its_result);
   tcase_add_test(tc, op_on_meshes_differing_only_in_device_order_runs_on_the_majority_mesh);
   tcase_add_test(tc, unary_op_prefers_the_tensor_that_shards_no_permutation_dim);
   tcase_add_test(tc, scalar_operands_do_not_keep_need_replication_axes_from_moving);

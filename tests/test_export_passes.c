@@ -70,6 +70,32 @@ START_TEST(inline_meshes_writes_every_mesh_in_place) {
 }
 END_TEST
 
+#define HLO_A2A(mesh) \
+  "\"stablehlo.all_to_all\"(%x) <{concat_dimension = 1 : i64, replica_groups = " \
+  "#stablehlo.replica_group_mesh_axes<mesh = @" mesh ", axes = [#stablehlo.axis_ref<name = \"q\">]>, " \
+  "split_count = 2 : i64, split_dimension = 1 : i64}> : (tensor<2x8xi8>) -> tensor<2x8xi8>\n"
+
+START_TEST(inline_meshes_writes_stablehlo_replica_group_meshes) {
+  char *out = et_run("sdy.mesh @g = <[\"p\"=2, \"q\"=2], device_ids=[3, 2, 1, 0]>\n"
+      "sdy.mesh @h = <[\"q\"=4]>\n"
+      "func.func @f(%x: tensor<2x8xi8>) -> (tensor<2x8xi8>, tensor<2x8xi8>) {\n"
+      "  %0 = " HLO_A2A("g") "  %1 = " HLO_A2A("h")
+      "  return %0, %1 : tensor<2x8xi8>, tensor<2x8xi8>\n}\n",
+      "sdy-inline-meshes", NULL);
+  static const char *const want[] = {
+      "mesh = #stablehlo.mesh<axes=[<name = \"p\", size = 2>, <name = \"q\", size = 2>], "
+      "device_ids=dense<[3, 2, 1, 0]> : tensor<4xi64>>, axes = [#stablehlo.axis_ref<name = \"q\">]>",
+      "mesh = #stablehlo.mesh<axes=[<name = \"q\", size = 4>]>, axes =", NULL};
+  et_has_in_order(out, want);
+  et_lacks(out, "@g");
+  et_lacks(out, "sdy.mesh");
+  free(out);
+  et_run_fails("func.func @f(%x: tensor<2x8xi8>) -> tensor<2x8xi8> {\n"
+               "  %0 = " HLO_A2A("gone") "  return %0 : tensor<2x8xi8>\n}\n",
+               "sdy-inline-meshes", NULL, "unknown mesh: @gone");
+}
+END_TEST
+
 START_TEST(drop_sharding_and_mesh_keeps_reshards) {
   char *out = et_run(MESH
       "func.func @f(%x: tensor<4xf32> {sdy.sharding = #sdy.sharding<@m, [{\"b\"}]>}) -> tensor<4xf32> {\n"
@@ -130,12 +156,36 @@ START_TEST(named_computations_become_private_functions_then_merge) {
   out = pt_print(m);
   sp_module_free(m);
   char *merged = et_run(out, "sdy-unflatten-call-graph", NULL);
-  static const char *const want2[] = {"call @body(%arg0)", "call @body(%0)", NULL};
+  static const char *const want2[] = {"call @body(%arg0)", "call @body(%0)", "func.func private @body(",
+                                      "func.func private @body_0(", NULL};
   et_has_in_order(merged, want2);
-  et_lacks(merged, "@body_0");
+  et_lacks(merged, "call @body_0");
   et_lacks(merged, "original_func_name");
   free(out);
   free(merged);
+}
+END_TEST
+
+/* Name clashes are numbered by one counter for the whole run (MLIR's SymbolTable): the
+ * second "u" takes u_0, so the second "w" takes w_1 and the third w_2. */
+#define NC(name, in) \
+  "  %" in "_r = sdy.named_computation<\"" name "\">(%" in ") (%y: tensor<2xi8>) {\n" \
+  "    sdy.return %y : tensor<2xi8>\n" \
+  "  } : (tensor<2xi8>) -> tensor<2xi8>\n"
+
+START_TEST(named_computation_clashes_share_one_suffix_counter) {
+  char *out = et_run(MESH
+      "func.func @main(%x: tensor<2xi8>) -> tensor<2xi8> {\n"
+      NC("u", "x") NC("u", "x_r") NC("w", "x_r_r") NC("w", "x_r_r_r") NC("w", "x_r_r_r_r")
+      "  return %x_r_r_r_r_r : tensor<2xi8>\n}\n",
+      "sdy-export-named-computations", NULL);
+  static const char *const want[] = {"call @u(%arg0)", "call @u_0(%0)", "call @w(%1)", "call @w_1(%2)",
+                                     "call @w_2(%3)", "func.func private @u(", "func.func private @u_0(",
+                                     "func.func private @w(", "func.func private @w_1(",
+                                     "func.func private @w_2(", NULL};
+  et_has_in_order(out, want);
+  et_lacks(out, "@w_0");
+  free(out);
 }
 END_TEST
 
@@ -156,6 +206,51 @@ START_TEST(unflatten_keeps_copies_with_other_shardings_unless_fully) {
   out = et_run(in, "sdy-unflatten-call-graph", "dedup-functions-fully=true");
   static const char *const want2[] = {"call @g(%arg0)", "call @g(%0)", NULL};
   et_has_in_order(out, want2);
+  free(out);
+}
+END_TEST
+
+/* Three copies of @k: @k returns its result on "a" (one call), @k_0 and @k_1 on "b" (one call
+ * each). Plain un-flattening sends @k_1's call to @k_0 and keeps every function; fully, the
+ * "b" class overtakes @k's class at the call of @k_1, which then takes every call. The two
+ * copies of @p share one class: its first callee @p keeps every call. */
+#define THREE_COPIES MESH \
+  "func.func @main(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {\n" \
+  "  %0 = call @k(%x) : (tensor<2x8xf32>) -> tensor<2x8xf32>\n" \
+  "  %1 = call @p(%0) : (tensor<2x8xf32>) -> tensor<2x8xf32>\n" \
+  "  %2 = call @k_0(%1) : (tensor<2x8xf32>) -> tensor<2x8xf32>\n" \
+  "  %3 = call @p_5(%2) : (tensor<2x8xf32>) -> tensor<2x8xf32>\n" \
+  "  %4 = call @k_1(%3) : (tensor<2x8xf32>) -> tensor<2x8xf32>\n" \
+  "  return %4 : tensor<2x8xf32>\n}\n" \
+  "func.func private @k(%y: tensor<2x8xf32>) -> (tensor<2x8xf32> {sdy.sharding = #sdy.sharding<@m, [{}, {\"a\"}]>}) {\n" \
+  "  return %y : tensor<2x8xf32>\n}\n" \
+  "func.func private @p(%y: tensor<2x8xf32>) -> tensor<2x8xf32> {\n" \
+  "  return %y : tensor<2x8xf32>\n}\n" \
+  "func.func private @k_0(%y: tensor<2x8xf32>) -> (tensor<2x8xf32> {sdy.sharding = #sdy.sharding<@m, [{}, {\"b\"}]>}) attributes {sdy.original_func_name = \"k\"} {\n" \
+  "  return %y : tensor<2x8xf32>\n}\n" \
+  "func.func private @p_5(%y: tensor<2x8xf32>) -> tensor<2x8xf32> attributes {sdy.original_func_name = \"p\"} {\n" \
+  "  return %y : tensor<2x8xf32>\n}\n" \
+  "func.func private @k_1(%y: tensor<2x8xf32>) -> (tensor<2x8xf32> {sdy.sharding = #sdy.sharding<@m, [{}, {\"b\"}]>}) attributes {sdy.original_func_name = \"k\"} {\n" \
+  "  return %y : tensor<2x8xf32>\n}\n"
+
+START_TEST(unflatten_merges_into_first_called_copy_and_erases_nothing) {
+  char *out = et_run(THREE_COPIES, "sdy-unflatten-call-graph", NULL);
+  static const char *const want[] = {"call @k(%arg0)", "call @p(%0)", "call @k_0(%1)", "call @p(%2)",
+                                     "call @k_0(%3)", "func.func private @k(", "func.func private @p(",
+                                     "func.func private @k_0(", "func.func private @p_5(",
+                                     "func.func private @k_1(", NULL};
+  et_has_in_order(out, want);
+  et_lacks(out, "original_func_name");
+  free(out);
+}
+END_TEST
+
+START_TEST(unflatten_fully_follows_the_class_that_overtakes) {
+  char *out = et_run(THREE_COPIES, "sdy-unflatten-call-graph", "dedup-functions-fully=true");
+  static const char *const want[] = {"call @k_1(%arg0)", "call @p(%0)", "call @k_1(%1)", "call @p(%2)",
+                                     "call @k_1(%3)", "func.func private @k(", "func.func private @k_0(",
+                                     NULL};
+  et_has_in_order(out, want);
   free(out);
 }
 END_TEST
@@ -211,6 +306,24 @@ START_TEST(export_pipeline_closes_inlines_and_reshards_returns) {
 }
 END_TEST
 
+START_TEST(export_pipeline_folds_the_all_reduce_of_what_it_made_unreduced) {
+  /* The constraint makes "b" unreduced and the result reduces it again: the all_reduce of the
+   * replicated_to_unreduced gives %arg0 back; the collective stays (not erasable), the dead
+   * negate goes. */
+  char *out = et_run(MESH
+      "func.func @main(%x: tensor<8xf32> {sdy.sharding = #sdy.sharding<@m, [{\"a\"}]>}) -> (tensor<8xf32> {sdy.sharding = #sdy.sharding<@m, [{\"a\"}]>}) {\n"
+      "  %0 = sdy.sharding_constraint %x <@m, [{\"a\"}], unreduced={\"b\"}> : tensor<8xf32>\n"
+      "  %1 = stablehlo.negate %0 : tensor<8xf32>\n"
+      "  return %0 : tensor<8xf32>\n}\n",
+      "sdy-export-pipeline", NULL);
+  static const char *const want[] = {"%0 = sdy.replicated_to_unreduced {\"b\"} %arg0", "return %arg0", NULL};
+  et_has_in_order(out, want);
+  et_lacks(out, "all_reduce");
+  et_lacks(out, "negate");
+  free(out);
+}
+END_TEST
+
 START_TEST(unknown_options_are_errors_naming_them) {
   et_run_fails(MESH "func.func @f() {\n  return\n}\n", "sdy-unflatten-call-graph", "dedup=true",
                "unknown option 'dedup'");
@@ -226,13 +339,18 @@ static Suite *suite(void) {
   tcase_add_test(tc, drop_sharding_rules_keeps_custom_rules);
   tcase_add_test(tc, constraint_becomes_reshard_and_groups_go);
   tcase_add_test(tc, inline_meshes_writes_every_mesh_in_place);
+  tcase_add_test(tc, inline_meshes_writes_stablehlo_replica_group_meshes);
   tcase_add_test(tc, drop_sharding_and_mesh_keeps_reshards);
   tcase_add_test(tc, verify_unreduced_reports_dropped_axis_and_kind_change);
   tcase_add_test(tc, named_computations_become_private_functions_then_merge);
+  tcase_add_test(tc, named_computation_clashes_share_one_suffix_counter);
   tcase_add_test(tc, unflatten_keeps_copies_with_other_shardings_unless_fully);
+  tcase_add_test(tc, unflatten_merges_into_first_called_copy_and_erases_nothing);
+  tcase_add_test(tc, unflatten_fully_follows_the_class_that_overtakes);
   tcase_add_test(tc, sink_func_edges_writes_back_argument_and_call_shardings);
   tcase_add_test(tc, call_reshards_put_later_results_first);
   tcase_add_test(tc, export_pipeline_closes_inlines_and_reshards_returns);
+  tcase_add_test(tc, export_pipeline_folds_the_all_reduce_of_what_it_made_unreduced);
   tcase_add_test(tc, unknown_options_are_errors_naming_them);
   suite_add_tcase(s, tc);
   return s;

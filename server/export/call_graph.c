@@ -17,7 +17,8 @@ int sp_export_named_computations(sp_module *m, sp_err *err) {
   sp_op_list l = {0};
   sp_func_calls_collect_named(m->op, &l);
   bool ok = !l.oom;
-  for (int i = 0; ok && i < l.n; i++) ok = sp_func_calls_export_one(m, l.v[i], true) != NULL;
+  unsigned counter = 0; /* one for the pass, as MLIR's SymbolTable */
+  for (int i = 0; ok && i < l.n; i++) ok = sp_func_calls_export_one(m, l.v[i], true, &counter) != NULL;
   sp_op_list_free(&l);
   return ok ? SP_OK : sp_err_set(err, SP_ENOMEM, "out of memory exporting named computations");
 }
@@ -79,38 +80,82 @@ static bool same_signature(const sp_op *f, const sp_op *g, bool shardings) {
 
 static bool is_call(const sp_op *op) { return op->kind == SP_OP_FUNC_CALL; }
 
-int sp_export_unflatten_call_graph(sp_module *m, bool dedup_fully, sp_err *err) {
-  sp_op_list calls = {.keep = is_call}, reps = {0};
-  sp_op_walk(m->op, sp_op_list_collect, &calls);
-  for (int i = 0; !calls.oom && !reps.oom && i < calls.n; i++) {
-    const char *callee = sp_op_get_str(calls.v[i], "callee");
+/* Functions of one group: same original name, same manual axes, same types. */
+static bool same_family(const sp_op *f, const sp_op *g) {
+  return f == g || (same_group(f, g) && same_text_attr(f, g, FUNC_MANUAL_AXES) &&
+                    same_signature(f, g, false));
+}
+
+static int index_of(const sp_op_list *l, const sp_op *fn, bool shardings) {
+  for (int k = 0; k < l->n; k++)
+    if (l->v[k] == fn || (same_family(l->v[k], fn) && (!shardings || same_signature(l->v[k], fn, true))))
+      return k;
+  return -1;
+}
+
+/* The callee each call gets. A class is the functions of a group with equal shardings, named
+ * by the first of them called (classes.v); without dedup_fully a call goes to its class.
+ * With it, a call goes to its group's function (mains.v), which is the first callee of the
+ * group and changes to a later call's callee only when that call gives the callee's class
+ * strictly more calls than the class of the function in place (lead). */
+static int pick_callees(sp_module *m, const sp_op_list *calls, bool dedup_fully, sp_op **to) {
+  sp_op_list classes = {0}, mains = {0};
+  int *count = calloc((size_t)calls->n + 1, sizeof *count);
+  int *lead = calloc((size_t)calls->n + 1, sizeof *lead);
+  int *group_of = calloc((size_t)calls->n + 1, sizeof *group_of);
+  int rc = SP_ENOMEM;
+  if (!count || !lead || !group_of) goto fail;
+  for (int i = 0; i < calls->n; i++) {
+    const char *callee = sp_op_get_str(calls->v[i], "callee");
     sp_op *fn = callee ? sp_module_lookup_func(m, callee) : NULL;
+    to[i] = NULL;
+    group_of[i] = -1;
     if (!fn || !fn->func) continue;
-    sp_op *rep = NULL;
-    for (int k = 0; k < reps.n && !rep; k++) {
-      sp_op *r = reps.v[k];
-      if (r == fn || (same_group(r, fn) &&
-                      same_text_attr(r, fn, FUNC_MANUAL_AXES) && same_signature(r, fn, !dedup_fully)))
-        rep = r;
+    int c = index_of(&classes, fn, true);
+    if (c < 0 && !sp_op_list_push(&classes, fn)) goto fail;
+    if (c < 0) c = classes.n - 1;
+    count[c]++;
+    to[i] = classes.v[c];
+    if (!dedup_fully) continue;
+    int g = index_of(&mains, fn, false);
+    if (g < 0 && !sp_op_list_push(&mains, fn)) goto fail;
+    if (g < 0) {
+      g = mains.n - 1;
+      lead[g] = c;
+    } else if (count[c] > count[lead[g]]) {
+      mains.v[g] = fn;
+      lead[g] = c;
     }
-    if (!rep) {
-      sp_op_list_push(&reps, fn);
-    } else if (rep != fn) {
-      sp_attr *at = sp_op_attr(calls.v[i], "callee");
-      at->u.s = sp_op_get_str(rep, "sym_name");
-    }
+    group_of[i] = g;
   }
-  bool oom = calls.oom || reps.oom;
-  sp_op_list_free(&calls);
-  sp_op_list_free(&reps);
-  if (oom) return sp_err_set(err, SP_ENOMEM, "out of memory un-flattening the call graph");
-  /* With dedup_fully the copies stay for a later symbol DCE (the pipeline runs one). */
-  int rc = dedup_fully ? SP_OK : sp_symbol_dce(m, err);
-  if (rc) return rc;
+  for (int i = 0; i < calls->n; i++)
+    if (group_of[i] >= 0) to[i] = mains.v[group_of[i]];
+  rc = SP_OK;
+fail:
+  sp_op_list_free(&classes);
+  sp_op_list_free(&mains);
+  free(count);
+  free(lead);
+  free(group_of);
+  return rc;
+}
+
+int sp_export_unflatten_call_graph(sp_module *m, bool dedup_fully, sp_err *err) {
+  sp_op_list calls = {.keep = is_call};
+  sp_op **to = NULL;
+  int rc = SP_ENOMEM;
+  sp_op_walk(m->op, sp_op_list_collect, &calls);
+  if (calls.oom || !(to = malloc(((size_t)calls.n + 1) * sizeof *to))) goto fail;
+  if ((rc = pick_callees(m, &calls, dedup_fully, to))) goto fail;
+  for (int i = 0; i < calls.n; i++)
+    if (to[i]) sp_op_attr(calls.v[i], "callee")->u.s = sp_op_get_str(to[i], "sym_name");
   for (sp_op *op = sp_module_body(m)->first; op; op = op->next)
     if (op->kind == SP_OP_FUNC) {
       sp_attrs_remove(&op->attrs, ORIGINAL_NAME);
       sp_attrs_remove(&op->attrs, FUNC_MANUAL_AXES);
     }
-  return SP_OK;
+fail:
+  sp_op_list_free(&calls);
+  free(to);
+  return rc ? sp_err_set(err, rc, "out of memory un-flattening the call graph") : SP_OK;
 }

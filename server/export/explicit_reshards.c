@@ -146,6 +146,15 @@ static bool overlaps_any(const sp_mesh *m, sp_ft_axis a, const sp_ft_axes *l) {
   return false;
 }
 
+/* Whether two factors' lists (one per factor of `t`) overlap in some axis. */
+static bool factors_share_an_axis(const sp_factor_table *t, const sp_ft_axes *lists) {
+  for (int f = 0; f < t->nfactors; f++)
+    for (int g = f + 1; g < t->nfactors; g++)
+      for (int k = 0; k < lists[f].n; k++)
+        if (overlaps_any(t->mesh, lists[f].v[k], &lists[g])) return true;
+  return false;
+}
+
 /* The rule's tensor of row `r` (operands, then results). */
 static const sp_rule_tensor *rule_tensor(const sp_rule *rule, int r) {
   return r < rule->noperands ? &rule->operands[r] : &rule->results[r - rule->noperands];
@@ -485,6 +494,8 @@ static int reconcile(sp_module *m, sp_arena *scratch, sp_op *op, sp_err *err) {
     if (compatible && first && (rc = sp_ft_axes_assign(scratch, &common[f], first)))
       return sp_err_set(err, rc, "out of memory inserting explicit reshards");
   }
+  /* ... and no axis serves two factors (one tensor's factor and another's alike). */
+  if (compatible && factors_share_an_axis(t, common)) compatible = false;
   if (!compatible) {
     for (int f = 0; f < t->nfactors; f++) common[f].n = 0;
     int pair[2];
@@ -607,11 +618,7 @@ static bool operands_agree(const sp_factor_table *t, sp_ft_axes *implied) {
     if (l->present && r->present && !sp_ft_axes_equal(&l->axes, &r->axes)) return false;
     implied[f] = l->present ? l->axes : r->present ? r->axes : (sp_ft_axes){0};
   }
-  for (int f = 0; f < t->nfactors; f++)
-    for (int g = f + 1; g < t->nfactors; g++)
-      for (int k = 0; k < implied[f].n; k++)
-        if (overlaps_any(t->mesh, implied[f].v[k], &implied[g])) return false;
-  return true;
+  return !factors_share_an_axis(t, implied);
 }
 
 /* Shardy's default mode reshards a dot's result to what its operands imply when: the operands
@@ -683,6 +690,15 @@ static int reshard_dot_result(sp_module *m, sp_arena *scratch, sp_op *op, sp_err
   return SP_OK;
 }
 
+/* Shardy's default mode reconciles a concatenate as the full version does when an operand is
+ * placed unlike the result. */
+static bool concat_differs(const sp_op *op) {
+  if (op->kind != SP_OP_CONCATENATE || op->nresults != 1) return false;
+  for (int i = 0; i < op->noperands; i++)
+    if (!sp_sharding_same_axes(op->operands[i].value->sharding, op->results[0].sharding)) return true;
+  return false;
+}
+
 /* A returned value that the function result makes unreduced is resharded to it (the
  * unreduced lowering then turns that reshard into its collectives). */
 static int reshard_unreduced_returns(sp_module *m, sp_op *ret, sp_err *err) {
@@ -708,7 +724,8 @@ int sp_export_insert_explicit_reshards_default(sp_module *m, sp_err *err) {
   int rc = l.oom || !scratch ? sp_err_set(err, SP_ENOMEM, "out of memory inserting explicit reshards") : SP_OK;
   for (int i = 0; !rc && i < l.n; i++)
     rc = l.v[i]->kind == SP_OP_FUNC_RETURN ? reshard_unreduced_returns(m, l.v[i], err)
-                                           : reshard_dot_result(m, scratch, l.v[i], err);
+         : concat_differs(l.v[i])            ? reconcile(m, scratch, l.v[i], err)
+                                             : reshard_dot_result(m, scratch, l.v[i], err);
   sp_arena_free(scratch);
   sp_op_list_free(&l);
   if (rc) return rc;

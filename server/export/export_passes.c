@@ -13,7 +13,9 @@
 #include "export/export_pipeline.h"
 #include "export/func_edges.h"
 #include "export/meshes.h"
+#include "export/remove_ag_rs_cmv1.h"
 #include "export/reshard_to_collectives.h"
+#include "export/resolve_single_device.h"
 #include "export/verify_unreduced.h"
 #include "ir/pass_options.h"
 #include "propagation/constants.h"
@@ -45,6 +47,8 @@ SP_NO_OPTION_PASS(pass_non_divisible, "sdy-update-non-divisible-input-output-sha
 SP_NO_OPTION_PASS(pass_remove_sub_axes, "sdy-remove-sub-axes-in-input-output-shardings", sp_export_remove_sub_axes_in_main)
 SP_NO_OPTION_PASS(pass_sink_func_edges, "sdy-sink-func-data-flow-edges", sp_export_sink_func_data_flow_edges)
 SP_NO_OPTION_PASS(pass_close, "sdy-close-shardings", sp_export_close_shardings)
+SP_NO_OPTION_PASS(pass_resolve_single_device, "sdy-resolve-single-device-sharding", sp_export_resolve_single_device)
+SP_NO_OPTION_PASS(pass_remove_ag_rs_cmv1, "sdy-remove-all-gather-reduce-scatter-for-cmv1", sp_export_remove_ag_rs_cmv1)
 
 static int pass_unflatten(sp_module *m, const char *options, sp_err *err) {
   bool fully = false;
@@ -99,5 +103,7 @@ const sp_pass_info sp_export_passes[] = {
     {"sdy-insert-explicit-reshards", pass_explicit_reshards, "explicit reshards and all-reduces (enable-full-version)", NULL},
     {"sdy-reshard-to-collectives", pass_reshard_to_collectives, "reshards to all_slice/all_to_all/all_gather/collective_permute (keep-redundant-reshards)", NULL},
     {"sdy-resolve-permutation-factors", pass_permutation_factors, "replicate dims that permutation factors or non-divisible reshapes would move (enable-halo-exchange)", NULL},
+    {"sdy-remove-all-gather-reduce-scatter-for-cmv1", pass_remove_ag_rs_cmv1, "drop all-gathers into and reduce-scatters out of dots (collective matmul v1)", NULL},
+    {"sdy-resolve-single-device-sharding", pass_resolve_single_device, "run single-device ops under a partition-id guard and all-reduce their results", NULL},
     {"sdy-export-pipeline", sp_export_pipeline_pass, "Shardy's export passes in order (see export/export_pipeline.h for options)", NULL},
     {NULL, NULL, NULL, NULL}};

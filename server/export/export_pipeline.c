@@ -10,7 +10,9 @@
 #include "export/explicit_reshards.h"
 #include "export/export_passes.h"
 #include "export/meshes.h"
+#include "export/remove_ag_rs_cmv1.h"
 #include "export/reshard_to_collectives.h"
+#include "propagation/canonicalize.h"
 #include "propagation/constants.h"
 #include "propagation/data_flow_edges.h"
 #include "propagation/export_shardings.h"
@@ -75,6 +77,7 @@ int sp_export_pipeline_run(sp_module *m, const sp_export_options *o, sp_err *err
   STEP(sp_data_flow_edges_sink(m, err));
   STEP(sp_export_named_computations(m, err));
   STEP(sp_export_unflatten_call_graph(m, o->dedup_functions_fully, err));
+  STEP(sp_symbol_dce(m, err));
   STEP(sp_export_update_non_divisible(m, err));
   STEP(sp_export_remove_sub_axes_in_main(m, err));
   STEP(sp_export_close_shardings(m, err));
@@ -83,11 +86,13 @@ int sp_export_pipeline_run(sp_module *m, const sp_export_options *o, sp_err *err
     /* no reshards or collectives */
   } else if (o->explicit_collectives) {
     STEP(sp_export_explicit_collectives(m, err));
+    STEP(sp_canonicalize(m, err)); /* collectives fused: all_reduce + all_slice, all_to_alls */
+    if (o->remove_ag_rs_cmv1) STEP(sp_export_remove_ag_rs_cmv1(m, err));
   } else {
-    STEP(sp_export_insert_explicit_reshards(m, err));
+    STEP(sp_export_insert_explicit_reshards_default(m, err));
   }
   STEP(sp_func_calls_insert_reshards(m, err));
-  STEP(sp_export_canonicalize(m, err));
+  STEP(sp_canonicalize_collectives(m, err));
   if (!o->keep_sharding_rules) sp_propagate_drop_rules(m);
   STEP(sp_export_inline_meshes(m, err));
   STEP(sp_export_remove_debug_info(m, err));

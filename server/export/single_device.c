@@ -10,15 +10,14 @@
 #include "ir/op_list.h"
 #include "propagation/sharding_walk.h"
 
-static bool is_maximal(const sp_module *m, const sp_sharding *s) {
+bool sp_export_is_single_device(const sp_module *m, const sp_sharding *s) {
   const sp_mesh *mesh = s ? sp_sharding_mesh(m, s) : NULL;
   return mesh && sp_mesh_is_maximal(mesh);
 }
 
 static bool is_tensor(const sp_type *t) { return t && t->kind == SP_TYPE_TENSOR; }
 
-/* The first sdy.mesh of the module with axes (the main mesh), NULL if none. */
-static const char *main_mesh(const sp_module *m) {
+const char *sp_export_main_mesh(const sp_module *m) {
   const sp_block *b = m->op->nregions && m->op->regions[0].nblocks ? m->op->regions[0].blocks[0] : NULL;
   for (const sp_op *op = b ? b->first : NULL; op; op = op->next) {
     if (op->kind != SP_OP_SDY_MESH) continue;
@@ -45,10 +44,10 @@ static int fail_at(sp_module *m, sp_loc loc, sp_err *err, const char *what, int 
 static int check_func(sp_module *m, sp_op *fn, sp_err *err) {
   sp_block *entry = fn->nregions && fn->regions[0].nblocks ? fn->regions[0].blocks[0] : NULL;
   for (int i = 0; entry && i < entry->nargs; i++)
-    if (is_maximal(m, entry->args[i]->sharding))
+    if (sp_export_is_single_device(m, entry->args[i]->sharding))
       return fail_at(m, fn->loc, err, "argument", i);
   for (int i = 0; fn->func && fn->func->result_shardings && i < fn->func->nresults; i++)
-    if (is_maximal(m, fn->func->result_shardings[i]))
+    if (sp_export_is_single_device(m, fn->func->result_shardings[i]))
       return fail_at(m, fn->loc, err, "result", i);
   return SP_OK;
 }
@@ -57,10 +56,10 @@ static int check_func(sp_module *m, sp_op *fn, sp_err *err) {
 static int place_operand(sp_module *m, sp_op *op, int i, const sp_sharding *dev, const char *main) {
   sp_value *v = op->operands[i].value;
   const sp_sharding *s = v->sharding;
-  if (!is_tensor(v->type) || (s && is_maximal(m, s) && sp_sharding_same_mesh(m, s, dev))) return SP_OK;
+  if (!is_tensor(v->type) || (s && sp_export_is_single_device(m, s) && sp_sharding_same_mesh(m, s, dev))) return SP_OK;
   int rank = v->type->rank;
   sp_sharding *first = NULL;
-  if (s && !is_maximal(m, s)) {
+  if (s && !sp_export_is_single_device(m, s)) {
     sp_sharding *main_repl = main ? replicated(m->arena, NULL, main, rank) : NULL;
     if (main_repl && !sp_sharding_same_mesh(m, s, main_repl)) first = main_repl;
     else if (!sp_sharding_is_unsharded(s)) first = replicated(m->arena, s, NULL, rank);
@@ -88,7 +87,7 @@ static int place_result(sp_module *m, sp_op *op, int j, const sp_sharding *dev, 
   if (!is_tensor(res->type) || !s) return SP_OK;
   int rank = res->type->rank;
   sp_sharding *steps[2] = {NULL, NULL};
-  if (is_maximal(m, s)) {
+  if (sp_export_is_single_device(m, s)) {
     if (!main) return SP_OK;
     steps[0] = replicated(m->arena, NULL, main, rank);
   } else {
@@ -119,7 +118,7 @@ static int place_op(sp_module *m, sp_op *op, const char *main, sp_err *err) {
   const sp_sharding *dev = NULL;
   for (int j = 0; j < op->nresults; j++) {
     const sp_sharding *s = op->results[j].sharding;
-    if (!is_maximal(m, s)) continue;
+    if (!sp_export_is_single_device(m, s)) continue;
     if (dev && !sp_sharding_same_mesh(m, dev, s))
       return sp_op_error(err, SP_EINVAL, m, op, "has conflicting single-device result shardings");
     dev = s;
@@ -135,7 +134,7 @@ static int place_op(sp_module *m, sp_op *op, const char *main, sp_err *err) {
 int sp_export_single_device_reshards(sp_module *m, sp_err *err) {
   sp_op_list l = {0};
   sp_op_walk(m->op, sp_op_list_collect, &l);
-  const char *main = main_mesh(m);
+  const char *main = sp_export_main_mesh(m);
   int rc = l.oom ? sp_err_set(err, SP_ENOMEM, "out of memory inserting single-device reshards") : SP_OK;
   for (int i = 0; !rc && i < l.n; i++) {
     sp_op *op = l.v[i];

@@ -17,9 +17,16 @@
 #ifndef SP_EXPORT_SINGLE_DEVICE_H
 #define SP_EXPORT_SINGLE_DEVICE_H
 
+#include <stdbool.h>
+
 #include "ir/err.h"
 #include "ir/ir.h"
 
 int sp_export_single_device_reshards(sp_module *m, sp_err *err);
+
+/* Whether `s` is on a maximal mesh (one device, no axes). */
+bool sp_export_is_single_device(const sp_module *m, const sp_sharding *s);
+/* The first sdy.mesh of the module with axes (the main mesh), NULL if none. */
+const char *sp_export_main_mesh(const sp_module *m);
 
 #endif /* SP_EXPORT_SINGLE_DEVICE_H */

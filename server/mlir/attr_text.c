@@ -47,28 +47,13 @@ static int copy_balanced(sp__mlir_parser *p, sp_strbuf *sb, const char *what) {
     bool closer = c == '>' || c == ')' || c == ']' || c == '}' || c == ',';
     if (space && sb->len && !strchr("<([{", sb->buf[sb->len - 1]) && !closer) sp_strbuf_putc(sb, ' ');
     space = false;
-    if (c == '"') {
-      const char *q = lx->cur + 1;
-      while (q < lx->end && *q != '"' && *q != '\n') q += (*q == '\\' && q + 1 < lx->end) ? 2 : 1;
-      if (q >= lx->end || *q != '"') return sp__mlir_error_here(p, "unterminated string in %s", what);
-      sp_strbuf_putn(sb, lx->cur, (size_t)(q + 1 - lx->cur));
-      lx->cur = q + 1;
-      continue;
-    }
-    if (c == '-' && lx->cur + 1 < lx->end && lx->cur[1] == '>') {
-      sp_strbuf_puts(sb, "->");
-      lx->cur += 2;
-      continue;
-    }
-    if (c == '<' || c == '(' || c == '[' || c == '{') {
-      if (++depth > SP_MAX_NESTING)
-        return sp__mlir_error_code(p, SP_ELIMIT, NULL, "%s nested too deeply", what);
-    } else if (c == '>' || c == ')' || c == ']' || c == '}') {
-      if (--depth < 0) return sp__mlir_error_here(p, "unbalanced '%c' in %s", c, what);
-    }
-    sp_strbuf_putc(sb, c);
-    lx->cur++;
-    if (depth == 0) {
+    const char *piece;
+    size_t len;
+    bool closed;
+    int rc = sp__mlir_scan_bracketed(p, what, &depth, &piece, &len, &closed);
+    if (rc) return rc;
+    sp_strbuf_putn(sb, piece, len);
+    if (closed) {
       sp__mlir_lex_seek(lx, lx->cur);
       return SP_OK;
     }

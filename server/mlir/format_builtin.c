@@ -305,16 +305,7 @@ static int parse_call(sp__mlir_parser *p, const sp__mlir_op_header *h, sp_op **o
 static bool print_call(sp__mlir_writer *w, const sp_op *op) {
   const char *callee = sp_op_get_str(op, "callee");
   if (!callee || op->nregions) return false;
-  static const char *const elided[] = {"callee", NULL};
-  sp__mlir_w_op_name(w, op);
-  sp__mlir_w_putc(w, ' ');
-  sp__mlir_put_symbol(w->out, callee);
-  sp__mlir_w_putc(w, '(');
-  sp__mlir_w_operands(w, op, 0, op->noperands);
-  sp__mlir_w_putc(w, ')');
-  sp__mlir_w_attr_dict(w, op, elided, false);
-  sp__mlir_w_puts(w, " : ");
-  sp__mlir_w_function_type(w, op);
+  sp__mlir_w_symbol_call(w, op, "callee", callee);
   return true;
 }
 

@@ -39,16 +39,7 @@ int sp__mlir_parse_custom_call(sp__mlir_parser *p, const sp__mlir_op_header *h, 
 bool sp__mlir_print_custom_call(sp__mlir_writer *w, const sp_op *op) {
   sp_attr *target = sp_op_attr(op, "call_target_name");
   if (!target || target->kind != SP_ATTR_STR || op->nregions) return false;
-  static const char *const elided[] = {"call_target_name", NULL};
-  sp__mlir_w_op_name(w, op);
-  sp__mlir_w_putc(w, ' ');
-  sp__mlir_put_symbol(w->out, target->u.s);
-  sp__mlir_w_putc(w, '(');
-  sp__mlir_w_operands(w, op, 0, op->noperands);
-  sp__mlir_w_putc(w, ')');
-  sp__mlir_w_attr_dict(w, op, elided, false);
-  sp__mlir_w_puts(w, " : ");
-  sp__mlir_w_function_type(w, op);
+  sp__mlir_w_symbol_call(w, op, "call_target_name", target->u.s);
   return true;
 }
 

@@ -2,8 +2,10 @@
  * reader.h - the parser state and the helpers shared by the pieces of the MLIR reader
  * (internal to server/mlir).
  *
- * reader.c owns the core: the module, generic ops, regions, blocks, SSA names; type_reader.c
- * parses types; attr_*.c attributes (attr_reader.c entries and dictionaries, attr_sdy.c sdy,
+ * reader.c owns the structure: the module, operations, regions, blocks, argument lists;
+ * reader_tokens.c errors, tokens and literals; reader_names.c interned names, op kinds,
+ * aliases, SSA names and their scopes; reader_generic.c building ops and the generic and
+ * fallback forms; type_reader.c parses types; attr_*.c attributes (attr_reader.c entries and dictionaries, attr_sdy.c sdy,
  * attr_stablehlo.c stablehlo structured, attr_text.c everything else as normalised verbatim
  * text); format_*.c the custom ("pretty") syntax of each op.
  *
@@ -22,8 +24,8 @@
 #include "ir/ir.h"
 #include "mlir/lexer.h"
 
-typedef struct sp__mlir_names sp__mlir_names;   /* SSA name scopes (reader.c) */
-typedef struct sp__mlir_tables sp__mlir_tables; /* aliases, interned names, op kinds (reader.c) */
+typedef struct sp__mlir_names sp__mlir_names;   /* SSA name scopes (reader_names.c) */
+typedef struct sp__mlir_tables sp__mlir_tables; /* aliases, interned names, op kinds (reader_names.c) */
 
 typedef struct sp__mlir_parser {
   sp__mlir_lexer lx;
@@ -46,8 +48,11 @@ typedef struct sp__mlir_values { sp_value **v; int n, cap; } sp__mlir_values;
 typedef struct sp__mlir_types { sp_type **v; int n, cap; } sp__mlir_types;
 int sp__mlir_values_push(sp__mlir_parser *p, sp__mlir_values *vec, sp_value *v);
 int sp__mlir_types_push(sp__mlir_parser *p, sp__mlir_types *vec, sp_type *t);
+/* Doubles the capacity *cap (8 to start) of the p->tmp array v of `elem`-byte items; NULL when
+ * out of memory (v is then unchanged). */
+void *sp__mlir_grow(sp__mlir_parser *p, void *v, int *cap, size_t elem);
 
-/* ---- errors and tokens ---- */
+/* ---- errors and tokens (reader_tokens.c) ---- */
 
 /* Records "file:line:col: message" at token `at` (NULL = the current token); returns
  * SP_EINVAL (or `code` for the _code variant). */
@@ -65,6 +70,9 @@ int sp__mlir_oom(sp__mlir_parser *p);
 int sp__mlir_error_context(sp__mlir_parser *p, int rc, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* A lexer error becomes a parse error at the first use of the bad token: SP_OK unless the
+ * current token is SP_TOK_ERROR. */
+int sp__mlir_check_token(sp__mlir_parser *p);
 static inline sp__mlir_tok_kind sp__mlir_kind(const sp__mlir_parser *p) { return p->lx.tok.kind; }
 static inline const sp__mlir_token *sp__mlir_tok(const sp__mlir_parser *p) { return &p->lx.tok; }
 void sp__mlir_next(sp__mlir_parser *p);
@@ -80,6 +88,14 @@ const char *sp__mlir_kind_spelling(sp__mlir_tok_kind kind);
 int sp__mlir_enter(sp__mlir_parser *p);
 static inline void sp__mlir_leave(sp__mlir_parser *p) { p->depth--; }
 
+/* One piece of a bracketed text at the lexer cursor (not whitespace): a whole string literal,
+ * the arrow "->", or one character. Brackets <([{ deepen *depth (SP_ELIMIT past
+ * SP_MAX_NESTING, "`what` nested too deeply") and >)]} return from it ("unbalanced" below
+ * zero); *closed tells that a closing bracket brought *depth back to zero. The piece is
+ * [*piece, *piece + *len); the cursor moves past it (the current token is left as it was). */
+int sp__mlir_scan_bracketed(sp__mlir_parser *p, const char *what, int *depth, const char **piece,
+                            size_t *len, bool *closed);
+
 /* Literals. parse_int accepts an optional '-' and checks the int64 range. */
 int sp__mlir_parse_int(sp__mlir_parser *p, int64_t *out, const char *context);
 /* Decodes the string token under the cursor (escapes resolved) into the module arena. */
@@ -88,12 +104,32 @@ int sp__mlir_parse_string(sp__mlir_parser *p, const char **out, size_t *len, con
 int sp__mlir_parse_symbol(sp__mlir_parser *p, const char **out);
 /* Is [s, s+n) a valid op name (`dialect.op`, identifier characters)? */
 bool sp__mlir_valid_op_name(const char *s, size_t n);
-/* A copy of the token text in the module arena (interned for repeated names). */
-const char *sp__mlir_intern(sp__mlir_parser *p, const char *s, size_t n);
-/* The text position of the value of alias `#name` / `!name` (token `t`), or NULL. */
-const char *sp__mlir_alias_lookup(sp__mlir_parser *p, const sp__mlir_token *t, bool is_type);
 /* Skips a trailing `loc(...)` if present. */
 int sp__mlir_skip_loc(sp__mlir_parser *p);
+
+/* ---- name tables (reader_names.c) ---- */
+
+/* Allocates p->names and p->tables, empty, in p->tmp (SP_ENOMEM when out of memory). */
+int sp__mlir_tables_new(sp__mlir_parser *p);
+/* A copy of the token text in the module arena (interned for repeated names). */
+const char *sp__mlir_intern(sp__mlir_parser *p, const char *s, size_t n);
+/* The op kind of a name returned by sp__mlir_intern (SP_OP_UNKNOWN for unregistered names). */
+sp_op_kind sp__mlir_op_kind_of(sp__mlir_parser *p, const char *interned);
+/* `#name = attr` or `!name = type` at the top level, the alias token under the cursor.
+ * Location aliases are skipped; others are remembered by position and re-read where used. */
+int sp__mlir_parse_alias_def(sp__mlir_parser *p);
+/* The text position of the value of alias `#name` / `!name` (token `t`), or NULL. */
+const char *sp__mlir_alias_lookup(sp__mlir_parser *p, const sp__mlir_token *t, bool is_type);
+/* SSA scopes: push_isolated/pop_isolated bracket an isolated-from-above region; a region of any
+ * other op takes names_mark() on entry and names_truncate() to it on exit. */
+int sp__mlir_names_push_isolated(sp__mlir_parser *p);
+void sp__mlir_names_pop_isolated(sp__mlir_parser *p);
+int sp__mlir_names_mark(const sp__mlir_parser *p);
+void sp__mlir_names_truncate(sp__mlir_parser *p, int mark);
+/* Binds `%name` (token `t`) to `count` values starting at `first` ("redefinition of SSA value"
+ * if the scope has it already). */
+int sp__mlir_names_define(sp__mlir_parser *p, const sp__mlir_token *t, sp_value *first,
+                          int count);
 
 /* ---- types (type_reader.c) ---- */
 
@@ -142,7 +178,7 @@ int sp__mlir_set_attr(sp__mlir_parser *p, sp_attrs *dst, const sp_attr *at);
 /* Parses `#stablehlo.conv` compact dims `[b, 0, f]x[o, i, 0]->[b, 0, f]` into `dst`. */
 int sp__mlir_parse_conv_dims(sp__mlir_parser *p, sp_attrs *dst);
 
-/* ---- values, ops, regions (reader.c) ---- */
+/* ---- values (reader_names.c), ops (reader_generic.c), regions (reader.c) ---- */
 
 /* `%name` or `%name#k`: a use of a defined value. */
 int sp__mlir_parse_operand(sp__mlir_parser *p, sp_value **out);

@@ -28,29 +28,11 @@ static int skip_balanced_angle(sp__mlir_parser *p, const char *what) {
       sp__mlir_lex_skip_space(lx);
       continue;
     }
-    if (c == '"') {
-      const char *q = lx->cur + 1;
-      while (q < lx->end && *q != '"' && *q != '\n') q += (*q == '\\' && q + 1 < lx->end) ? 2 : 1;
-      if (q >= lx->end || *q != '"') return sp__mlir_error_here(p, "unterminated string in %s", what);
-      lx->cur = q + 1;
-      continue;
-    }
-    if (c == '-' && lx->cur + 1 < lx->end && lx->cur[1] == '>') {
-      lx->cur += 2;
-      continue;
-    }
-    if (c == '<' || c == '(' || c == '[' || c == '{') {
-      if (++depth > SP_MAX_NESTING)
-        return sp__mlir_error_code(p, SP_ELIMIT, NULL, "%s nested too deeply", what);
-    } else if (c == '>' || c == ')' || c == ']' || c == '}') {
-      depth--;
-      if (depth == 0) {
-        lx->cur++;
-        return SP_OK;
-      }
-      if (depth < 0) return sp__mlir_error_here(p, "unbalanced '%c' in %s", c, what);
-    }
-    lx->cur++;
+    const char *piece;
+    size_t len;
+    bool closed;
+    int rc = sp__mlir_scan_bracketed(p, what, &depth, &piece, &len, &closed);
+    if (rc || closed) return rc;
   }
   return sp__mlir_error_here(p, "expected '>' to end %s, got end of input", what);
 }

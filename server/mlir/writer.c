@@ -95,6 +95,20 @@ void sp__mlir_w_function_type(sp__mlir_writer *w, const sp_op *op) {
   }
 }
 
+void sp__mlir_w_symbol_call(sp__mlir_writer *w, const sp_op *op, const char *symbol_attr,
+                            const char *symbol) {
+  const char *const elided[] = {symbol_attr, NULL};
+  sp__mlir_w_op_name(w, op);
+  sp__mlir_w_putc(w, ' ');
+  sp__mlir_put_symbol(w->out, symbol);
+  sp__mlir_w_putc(w, '(');
+  sp__mlir_w_operands(w, op, 0, op->noperands);
+  sp__mlir_w_putc(w, ')');
+  sp__mlir_w_attr_dict(w, op, elided, false);
+  sp__mlir_w_puts(w, " : ");
+  sp__mlir_w_function_type(w, op);
+}
+
 void sp__mlir_w_same_or_function_type(sp__mlir_writer *w, const sp_op *op) {
   bool same = op->nresults == 1;
   for (int i = 0; i < op->noperands && same; i++)
@@ -190,10 +204,7 @@ static void put_int_pairs(sp__mlir_writer *w, const sp_ints *v) {
 
 static void put_axes(sp__mlir_writer *w, const sp_axis_ref *v, int n) {
   sp__mlir_w_putc(w, '{');
-  for (int i = 0; i < n; i++) {
-    if (i) sp__mlir_w_puts(w, ", ");
-    sp_axis_ref_print(w->out, &v[i]);
-  }
+  sp_axis_refs_print(w->out, v, n);
   sp__mlir_w_putc(w, '}');
 }
 
@@ -522,16 +533,7 @@ void sp__mlir_w_generic_op(sp__mlir_writer *w, const sp_op *op) {
   }
   w_dict(w, op, NULL, DISCARDABLE_ATTRS, " {", "}");
   sp__mlir_w_puts(w, " : ");
-  sp__mlir_w_putc(w, '(');
-  sp__mlir_w_operand_types(w, op, 0, op->noperands);
-  sp__mlir_w_puts(w, ") -> ");
-  if (op->nresults == 1) {
-    sp__mlir_w_type(w, op->results[0].type);
-  } else {
-    sp__mlir_w_putc(w, '(');
-    sp__mlir_w_result_types(w, op);
-    sp__mlir_w_putc(w, ')');
-  }
+  sp__mlir_w_function_type(w, op);
 }
 
 void sp__mlir_w_op(sp__mlir_writer *w, const sp_op *op) {

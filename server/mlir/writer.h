@@ -44,6 +44,10 @@ void sp__mlir_w_result_types(sp__mlir_writer *w, const sp_op *op);
 void sp__mlir_w_function_type(sp__mlir_writer *w, const sp_op *op);
 /* One type when every operand and the single result share it, else the function type. */
 void sp__mlir_w_same_or_function_type(sp__mlir_writer *w, const sp_op *op);
+/* name @symbol(%a, %b) {attrs} : (T, T) -> R, the symbol taken from the op's attribute
+ * `symbol_attr`, which the dictionary leaves out (func.call, stablehlo.custom_call). */
+void sp__mlir_w_symbol_call(sp__mlir_writer *w, const sp_op *op, const char *symbol_attr,
+                            const char *symbol);
 /* %arg0: tensor<...> (with the value's attributes, sharding first-class) */
 void sp__mlir_w_arg_decl(sp__mlir_writer *w, const sp_value *v);
 

@@ -39,8 +39,10 @@
  *
  * sp_plan_evaluate_module prices the shardings a module already has (every given sharding
  * counts as final; values without one are unsharded), choosing only what they leave open
- * inside an op (e.g. whether a contracting dimension is split), and changes nothing. It is
- * how a hand plan (Megatron) is compared with a searched one under the same model.
+ * inside an op (e.g. whether a contracting dimension is split, whether a sum stays partial
+ * into the linear ops after it, as Megatron's backward sums its q/k/v input gradients before
+ * one all-reduce), and changes nothing (the partial values are recorded). It is how a hand
+ * plan (Megatron) is compared with a searched one under the same model.
  *
  * Layer sharing (unless no_share_layers; never when evaluating): nodes whose ops are
  * structurally identical - equal Weisfeiler-Lehman hashes over the def-use graph, see
@@ -49,7 +51,19 @@
  * choice. The solver's bijective-edge reduction (sg_reduce_int.h) merges each chain into one
  * node: the group is one set of variables (the plan may cost more than an untied one).
  *
- * Not modelled: partial (unreduced) values flowing into later ops, memory-bandwidth time of element-wise ops, the nested regions of control flow.
+ * Partial sums (unless no_partial): a dot, or a reduce summing, whose
+ * only use is an element-wise op linear in it also gets keep-partial strategies (strategies.h):
+ * its result carries the reduction axes as unreduced axes and it pays no all-reduce. A
+ * follower carries them on when it is linear in the value it follows (add, subtract, negate,
+ * multiply, divide of a partial numerator, float convert), its own result has one such use
+ * too, and, for add/subtract, every other operand may be partial as well; otherwise it reads
+ * the value reduced. The all-reduce is paid where a consumer reads the sums whole: on that
+ * edge, as the export lowers it (cost_model.h), and written back as Shardy's unreduced axes so
+ * that the export inserts exactly it. docs/cost-model.md states the rule.
+ *
+ * Not modelled: partial sums through ops that are not element-wise (reshape, transpose,
+ * broadcast take their operand whole), memory-bandwidth time of element-wise ops, the nested
+ * regions of control flow.
  *
  * Determinism: the graph is built in program order with deterministic strategy orders; the
  * solver is deterministic unless its wall-clock time limit cuts it short.
@@ -93,6 +107,8 @@ typedef struct sp_plan_search_opts {
   double memory_limit;        /* bytes per device; 0: the device's memory */
   bool no_coarsen;            /* one node per op: no element-wise followers */
   bool no_reduce_scatter;     /* reductions only all-reduce */
+  bool no_partial;            /* every reduction is all-reduced (or reduce-scattered) at its op:
+                                 no partial sums carried into later ops */
   bool no_share_layers;       /* no ties between structurally identical nodes (the pass's
                                  share-layers=false); ties are on by default */
   bool uniform_links;         /* price every mesh axis with the fastest link any of them
@@ -145,6 +161,13 @@ typedef struct sp_plan_operand_reshard {
   int operand;
   sp_sharding *sharding;      /* the layout the op's strategy wants */
 } sp_plan_operand_reshard;
+
+/* A value the plan keeps partial while evaluating a given plan: its sharding with the unreduced
+ * axes (the given shardings are not rewritten when evaluating). */
+typedef struct sp_plan_value_sharding {
+  sp_value *value;
+  sp_sharding *sharding;
+} sp_plan_value_sharding;
 
 /* One configuration the placement search planned (placement.h). */
 typedef struct sp_plan_trial {
@@ -230,11 +253,15 @@ typedef struct sp_plan_summary {
    * Recorded when evaluating too (nothing else is written then). */
   int nstate_results;
   sp_plan_operand_reshard *state_results;
+  /* When evaluating: the values the chosen strategies keep partial (module arena), as priced;
+   * sp_plan_insert_operand_reshards gives them their unreduced axes. */
+  int npartial_values;
+  sp_plan_value_sharding *partial_values;
 } sp_plan_summary;
 
 /* Inserts `sdy.reshard` before each recorded operand (see sp_plan_summary.operand_reshards)
- * and routes the operand through it, and sets the state results' shardings
- * (sp_plan_summary.state_results). Call once, on the module the summary was planned on (also
+ * and routes the operand through it, sets the state results' shardings
+ * (sp_plan_summary.state_results) and the partial values' (sp_plan_summary.partial_values). Call once, on the module the summary was planned on (also
  * after sp_plan_evaluate_module, to make a given plan's reshards explicit). SP_ENOMEM. */
 int sp_plan_insert_operand_reshards(sp_module *m, const sp_plan_summary *s, sp_err *err);
 

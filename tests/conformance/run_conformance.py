@@ -8,8 +8,12 @@ way ../shared/conformance/README.md gives:
   - a RUN line that splits its input (`-split-input-file`): each `// -----` chunk is a case,
     run on its own (chunks keep their line numbers) and checked against its own CHECK lines;
   - otherwise, with FileCheck: each CHECK-LABEL section is a case, checked against the whole
-    output (the CHECK lines before the first label and the next section's label go with it, as
-    in a whole-file run); a file without labels is one case;
+    output as in a whole-file run: the CHECK lines before the first label, the labels of every
+    earlier section (FileCheck matches the labels in order, each one searching forward from the
+    previous one's match, and checks each section only between its label's match and the next
+    one's; so `@foo` is not found in an earlier `@foo_bar`), and the next section's label go
+    with it; an earlier label that is not in the output at all is dropped from the case (it is
+    that earlier case's failure); a file without labels is one case;
   - otherwise (diagnostics only): the file is one case;
   - FileCheck's `--check-prefix(es)` of the RUN line are used; a file with two RUN lines gives
     two sets of cases.
@@ -104,9 +108,12 @@ def split_chunks(text):
 
 
 def label_sections(text, prefixes):
-    """The CHECK-LABEL sections of a file for the given prefixes: [(label, check lines)]. The
-    CHECK lines before the first label (meshes, globals) go with every section; the next
-    section's label bounds a trailing CHECK-NOT, as in a whole-file run."""
+    """The CHECK-LABEL sections of a file for the given prefixes: [(label, preamble, earlier
+    sections' labels, check lines)]. As in a whole-file run: the CHECK
+    lines before the first label (meshes, globals) go with every section; the labels of the
+    earlier sections come before a section's own lines, so that its label is searched forward
+    from the previous label's match (FileCheck splits its input at the labels' matches, found
+    in order); the next section's label bounds a trailing CHECK-NOT."""
     alt = "|".join(re.escape(p) for p in prefixes)
     check_re = re.compile(r"//\s*(?:%s)%s" % (alt, CHECK_SUFFIX))
     label_re = re.compile(r"//\s*(?:%s)-LABEL(?:\{LITERAL\})?:\s*(.*)$" % alt)
@@ -120,7 +127,8 @@ def label_sections(text, prefixes):
             (sections[-1][1] if sections else preamble).append(line)
     for i in range(len(sections) - 1):
         sections[i][1].append(sections[i + 1][1][0])
-    return [(name, preamble + lines) for name, lines in sections]
+    labels = [lines[0] for _, lines in sections]
+    return [(name, preamble, labels[:i], lines) for i, (name, lines) in enumerate(sections)]
 
 
 def run_opt(opt, args, path, merge):
@@ -133,6 +141,24 @@ def run_opt(opt, args, path, merge):
     except subprocess.TimeoutExpired:
         return None, b"", b"timeout"
     return p.returncode, p.stdout, (p.stdout if merge else p.stderr)
+
+
+def check_section(fc, fc_args, check_path, preamble, earlier, lines, output):
+    """FileCheck on one CHECK-LABEL section preceded by the earlier sections' labels. An
+    earlier label that FileCheck reports as not found is dropped and the section checked
+    again: that label's absence is its own case's failure, not this one's."""
+    earlier = list(earlier)
+    while True:
+        with open(check_path, "w") as f:
+            f.write("\n".join(preamble + earlier + lines) + "\n")
+        ok, msg = filecheck(fc, fc_args, check_path, output)
+        if ok or not earlier:
+            return ok, msg
+        m = re.search(re.escape(check_path) + r":(\d+):\d+: error: ", msg)
+        line = (int(m.group(1)) if m else 0) - len(preamble)
+        if not 1 <= line <= len(earlier):
+            return ok, msg
+        del earlier[line - 1]
 
 
 def filecheck(fc, fc_args, check_path, output):
@@ -180,14 +206,12 @@ def run_sections(opt, fc, run, path, text, tmpdir, tag):
         ok, msg = filecheck(fc, run.fc_args, path, out)
         return [("file", ok, msg[:400])]
     results = []
-    for i, (label, lines) in enumerate(sections):
+    for i, (label, preamble, earlier, lines) in enumerate(sections):
         if rc != 0:
             results.append((label, False, opt_failure(rc, err)))
             continue
         cpath = os.path.join(tmpdir, "%s.%d.check" % (tag, i))
-        with open(cpath, "w") as f:
-            f.write("\n".join(lines) + "\n")
-        ok, msg = filecheck(fc, run.fc_args, cpath, out)
+        ok, msg = check_section(fc, run.fc_args, cpath, preamble, earlier, lines, out)
         results.append((label, ok, msg[:400]))
     return results
 

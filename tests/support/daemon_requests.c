@@ -12,6 +12,18 @@
 
 #include "test_support.h"
 
+th_channel *th_daemon_open(th_daemon *d, const char *const *extra) {
+  ck_assert_msg(th_daemon_start(d, NULL, extra), "shardpland did not come up");
+  th_channel *c = th_connect(d->addr, NULL);
+  ck_assert_ptr_nonnull(c);
+  return c;
+}
+
+void th_daemon_close(th_daemon *d, th_channel *c) {
+  th_close(c);
+  ck_assert_int_eq(th_daemon_stop(d), 0);
+}
+
 char *th_mlp_text(void) {
   size_t len;
   char *t = sp_test_read_file(SP_SOURCE_DIR "/examples/mlp.mlir", &len);
@@ -120,4 +132,24 @@ int64_t th_wait_in_flight(th_channel *c, int64_t want, int max_ms, double *waite
   if (waited_ms) *waited_ms = waited;
   if (run) *run = r;
   return inflight;
+}
+
+Shardplan__V1__PlanResponse *th_plan_cut_short(th_channel *c, const char *mlir, req_opts *o) {
+  for (o->time_limit = 0.05; o->time_limit < 20; o->time_limit *= 2) {
+    size_t len;
+    uint8_t *req = th_plan_request(mlir, *o, &len);
+    th_result r = th_call(c, TH_PLAN, req, len, 120000, NULL);
+    free(req);
+    if (r.status == 4 /* DEADLINE_EXCEEDED */) {
+      th_result_free(&r);
+      continue;
+    }
+    ck_assert_msg(r.status == 0, "Plan failed: %d %s", r.status, r.details);
+    Shardplan__V1__PlanResponse *p = shardplan__v1__plan_response__unpack(NULL, r.len, r.msg);
+    ck_assert_ptr_nonnull(p);
+    th_result_free(&r);
+    return p;
+  }
+  ck_abort_msg("propagation did not finish within a 20 s deadline");
+  return NULL;
 }

@@ -1,6 +1,7 @@
 /*
  * daemon_requests.h - PlanRequest builders and answer checks shared by the daemon suites
- * (test_daemon.c, test_daemon_search.c): the bundled MLP example, generated GPT models, a
+ * (test_daemon.c, test_daemon_search.c): a daemon started with a client connected to it, the
+ * bundled MLP example, generated GPT models, a
  * Plan call that must succeed, plan-byte comparison, text substitution for renamed graphs.
  *
  * Failures are Check assertions (these run inside a test). Memory: returned texts, requests
@@ -30,6 +31,12 @@ typedef struct req_opts {
   bool placement_given;   /* the mesh's devices as they are: one search, no rank mapping */
 } req_opts;
 
+/* th_daemon_start in a new temporary folder with `extra` flags (may be NULL), asserting that
+ * it comes up, and an insecure client channel to it. */
+th_channel *th_daemon_open(th_daemon *d, const char *const *extra);
+/* th_close(c), then th_daemon_stop(d), asserting that the daemon exits with status 0. */
+void th_daemon_close(th_daemon *d, th_channel *c);
+
 /* examples/mlp.mlir. */
 char *th_mlp_text(void);
 /* A GPT from shardplan-gen with `layers` layers (and its backward pass). */
@@ -39,6 +46,11 @@ uint8_t *th_plan_request(const char *mlir, req_opts o, size_t *len);
 /* A Plan call that must succeed; the decoded response (`raw`, may be NULL: the call). */
 Shardplan__V1__PlanResponse *th_plan_ok(th_channel *c, const char *mlir, req_opts o,
                                         th_result *raw);
+/* A Plan whose search the deadline cuts short, asserting that it succeeds. The deadline also
+ * bounds propagation, which takes longer on a loaded or sanitized build, so o->time_limit
+ * starts at 50 ms and doubles while the answer is DEADLINE_EXCEEDED (propagation unfinished);
+ * the limit that got past propagation is left in o->time_limit. */
+Shardplan__V1__PlanResponse *th_plan_cut_short(th_channel *c, const char *mlir, req_opts *o);
 /* Asserts equal packed `plan` fields. */
 void th_assert_same_plan(const Shardplan__V1__PlanResponse *a,
                          const Shardplan__V1__PlanResponse *b);
