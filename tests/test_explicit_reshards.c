@@ -39,6 +39,43 @@ START_TEST(one_axis_on_two_factors_is_not_compatible) {
 }
 END_TEST
 
+START_TEST(unreduced_operand_is_all_reduced_before_its_reshard) {
+  /* The add keeps "p" unreduced; the multiply does not and wants "q" on dim 1: each use of the
+   * add's result is all-reduced first, then resharded (the all-reduces, then the reshards). */
+  char *out = et_run(MESH
+      "func.func @f(%x: tensor<2x8xf32> {sdy.sharding = #sdy.sharding<@m, [{}, {}], unreduced={\"p\"}>}) -> (tensor<2x8xf32> {sdy.sharding = #sdy.sharding<@m, [{}, {\"q\"}]>}) {\n"
+      "  %0 = stablehlo.add %x, %x {sdy.sharding = #sdy.sharding_per_value<[<@m, [{}, {}], unreduced={\"p\"}>]>} : tensor<2x8xf32>\n"
+      "  %1 = stablehlo.multiply %0, %0 {sdy.sharding = #sdy.sharding_per_value<[<@m, [{}, {\"q\"}]>]>} : tensor<2x8xf32>\n"
+      "  return %1 : tensor<2x8xf32>\n}\n", "sdy-insert-explicit-reshards", FULL);
+  static const char *const want[] = {
+      "%1 = sdy.all_reduce {\"p\"} %0 out_sharding=<@m, [{}, {}]>",
+      "%2 = sdy.all_reduce {\"p\"} %0 out_sharding=<@m, [{}, {}]>",
+      "%3 = sdy.reshard %1 <@m, [{}, {\"q\"}]>", "%4 = sdy.reshard %2 <@m, [{}, {\"q\"}]>",
+      "stablehlo.multiply %3, %4", NULL};
+  et_has_in_order(out, want);
+  et_lacks(out, "[{}, {\"q\"}], unreduced");
+  free(out);
+}
+END_TEST
+
+START_TEST(free_unreduced_axis_of_a_manual_block_argument_is_all_reduced_in_the_body) {
+  /* Inside the body "p" is manual: only the free axis "q" is left unreduced, and the abs,
+   * which keeps nothing unreduced, reads it all-reduced. */
+  char *out = et_run(MESH
+      "func.func @f(%x: tensor<16xf32> {sdy.sharding = #sdy.sharding<@m, [{}], unreduced={\"p\", \"q\"}>}) -> (tensor<16xf32> {sdy.sharding = #sdy.sharding<@m, [{}]>}) {\n"
+      "  %0 = sdy.manual_computation(%x) in_shardings=[<@m, [{}], unreduced={\"p\", \"q\"}>] out_shardings=[<@m, [{}]>] manual_axes={\"p\"} (%a: tensor<16xf32>) {\n"
+      "    %1 = stablehlo.abs %a : tensor<16xf32>\n"
+      "    sdy.return %1 : tensor<16xf32>\n"
+      "  } : (tensor<16xf32>) -> tensor<16xf32>\n"
+      "  return %0 : tensor<16xf32>\n}\n", "sdy-insert-explicit-reshards", FULL);
+  static const char *const want[] = {"sdy.all_reduce {\"q\"} %arg1 out_sharding=<@m, [{}]>",
+                                     "stablehlo.abs %1", "sdy.return", NULL};
+  et_has_in_order(out, want);
+  et_lacks(out, "sdy.all_reduce {\"p\"");
+  free(out);
+}
+END_TEST
+
 START_TEST(binary_op_takes_the_majority_and_reshards_the_rest) {
   /* Two operands on "q" outweigh the result on "p": the result is resharded after the op. */
   char *out = et_run(MESH
@@ -386,6 +423,8 @@ static Suite *suite(void) {
   tcase_add_test(tc, result_without_sharding_still_gets_the_all_reduce);
   tcase_add_test(tc, unary_tie_goes_to_the_tensor_without_sharded_permutation_dims);
   tcase_add_test(tc, binary_op_takes_the_majority_and_reshards_the_rest);
+  tcase_add_test(tc, unreduced_operand_is_all_reduced_before_its_reshard);
+  tcase_add_test(tc, free_unreduced_axis_of_a_manual_block_argument_is_all_reduced_in_the_body);
   tcase_add_test(tc, one_axis_on_two_factors_is_not_compatible);
   tcase_add_test(tc, sharded_contraction_gets_all_reduce_then_result_reshard);
   tcase_add_test(tc, need_replication_axes_move_to_a_batch_dimension);

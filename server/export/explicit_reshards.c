@@ -453,6 +453,12 @@ static int reconcile(sp_module *m, sp_arena *scratch, sp_op *op, sp_err *err) {
   if (sp_export_is_data_flow_op(op)) return sp_export_data_flow_reshards(m, op, err);
   if (op->kind == SP_OP_SDY_MANUAL_COMPUTATION) return sp_export_manual_computation_reshards(m, op, err);
   if (skipped_kind(op)) return SP_OK;
+  /* Unreduced axes of an operand that the op does not keep are all-reduced first (operand by
+   * operand), so that the operands' reshards below start from reduced values. */
+  for (int i = 0; i < op->noperands; i++) {
+    int rc = sp_export_all_reduce_operand(m, op, i, sp_export_local_sharding(m, op->operands[i].value));
+    if (rc) return sp_err_set(err, rc, "out of memory inserting explicit reshards");
+  }
   bool *other = sp_arena_calloc(scratch, (size_t)(op->noperands + op->nresults) + 1, sizeof *other);
   if (!other) return sp_err_set(err, SP_ENOMEM, "out of memory inserting explicit reshards");
   const sp_sharding *mesh_ref = op_mesh_ref(m, op, other);
