@@ -43,15 +43,7 @@
 
 static sp_module *gpt(int layers, const char *mesh, sp_gen_annotate annotate) {
   sp_gen_options o;
-  sp_gen_default_options(&o);
-  o.model = SP_GEN_GPT;
-  o.layers = layers;
-  o.hidden = 4096;
-  o.heads = 32;
-  o.seq = 2048;
-  o.batch = 8;
-  o.dtype = "bf16";
-  o.backward = true;
+  sp_gen_gpt_training_options(&o, layers);
   o.annotate = annotate;
   sp_err err;
   sp_strbuf sb = SP_STRBUF_INIT;

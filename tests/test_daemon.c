@@ -29,8 +29,7 @@
 
 START_TEST(plan_then_repeat_hits_with_the_same_plan_bytes_and_changes_miss) {
   th_daemon d;
-  ck_assert(th_daemon_start(&d, NULL, NULL));
-  th_channel *c = th_connect(d.addr, NULL);
+  th_channel *c = th_daemon_open(&d, NULL);
   char *mlp = th_mlp_text();
   req_opts o = {.search = true, .time_limit = 20};
   Shardplan__V1__PlanResponse *a = th_plan_ok(c, mlp, o, NULL);
@@ -94,8 +93,7 @@ START_TEST(plan_then_repeat_hits_with_the_same_plan_bytes_and_changes_miss) {
   shardplan__v1__plan_response__free_unpacked(b, NULL);
   shardplan__v1__plan_response__free_unpacked(a, NULL);
   free(mlp);
-  th_close(c);
-  ck_assert_int_eq(th_daemon_stop(&d), 0);
+  th_daemon_close(&d, c);
 }
 END_TEST
 
@@ -128,8 +126,7 @@ static bool has_value(const Shardplan__V1__PlanResponse *r, const char *fn, cons
 
 START_TEST(renamed_functions_hit_and_answer_in_the_requesters_function_names) {
   th_daemon d;
-  ck_assert(th_daemon_start(&d, NULL, NULL));
-  th_channel *c = th_connect(d.addr, NULL);
+  th_channel *c = th_daemon_open(&d, NULL);
   req_opts o = {.search = true, .full = true};
   Shardplan__V1__PlanResponse *a = th_plan_ok(c, two_funcs, o, NULL);
   ck_assert(!a->cache_hit);
@@ -191,8 +188,7 @@ START_TEST(renamed_functions_hit_and_answer_in_the_requesters_function_names) {
   free(w1);
   free(r2);
   free(r1);
-  th_close(c);
-  ck_assert_int_eq(th_daemon_stop(&d), 0);
+  th_daemon_close(&d, c);
 }
 END_TEST
 
@@ -210,8 +206,7 @@ START_TEST(fresh_folders_give_the_same_bytes_and_restart_keeps_plans) {
     ck_assert(!first[k]->cache_hit);
     ck_assert(first[k]->plan->module_sdy && strstr(first[k]->plan->module_sdy, "sdy.mesh"));
     ck_assert(first[k]->plan->json && strstr(first[k]->plan->json, "\"values\""));
-    th_close(c);
-    ck_assert_int_eq(th_daemon_stop(&d), 0);
+    th_daemon_close(&d, c);
   }
   ck_assert_str_eq(first[0]->key, first[1]->key);
   th_assert_same_plan(first[0], first[1]);
@@ -235,8 +230,7 @@ START_TEST(fresh_folders_give_the_same_bytes_and_restart_keeps_plans) {
   shardplan__v1__plan_response__free_unpacked(again, NULL);
   shardplan__v1__plan_response__free_unpacked(got, NULL);
   th_result_free(&r);
-  th_close(c);
-  ck_assert_int_eq(th_daemon_stop(&d), 0);
+  th_daemon_close(&d, c);
   for (int k = 0; k < 2; k++) shardplan__v1__plan_response__free_unpacked(first[k], NULL);
   free(mlp);
 }
@@ -303,16 +297,14 @@ START_TEST(sixteen_identical_requests_run_one_search) {
   shardplan__v1__plan_response__free_unpacked(first, NULL);
   free(req);
   free(gpt);
-  th_close(c);
-  ck_assert_int_eq(th_daemon_stop(&d), 0);
+  th_daemon_close(&d, c);
 }
 END_TEST
 
 START_TEST(health_and_a_cache_hit_answer_while_a_long_search_holds_the_only_slot) {
   const char *extra[] = {"--max-searches", "1", "--max-queue", "0", NULL};
   th_daemon d;
-  ck_assert(th_daemon_start(&d, NULL, extra));
-  th_channel *c = th_connect(d.addr, NULL);
+  th_channel *c = th_daemon_open(&d, extra);
   char *mlp = th_mlp_text();
   req_opts small = {.search = true, .time_limit = 20};
   Shardplan__V1__PlanResponse *warm = th_plan_ok(c, mlp, small, NULL);
@@ -362,15 +354,13 @@ START_TEST(health_and_a_cache_hit_answer_while_a_long_search_holds_the_only_slot
   free(req);
   free(gpt);
   free(mlp);
-  th_close(c);
-  ck_assert_int_eq(th_daemon_stop(&d), 0);
+  th_daemon_close(&d, c);
 }
 END_TEST
 
 START_TEST(a_cut_short_plan_is_provisional_and_improved_by_a_request_with_more_time) {
   th_daemon d;
-  ck_assert(th_daemon_start(&d, NULL, NULL));
-  th_channel *c = th_connect(d.addr, NULL);
+  th_channel *c = th_daemon_open(&d, NULL);
   char *gpt = th_gpt_text(8, true);
   req_opts quick = {.search = true, .time_limit = 0.05, .shape_auto = true, .no_share = true};
   Shardplan__V1__PlanResponse *a = th_plan_ok(c, gpt, quick, NULL);
@@ -397,15 +387,13 @@ START_TEST(a_cut_short_plan_is_provisional_and_improved_by_a_request_with_more_t
   shardplan__v1__plan_response__free_unpacked(b, NULL);
   shardplan__v1__plan_response__free_unpacked(a, NULL);
   free(gpt);
-  th_close(c);
-  ck_assert_int_eq(th_daemon_stop(&d), 0);
+  th_daemon_close(&d, c);
 }
 END_TEST
 
 START_TEST(a_cancelled_call_stops_its_search) {
   th_daemon d;
-  ck_assert(th_daemon_start(&d, NULL, NULL));
-  th_channel *c = th_connect(d.addr, NULL);
+  th_channel *c = th_daemon_open(&d, NULL);
   char *gpt = th_gpt_text(24, true);
   req_opts big = {.search = true, .time_limit = 60, .shape_auto = true, .no_share = true};
   size_t len;
@@ -421,16 +409,14 @@ START_TEST(a_cancelled_call_stops_its_search) {
   th_result_free(&r);
   free(req);
   free(gpt);
-  th_close(c);
-  ck_assert_int_eq(th_daemon_stop(&d), 0);
+  th_daemon_close(&d, c);
 }
 END_TEST
 
 
 START_TEST(plan_stream_sends_progress_then_the_plan) {
   th_daemon d;
-  ck_assert(th_daemon_start(&d, NULL, NULL));
-  th_channel *c = th_connect(d.addr, NULL);
+  th_channel *c = th_daemon_open(&d, NULL);
   char *gpt = th_gpt_text(8, true);
   req_opts o = {.search = true, .time_limit = 2, .shape_auto = true, .no_share = true};
   size_t len;
@@ -455,15 +441,13 @@ START_TEST(plan_stream_sends_progress_then_the_plan) {
   th_result_free(&r);
   free(req);
   free(gpt);
-  th_close(c);
-  ck_assert_int_eq(th_daemon_stop(&d), 0);
+  th_daemon_close(&d, c);
 }
 END_TEST
 
 START_TEST(list_delete_and_purge_manage_the_cache) {
   th_daemon d;
-  ck_assert(th_daemon_start(&d, NULL, NULL));
-  th_channel *c = th_connect(d.addr, NULL);
+  th_channel *c = th_daemon_open(&d, NULL);
   char *mlp = th_mlp_text();
   req_opts variants[3] = {{.search = true}, {.search = false}, {.search = true, .gap = 0.5}};
   char keys[3][65];
@@ -526,8 +510,7 @@ START_TEST(list_delete_and_purge_manage_the_cache) {
   ck_assert(!after->cache_hit);
   shardplan__v1__plan_response__free_unpacked(after, NULL);
   free(mlp);
-  th_close(c);
-  ck_assert_int_eq(th_daemon_stop(&d), 0);
+  th_daemon_close(&d, c);
 }
 END_TEST
 

@@ -36,15 +36,7 @@ static void propagate(sp_module *m) {
 
 static sp_module *gpt(int layers, sp_gen_annotate annotate) {
   sp_gen_options o;
-  sp_gen_default_options(&o);
-  o.model = SP_GEN_GPT;
-  o.layers = layers;
-  o.hidden = 4096;   /* bench_search's model: large enough for every kind of edge */
-  o.heads = 32;
-  o.seq = 2048;
-  o.batch = 8;
-  o.dtype = "bf16";
-  o.backward = true;
+  sp_gen_gpt_training_options(&o, layers); /* bench_search's model: every kind of edge */
   o.annotate = annotate;
   sp_strbuf sb = SP_STRBUF_INIT;
   sp_err err;

@@ -100,6 +100,27 @@ START_TEST(megatron_annotations_split_columns_then_rows) {
 }
 END_TEST
 
+START_TEST(gpt_training_preset_is_the_search_benchmark_model_on_the_default_mesh) {
+  sp_gen_options o, d;
+  sp_gen_gpt_training_options(&o, 3);
+  sp_gen_default_options(&d);
+  ck_assert_int_eq(o.model, SP_GEN_GPT);
+  ck_assert_int_eq(o.layers, 3);
+  ck_assert_int_eq(o.hidden, 4096);
+  ck_assert_int_eq(o.heads, 32);
+  ck_assert_int_eq(o.seq, 2048);
+  ck_assert_int_eq(o.batch, 8);
+  ck_assert_str_eq(o.dtype, "bf16");
+  ck_assert(o.backward);
+  ck_assert_int_eq(o.annotate, SP_GEN_ANNOTATE_NONE);
+  ck_assert_int_eq(o.naxes, d.naxes);
+  ck_assert_str_eq(o.axis_names[1], d.axis_names[1]);
+  ck_assert_int_eq(o.axis_sizes[1], d.axis_sizes[1]);
+  sp_err err;
+  ck_assert_int_eq(sp_gen_check(&o, &err), SP_OK);
+}
+END_TEST
+
 START_TEST(bad_options_are_rejected_with_a_reason) {
   sp_gen_options o;
   sp_gen_default_options(&o);
@@ -126,6 +147,7 @@ static Suite *gen_suite(void) {
   tcase_add_test(tc, gpt_layer_parses_verifies_and_reports_its_op_count);
   tcase_add_test(tc, backward_pass_adds_two_matmuls_per_forward_matmul);
   tcase_add_test(tc, megatron_annotations_split_columns_then_rows);
+  tcase_add_test(tc, gpt_training_preset_is_the_search_benchmark_model_on_the_default_mesh);
   tcase_add_test(tc, bad_options_are_rejected_with_a_reason);
   suite_add_tcase(s, tc);
   return s;

@@ -44,14 +44,8 @@ static void propagate(sp_module *m) {
 /* A GPT training layer (hidden 4096, 32 heads, sequence 2048, bf16) on `mesh`. */
 static sp_module *gpt_layer(const char *mesh, int64_t batch) {
   sp_gen_options o;
-  sp_gen_default_options(&o);
-  o.model = SP_GEN_GPT;
-  o.hidden = 4096;
-  o.heads = 32;
-  o.seq = 2048;
+  sp_gen_gpt_training_options(&o, 1);
   o.batch = batch;
-  o.dtype = "bf16";
-  o.backward = true;
   sp_err err;
   ck_assert_int_eq(sp_gen_parse_mesh(mesh, &o, &err), SP_OK);
   sp_strbuf sb = SP_STRBUF_INIT;

@@ -627,7 +627,8 @@ START_TEST(pass_options_are_checked_by_name) {
   ck_assert_int_eq(sp_search_pass(m, "cluster=x.json speed=3", &s, &err), SP_EINVAL);
   ck_assert_str_eq(err.msg, "-shardplan-search: unknown option 'speed' (known: cluster, mesh, "
                    "time-limit, gap, work-limit, seed, devices, state, max-strategies, "
-                   "mem-weight, memory-limit, coarsen, reduce-scatter, share-layers, placement, "
+                   "mem-weight, memory-limit, coarsen, reduce-scatter, partial-sums, share-layers, "
+                       "placement, "
                    "mesh-shape, num-devices, mesh-axes, report, dump-graph)");
   ck_assert_int_eq(sp_search_pass(m, "cluster=x.json gap", &s, &err), SP_EINVAL);
   ck_assert_str_eq(err.msg, "-shardplan-search: option 'gap' has no '=VALUE'");

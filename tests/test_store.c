@@ -3,7 +3,8 @@
  * paging, eviction under a size limit, purge by planner version, schema version and integrity
  * checks, WAL, use from many threads, and plans surviving kill -9 at random moments.
  *
- * Every test works in a fresh temporary folder. Plans are generated from a number, so any
+ * Every test works in a fresh temporary folder (the checked fixture make_dir / remove_dir).
+ * Plans are generated from a number, so any
  * stored plan can be checked field by field against what was put.
  */
 #include <check.h>
@@ -25,6 +26,7 @@
 #include "ir/clock.h"
 #include "ir/grow.h"
 #include "store/store.h"
+#include "store_support.h"
 #include "test_support.h"
 
 /* ---------------------------------------------------------------- fixtures */
@@ -40,12 +42,7 @@ static void remove_dir(void) { sp_test_remove_temp_db(g_dir, g_db); }
 
 static sp_store *open_store(int64_t max_bytes, int touch_batch) {
   sp_store_options o = {.path = g_db, .max_bytes = max_bytes, .touch_batch = touch_batch};
-  sp_store *s = NULL;
-  sp_err err;
-  sp_err_clear(&err);
-  int rc = sp_store_open(&o, &s, &err);
-  ck_assert_msg(rc == SP_OK, "open: %s", err.msg);
-  return s;
+  return sp_test_store_open(&o);
 }
 
 static void key_of(int n, char out[SP_STORE_HASH_HEX + 1]) {
@@ -152,7 +149,6 @@ static int64_t file_bytes(const char *path) {
 /* ---------------------------------------------------------------- basic operations */
 
 START_TEST(test_put_then_get_returns_every_field_and_blob) {
-  make_dir();
   sp_store *s = open_store(0, 1);
   put_gen(s, 7, 5000, 12);
   sp_store_plan got;
@@ -181,12 +177,10 @@ START_TEST(test_put_then_get_returns_every_field_and_blob) {
   sp_store_plan_free(&got);
   ck_assert_str_eq(sp_store_backend_name(s), "sqlite");
   sp_store_close(s);
-  remove_dir();
 }
 END_TEST
 
 START_TEST(test_missing_plan_is_not_found_and_counted_as_miss) {
-  make_dir();
   sp_store *s = open_store(0, 1);
   sp_store_plan got;
   sp_err err;
@@ -202,12 +196,10 @@ START_TEST(test_missing_plan_is_not_found_and_counted_as_miss) {
   ck_assert_int_eq(st.hits, 0);
   ck_assert_int_eq(st.plans, 0);
   sp_store_close(s);
-  remove_dir();
 }
 END_TEST
 
 START_TEST(test_raw_hash_finds_plan_and_aliases_add_more) {
-  make_dir();
   sp_store *s = open_store(0, 1);
   put_gen(s, 3, 100, 2);
   char raw[65], other[65], key[65];
@@ -232,12 +224,10 @@ START_TEST(test_raw_hash_finds_plan_and_aliases_add_more) {
   ck_assert_int_eq(sp_store_get_by_raw(s, raw, 0, &got, &err), SP_ENOTFOUND);
   ck_assert_int_eq(sp_store_get_by_raw(s, other, 0, &got, &err), SP_ENOTFOUND);
   sp_store_close(s);
-  remove_dir();
 }
 END_TEST
 
 START_TEST(test_put_replaces_plan_and_keeps_hit_count) {
-  make_dir();
   sp_store *s = open_store(0, 1);
   put_gen(s, 1, 300, 8);
   char key[65];
@@ -270,12 +260,10 @@ START_TEST(test_put_replaces_plan_and_keeps_hit_count) {
   ck_assert_int_eq(st.plans, 1);
   gen_free(&g);
   sp_store_close(s);
-  remove_dir();
 }
 END_TEST
 
 START_TEST(test_bad_arguments_are_refused_and_store_stays_usable) {
-  make_dir();
   sp_store *s = open_store(0, 1);
   gen_plan g;
   sp_err err;
@@ -306,12 +294,10 @@ START_TEST(test_bad_arguments_are_refused_and_store_stays_usable) {
   ck_assert_int_eq(sp_store_get(s, "12", 0, &got, &err), SP_EINVAL);
   gen_free(&g);
   sp_store_close(s);
-  remove_dir();
 }
 END_TEST
 
 START_TEST(test_list_pages_orders_and_filters_by_version) {
-  make_dir();
   sp_store *s = open_store(0, 1);
   for (int i = 0; i < 25; i++) put_gen(s, i, 10, 1);
   gen_plan g;
@@ -359,12 +345,10 @@ START_TEST(test_list_pages_orders_and_filters_by_version) {
   q = (sp_store_list_query){.offset = -1};
   ck_assert_int_eq(sp_store_list(s, &q, &l, &err), SP_EINVAL);
   sp_store_close(s);
-  remove_dir();
 }
 END_TEST
 
 START_TEST(test_rows_fetch_one_row_by_sparse_idx) {
-  make_dir();
   sp_store *s = open_store(0, 1);
   put_gen(s, 4, 10, 40);   /* "op" rows sit at idx 3, 7, 11, ...: sparse */
   char key[65];
@@ -396,12 +380,10 @@ START_TEST(test_rows_fetch_one_row_by_sparse_idx) {
   ck_assert_int_eq(pg.total, -1);
   sp_store_row_page_free(&pg);
   sp_store_close(s);
-  remove_dir();
 }
 END_TEST
 
 START_TEST(test_rows_page_by_section_with_label_filter) {
-  make_dir();
   sp_store *s = open_store(0, 1);
   put_gen(s, 4, 10, 40);   /* 30 "value" rows (%argN), 10 "op" rows (op_N) */
   char key[65];
@@ -456,12 +438,10 @@ START_TEST(test_rows_page_by_section_with_label_filter) {
   key_of(5, nokey);
   ck_assert_int_eq(sp_store_rows(s, nokey, &q, &pg, &err), SP_ENOTFOUND);
   sp_store_close(s);
-  remove_dir();
 }
 END_TEST
 
 START_TEST(test_stats_count_hits_in_batches_and_persist) {
-  make_dir();
   sp_store *s = open_store(0, 16);
   put_gen(s, 1, 1000, 5);
   put_gen(s, 2, 2000, 5);
@@ -495,12 +475,10 @@ START_TEST(test_stats_count_hits_in_batches_and_persist) {
   ck_assert_int_eq(got.hits, 40);
   sp_store_plan_free(&got);
   sp_store_close(s);
-  remove_dir();
 }
 END_TEST
 
 START_TEST(test_delete_removes_plan_and_rows) {
-  make_dir();
   sp_store *s = open_store(0, 1);
   put_gen(s, 1, 10, 6);
   put_gen(s, 2, 10, 6);
@@ -527,12 +505,10 @@ START_TEST(test_delete_removes_plan_and_rows) {
   sqlite3_finalize(stm);
   sqlite3_close(db);
   sp_store_close(s);
-  remove_dir();
 }
 END_TEST
 
 START_TEST(test_add_rows_adds_a_section_once_and_grows_the_plan) {
-  make_dir();
   sp_store *s = open_store(0, 1);
   put_gen(s, 1, 10, 6);
   char key[65], missing[65];
@@ -565,14 +541,12 @@ START_TEST(test_add_rows_adds_a_section_once_and_grows_the_plan) {
   sp_store_plan_free(&before);
   sp_store_plan_free(&after);
   sp_store_close(s);
-  remove_dir();
 }
 END_TEST
 
 /* ---------------------------------------------------------------- size, purge */
 
 START_TEST(test_eviction_keeps_database_under_limit_lru_first) {
-  make_dir();
   const int64_t limit = 1 << 20;   /* 1 MiB */
   sp_store *s = open_store(limit, 1);
   char hot[65];
@@ -619,12 +593,10 @@ START_TEST(test_eviction_keeps_database_under_limit_lru_first) {
   ck_assert_int_eq(sp_store_stats_get(s, &st, &err), SP_OK);
   ck_assert(st.used_bytes <= limit / 4);
   sp_store_close(s);
-  remove_dir();
 }
 END_TEST
 
 START_TEST(test_purge_drops_plans_of_other_planner_versions) {
-  make_dir();
   sp_store *s = open_store(0, 1);
   sp_err err;
   const char *versions[] = {"0.1.0+aaa", "0.1.0+bbb", "0.2.0+ccc"};
@@ -651,7 +623,6 @@ START_TEST(test_purge_drops_plans_of_other_planner_versions) {
   ck_assert_uint_eq(l.n, 0);
   sp_store_plan_list_free(&l);
   sp_store_close(s);
-  remove_dir();
 }
 END_TEST
 
@@ -674,7 +645,6 @@ static int open_expect_fail(sp_err *err) {
 }
 
 START_TEST(test_newer_schema_is_refused_with_message) {
-  make_dir();
   sp_store *s = open_store(0, 1);
   put_gen(s, 1, 10, 1);
   sp_store_close(s);
@@ -692,12 +662,10 @@ START_TEST(test_newer_schema_is_refused_with_message) {
   ck_assert_int_eq(sp_store_get(s, key, 0, &got, &err), SP_OK);
   sp_store_plan_free(&got);
   sp_store_close(s);
-  remove_dir();
 }
 END_TEST
 
 START_TEST(test_foreign_and_non_database_files_are_refused) {
-  make_dir();
   exec_raw("CREATE TABLE t(x)");
   sp_err err;
   ck_assert_int_eq(open_expect_fail(&err), SP_EINVAL);
@@ -721,16 +689,12 @@ START_TEST(test_foreign_and_non_database_files_are_refused) {
   o.vfs = NULL;
   o.backend = "lmdb";
   ck_assert_int_eq(sp_store_open(&o, &s, &err), SP_EINVAL);
-  remove_dir();
 }
 END_TEST
 
 START_TEST(test_database_is_wal_and_opens_through_named_vfs) {
-  make_dir();
   sp_store_options o = {.path = g_db, .vfs = "unix"};
-  sp_store *s = NULL;
-  sp_err err;
-  ck_assert_int_eq(sp_store_open(&o, &s, &err), SP_OK);
+  sp_store *s = sp_test_store_open(&o);
   put_gen(s, 1, 10, 1);
   sqlite3 *db;
   ck_assert_int_eq(sqlite3_open(g_db, &db), SQLITE_OK);
@@ -745,12 +709,10 @@ START_TEST(test_database_is_wal_and_opens_through_named_vfs) {
   sqlite3_finalize(st);
   sqlite3_close(db);
   sp_store_close(s);
-  remove_dir();
 }
 END_TEST
 
 START_TEST(test_corrupt_database_fails_integrity_check_at_open) {
-  make_dir();
   sp_store *s = open_store(0, 1);
   for (int i = 0; i < 40; i++) put_gen(s, i, 3000, 30);
   sp_store_close(s);
@@ -769,7 +731,6 @@ START_TEST(test_corrupt_database_fails_integrity_check_at_open) {
   ck_assert_int_eq(rc, SP_EIO);
   ck_assert_msg(strstr(err.msg, "integrity") || strstr(err.msg, "malformed"), "%s", err.msg);
   ck_assert_ptr_nonnull(strstr(err.msg, g_db));
-  remove_dir();
 }
 END_TEST
 
@@ -845,11 +806,9 @@ static void *worker_main(void *arg) {
 }
 
 START_TEST(test_threads_put_get_list_delete_at_once) {
-  make_dir();
   sp_store_options o = {.path = g_db, .max_readers = 4, .touch_batch = 8};
-  sp_store *s = NULL;
+  sp_store *s = sp_test_store_open(&o);
   sp_err err;
-  ck_assert_int_eq(sp_store_open(&o, &s, &err), SP_OK);
   pthread_t th[N_THREADS];
   worker w[N_THREADS];
   for (int i = 0; i < N_THREADS; i++) {
@@ -874,7 +833,6 @@ START_TEST(test_threads_put_get_list_delete_at_once) {
       sp_store_plan_free(&got);
     }
   sp_store_close(s);
-  remove_dir();
 }
 END_TEST
 
@@ -908,7 +866,6 @@ static void kill_child(int round, int fd) {
 }
 
 START_TEST(test_kill_9_during_writes_loses_no_acknowledged_plan) {
-  make_dir();
   unsigned seed = (unsigned)time(NULL);
   printf("kill -9 test: seed %u\n", seed);
   srand(seed);
@@ -989,13 +946,13 @@ START_TEST(test_kill_9_during_writes_loses_no_acknowledged_plan) {
   }
   sp_store_close(s);
   free(acked);
-  remove_dir();
 }
 END_TEST
 
 static Suite *store_suite(void) {
   Suite *s = suite_create("store");
   TCase *tc = tcase_create("store");
+  tcase_add_checked_fixture(tc, make_dir, remove_dir);
   tcase_set_timeout(tc, 300);
   tcase_add_test(tc, test_put_then_get_returns_every_field_and_blob);
   tcase_add_test(tc, test_missing_plan_is_not_found_and_counted_as_miss);

@@ -20,6 +20,7 @@
 #include "plan/plan.h"
 #include "store/store.h"
 #include "cluster_support.h"
+#include "store_support.h"
 #include "test_support.h"
 #include "web/web.h"
 #include "store/plan_rows.h"
@@ -35,7 +36,7 @@ static const char *CONFLICT_MLIR =
     "  return %2 : tensor<64x256xf32>\n"
     "}\n";
 
-static char dir[64];
+static char dir[256], db[300];
 static sp_store *store;
 static sp_metrics *metrics;
 static sp_web *web;
@@ -74,16 +75,11 @@ static const char KEY_A[] = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa
 static const char KEY_B[] = "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb";
 
 static void setup_with(const char *token) {
-  snprintf(dir, sizeof dir, "/tmp/sp_web_XXXXXX");
-  ck_assert_ptr_nonnull(mkdtemp(dir));
-  char path[128];
-  snprintf(path, sizeof path, "%s/plans.db", dir);
-  sp_store_options so;
-  memset(&so, 0, sizeof so);
-  so.path = path;
+  sp_test_temp_db("sp_web", dir, sizeof dir, db, sizeof db);
+  sp_store_options so = {.path = db};
+  store = sp_test_store_open(&so);
   sp_err err;
   sp_err_clear(&err);
-  ck_assert_msg(sp_store_open(&so, &store, &err) == SP_OK, "%s", err.msg);
   metrics = sp_metrics_new();
   ck_assert_ptr_nonnull(metrics);
   sp_web_config cfg;
@@ -100,9 +96,7 @@ static void teardown(void) {
   sp_web_free(web);
   sp_metrics_free(metrics);
   sp_store_close(store);
-  char cmd[160];
-  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-  ck_assert_int_eq(system(cmd), 0);
+  sp_test_remove_temp_db(dir, db);
 }
 
 /* A request as a browser on the same machine sends it. */
@@ -138,6 +132,17 @@ static char *get_arg(const char *path, const char *k, const char *v, int *status
   return body_of(&req, status);
 }
 
+/* GET the page `fmt` of plan `key` (fmt's %s is the key), asserting that it answers 200; the
+ * body, which the caller frees. */
+static char *get_plan_page(const char *fmt, const char *key) {
+  char path[200];
+  snprintf(path, sizeof path, fmt, key);
+  int st;
+  char *b = get(path, &st);
+  ck_assert_msg(st == 200, "GET %s: status %d", path, st);
+  return b;
+}
+
 /* --------------------------------------------------------------------------- pages */
 
 START_TEST(index_lists_plans_newest_first_with_cache_stats) {
@@ -158,11 +163,7 @@ END_TEST
 
 START_TEST(plan_page_shows_costs_chart_shardings_and_collectives) {
   put_plan(CONFLICT_MLIR, KEY_B, "searched", true);
-  int st;
-  char path[128];
-  snprintf(path, sizeof path, "/plans/%s", KEY_B);
-  char *b = get(path, &st);
-  ck_assert_int_eq(st, 200);
+  char *b = get_plan_page("/plans/%s", KEY_B);
   ck_assert_ptr_nonnull(strstr(b, "peak memory per device"));
   ck_assert_ptr_nonnull(strstr(b, "<svg class=\"chart\""));
   ck_assert_ptr_nonnull(strstr(b, "<rect class=\"k-compute\""));   /* per-op compute bars */
@@ -239,12 +240,8 @@ END_TEST
 
 START_TEST(op_page_draws_factor_table_with_conflict_cells) {
   put_plan(CONFLICT_MLIR, KEY_A, "m", false);
-  int st;
-  char path[160];
   /* the add is op 2 (pre-order: mesh 0, func 1, add 2) */
-  snprintf(path, sizeof path, "/plans/%s/ops/2", KEY_A);
-  char *b = get(path, &st);
-  ck_assert_int_eq(st, 200);
+  char *b = get_plan_page("/plans/%s/ops/2", KEY_A);
   ck_assert_ptr_nonnull(strstr(b, "stablehlo.add"));
   ck_assert_ptr_nonnull(strstr(b, "Before propagation"));
   ck_assert_ptr_nonnull(strstr(b, "After propagation"));
@@ -259,8 +256,7 @@ START_TEST(op_page_draws_factor_table_with_conflict_cells) {
   snprintf(link, sizeof link, "feeds <a href=\"/plans/%s/ops/3\">", KEY_A);
   ck_assert_msg(strstr(b, link), "no link to the op the add feeds");
   free(b);
-  snprintf(path, sizeof path, "/plans/%s/ops/3", KEY_A);
-  b = get(path, &st);
+  b = get_plan_page("/plans/%s/ops/3", KEY_A);
   snprintf(link, sizeof link, ">%%0</a> from <a href=\"/plans/%s/ops/2\">", KEY_A);
   ck_assert_msg(strstr(b, link), "operand 0 of the dot_general does not link to its producer");
   free(b);
@@ -269,11 +265,7 @@ END_TEST
 
 START_TEST(conflicts_page_lists_each_conflict_with_resolution) {
   put_plan(CONFLICT_MLIR, KEY_A, "m", false);
-  int st;
-  char path[160];
-  snprintf(path, sizeof path, "/plans/%s/conflicts", KEY_A);
-  char *b = get(path, &st);
-  ck_assert_int_eq(st, 200);
+  char *b = get_plan_page("/plans/%s/conflicts", KEY_A);
   ck_assert_ptr_nonnull(strstr(b, "1 conflicts"));
   ck_assert_ptr_nonnull(strstr(b, "stablehlo.add #2"));
   ck_assert_ptr_nonnull(strstr(b, "incompatible"));
@@ -287,11 +279,7 @@ END_TEST
 
 START_TEST(value_page_shows_sharding_and_defining_op) {
   put_plan(CONFLICT_MLIR, KEY_A, "m", false);
-  int st;
-  char path[160];
-  snprintf(path, sizeof path, "/plans/%s/values/0", KEY_A);
-  char *b = get(path, &st);
-  ck_assert_int_eq(st, 200);
+  char *b = get_plan_page("/plans/%s/values/0", KEY_A);
   ck_assert_ptr_nonnull(strstr(b, "%arg0"));
   ck_assert_ptr_nonnull(strstr(b, "Provenance"));
   ck_assert_ptr_nonnull(strstr(b, "PartitionSpec(&#39;data&#39;, None)"));
@@ -460,23 +448,18 @@ START_TEST(api_answers_json_pages_and_rows) {
   ck_assert_int_eq(cJSON_GetObjectItem(j, "total")->valueint, 1);
   cJSON_Delete(j);
   free(b);
-  char path[160];
-  snprintf(path, sizeof path, "/api/plans/%s/values", KEY_B);
-  b = get(path, &st);
+  b = get_plan_page("/api/plans/%s/values", KEY_B);
   j = cJSON_Parse(b);
   ck_assert_ptr_nonnull(j);
   ck_assert_int_ge(cJSON_GetObjectItem(j, "total")->valueint, 6);
   cJSON_Delete(j);
   free(b);
-  snprintf(path, sizeof path, "/api/plans/%s/values/0", KEY_B);
-  b = get(path, &st);
-  ck_assert_int_eq(st, 200);
+  b = get_plan_page("/api/plans/%s/values/0", KEY_B);
   j = cJSON_Parse(b);
   ck_assert_str_eq(cJSON_GetObjectItem(j, "name")->valuestring, "%arg0");
   cJSON_Delete(j);
   free(b);
-  snprintf(path, sizeof path, "/api/plans/%s", KEY_B);
-  b = get(path, &st);
+  b = get_plan_page("/api/plans/%s", KEY_B);
   j = cJSON_Parse(b);
   ck_assert_ptr_nonnull(cJSON_GetObjectItem(j, "summary"));
   cJSON_Delete(j);

@@ -3,22 +3,16 @@
  * the collectives that move its operand's sharding to its own, or goes away when nothing
  * moves.
  *
- * Both shardings are cut into common pieces (each sub-axis split where the other sharding
- * has a boundary) so that a piece is either in a sharding or not. Then, in this order:
- *   - all_slice: pieces only the target has (and that replace nothing, see below) are sliced
- *     onto the end of their target dim;
- *   - all_to_all: while some target dim's next missing pieces end another dim, they move
- *     there (one all_to_all per move, `{pieces}: src->tgt`);
- *   - all_gather: per dim, the trailing pieces the target does not have are gathered;
- *   - collective_permute: what still differs is permuted to the target.
- * Each collective's out_sharding is the sharding reached after it (adjacent pieces of one
- * axis merged back). A reshard between two replicated shardings, or whose shardings place
- * data alike, is removed (unless keep-redundant-reshards); a reshard to a replicated sharding
- * of another mesh becomes one all_gather (replicated on the operand's mesh); other reshards
- * across meshes, and reshards that change unreduced axes, are kept. Before the all_to_all
- * step, a target piece of the same size as a source piece that leaves the same dim takes its
- * place, and each dim is reordered (kept pieces first in the target's order, then leaving
- * pieces, then moving ones): when either changes the layout, a collective_permute does it.
+ * The collectives and their order are Shardy's (all_slice, collective_permute, all_to_all,
+ * all_gather, repeated while something moves), planned by export/reshard_layout.h; each
+ * collective's out_sharding is the sharding reached after it. A reshard between two
+ * replicated shardings, or whose shardings place data alike, is removed (unless
+ * keep-redundant-reshards); a reshard to a replicated sharding of another mesh becomes one
+ * all_gather (replicated on the operand's mesh); a reshard to a mesh with the same axes in
+ * another device order is lowered with a collective_permute that switches the mesh; other
+ * reshards across meshes, and reshards that change unreduced axes, are kept. The operand's
+ * sharding is read through propagation barriers (the collectives then read the barrier's
+ * operand) and, for a while's block argument, from the while's result.
  *
  * Memory: new ops and shardings in the module's arena; scratch lists malloc'd.
  */

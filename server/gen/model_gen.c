@@ -373,6 +373,18 @@ void sp_gen_default_options(sp_gen_options *o) {
   o->axis_sizes[1] = 4;
 }
 
+void sp_gen_gpt_training_options(sp_gen_options *o, int layers) {
+  sp_gen_default_options(o);
+  o->model = SP_GEN_GPT;
+  o->layers = layers;
+  o->hidden = 4096;
+  o->heads = 32;
+  o->seq = 2048;
+  o->batch = 8;
+  o->dtype = "bf16";
+  o->backward = true;
+}
+
 int sp_gen_parse_mesh(const char *spec, sp_gen_options *o, sp_err *err) {
   int n = 0;
   const char *p = spec;

@@ -49,6 +49,9 @@ typedef struct sp_gen_options {
 
 /* Defaults: GPT, 1 layer, hidden 1024, 16 heads, seq 512, batch 8, f32, mesh data=2,model=4. */
 void sp_gen_default_options(sp_gen_options *o);
+/* The GPT training step the search benchmark and its tests plan: the defaults, then `layers`
+ * layers of hidden 4096, 32 heads, seq 2048, batch 8, bf16, with the backward pass. */
+void sp_gen_gpt_training_options(sp_gen_options *o, int layers);
 /* Parses "data=2,model=4" into the options' mesh. */
 int sp_gen_parse_mesh(const char *spec, sp_gen_options *o, sp_err *err);
 /* Checks the options (sizes >= 1, divisibility, annotate needing enough axes). */

@@ -71,6 +71,22 @@ static const char *value_label(sp_arena *a, const sp_value *v) {
   return sp_arena_printf(a, "result %d of %s (line %d)", v->index, v->def->name, v->def->loc.line);
 }
 
+/* Whether reduction `c` sums only axes that `s` holds unreduced: it reads a partial value for
+ * a consumer that needs it whole (not an op's own reduction). */
+static bool sums_partial_value(const sp_mesh *mesh, const sp_collective *c, const sp_sharding *s) {
+  if (!s || !s->nunreduced || !c->naxes) return false;
+  for (int i = 0; i < c->naxes; i++) {
+    bool found = false;
+    for (int k = 0; k < s->nunreduced && !found; k++) {
+      sp_ft_axis u;
+      found = sp_ft_axis_from_ref(mesh, &s->unreduced[k], &u) == SP_OK &&
+              sp_ft_axis_equal(u, c->axes[i]);
+    }
+    if (!found) return false;
+  }
+  return true;
+}
+
 static int add_entry(sp_module *m, const pairing *p, const sp_cost_model *cm, sp_op *op,
                      sp_search_collective **out, int *n, int *cap, sp_err *err) {
   sp_collective c;
@@ -81,7 +97,9 @@ static int add_entry(sp_module *m, const pairing *p, const sp_cost_model *cm, sp
   while (src->def && new_collective(p, src->def)) src = src->def->operands[0].value;
   const sp_op *at = NULL;
   int operand = -1;
-  if (op->kind == SP_OP_SDY_ALL_REDUCE || op->kind == SP_OP_SDY_REDUCE_SCATTER) {
+  bool own = (op->kind == SP_OP_SDY_ALL_REDUCE || op->kind == SP_OP_SDY_REDUCE_SCATTER) &&
+             !sums_partial_value(cm->mesh, &c, src->sharding);
+  if (own) {
     at = src->def;
   } else {
     const sp_use *u = op->results[0].uses;

@@ -12,7 +12,9 @@
  * has that the module did not is one entry, priced by sp_cost_collective_op with the
  * summary's per-axis links, and addressed in the original module like the search's own list:
  *   - an sdy.all_reduce or sdy.reduce_scatter is the reduction of the op whose result it reads
- *     (through earlier inserted collectives): op = that op, operand = -1;
+ *     (through earlier inserted collectives): op = that op, operand = -1; unless every axis it
+ *     reduces is an unreduced axis of that value (a partial sum carried on, read whole by a
+ *     consumer): then it is a resharding, as below;
  *   - any other is a resharding of the value it reads (through earlier inserted collectives)
  *     for the first op that reads its result (through later ones): op = that consumer (a
  *     func.return for a result sent back in its argument's layout), operand = its operand.

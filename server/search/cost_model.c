@@ -125,12 +125,24 @@ sp_sharding *sp_layout_to_sharding(sp_arena *a, const sp_layout *l, const sp_mes
     s->unreduced = old->unreduced;
     s->unreduced_kind = old->unreduced_kind;
   }
+  if (l->unreduced) {
+    int n = 0;
+    for (int i = 0; i < mesh->naxes && i < 32; i++) n += (l->unreduced >> i) & 1u;
+    sp_axis_ref *u = sp_arena_alloc(a, (size_t)n * sizeof *u);
+    if (!u) return NULL;
+    n = 0;
+    for (int i = 0; i < mesh->naxes && i < 32; i++)
+      if ((l->unreduced >> i) & 1u) u[n++] = sp_ft_axis_ref(mesh, sp_ft_axis_make(mesh, i, 0, 0));
+    s->unreduced = u;
+    s->nunreduced = n;
+    s->unreduced_kind = NULL;
+  }
   return s;
 }
 
 bool sp_layout_equal(const sp_layout *x, const sp_layout *y) {
   if (x == y) return true;
-  if (x->rank != y->rank) return false;
+  if (x->rank != y->rank || x->unreduced != y->unreduced) return false;
   for (int d = 0; d <= x->rank; d++)
     if (x->start[d] != y->start[d]) return false;
   for (int i = 0; i < x->start[x->rank]; i++)
@@ -168,6 +180,15 @@ void sp_layout_print(sp_strbuf *sb, const sp_layout *l, const sp_mesh *mesh) {
     sp_strbuf_putc(sb, '}');
   }
   sp_strbuf_putc(sb, ']');
+  if (!l->unreduced) return;
+  sp_strbuf_puts(sb, " unreduced={");
+  bool first = true;
+  for (int i = 0; i < mesh->naxes && i < 32; i++)
+    if ((l->unreduced >> i) & 1u) {
+      sp_strbuf_printf(sb, "%s\"%s\"", first ? "" : ", ", mesh->axes[i].name);
+      first = false;
+    }
+  sp_strbuf_putc(sb, '}');
 }
 
 /* ------------------------------------------------------------------ the model */
@@ -258,14 +279,14 @@ static int shape_kind(const char *op_name, sp_collective_kind *k) {
   return SP_EINVAL;
 }
 
-static int push_axis(const sp_mesh *mesh, const sp_axis_ref *r, sp_reshard_shape *out,
+static int push_axis(const sp_mesh *mesh, const sp_axis_ref *r, int dim, sp_reshard_shape *out,
                      sp_err *err) {
   if (out->naxes == SP_MAX_MESH_AXES_CLUSTER)
     return sp_err_set(err, SP_EINVAL, "more than %d axes in one collective",
                       SP_MAX_MESH_AXES_CLUSTER);
   if (sp_ft_axis_from_ref(mesh, r, &out->axes[out->naxes]))
     return sp_err_set(err, SP_EINVAL, "axis \"%s\" is not in the mesh", r->name);
-  out->naxes++;
+  out->dim[out->naxes++] = (int8_t)dim;
   return SP_OK;
 }
 
@@ -306,15 +327,15 @@ int sp_collective_shape(sp_arena *scratch, const sp_mesh *mesh, const char *op_n
   if (out->kind == SP_COLL_COLLECTIVE_PERMUTE) {
     permute_axes(mesh, lb, la, out);
   } else if (axes && axes->kind == SP_ATTR_AXES) {
-    for (int i = 0; !rc && i < axes->u.axes.n; i++) rc = push_axis(mesh, &axes->u.axes.v[i], out, err);
+    for (int i = 0; !rc && i < axes->u.axes.n; i++) rc = push_axis(mesh, &axes->u.axes.v[i], -1, out, err);
   } else if (axes && axes->kind == SP_ATTR_DIM_AXES) {
     for (int d = 0; !rc && d < axes->u.dim_axes.n; d++)
       for (int i = 0; !rc && i < axes->u.dim_axes.v[d].naxes; i++)
-        rc = push_axis(mesh, &axes->u.dim_axes.v[d].axes[i], out, err);
+        rc = push_axis(mesh, &axes->u.dim_axes.v[d].axes[i], d, out, err);
   } else if (axes && axes->kind == SP_ATTR_ALL_TO_ALL) {
     for (int p = 0; !rc && p < axes->u.all_to_all.n; p++)
       for (int i = 0; !rc && i < axes->u.all_to_all.v[p].naxes; i++)
-        rc = push_axis(mesh, &axes->u.all_to_all.v[p].axes[i], out, err);
+        rc = push_axis(mesh, &axes->u.all_to_all.v[p].axes[i], -1, out, err);
   } else {
     rc = sp_err_set(err, SP_EINVAL, "%s without its axes", op_name);
   }
@@ -372,28 +393,103 @@ int sp_cost_collective_op(const sp_cost_model *cm, const sp_op *op, sp_collectiv
 
 /* ------------------------------------------------------------------ resharding */
 
+/* The all_reduce of the whole mesh axes in `mask` (mesh order) on a tensor sharded `from`. */
+static sp_reshard_shape all_reduce_shape(const sp_cost_model *cm, uint32_t mask,
+                                         const sp_layout *from) {
+  sp_reshard_shape ar;
+  memset(&ar, 0, sizeof ar);
+  ar.kind = SP_COLL_ALL_REDUCE;
+  ar.shards_before = ar.shards_after = sp_layout_shards(from, cm->mesh);
+  for (int a = 0; a < cm->mesh->naxes && a < 32 && ar.naxes < SP_MAX_MESH_AXES_CLUSTER; a++)
+    if ((mask >> a) & 1u) {
+      ar.dim[ar.naxes] = -1;
+      ar.axes[ar.naxes++] = sp_ft_axis_make(cm->mesh, a, 0, 0);
+    }
+  return ar;
+}
+
+/* The canonicalizer's fusion of all_reduce `ar` with the all_slice `sl` right after it
+ * (propagation/canonicalize.c): when the leading axes of each sliced dim that are reduced make
+ * up exactly the reduced axes, they become one reduce_scatter (`*rs`) and the rest of the slice
+ * an all_slice after it (`*rest`, naxes 0 when nothing is left). False when they do not fuse. */
+static bool fuse_reduce_scatter(const sp_cost_model *cm, const sp_reshard_shape *ar,
+                                const sp_reshard_shape *sl, sp_reshard_shape *rs,
+                                sp_reshard_shape *rest) {
+  memset(rs, 0, sizeof *rs);
+  memset(rest, 0, sizeof *rest);
+  rs->kind = SP_COLL_REDUCE_SCATTER;
+  rest->kind = SP_COLL_ALL_SLICE;
+  int64_t redprod = 1;
+  for (int i = 0; i < sl->naxes; i++) {
+    bool leading = true;   /* every axis before it in its dim is reduced */
+    for (int k = 0; k < i && leading; k++) {
+      if (sl->dim[k] != sl->dim[i]) continue;
+      bool reduced = false;
+      for (int r = 0; r < ar->naxes; r++) reduced |= sp_ft_axis_equal(sl->axes[k], ar->axes[r]);
+      leading = reduced;
+    }
+    bool reduced = false;
+    for (int r = 0; r < ar->naxes; r++) reduced |= sp_ft_axis_equal(sl->axes[i], ar->axes[r]);
+    sp_reshard_shape *to = leading && reduced ? rs : rest;
+    to->dim[to->naxes] = sl->dim[i];
+    to->axes[to->naxes++] = sl->axes[i];
+    if (to == rs) redprod *= sp_ft_axis_size(cm->mesh, sl->axes[i]);
+  }
+  if (rs->naxes != ar->naxes) return false;
+  rs->shards_before = sl->shards_before;
+  rs->shards_after = sl->shards_before * redprod;
+  rest->shards_before = rs->shards_after;
+  rest->shards_after = sl->shards_after;
+  return true;
+}
+
+/* Appends shape `sh` priced for a tensor of `bytes` to `out`. */
+static void add_step(const sp_cost_model *cm, double bytes, const sp_reshard_shape *sh,
+                     sp_reshard *out) {
+  out->seconds += price_shape(cm, bytes, sh,
+                              out->nsteps < SP_RESHARD_MAX_STEPS ? &out->steps[out->nsteps++] : NULL);
+}
+
 int sp_cost_reshard(const sp_cost_model *cm, const sp_type *type, const sp_layout *from,
                     const sp_layout *to, sp_reshard *out) {
   out->nsteps = 0;
   out->seconds = 0;
   if (from->rank != to->rank) return SP_EINVAL;
   if (sp_layout_equal(from, to)) return SP_OK;
-  const sp_reshard_shape *steps;
-  int n;
-  int rc = sp_reshard_memo_get(cm->memo, from, to, &steps, &n);
+  if (to->unreduced & ~from->unreduced) {
+    out->seconds = SP_COST_NEVER;
+    return SP_OK;
+  }
+  double bytes = sp_cost_tensor_bytes(type);
+  /* Partial sums no longer kept: all-reduced first, in the source's dims. */
+  uint32_t reduce = from->unreduced & ~to->unreduced;
+  sp_reshard_shape ar = all_reduce_shape(cm, reduce, from);
+  sp_layout fd = *from, td = *to;   /* the dims alone */
+  fd.unreduced = td.unreduced = 0;
+  const sp_reshard_shape *steps = NULL;
+  int n = 0, k = 0;
+  int rc = sp_layout_equal(&fd, &td) ? SP_OK : sp_reshard_memo_get(cm->memo, &fd, &td, &steps, &n);
+  if (rc && rc != SP_EUNSUPPORTED) return rc;
+  if (reduce) {
+    sp_reshard_shape rs, rest;
+    if (rc == SP_OK && n > 0 && steps[0].kind == SP_COLL_ALL_SLICE &&
+        fuse_reduce_scatter(cm, &ar, &steps[0], &rs, &rest)) {
+      add_step(cm, bytes, &rs, out);
+      if (rest.naxes) add_step(cm, bytes, &rest, out);
+      k = 1;
+    } else {
+      add_step(cm, bytes, &ar, out);
+    }
+  }
   if (rc == SP_EUNSUPPORTED) {
     /* Kept as a reshard: priced as gathering everything, then slicing. */
     sp_reshard_shape g = {.kind = SP_COLL_ALL_GATHER, .shards_before = sp_layout_shards(from, cm->mesh),
                           .shards_after = 1};
     for (int i = 0; i < from->start[from->rank] && g.naxes < SP_MAX_MESH_AXES_CLUSTER; i++)
       g.axes[g.naxes++] = from->axes[i];
-    out->seconds = sp_cost_shape(cm, type, &g, &out->steps[out->nsteps++]);
+    add_step(cm, bytes, &g, out);
     return SP_OK;
   }
-  if (rc) return rc;
-  double bytes = sp_cost_tensor_bytes(type);
-  for (int k = 0; k < n; k++)
-    out->seconds += price_shape(cm, bytes, &steps[k],
-                                out->nsteps < SP_RESHARD_MAX_STEPS ? &out->steps[out->nsteps++] : NULL);
+  for (; k < n; k++) add_step(cm, bytes, &steps[k], out);
   return SP_OK;
 }

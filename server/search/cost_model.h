@@ -23,7 +23,14 @@
  * export lowers that reshard into (export/reshard_to_collectives.h: all_slice, then
  * collective_permute, all_to_all, all_gather, collective_permute, each when needed), found once
  * per distinct pair of layouts (search/reshard_memo.h): the search prices exactly what the plan
- * will run.
+ * will run. A layout with unreduced axes (partial sums) going to one that keeps fewer of them
+ * is what Shardy's explicit reshards lower an `sdy.reshard` of an unreduced value into: first
+ * `sdy.all_reduce` of the axes no longer unreduced (B: the bytes a device holds in the source
+ * layout), then the change of dims as above; when that change starts with an all_slice whose
+ * leading axes per dim are exactly the reduced ones, the canonicalizer makes the pair one
+ * reduce_scatter (and an all_slice of the rest). A layout that gains unreduced axes is not
+ * priced: the search never asks for it (sp_cost_reshard returns SP_COST_NEVER, which the
+ * strategy graph forbids).
  *
  * Compute: FLOPs / devices sharing the work / the peak FLOP/s of the mesh's device type for
  * the element type (sp_cluster_device_flops). Element-wise work is priced the same way (the
@@ -72,6 +79,8 @@ typedef struct sp_layout {
   int rank;
   int *start;          /* [rank + 1]: dim d has axes[start[d] .. start[d+1]) */
   sp_ft_axis *axes;    /* [start[rank]], major first within each dim */
+  uint32_t unreduced;  /* bit a: the tensor holds partial sums over whole mesh axis a (Shardy's
+                          unreduced axes, sum kind); never an axis the dims use */
 } sp_layout;
 
 /* The unsharded layout of a rank-`rank` tensor (allocated from `a`; NULL on out-of-memory). */
@@ -82,8 +91,9 @@ sp_layout *sp_layout_from_dims(sp_arena *a, int rank, const sp_ft_axes *dims);
  * the axis that is not in `mesh` or the rank mismatch. */
 int sp_layout_from_sharding(sp_arena *a, const sp_sharding *s, int rank, const sp_mesh *mesh,
                             sp_layout **out, sp_err *err);
-/* A sharding of `l` on the mesh named `mesh_name`, every dim closed; replicated/unreduced
- * axes and per-dim priorities are taken from `old` (may be NULL). NULL on out-of-memory. */
+/* A sharding of `l` on the mesh named `mesh_name`, every dim closed; replicated axes and
+ * per-dim priorities are taken from `old` (may be NULL); the unreduced axes are the layout's
+ * (mesh order) when it has any, else `old`'s. NULL on out-of-memory. */
 sp_sharding *sp_layout_to_sharding(sp_arena *a, const sp_layout *l, const sp_mesh *mesh,
                                    const char *mesh_name, const sp_sharding *old);
 
@@ -96,7 +106,7 @@ int64_t sp_layout_dim_shards(const sp_layout *l, const sp_mesh *mesh, int d);
 int64_t sp_layout_shards(const sp_layout *l, const sp_mesh *mesh);
 /* Whether some axis of the layout is (part of) mesh axis `axis`. */
 bool sp_layout_uses_axis(const sp_layout *l, int axis);
-/* [{"data"}, {}, {"model"}] */
+/* [{"data"}, {}, {"model"}], then ` unreduced={"x"}` when it has unreduced axes */
 void sp_layout_print(sp_strbuf *sb, const sp_layout *l, const sp_mesh *mesh);
 
 /* ------------------------------------------------------------------ the model */
@@ -151,6 +161,8 @@ typedef struct sp_reshard_shape {
   sp_collective_kind kind;
   int naxes;
   sp_ft_axis axes[SP_MAX_MESH_AXES_CLUSTER];
+  int8_t dim[SP_MAX_MESH_AXES_CLUSTER];  /* the tensor dim of each axis for per-dim collectives
+                                            (all_gather, all_slice, reduce_scatter), else -1 */
   int64_t shards_before, shards_after;
 } sp_reshard_shape;
 
@@ -179,6 +191,9 @@ int sp_cost_collective_op(const sp_cost_model *cm, const sp_op *op, sp_collectiv
 /* Resharding `from` -> `to` of a tensor of `type`: the collectives the export lowers it into
  * (see the top comment), in order. */
 #define SP_RESHARD_MAX_STEPS 12
+/* The seconds of a change of layout the plan may not make (finite, so that sums of it stay
+ * apart from an overflow to infinity); any time at or above it is forbidden. */
+#define SP_COST_NEVER 1e300
 typedef struct sp_reshard {
   int nsteps;
   sp_collective steps[SP_RESHARD_MAX_STEPS];
@@ -187,7 +202,8 @@ typedef struct sp_reshard {
 
 /* SP_OK; SP_EINVAL for layouts of different ranks; SP_ENOMEM. When the export would keep the
  * reshard as it is (more sub-axis pieces than it cuts), it is priced as an all-gather of
- * every axis of `from` (then free slices). */
+ * every axis of `from` (then free slices). `to` with an unreduced axis `from` lacks: seconds
+ * = SP_COST_NEVER and no steps (see the top comment). */
 int sp_cost_reshard(const sp_cost_model *cm, const sp_type *type, const sp_layout *from,
                     const sp_layout *to, sp_reshard *out);
 

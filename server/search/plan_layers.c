@@ -188,7 +188,8 @@ static int structural_hashes(search *S, uint64_t **oph_out, uint64_t **argh_out,
 static bool same_strategy(const sp_strategy *x, const sp_strategy *y, int naxes, int nres) {
   if ((x->axis_factor == NULL) != (y->axis_factor == NULL)) return false;
   if (x->axis_factor && memcmp(x->axis_factor, y->axis_factor, (size_t)naxes) != 0) return false;
-  if (x->scatter_dim != y->scatter_dim || x->nreduce != y->nreduce) return false;
+  if (x->scatter_dim != y->scatter_dim || x->nreduce != y->nreduce || x->partial != y->partial)
+    return false;
   if (x->devices != y->devices) return false;
   for (int r = 0; r < nres; r++)
     if (!sp_layout_equal(&x->results[r], &y->results[r])) return false;

@@ -86,7 +86,7 @@ int sp_search_summarize(search *S, const int *choice, sp_plan_summary *out, sp_e
     int cn = S->op_node[i];
     pnode *c = &S->nodes[cn];
     int t = choice[cn];
-    if (c->kind == NODE_OP && c->op == S->ops[i] && c->set.v[t].nreduce) {
+    if (c->kind == NODE_OP && c->op == S->ops[i] && c->set.v[t].nreduce && !c->set.v[t].partial) {
       sp_collective own[8];
       const sp_op *op = S->ops[i];
       if (op->nresults <= 8) {

@@ -57,6 +57,7 @@ static int add_member(search *S, int node, sp_value *v, int result, sp_op *follo
   mb->v = v;
   mb->result = result;
   mb->follower = follower;
+  mb->followed = -1;
   if (S->nslots == S->capslots) return sp_err_set(err, SP_EINTERNAL, "value slots overflow");
   S->slot_node[S->nslots] = node;
   S->slot_mem[S->nslots] = n->nmem;
@@ -92,8 +93,9 @@ static bool same_given(search *S, const sp_sharding *x, const sp_sharding *y, in
   return sp_layout_equal(lx, ly);
 }
 
-/* The slot of the operand an element-wise op can follow, or -1: op nodes first, then sources. */
-static int follow_slot(search *S, const sp_op *op) {
+/* The slot of the operand an element-wise op can follow, or -1: op nodes first, then sources;
+ * *operand is that operand's index. */
+static int follow_slot(search *S, const sp_op *op, int *operand) {
   if (S->o->no_coarsen || op->nresults != 1 || !sp_rules_is_elementwise(op)) return -1;
   const sp_value *r = &op->results[0];
   if (!placeable(r)) return -1;
@@ -106,6 +108,7 @@ static int follow_slot(search *S, const sp_op *op) {
       if (kind != (pass == 0 ? NODE_OP : NODE_SOURCE)) continue;
       if (!same_dims(v->type, r->type)) continue;
       if (!same_given(S, v->sharding, r->sharding, r->type->rank)) continue;
+      *operand = j;
       return slot;
     }
   }
@@ -135,7 +138,7 @@ static int add_source(search *S, sp_value *v, sp_op *op, sp_err *err) {
   if (rc) return rc;
   int node = add_node(S, NODE_SOURCE, op, err);
   if (node < 0) return node;
-  sp_strategy_opts so = {S->fixed, S->o->no_reduce_scatter};
+  sp_strategy_opts so = {S->fixed, S->o->no_reduce_scatter, false};
   rc = sp_strategies_for_value(S->a, v, S->mesh, &so, &S->nodes[node].set, err);
   if (rc) return sp_err_prefix(err, "%s", value_name(S, v));
   if (S->nodes[node].set.n == 0)
@@ -177,6 +180,88 @@ static int whole_strategy(search *S, const sp_op *op, sp_strategy_set *set, sp_e
   return SP_OK;
 }
 
+/* ------------------------------------------------------------------ partial sums */
+
+/* Whether a floating-point element type ("f32", "bf16", "f8E4M3FN", ...). */
+static bool is_float(const sp_type *t) {
+  return t && t->kind == SP_TYPE_TENSOR && t->elem && (t->elem[0] == 'f' || strncmp(t->elem, "bf", 2) == 0);
+}
+
+/* Whether element-wise `op` is linear in its operand j, so a partial sum there gives a partial
+ * sum of its result: add, subtract, negate, multiply (by a whole value), divide (a partial
+ * numerator) and a float-to-float convert. */
+static bool linear_in(const sp_op *op, int j) {
+  switch (op->kind) {
+    case SP_OP_ADD:
+    case SP_OP_SUBTRACT:
+    case SP_OP_NEGATE:
+    case SP_OP_MULTIPLY: return true;
+    case SP_OP_DIVIDE: return j == 0;
+    case SP_OP_CONVERT:
+      return op->noperands == 1 && op->nresults == 1 && op->operands[0].value &&
+             is_float(op->operands[0].value->type) && is_float(op->results[0].type);
+    default: return false;
+  }
+}
+
+/* The only use of `v`, or NULL when it has none or several. */
+static const sp_use *only_use(const sp_value *v) {
+  return v->uses && !v->uses->next ? v->uses : NULL;
+}
+
+/* Whether `v` may stay partial: its only use is a top-level op linear in it (not the return:
+ * the function's results are whole sums). One use, so the all-reduce the export inserts for
+ * it is the one the search prices (no two consumers share one). */
+static bool may_stay_partial(search *S, const sp_value *v) {
+  const sp_use *u = only_use(v);
+  return u && u->owner->block == S->body && u->owner->kind != SP_OP_FUNC_RETURN &&
+         linear_in(u->owner, u->index);
+}
+
+/* Whether an add/subtract's operands other than j can come partial: each is defined by an op
+ * that may make partial sums (a cheap test that keeps keep-partial strategies away from
+ * reductions whose sum meets a whole value; carries_partial decides exactly). */
+static bool others_may_come_partial(const sp_op *op, int j) {
+  if (op->kind != SP_OP_ADD && op->kind != SP_OP_SUBTRACT) return true;
+  for (int k = 0; k < op->noperands; k++) {
+    const sp_op *d = k == j || !op->operands[k].value ? NULL : op->operands[k].value->def;
+    if (k == j) continue;
+    if (!d) return false;
+    bool maker = d->kind == SP_OP_DOT || d->kind == SP_OP_DOT_GENERAL || d->kind == SP_OP_REDUCE;
+    if (!maker && !linear_in(d, 0)) return false;
+  }
+  return true;
+}
+
+/* Whether the reduction of `op` may be kept partial: a dot or a sum-reduce of one result whose
+ * sum flows into a linear use. */
+static bool offers_partial(search *S, const sp_op *op) {
+  if (S->fixed || S->o->no_partial || op->nresults != 1) return false;
+  bool sum = op->kind == SP_OP_DOT || op->kind == SP_OP_DOT_GENERAL;
+  if (op->kind == SP_OP_REDUCE && op->noperands == 2 && op->nregions == 1 &&
+      op->regions[0].nblocks == 1 && op->regions[0].blocks[0]->first)
+    sum = op->regions[0].blocks[0]->first->kind == SP_OP_ADD;
+  if (!sum || !may_stay_partial(S, &op->results[0])) return false;
+  const sp_use *u = only_use(&op->results[0]);
+  return others_may_come_partial(u->owner, u->index);
+}
+
+/* Whether follower `op` (following member `mb` through operand j) carries partial sums on:
+ * the followed value may be partial, the op is linear in it, its own result may stay partial,
+ * and for add/subtract every other operand may be partial too (a whole value added to a
+ * partial sum would be counted once per device: such a follower takes its operands whole). */
+static bool carries_partial(search *S, const sp_op *op, int j, const member *mb) {
+  if (!mb->may_partial || !linear_in(op, j) || !may_stay_partial(S, &op->results[0])) return false;
+  if (op->kind != SP_OP_ADD && op->kind != SP_OP_SUBTRACT) return true;
+  for (int k = 0; k < op->noperands; k++) {
+    if (k == j) continue;
+    const sp_value *v = op->operands[k].value;
+    int slot = v ? (int)sp_ptr_map_get(&S->valmap, v, -1) : -1;
+    if (slot < 0 || !S->nodes[S->slot_node[slot]].mem[S->slot_mem[slot]].may_partial) return false;
+  }
+  return true;
+}
+
 /* An op node (or a fixed node when the enumeration finds nothing or cannot apply). */
 static int add_op(search *S, sp_op *op, int index, sp_err *err) {
   for (int r = 0; r < op->nresults; r++) {
@@ -194,7 +279,7 @@ static int add_op(search *S, sp_op *op, int index, sp_err *err) {
   pnode *n = &S->nodes[node];
   n->rule = rule;
   if (enumerable) {
-    sp_strategy_opts so = {S->fixed, S->o->no_reduce_scatter};
+    sp_strategy_opts so = {S->fixed, S->o->no_reduce_scatter, offers_partial(S, op)};
     rc = sp_strategies_for_op(S->a, op, rule, S->mesh, &so, &n->set, err);
     if (rc) return rc;
     if (n->set.n == 0) n->kind = NODE_FIXED;
@@ -206,10 +291,13 @@ static int add_op(search *S, sp_op *op, int index, sp_err *err) {
     S->nfixed++;
   }
   S->op_node[index] = node;
+  bool partial = false;
+  for (int s = 0; n->kind == NODE_OP && s < n->set.n; s++) partial |= n->set.v[s].partial;
   for (int r = 0; r < op->nresults; r++)
     if (placeable(&op->results[r])) {
       rc = add_member(S, node, &op->results[r], r, NULL, err);
       if (rc) return rc;
+      S->nodes[node].mem[S->nodes[node].nmem - 1].may_partial = partial;
     }
   return SP_OK;
 }
@@ -238,15 +326,22 @@ static int build_nodes(search *S, sp_err *err) {
       S->op_node[i] = S->nnodes - 1;
       continue;
     }
-    int slot = follow_slot(S, op);
+    int j = -1;
+    int slot = follow_slot(S, op, &j);
     if (slot >= 0) {
       int node = S->slot_node[slot];
       int result = S->nodes[node].mem[S->slot_mem[slot]].result;
+      bool carry = carries_partial(S, op, j, &S->nodes[node].mem[S->slot_mem[slot]]);
       S->op_node[i] = node;
       S->op_follow_result[i] = result;
+      S->op_member[i] = S->nodes[node].nmem;
       S->nfollowers++;
       int rc = add_member(S, node, &op->results[0], result, op, err);
       if (rc) return rc;
+      member *mb = &S->nodes[node].mem[S->op_member[i]];
+      mb->followed = j;
+      mb->may_partial = carry;
+      mb->reduced = !carry;
       continue;
     }
     if (!has_placeable(op)) continue;
@@ -283,7 +378,7 @@ static double op_flops(const sp_op *op, const sp_rule *rule) {
 /* The op's own collective of strategy `st` (fills `out` per result when not NULL). */
 double sp_search_own_collective_s(search *S, const sp_op *op, const sp_strategy *st,
                                sp_collective *out /* [nresults] or NULL */) {
-  if (!st->nreduce) return 0.0;
+  if (!st->nreduce || st->partial) return 0.0;
   double total = 0;
   int64_t redprod = 1;
   for (int i = 0; i < st->nreduce; i++) redprod *= sp_ft_axis_size(S->mesh, st->reduce_axes[i]);
@@ -629,7 +724,9 @@ static int build_graph(search *S, sp_sg **out, sp_err *err) {
       double bytes = node_bytes(S, n, s);
       double cost = (node_own_s(S, n, s) + n->self_s[s]) * UNITS_PER_SECOND +
                     mem_weight(S) * bytes / MIB;
-      if (!to_units(cost, &costs[s])) {
+      if (isfinite(n->self_s[s]) && n->self_s[s] >= SP_COST_NEVER) {
+        costs[s] = SP_SG_FORBIDDEN;   /* a layout the export never makes (cost_model.h) */
+      } else if (!to_units(cost, &costs[s])) {
         rc = too_large(S, n, "the cost (ns)", cost, err);
         goto fail;
       }
@@ -646,7 +743,9 @@ static int build_graph(search *S, sp_sg **out, sp_err *err) {
     const pedge *pe = &S->edges[e];
     size_t cnt = (size_t)S->nodes[pe->a].set.n * (size_t)S->nodes[pe->b].set.n;
     for (size_t q = 0; q < cnt; q++)
-      if (!to_units(pe->sec[q] * UNITS_PER_SECOND, &costs[q])) {
+      if (isfinite(pe->sec[q]) && pe->sec[q] >= SP_COST_NEVER) {
+        costs[q] = SP_SG_FORBIDDEN;
+      } else if (!to_units(pe->sec[q] * UNITS_PER_SECOND, &costs[q])) {
         rc = too_large(S, &S->nodes[pe->a], "the resharding cost (ns)",
                        pe->sec[q] * UNITS_PER_SECOND, err);
         goto fail;
@@ -782,10 +881,11 @@ static int setup(search *S, sp_module *m, const sp_plan_search_opts *o, bool fix
   S->ops = sp_arena_alloc(S->a, (size_t)(S->nops + 1) * sizeof *S->ops);
   S->op_node = sp_arena_alloc(S->a, (size_t)(S->nops + 1) * sizeof *S->op_node);
   S->op_follow_result = sp_arena_alloc(S->a, (size_t)(S->nops + 1) * sizeof *S->op_follow_result);
+  S->op_member = sp_arena_alloc(S->a, (size_t)(S->nops + 1) * sizeof *S->op_member);
   S->slot_node = sp_arena_alloc(S->a, (size_t)(nvals + 1) * sizeof *S->slot_node);
   S->slot_mem = sp_arena_alloc(S->a, (size_t)(nvals + 1) * sizeof *S->slot_mem);
   S->capslots = nvals;
-  if (!S->ops || !S->op_node || !S->op_follow_result || !S->slot_node || !S->slot_mem ||
+  if (!S->ops || !S->op_node || !S->op_follow_result || !S->op_member || !S->slot_node || !S->slot_mem ||
       sp_ptr_map_reserve(&S->opmap, (size_t)S->nops) ||
       sp_ptr_map_reserve(&S->valmap, (size_t)nvals))
     return sp_err_set(err, SP_ENOMEM, "out of memory");

@@ -49,7 +49,19 @@
  * choice. The solver's bijective-edge reduction (sg_reduce_int.h) merges each chain into one
  * node: the group is one set of variables (the plan may cost more than an untied one).
  *
- * Not modelled: partial (unreduced) values flowing into later ops, memory-bandwidth time of element-wise ops, the nested regions of control flow.
+ * Partial sums (unless no_partial; never when evaluating): a dot, or a reduce summing, whose
+ * only use is an element-wise op linear in it also gets keep-partial strategies (strategies.h):
+ * its result carries the reduction axes as unreduced axes and it pays no all-reduce. A
+ * follower carries them on when it is linear in the value it follows (add, subtract, negate,
+ * multiply, divide of a partial numerator, float convert), its own result has one such use
+ * too, and, for add/subtract, every other operand may be partial as well; otherwise it reads
+ * the value reduced. The all-reduce is paid where a consumer reads the sums whole: on that
+ * edge, as the export lowers it (cost_model.h), and written back as Shardy's unreduced axes so
+ * that the export inserts exactly it. docs/cost-model.md states the rule.
+ *
+ * Not modelled: partial sums through ops that are not element-wise (reshape, transpose,
+ * broadcast take their operand whole), memory-bandwidth time of element-wise ops, the nested
+ * regions of control flow.
  *
  * Determinism: the graph is built in program order with deterministic strategy orders; the
  * solver is deterministic unless its wall-clock time limit cuts it short.
@@ -93,6 +105,8 @@ typedef struct sp_plan_search_opts {
   double memory_limit;        /* bytes per device; 0: the device's memory */
   bool no_coarsen;            /* one node per op: no element-wise followers */
   bool no_reduce_scatter;     /* reductions only all-reduce */
+  bool no_partial;            /* every reduction is all-reduced (or reduce-scattered) at its op:
+                                 no partial sums carried into later ops */
   bool no_share_layers;       /* no ties between structurally identical nodes (the pass's
                                  share-layers=false); ties are on by default */
   bool uniform_links;         /* price every mesh axis with the fastest link any of them

@@ -35,6 +35,10 @@ typedef struct member {
   sp_value *v;
   int result;           /* its layout is set.v[s].results[result] */
   sp_op *follower;      /* the element-wise op defining it; NULL for the node's own values */
+  int followed;         /* the follower's operand index it follows (-1 for own values) */
+  bool reduced;         /* its layout is the strategy's reduced result: a follower that does
+                           not carry partial sums on (plan_search.c: carries_partial) */
+  bool may_partial;     /* some strategy leaves it partial (unreduced axes) */
   int *lid;             /* distinct-layout id per strategy (edges), built on demand */
   int *rep;             /* a strategy per distinct id */
   int nl;
@@ -78,6 +82,7 @@ typedef struct search {
   int nnodes, capnodes;
   int *op_node;                 /* [nops]: node of the op (follower: the node it joined), -1 */
   int *op_follow_result;        /* [nops]: follower's result index in its node, -1 otherwise */
+  int *op_member;               /* [nops]: follower's member index in its node */
   pedge *edges;
   int nedges, capedges;
   int nfollowers, nfixed;
@@ -100,7 +105,14 @@ static inline bool placeable(const sp_value *v) {
 
 static inline const sp_layout *member_layout(const pnode *n, const member *mb, int s) {
   assert(s >= 0 && s < n->set.n && mb->result >= 0 && mb->result < n->set.nresults);
-  return &n->set.v[s].results[mb->result];
+  return sp_strategy_result(&n->set.v[s], mb->result, mb->reduced);
+}
+
+/* Whether a follower carrying partial sums reads its operand j partial too: every operand of
+ * add and subtract (partial sums add up), only the followed one otherwise (negate, convert,
+ * multiply by or divide into a value that is whole). */
+static inline bool reads_partial(const sp_op *op, int j, int followed) {
+  return op->kind == SP_OP_ADD || op->kind == SP_OP_SUBTRACT || j == followed;
 }
 
 static inline bool same_dims(const sp_type *x, const sp_type *y) {
@@ -113,7 +125,11 @@ static inline bool same_dims(const sp_type *x, const sp_type *y) {
 /* The layout op `x` (at index i) wants for operand j under strategy t of its node. */
 static inline const sp_layout *consumer_layout(search *S, int i, int j, int t) {
   const pnode *c = &S->nodes[S->op_node[i]];
-  if (S->op_follow_result[i] >= 0) return &c->set.v[t].results[S->op_follow_result[i]];
+  if (S->op_follow_result[i] >= 0) {
+    const member *mb = &c->mem[S->op_member[i]];
+    bool partial = !mb->reduced && reads_partial(S->ops[i], j, mb->followed);
+    return sp_strategy_result(&c->set.v[t], S->op_follow_result[i], !partial);
+  }
   return &c->set.v[t].operands[j];
 }
 

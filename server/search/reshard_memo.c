@@ -136,10 +136,12 @@ static int one_step(sp_reshard_memo *m, sp_collective_kind kind, const sp_layout
   int64_t shards = sp_layout_shards(l, m->mesh);
   sh->shards_before = kind == SP_COLL_ALL_SLICE ? 1 : shards;
   sh->shards_after = kind == SP_COLL_ALL_SLICE ? shards : 1;
-  for (int i = 0; i < l->start[l->rank]; i++) {
-    if (sh->naxes == SP_MAX_MESH_AXES_CLUSTER) return SP_EUNSUPPORTED;
-    sh->axes[sh->naxes++] = l->axes[i];
-  }
+  for (int d = 0; d < l->rank; d++)
+    for (int i = l->start[d]; i < l->start[d + 1]; i++) {
+      if (sh->naxes == SP_MAX_MESH_AXES_CLUSTER) return SP_EUNSUPPORTED;
+      sh->dim[sh->naxes] = (int8_t)d;
+      sh->axes[sh->naxes++] = l->axes[i];
+    }
   return SP_OK;
 }
 

@@ -216,6 +216,7 @@ static const struct {
     {"memory-limit", OPT_NUMBER, offsetof(pass_options, o.memory_limit), NULL},
     {"coarsen", OPT_NOT_BOOL, offsetof(pass_options, o.no_coarsen), NULL},
     {"reduce-scatter", OPT_NOT_BOOL, offsetof(pass_options, o.no_reduce_scatter), NULL},
+    {"partial-sums", OPT_NOT_BOOL, offsetof(pass_options, o.no_partial), NULL},
     {"share-layers", OPT_NOT_BOOL, offsetof(pass_options, o.no_share_layers), NULL},
     {"placement", OPT_AUTO, offsetof(pass_options, po.auto_devices), NULL},
     {"mesh-shape", OPT_AUTO, offsetof(pass_options, po.auto_shape), NULL},

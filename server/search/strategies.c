@@ -75,7 +75,7 @@ typedef struct op_enum {
   const sp_op *op;
   const sp_rule *rule;
   const sp_mesh *mesh;
-  bool fixed, reduce_scatter;
+  bool fixed, reduce_scatter, partial;
   int nax;
   int ax[SP_MAX_MESH_AXES];          /* mesh axes of size > 1, mesh order */
   int nfs;
@@ -161,9 +161,47 @@ static bool scratch_layout(op_enum *e, int t, sp_layout *view) {
   int naxes;
   if (!build_scratch(e, rt, &naxes)) return false;
   view->rank = rt->rank;
+  view->unreduced = 0;
   view->start = e->scratch_start;
   view->axes = e->scratch_axes;
   return true;
+}
+
+/* Whether axis `a` is in the explicitly replicated axes of `s` (NULL: none). */
+static bool replicated_in(const sp_sharding *s, const sp_mesh *mesh, int a) {
+  for (int i = 0; s && i < s->nreplicated; i++)
+    if (strcmp(s->replicated[i].name, mesh->axes[a].name) == 0) return true;
+  return false;
+}
+
+/* The keep-partial variant of an assignment whose plain layouts are `lay`: the results carry
+ * the reduction axes as unreduced; none may be explicitly replicated in the result. */
+static int push_partial(op_enum *e, const sp_layout *lay, int8_t *af, int64_t devices,
+                        sp_ft_axis *red, int nred, sp_err *err) {
+  const sp_rule *rule = e->rule;
+  int nt = rule->noperands + rule->nresults;
+  uint32_t mask = 0;
+  for (int i = 0; i < nred; i++) {
+    if (red[i].axis < 0 || red[i].axis >= 32) return SP_OK;
+    mask |= 1u << red[i].axis;
+  }
+  for (int r = 0; r < rule->nresults; r++)
+    for (int i = 0; i < nred; i++)
+      if (replicated_in(e->op->results[r].sharding, e->mesh, red[i].axis)) return SP_OK;
+  sp_layout *ops = sp_arena_alloc(e->a, (size_t)nt * sizeof *ops);
+  sp_strategy *st = ops ? set_push(e->a, e->out) : NULL;
+  if (!st) return sp_err_set(err, SP_ENOMEM, "out of memory");
+  memcpy(ops, lay, (size_t)nt * sizeof *ops);
+  for (int r = 0; r < rule->nresults; r++) ops[rule->noperands + r].unreduced = mask;
+  st->axis_factor = af;
+  st->operands = ops;
+  st->results = ops + rule->noperands;
+  st->reduced = (sp_layout *)lay + rule->noperands;
+  st->devices = devices;
+  st->nreduce = nred;
+  st->reduce_axes = red;
+  st->partial = true;
+  return SP_OK;
 }
 
 /* Handles one complete assignment: checks it and pushes its strategies. */
@@ -220,6 +258,10 @@ static int visit_assignment(op_enum *e, sp_err *err) {
     st->devices = devices;
     st->nreduce = nred;
     st->reduce_axes = redcopy;
+  }
+  if (plain_agrees && e->partial && nred) {
+    int rc = push_partial(e, lay, af, devices, redcopy, nred, err);
+    if (rc) return rc;
   }
   if (!scatter) return SP_OK;
   /* Reduce-scatter variants: the partial result scattered onto one of its dimensions. */
@@ -295,6 +337,7 @@ int sp_strategies_for_op(sp_arena *a, const sp_op *op, const sp_rule *rule, cons
   e.mesh = mesh;
   e.fixed = o && o->fixed;
   e.reduce_scatter = !(o && o->no_reduce_scatter);
+  e.partial = o && o->partial;
   e.out = out;
   for (int i = 0; i < mesh->naxes && i < SP_MAX_MESH_AXES; i++)
     if (mesh->axes[i].size > 1) e.ax[e.nax++] = i;
@@ -442,7 +485,8 @@ void sp_strategy_print(sp_strbuf *sb, const sp_strategy *st, const sp_mesh *mesh
   }
   if (!any) sp_strbuf_puts(sb, "replicated");
   if (st->nreduce) {
-    sp_strbuf_puts(sb, st->scatter_dim < 0 ? ", all-reduce {" : ", reduce-scatter {");
+    sp_strbuf_puts(sb, st->partial ? ", partial {" : st->scatter_dim < 0 ? ", all-reduce {"
+                                                                        : ", reduce-scatter {");
     for (int i = 0; i < st->nreduce; i++) {
       if (i) sp_strbuf_puts(sb, ", ");
       sp_ft_axis_print(sb, mesh, st->reduce_axes[i], true);

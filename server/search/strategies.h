@@ -8,7 +8,10 @@
  * the op's work (the product of every assigned axis), and the op's own collective: axes on
  * reduction factors leave the results partial over them, so they are all-reduced, or, as a
  * variant of the same assignment, reduce-scattered onto one result dimension (the axes are
- * appended, minor-most, to that dimension). An assignment is kept when:
+ * appended, minor-most, to that dimension), or, with `partial` (the caller decides for which
+ * ops: those whose sum is linear in what follows, plan_search.c), kept partial: the results
+ * carry the reduction axes as unreduced axes (Shardy's partial sums) and the op pays nothing;
+ * whoever reads the sums later pays the all-reduce (cost_model.h). An assignment is kept when:
  *   - only pass-through and reduction factors are sharded (need-replication and permutation
  *     factors never are), and each sharded factor's size is divisible by its axes' product;
  *   - every dimension is a plain blocked split: in a dimension made of several factors
@@ -17,7 +20,7 @@
  *   - every result agrees with the result value's given sharding, as propagation left it:
  *     a closed dimension keeps exactly its axes; an open one keeps its axes as a prefix and
  *     may be extended (propagated shardings are kept, the search only adds to them); axes in
- *     `replicated` never shard the value. Operands are free: a consumer may want a layout its
+ *     `replicated` never shard the value nor are unreduced in it. Operands are free: a consumer may want a layout its
  *     producer does not give, and the edge between them pays the resharding.
  * With `fixed` every given sharding counts as closed (for evaluating a given plan).
  *
@@ -49,6 +52,7 @@
 typedef struct sp_strategy_opts {
   bool fixed;             /* every given sharding is final: open dims count as closed */
   bool no_reduce_scatter; /* offer only the all-reduce form of a sharded reduction */
+  bool partial;           /* also offer the keep-partial form of a sharded reduction */
 } sp_strategy_opts;
 
 typedef struct sp_strategy {
@@ -60,7 +64,16 @@ typedef struct sp_strategy {
   int nreduce;            /* axes on reduction factors: the results are partial over them */
   sp_ft_axis *reduce_axes;
   int scatter_dim;        /* -1: all-reduce; else the result dim they are scattered onto */
+  bool partial;           /* keep partial: the results carry the reduction axes as unreduced
+                             (sp_layout.unreduced) and the op pays no collective */
+  sp_layout *reduced;     /* [nresults] partial strategies: the results without their unreduced
+                             axes (what a consumer that needs the sums reads); NULL otherwise */
 } sp_strategy;
+
+/* Result r of `st`, or its reduced form (no unreduced axes) when `reduced`. */
+static inline const sp_layout *sp_strategy_result(const sp_strategy *st, int r, bool reduced) {
+  return reduced && st->reduced ? &st->reduced[r] : &st->results[r];
+}
 
 typedef struct sp_strategy_set {
   int n, cap;

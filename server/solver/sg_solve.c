@@ -76,6 +76,9 @@ typedef struct solver {
   sg_rows rows;          /* usage rows (times and capacities) priced by the dual */
   bool have_rows;
   sg_dual *dual;
+  int64_t size;          /* reduced strategies + pairs + 1: what the work budgets scale with */
+  int64_t work_limit;    /* heuristic work for the whole solve */
+  int64_t first_round;   /* heuristic work for the first round of perturbation */
 } solver;
 
 /* When the solve must end: the time limit's end and the caller's deadline (which another
@@ -397,6 +400,157 @@ static int check_cost_sum(const sp_sg *g, sp_err *err) {
                     (double)sum, (double)SP_SG_FORBIDDEN);
 }
 
+/* The options a solve cannot start with: a gap outside [0, 1), a time limit that is NaN. */
+static int check_opts(const sp_sg_opts *opts, sp_err *err) {
+  if (opts->gap < 0 || opts->gap >= 1 || isnan(opts->gap))
+    return sp_err_set(err, SP_EINVAL, "gap %g is outside [0, 1)", opts->gap);
+  if (isnan(opts->time_limit))
+    return sp_err_set(err, SP_EINVAL, "the time limit is not a number");
+  return SP_OK;
+}
+
+/* Step 1 when the reduction proved the model infeasible: the result says so, and the
+ * progress callback hears why. */
+static int finish_infeasible(solver *s, sp_err *err) {
+  s->res->stats.t_reduce = sp_clock_now() - s->t_start;
+  int rc = finish(s, false, true, err);
+  if (s->o->progress) {
+    sp_sg_progress pr = {.seconds = sp_clock_now() - s->t_start, .phase = "reduce",
+                         .bound = INT64_MIN, .note = s->m->why};
+    s->o->progress(s->o->progress_ctx, &pr);
+  }
+  return rc;
+}
+
+/* Step 1 on a feasible model: the reduced problem, its size in the statistics, and the
+ * trivial lower bound as the first bound. */
+static int build_problem(solver *s, sp_err *err) {
+  sp_sg_result *res = s->res;
+  int rc = sp_sg_prob_build(s->m, &s->p, err);
+  if (rc != SP_OK) return rc;
+  res->stats.red_nodes = s->p->n;
+  res->stats.red_edges = s->p->m;
+  for (int i = 0; i < s->p->n; i++) res->stats.red_strategies += s->p->k[i];
+  for (int e = 0; e < s->p->m; e++)
+    res->stats.red_pairs += (int64_t)s->p->k[s->p->ea[e]] * s->p->k[s->p->eb[e]];
+  res->stats.t_reduce = sp_clock_now() - s->t_start;
+  int *all = calloc((size_t)s->p->n + 1, sizeof(int)); /* one component: everything */
+  if (!all) return sp_err_set(err, SP_ENOMEM, "out of memory");
+  s->bound = (int64_t)ceil(trivial_bound(s->p, all, 0)) + s->p->offset;
+  free(all);
+  return SP_OK;
+}
+
+/* Work budgets scale with the model: the first round of perturbation is short and
+ * deterministic; the last one runs to the deadline when there is one. */
+static void set_budgets(solver *s) {
+  const sp_sg_opts *opts = s->o;
+  int64_t size = s->res->stats.red_strategies + s->res->stats.red_pairs + 1;
+  s->size = size;
+  s->work_limit = opts->work_limit > 0 ? opts->work_limit
+                  : opts->time_limit > 0 ? INT64_MAX / 4
+                  : size * 20000 < 1000000 ? 1000000
+                  : size * 20000 > DEFAULT_WORK_LIMIT ? DEFAULT_WORK_LIMIT : size * 20000;
+  s->first_round = size * 500 + 100000;
+  if (s->first_round > s->work_limit / 8) s->first_round = s->work_limit / 8;
+}
+
+static void report_reduction(solver *s, const sg_reduce_stats *rs) {
+  char note[160];
+  snprintf(note, sizeof note, "%d nodes, %d edges left of %d, %d (offset %lld; %d merged, "
+           "%lld dominated strategies)", s->p->n, s->p->m, s->g->nnodes, s->g->nedges,
+           (long long)s->p->offset, rs->merged, (long long)rs->dominated);
+  report(s, "reduce", note);
+}
+
+/* The heuristic, seeded with the caller's plan when there is one (a warm start: the first
+ * incumbent is no worse than it). */
+static int start_heuristic(solver *s, sp_err *err) {
+  const sp_sg_opts *opts = s->o;
+  if (sp_sg_heur_new(s->p, opts->seed, &s->h) != SP_OK)
+    return sp_err_set(err, SP_ENOMEM, "out of memory in the heuristic");
+  sp_sg_heur_set_callback(s->h, on_incumbent, s);
+  sp_sg_heur_set_ctl(s->h, opts->ctl);
+  if (opts->incumbent) {
+    int *mplan = malloc(sizeof(int) * ((size_t)s->g->nnodes + 1));
+    int *cplan = malloc(sizeof(int) * ((size_t)s->p->n + 1));
+    if (mplan && cplan) {
+      sp_sg_model_restrict(s->m, opts->incumbent, mplan);
+      for (int i = 0; i < s->p->n; i++) cplan[i] = mplan[s->p->id[i]];
+      sp_sg_heur_seed(s->h, cplan);
+    }
+    free(mplan);
+    free(cplan);
+  }
+  return SP_OK;
+}
+
+/* Step 2: the greedy plan, then (unless the heuristic is off) local search, the Lagrangian
+ * rounds and the first, work-bounded round of perturbation. */
+static int first_incumbent(solver *s, sp_err *err) {
+  const sp_sg_opts *opts = s->o;
+  double t_h = sp_clock_now();
+  double h_deadline = s->deadline > 0 ? s->t_start + opts->time_limit * 0.15 : phase_end(s, 1);
+  sp_sg_heur_greedy(s->h, h_deadline);
+  if (!opts->no_heuristic) {
+    sp_sg_heur_descend(s->h, s->work_limit / 4, h_deadline);
+    double lg_end = phase_end(s, 0.4);
+    int rc;
+    if (s->p->n > 0 && (rc = run_lagrange(s, s->size, LAGRANGE_ROUNDS, lg_end)) != SP_OK)
+      return sp_err_set(err, rc, "out of memory in the Lagrangian relaxation");
+    double ils_end = phase_end(s, 0.2);
+    if (!incumbent_proved(s)) sp_sg_heur_improve(s->h, s->first_round, ils_end);
+  }
+  s->res->stats.t_heuristic = sp_clock_now() - t_h;
+  return SP_OK;
+}
+
+/* Step 4: with a deadline, more Lagrangian rounds first (a better bound, and new starts);
+ * then perturbation to the end, and when the caller's deadline moved later meanwhile, on to
+ * the new one. */
+static int keep_improving(solver *s, sp_err *err) {
+  if (s->deadline > 0 && s->dual) {
+    double lg_end = phase_end(s, 0.3);
+    int rc = run_lagrange(s, s->size, LAGRANGE_MORE_ROUNDS, lg_end);
+    if (rc != SP_OK) return sp_err_set(err, rc, "out of memory in the Lagrangian relaxation");
+  }
+  double t2 = sp_clock_now();
+  for (;;) {
+    double end = solve_end(s);
+    int64_t left = s->work_limit - sp_sg_heur_work(s->h);
+    if (left <= 0 || sp_run_ctl_cancelled(s->o->ctl)) break;
+    sp_sg_heur_improve(s->h, left, end);
+    double later = solve_end(s);
+    if (!(end > 0 && later > end && sp_clock_now() < later) || incumbent_proved(s)) break;
+  }
+  s->res->stats.t_heuristic += sp_clock_now() - t2;
+  return SP_OK;
+}
+
+/* Steps 2 to 4 on the reduced problem; then step 5, the result. */
+static int search(solver *s, const sg_reduce_stats *rs, sp_err *err) {
+  const sp_sg_opts *opts = s->o;
+  bool proved = false, infeasible = false;
+  int rc;
+  set_budgets(s);
+  report_reduction(s, rs);
+  if ((rc = start_heuristic(s, err)) != SP_OK || (rc = first_incumbent(s, err)) != SP_OK)
+    return rc;
+  /* 3. integer program */
+  if (incumbent_proved(s)) proved = true;
+  if (!proved && !opts->no_ilp && s->p->n > 0 && !out_of_time(s)) {
+    double ilp_end = s->deadline > 0 ? solve_end(s) - 0.05 * opts->time_limit : 0;
+    if ((rc = run_ilp(s, ilp_end, &proved, &infeasible, err)) != SP_OK) return rc;
+  }
+  if (s->p->n == 0) proved = true;
+  int64_t hc;
+  if (!proved && !infeasible && !opts->no_heuristic && sp_sg_heur_best(s->h, &hc) &&
+      hc + s->p->offset > s->bound && !out_of_time(s) && (rc = keep_improving(s, err)) != SP_OK)
+    return rc;
+  s->res->stats.heuristic_work = sp_sg_heur_work(s->h);
+  return finish(s, proved, infeasible, err);
+}
+
 int sp_sg_solve(const sp_sg *g, const sp_sg_opts *opts, sp_sg_result *res, sp_err *err) {
   sp_sg_opts defaults;
   if (!opts) {
@@ -405,132 +559,26 @@ int sp_sg_solve(const sp_sg *g, const sp_sg_opts *opts, sp_sg_result *res, sp_er
   }
   memset(res, 0, sizeof *res);
   res->bound = INT64_MIN;
-  if (opts->gap < 0 || opts->gap >= 1 || isnan(opts->gap))
-    return sp_err_set(err, SP_EINVAL, "gap %g is outside [0, 1)", opts->gap);
-  if (isnan(opts->time_limit))
-    return sp_err_set(err, SP_EINVAL, "the time limit is not a number");
-  int rc = check_cost_sum(g, err);
+  int rc = check_opts(opts, err);
+  if (rc == SP_OK) rc = check_cost_sum(g, err);
   if (rc != SP_OK) return rc;
   solver s = {.g = g, .o = opts, .res = res, .t_start = sp_clock_now(), .bound = INT64_MIN,
               .best_reported = INT64_MAX};
   s.deadline = opts->time_limit > 0 ? s.t_start + opts->time_limit : 0;
   res->stats.nodes = g->nnodes;
   res->stats.edges = g->nedges;
-  bool proved = false, infeasible = false;
   rc = sp_sg_model_build(g, &s.m, err);
   if (rc != SP_OK) return rc;
+  /* 1. reduce (exact; may prove infeasibility) */
   sg_reduce_stats rs;
   memset(&rs, 0, sizeof rs);
   if (!opts->no_reduce && (rc = sp_sg_reduce(s.m, &rs, err)) != SP_OK) goto done;
   res->stats.merged = rs.merged;
   res->stats.dominated = rs.dominated;
-  if (s.m->infeasible) {
-    infeasible = true;
-    res->stats.t_reduce = sp_clock_now() - s.t_start;
-    rc = finish(&s, false, true, err);
-    if (opts->progress) {
-      sp_sg_progress pr = {.seconds = sp_clock_now() - s.t_start, .phase = "reduce",
-                           .bound = INT64_MIN, .note = s.m->why};
-      opts->progress(opts->progress_ctx, &pr);
-    }
-    goto done;
-  }
-  if ((rc = sp_sg_prob_build(s.m, &s.p, err)) != SP_OK) goto done;
-  res->stats.red_nodes = s.p->n;
-  res->stats.red_edges = s.p->m;
-  for (int i = 0; i < s.p->n; i++) res->stats.red_strategies += s.p->k[i];
-  for (int e = 0; e < s.p->m; e++)
-    res->stats.red_pairs += (int64_t)s.p->k[s.p->ea[e]] * s.p->k[s.p->eb[e]];
-  res->stats.t_reduce = sp_clock_now() - s.t_start;
-  {
-    int *all = calloc((size_t)s.p->n + 1, sizeof(int)); /* one component: everything */
-    if (!all) { rc = sp_err_set(err, SP_ENOMEM, "out of memory"); goto done; }
-    s.bound = (int64_t)ceil(trivial_bound(s.p, all, 0)) + s.p->offset;
-    free(all);
-  }
-  /* Work budgets scale with the model: the first round of perturbation is short and
-   * deterministic; the last one runs to the deadline when there is one. */
-  int64_t size = res->stats.red_strategies + res->stats.red_pairs + 1;
-  int64_t work_limit = opts->work_limit > 0 ? opts->work_limit
-                       : opts->time_limit > 0 ? INT64_MAX / 4
-                       : size * 20000 < 1000000 ? 1000000
-                       : size * 20000 > DEFAULT_WORK_LIMIT ? DEFAULT_WORK_LIMIT : size * 20000;
-  int64_t first_round = size * 500 + 100000;
-  if (first_round > work_limit / 8) first_round = work_limit / 8;
-  {
-    char note[160];
-    snprintf(note, sizeof note, "%d nodes, %d edges left of %d, %d (offset %lld; %d merged, "
-             "%lld dominated strategies)", s.p->n, s.p->m, g->nnodes, g->nedges,
-             (long long)s.p->offset, rs.merged, (long long)rs.dominated);
-    report(&s, "reduce", note);
-  }
-  if (sp_sg_heur_new(s.p, opts->seed, &s.h) != SP_OK) {
-    rc = sp_err_set(err, SP_ENOMEM, "out of memory in the heuristic");
-    goto done;
-  }
-  sp_sg_heur_set_callback(s.h, on_incumbent, &s);
-  sp_sg_heur_set_ctl(s.h, opts->ctl);
-  /* 2. incumbent: a caller's plan first (a warm start: the first incumbent is no worse than
-   * it), then the greedy one */
-  double t_h = sp_clock_now();
-  if (opts->incumbent) {
-    int *mplan = malloc(sizeof(int) * ((size_t)g->nnodes + 1));
-    int *cplan = malloc(sizeof(int) * ((size_t)s.p->n + 1));
-    if (mplan && cplan) {
-      sp_sg_model_restrict(s.m, opts->incumbent, mplan);
-      for (int i = 0; i < s.p->n; i++) cplan[i] = mplan[s.p->id[i]];
-      sp_sg_heur_seed(s.h, cplan);
-    }
-    free(mplan);
-    free(cplan);
-  }
-  double h_deadline = s.deadline > 0 ? s.t_start + opts->time_limit * 0.15 : phase_end(&s, 1);
-  sp_sg_heur_greedy(s.h, h_deadline);
-  if (!opts->no_heuristic) {
-    sp_sg_heur_descend(s.h, work_limit / 4, h_deadline);
-    double lg_end = phase_end(&s, 0.4);
-    if (s.p->n > 0 && (rc = run_lagrange(&s, size, LAGRANGE_ROUNDS, lg_end)) != SP_OK) {
-      sp_err_set(err, rc, "out of memory in the Lagrangian relaxation");
-      goto done;
-    }
-    double ils_end = phase_end(&s, 0.2);
-    if (!incumbent_proved(&s)) sp_sg_heur_improve(s.h, first_round, ils_end);
-  }
-  res->stats.t_heuristic = sp_clock_now() - t_h;
-  /* 3. integer program */
-  if (incumbent_proved(&s)) proved = true;
-  if (!proved && !opts->no_ilp && s.p->n > 0 && !out_of_time(&s)) {
-    double ilp_end = s.deadline > 0 ? solve_end(&s) - 0.05 * opts->time_limit : 0;
-    rc = run_ilp(&s, ilp_end, &proved, &infeasible, err);
-    if (rc != SP_OK) goto done;
-  }
-  if (s.p->n == 0) proved = true;
-  /* 4. keep improving */
-  int64_t hc;
-  if (!proved && !infeasible && !opts->no_heuristic && sp_sg_heur_best(s.h, &hc) &&
-      hc + s.p->offset > s.bound && !out_of_time(&s)) {
-    /* With a deadline, more Lagrangian rounds first: a better bound, and new starts. */
-    if (s.deadline > 0 && s.dual) {
-      double lg_end = phase_end(&s, 0.3);
-      if ((rc = run_lagrange(&s, size, LAGRANGE_MORE_ROUNDS, lg_end)) != SP_OK) {
-        sp_err_set(err, rc, "out of memory in the Lagrangian relaxation");
-        goto done;
-      }
-    }
-    double t2 = sp_clock_now();
-    /* To the end; when the caller's deadline moved later meanwhile, on to the new one. */
-    for (;;) {
-      double end = solve_end(&s);
-      int64_t left = work_limit - sp_sg_heur_work(s.h);
-      if (left <= 0 || sp_run_ctl_cancelled(opts->ctl)) break;
-      sp_sg_heur_improve(s.h, left, end);
-      double later = solve_end(&s);
-      if (!(end > 0 && later > end && sp_clock_now() < later) || incumbent_proved(&s)) break;
-    }
-    res->stats.t_heuristic += sp_clock_now() - t2;
-  }
-  res->stats.heuristic_work = sp_sg_heur_work(s.h);
-  rc = finish(&s, proved, infeasible, err);
+  if (s.m->infeasible)
+    rc = finish_infeasible(&s, err);
+  else if ((rc = build_problem(&s, err)) == SP_OK)
+    rc = search(&s, &rs, err);
 done:
   res->stats.seconds = sp_clock_now() - s.t_start;
   sp_sg_heur_free(s.h);

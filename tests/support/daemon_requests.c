@@ -12,6 +12,18 @@
 
 #include "test_support.h"
 
+th_channel *th_daemon_open(th_daemon *d, const char *const *extra) {
+  ck_assert_msg(th_daemon_start(d, NULL, extra), "shardpland did not come up");
+  th_channel *c = th_connect(d->addr, NULL);
+  ck_assert_ptr_nonnull(c);
+  return c;
+}
+
+void th_daemon_close(th_daemon *d, th_channel *c) {
+  th_close(c);
+  ck_assert_int_eq(th_daemon_stop(d), 0);
+}
+
 char *th_mlp_text(void) {
   size_t len;
   char *t = sp_test_read_file(SP_SOURCE_DIR "/examples/mlp.mlir", &len);

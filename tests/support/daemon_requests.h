@@ -1,6 +1,7 @@
 /*
  * daemon_requests.h - PlanRequest builders and answer checks shared by the daemon suites
- * (test_daemon.c, test_daemon_search.c): the bundled MLP example, generated GPT models, a
+ * (test_daemon.c, test_daemon_search.c): a daemon started with a client connected to it, the
+ * bundled MLP example, generated GPT models, a
  * Plan call that must succeed, plan-byte comparison, text substitution for renamed graphs.
  *
  * Failures are Check assertions (these run inside a test). Memory: returned texts, requests
@@ -29,6 +30,12 @@ typedef struct req_opts {
   double gap;
   bool placement_given;   /* the mesh's devices as they are: one search, no rank mapping */
 } req_opts;
+
+/* th_daemon_start in a new temporary folder with `extra` flags (may be NULL), asserting that
+ * it comes up, and an insecure client channel to it. */
+th_channel *th_daemon_open(th_daemon *d, const char *const *extra);
+/* th_close(c), then th_daemon_stop(d), asserting that the daemon exits with status 0. */
+void th_daemon_close(th_daemon *d, th_channel *c);
 
 /* examples/mlp.mlir. */
 char *th_mlp_text(void);
