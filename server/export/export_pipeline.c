@@ -12,6 +12,7 @@
 #include "export/meshes.h"
 #include "export/remove_ag_rs_cmv1.h"
 #include "export/reshard_to_collectives.h"
+#include "propagation/canonicalize.h"
 #include "propagation/constants.h"
 #include "propagation/data_flow_edges.h"
 #include "propagation/export_shardings.h"
@@ -85,6 +86,7 @@ int sp_export_pipeline_run(sp_module *m, const sp_export_options *o, sp_err *err
     /* no reshards or collectives */
   } else if (o->explicit_collectives) {
     STEP(sp_export_explicit_collectives(m, err));
+    STEP(sp_canonicalize(m, err)); /* collectives fused: all_reduce + all_slice, all_to_alls */
     if (o->remove_ag_rs_cmv1) STEP(sp_export_remove_ag_rs_cmv1(m, err));
   } else {
     STEP(sp_export_insert_explicit_reshards(m, err));
