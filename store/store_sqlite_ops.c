@@ -87,6 +87,14 @@ static const unsigned char empty_blob[1];
 /* Steps a statement expected to give at most one row. SQLITE_ROW / SQLITE_DONE or an error. */
 static int step(sqlite3_stmt *st) { return sqlite3_step(st); }
 
+/* Runs bound statement `st`, which gives no rows, and resets it; an error names `what`. */
+static int step_done(sq_store *s, sq_conn *c, sqlite3_stmt *st, const char *what, sp_err *err) {
+  int src = step(st);
+  int rc = src == SQLITE_DONE ? SP_OK : sq_fail(s, c, src, what, err);
+  sqlite3_reset(st);
+  return rc;
+}
+
 /* A single integer from statement `id` with one optional text parameter. */
 static int stmt_int(sq_store *s, sq_conn *c, sq_stmt_id id, const char *text, int64_t *out,
                     sp_err *err) {
@@ -115,10 +123,7 @@ static int run_id(sq_store *s, sq_conn *c, sq_stmt_id id, int64_t arg, sp_err *e
   int rc = sq_stmt(s, c, id, &st, err);
   if (rc != SP_OK) return rc;
   sqlite3_bind_int64(st, 1, arg);
-  int src = step(st);
-  if (src != SQLITE_DONE) rc = sq_fail(s, c, src, "deleting a plan", err);
-  sqlite3_reset(st);
-  return rc;
+  return step_done(s, c, st, "deleting a plan", err);
 }
 
 /* Deletes plan `id` and everything that hangs off it (inside the caller's transaction). */
@@ -137,10 +142,7 @@ static int counter_add(sq_store *s, sq_conn *c, const char *name, int64_t n, sp_
   if (rc != SP_OK) return rc;
   sqlite3_bind_int64(st, 1, n);
   sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC);
-  int src = step(st);
-  if (src != SQLITE_DONE) rc = sq_fail(s, c, src, "updating counters", err);
-  sqlite3_reset(st);
-  return rc;
+  return step_done(s, c, st, "updating counters", err);
 }
 
 static void bind_blob(sqlite3_stmt *st, int i, const void *p, size_t n) {
@@ -286,12 +288,8 @@ static int put_locked(sq_store *s, const sp_store_plan *p, const sp_store_row *r
   sqlite3_bind_int64(st, 10, size);
   sqlite3_bind_int64(st, 11, (int64_t)n_rows);
   if (id) sqlite3_bind_int64(st, 12, id);
-  int src = step(st);
-  sqlite3_reset(st);
-  if (src != SQLITE_DONE) {
-    rc = sq_fail(s, c, src, "storing a plan", err);
-    goto fail;
-  }
+  rc = step_done(s, c, st, "storing a plan", err);
+  if (rc != SP_OK) goto fail;
   if (!id) id = sqlite3_last_insert_rowid(c->db);
 
   rc = sq_stmt(s, c, SQ_INSERT_BLOBS, &st, err);
@@ -299,12 +297,8 @@ static int put_locked(sq_store *s, const sp_store_plan *p, const sp_store_row *r
   sqlite3_bind_int64(st, 1, id);
   bind_blob(st, 2, p->request, p->request_len);
   bind_blob(st, 3, p->plan, p->plan_len);
-  src = step(st);
-  sqlite3_reset(st);
-  if (src != SQLITE_DONE) {
-    rc = sq_fail(s, c, src, "storing a plan's request and answer", err);
-    goto fail;
-  }
+  rc = step_done(s, c, st, "storing a plan's request and answer", err);
+  if (rc != SP_OK) goto fail;
 
   rc = insert_rows(s, c, id, p->key, rows, n_rows, err);
   if (rc != SP_OK) goto fail;
@@ -314,12 +308,8 @@ static int put_locked(sq_store *s, const sp_store_plan *p, const sp_store_row *r
     if (rc != SP_OK) goto fail;
     sqlite3_bind_text(st, 1, p->raw_hash, -1, SQLITE_STATIC);
     sqlite3_bind_int64(st, 2, id);
-    src = step(st);
-    sqlite3_reset(st);
-    if (src != SQLITE_DONE) {
-      rc = sq_fail(s, c, src, "storing a raw-request hash", err);
-      goto fail;
-    }
+    rc = step_done(s, c, st, "storing a raw-request hash", err);
+    if (rc != SP_OK) goto fail;
   }
   rc = sq_run(s, c, SQ_COMMIT, "storing a plan", err);
   if (rc != SP_OK) goto fail;
@@ -374,12 +364,8 @@ static int add_rows_locked(sq_store *s, const char *key, const sp_store_row *row
     sqlite3_bind_int64(st, 1, id);
     sqlite3_bind_int64(st, 2, rows_size(rows, n_rows));
     sqlite3_bind_int64(st, 3, (int64_t)n_rows);
-    src = step(st);
-    sqlite3_reset(st);
-    if (src != SQLITE_DONE) {
-      rc = sq_fail(s, c, src, "adding rows to a plan", err);
-      goto fail;
-    }
+    rc = step_done(s, c, st, "adding rows to a plan", err);
+    if (rc != SP_OK) goto fail;
   }
   rc = sq_run(s, c, SQ_COMMIT, "adding rows to a plan", err);
   if (rc != SP_OK) goto fail;
@@ -416,9 +402,7 @@ int sq_op_add_raw_hash(void *impl, const char *raw_hash, const char *key, sp_err
   if (rc == SP_OK) {
     sqlite3_bind_text(st, 1, raw_hash, -1, SQLITE_STATIC);
     sqlite3_bind_int64(st, 2, id);
-    int src = step(st);
-    sqlite3_reset(st);
-    if (src != SQLITE_DONE) rc = sq_fail(s, c, src, "adding a raw-request hash", err);
+    rc = step_done(s, c, st, "adding a raw-request hash", err);
   }
   if (rc == SP_OK) rc = sq_run(s, c, SQ_COMMIT, "adding a raw-request hash", err);
   if (rc != SP_OK) sq_rollback(s, c);

@@ -171,6 +171,29 @@ START_TEST(default_mode_reshards_a_small_dot_result_to_what_its_operands_imply) 
 }
 END_TEST
 
+START_TEST(default_mode_reconciles_a_concatenate_whose_operands_differ_from_its_result) {
+  /* The larger operand's "p" on dim 1 wins: %x is resharded to it, the concatenate computes on
+   * it and a reshard restores the replicated result; the add with mixed shardings and the
+   * concatenate of operands placed like its result are left alone. */
+  char *out = et_run(MESH
+      "func.func @f(%x: tensor<2x16xf32> {sdy.sharding = #sdy.sharding<@m, [{}, {\"q\"}]>},"
+      " %y: tensor<6x16xf32> {sdy.sharding = #sdy.sharding<@m, [{}, {\"p\"}]>}) -> (tensor<8x16xf32>, tensor<6x16xf32>, tensor<12x16xf32>) {\n"
+      "  %0 = stablehlo.concatenate %x, %y, dim = 0 {sdy.sharding = #sdy.sharding_per_value<[<@m, [{}, {}]>]>} : (tensor<2x16xf32>, tensor<6x16xf32>) -> tensor<8x16xf32>\n"
+      "  %1 = stablehlo.add %y, %y {sdy.sharding = #sdy.sharding_per_value<[<@m, [{\"q\"}, {}]>]>} : tensor<6x16xf32>\n"
+      "  %2 = stablehlo.concatenate %y, %y, dim = 0 {sdy.sharding = #sdy.sharding_per_value<[<@m, [{}, {\"p\"}]>]>} : (tensor<6x16xf32>, tensor<6x16xf32>) -> tensor<12x16xf32>\n"
+      "  return %0, %1, %2 : tensor<8x16xf32>, tensor<6x16xf32>, tensor<12x16xf32>\n}\n",
+      "sdy-insert-explicit-reshards", NULL);
+  static const char *const want[] = {
+      "%0 = sdy.reshard %arg0 <@m, [{}, {\"p\"}]> : tensor<2x16xf32>",
+      "%1 = stablehlo.concatenate %0, %arg1, dim = 0 {sdy.sharding = #sdy.sharding_per_value<[<@m, [{}, {\"p\"}]>]>}",
+      "%2 = sdy.reshard %1 <@m, [{}, {}]> : tensor<8x16xf32>",
+      "%3 = stablehlo.add %arg1, %arg1 {", "%4 = stablehlo.concatenate %arg1, %arg1, dim = 0 {",
+      "return %2, %3, %4", NULL};
+  et_has_in_order(out, want);
+  free(out);
+}
+END_TEST
+
 START_TEST(op_on_meshes_differing_only_in_device_order_runs_on_the_majority_mesh) {
   char *out = et_run("sdy.mesh @k = <[\"s\"=2, \"t\"=4]>\n" "sdy.mesh @kr = <[\"s\"=2, \"t\"=4], device_ids=[7, 6, 5, 4, 3, 2, 1, 0]>\n"
       "func.func @f(%x: tensor<16xf32> {sdy.sharding = #sdy.sharding<@kr, [{\"t\"}]>}, %y: tensor<16xf32> {sdy.sharding = #sdy.sharding<@kr, [{\"t\"}]>}) -> tensor<16xf32> {\n"
@@ -432,6 +455,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, propagation_pipeline_makes_collectives_explicit_on_request);
   tcase_add_test(tc, reshard_to_unreduced_becomes_replicated_and_sharded_to_unreduced);
   tcase_add_test(tc, default_mode_reshards_a_small_dot_result_to_what_its_operands_imply);
+  tcase_add_test(tc, default_mode_reconciles_a_concatenate_whose_operands_differ_from_its_result);
   tcase_add_test(tc, op_on_meshes_differing_only_in_device_order_runs_on_the_majority_mesh);
   tcase_add_test(tc, unary_op_prefers_the_tensor_that_shards_no_permutation_dim);
   tcase_add_test(tc, scalar_operands_do_not_keep_need_replication_axes_from_moving);

@@ -257,6 +257,24 @@ START_TEST(export_pipeline_closes_inlines_and_reshards_returns) {
 }
 END_TEST
 
+START_TEST(export_pipeline_folds_the_all_reduce_of_what_it_made_unreduced) {
+  /* The constraint makes "b" unreduced and the result reduces it again: the all_reduce of the
+   * replicated_to_unreduced gives %arg0 back; the collective stays (not erasable), the dead
+   * negate goes. */
+  char *out = et_run(MESH
+      "func.func @main(%x: tensor<8xf32> {sdy.sharding = #sdy.sharding<@m, [{\"a\"}]>}) -> (tensor<8xf32> {sdy.sharding = #sdy.sharding<@m, [{\"a\"}]>}) {\n"
+      "  %0 = sdy.sharding_constraint %x <@m, [{\"a\"}], unreduced={\"b\"}> : tensor<8xf32>\n"
+      "  %1 = stablehlo.negate %0 : tensor<8xf32>\n"
+      "  return %0 : tensor<8xf32>\n}\n",
+      "sdy-export-pipeline", NULL);
+  static const char *const want[] = {"%0 = sdy.replicated_to_unreduced {\"b\"} %arg0", "return %arg0", NULL};
+  et_has_in_order(out, want);
+  et_lacks(out, "all_reduce");
+  et_lacks(out, "negate");
+  free(out);
+}
+END_TEST
+
 START_TEST(unknown_options_are_errors_naming_them) {
   et_run_fails(MESH "func.func @f() {\n  return\n}\n", "sdy-unflatten-call-graph", "dedup=true",
                "unknown option 'dedup'");
@@ -281,6 +299,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, sink_func_edges_writes_back_argument_and_call_shardings);
   tcase_add_test(tc, call_reshards_put_later_results_first);
   tcase_add_test(tc, export_pipeline_closes_inlines_and_reshards_returns);
+  tcase_add_test(tc, export_pipeline_folds_the_all_reduce_of_what_it_made_unreduced);
   tcase_add_test(tc, unknown_options_are_errors_naming_them);
   suite_add_tcase(s, tc);
   return s;

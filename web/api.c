@@ -76,14 +76,7 @@ static void plans(sp_web *w, const sp_web_request *req, sp_web_response *r) {
 
 static void plan(sp_web *w, const char *key, sp_web_response *r) {
   sp_store_plan meta;
-  memset(&meta, 0, sizeof meta);
-  sp_err err;
-  sp_err_clear(&err);
-  if (sp_store_get(w->store, key, 0, &meta, &err) != SP_OK) {
-    sp_store_plan_free(&meta);
-    sp__web_store_error(r, &err, true);
-    return;
-  }
+  if (!sp__web_plan_meta(w, key, true, &meta, r)) return;
   cJSON *o = plan_meta(&meta);
   sp_store_plan_free(&meta);
   sp_store_section_count *secs = NULL;

@@ -241,14 +241,8 @@ static void collectives_table(sp_web *w, const sp_web_request *req, const char *
 void sp__web_page_plan(sp_web *w, const sp_web_request *req, const char *key,
                        sp_web_response *r) {
   sp_store_plan meta;
-  memset(&meta, 0, sizeof meta);
+  if (!sp__web_plan_meta(w, key, false, &meta, r)) return;
   sp_err err;
-  sp_err_clear(&err);
-  if (sp_store_get(w->store, key, 0, &meta, &err) != SP_OK) {
-    sp_store_plan_free(&meta);
-    sp__web_store_error(r, &err, false);
-    return;
-  }
   sp_strbuf *sb = &r->body;
   char title[128];
   snprintf(title, sizeof title, "Plan %.12s", key);

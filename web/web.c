@@ -100,6 +100,17 @@ void sp__web_store_error(sp_web_response *r, const sp_err *err, bool json) {
   else sp__web_error(r, status, title, err->msg);
 }
 
+bool sp__web_plan_meta(sp_web *w, const char *key, bool json, sp_store_plan *meta,
+                       sp_web_response *r) {
+  memset(meta, 0, sizeof *meta);
+  sp_err err;
+  sp_err_clear(&err);
+  if (sp_store_get(w->store, key, 0, meta, &err) == SP_OK) return true;
+  sp_store_plan_free(meta);
+  sp__web_store_error(r, &err, json);
+  return false;
+}
+
 const cJSON *sp__web_get(const cJSON *o, const char *k) {
   return cJSON_GetObjectItemCaseSensitive(o, k);
 }

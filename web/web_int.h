@@ -40,6 +40,10 @@ void sp__web_json_error(sp_web_response *r, int status, const char *message);
 void sp__web_redirect(sp_web_response *r, const char *location);
 /* Maps a store failure to 404 (SP_ENOTFOUND) or 500, for HTML or JSON. */
 void sp__web_store_error(sp_web_response *r, const sp_err *err, bool json);
+/* Plan `key`'s metadata (no blobs) into *meta, which the caller frees (sp_store_plan_free);
+ * false when the store has none or fails, after answering with sp__web_store_error. */
+bool sp__web_plan_meta(sp_web *w, const char *key, bool json, sp_store_plan *meta,
+                       sp_web_response *r);
 
 /* Pages (pages_*.c). `key` is validated (64 hex digits) by the router. */
 void sp__web_page_index(sp_web *w, const sp_web_request *req, sp_web_response *r);

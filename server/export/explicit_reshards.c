@@ -696,6 +696,15 @@ static int reshard_dot_result(sp_module *m, sp_arena *scratch, sp_op *op, sp_err
   return SP_OK;
 }
 
+/* Shardy's default mode reconciles a concatenate as the full version does when an operand is
+ * placed unlike the result. */
+static bool concat_differs(const sp_op *op) {
+  if (op->kind != SP_OP_CONCATENATE || op->nresults != 1) return false;
+  for (int i = 0; i < op->noperands; i++)
+    if (!sp_sharding_same_axes(op->operands[i].value->sharding, op->results[0].sharding)) return true;
+  return false;
+}
+
 /* A returned value that the function result makes unreduced is resharded to it (the
  * unreduced lowering then turns that reshard into its collectives). */
 static int reshard_unreduced_returns(sp_module *m, sp_op *ret, sp_err *err) {
@@ -721,7 +730,8 @@ int sp_export_insert_explicit_reshards_default(sp_module *m, sp_err *err) {
   int rc = l.oom || !scratch ? sp_err_set(err, SP_ENOMEM, "out of memory inserting explicit reshards") : SP_OK;
   for (int i = 0; !rc && i < l.n; i++)
     rc = l.v[i]->kind == SP_OP_FUNC_RETURN ? reshard_unreduced_returns(m, l.v[i], err)
-                                           : reshard_dot_result(m, scratch, l.v[i], err);
+         : concat_differs(l.v[i])            ? reconcile(m, scratch, l.v[i], err)
+                                             : reshard_dot_result(m, scratch, l.v[i], err);
   sp_arena_free(scratch);
   sp_op_list_free(&l);
   if (rc) return rc;

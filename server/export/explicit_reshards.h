@@ -46,7 +46,8 @@
 int sp_export_insert_explicit_reshards_full(sp_module *m, sp_err *err);
 
 /* enable-full-version=false: a dot's result resharded to what its operands imply in Shardy's
- * narrow case (see reshard_dot_result in the .c), returned values resharded to function
+ * narrow case (see reshard_dot_result in the .c), a concatenate with an operand placed unlike
+ * its result reconciled as in the full version, returned values resharded to function
  * results that add unreduced axes, the all-reduces of unreduced operands and call reshards
  * (propagation/export_shardings.h), and reshards to unreduced lowered
  * (unreduced_reshards.h). */

@@ -89,10 +89,10 @@ int sp_export_pipeline_run(sp_module *m, const sp_export_options *o, sp_err *err
     STEP(sp_canonicalize(m, err)); /* collectives fused: all_reduce + all_slice, all_to_alls */
     if (o->remove_ag_rs_cmv1) STEP(sp_export_remove_ag_rs_cmv1(m, err));
   } else {
-    STEP(sp_export_insert_explicit_reshards(m, err));
+    STEP(sp_export_insert_explicit_reshards_default(m, err));
   }
   STEP(sp_func_calls_insert_reshards(m, err));
-  STEP(sp_export_canonicalize(m, err));
+  STEP(sp_canonicalize_collectives(m, err));
   if (!o->keep_sharding_rules) sp_propagate_drop_rules(m);
   STEP(sp_export_inline_meshes(m, err));
   STEP(sp_export_remove_debug_info(m, err));

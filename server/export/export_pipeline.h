@@ -2,12 +2,14 @@
  * export_pipeline.h - Shardy's -sdy-export-pipeline: the passes that turn a propagated module
  * into one a partitioner can run, in Shardy's order:
  *   sharding groups removed; sharding constraints become reshards; data-flow edges sunk;
- *   named computations exported and the call graph un-flattened (dedup-functions-fully);
+ *   named computations exported and the call graph un-flattened (dedup-functions-fully),
+ *   functions left without callers erased;
  *   non-divisible input/output shardings fixed; sub-axes cut from the main function's open
  *   input/output dims; every sharding closed; constants and scalars merged; explicit
  *   reshards (with enable-insert-explicit-collectives all of them, chains of reshards folded,
- *   and every reshard lowered to collectives; the default subset otherwise); call reshards; collective canonicalization; sharding rules dropped; meshes
- *   inlined; propagation debug info removed; unused private functions erased.
+ *   and every reshard lowered to collectives; the default version otherwise,
+ *   export/explicit_reshards.h); call reshards; the canonicalizer's collective patterns
+ *   (propagation/canonicalize.h); sharding rules dropped; meshes inlined; propagation debug info removed; unused private functions erased.
  *
  * Options (`name=value`, booleans): enable-insert-explicit-collectives,
  * remove-all-gather-reduce-scatter-for-cmv1, dedup-functions-fully, keep-sharding-rules,

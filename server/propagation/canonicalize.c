@@ -390,7 +390,7 @@ static int canonicalize_manual(sp_module *m, sp_op *mc, bool *changed) {
 
 /* ------------------------------------------------------------------ the driver */
 
-static int visit(sp_module *m, sp_op *op, bool *changed) {
+static int visit(sp_module *m, sp_op *op, bool collectives_only, bool *changed) {
   if (dead_and_erasable(op)) {
     sp_op_erase(op);
     *changed = true;
@@ -413,13 +413,13 @@ static int visit(sp_module *m, sp_op *op, bool *changed) {
     case SP_OP_SDY_ALL_TO_ALL:
       return fuse_all_to_all(m, op, changed);
     case SP_OP_SDY_MANUAL_COMPUTATION:
-      return canonicalize_manual(m, op, changed);
+      return collectives_only ? SP_OK : canonicalize_manual(m, op, changed);
     default:
       return SP_OK;
   }
 }
 
-int sp_canonicalize(sp_module *m, sp_err *err) {
+static int run(sp_module *m, bool collectives_only, sp_err *err) {
   for (int round = 0; round < 64; round++) {
     sp_op_list l = {0};
     for (sp_op *top = sp_module_body(m)->first; top; top = top->next)
@@ -429,10 +429,14 @@ int sp_canonicalize(sp_module *m, sp_err *err) {
     /* Users before producers (reverse walk order), so chains fold from their ends; each op
      * is visited at most once a round (one change per round keeps the list valid). */
     for (int i = l.n - 1; i >= 0 && !rc && !changed; i--)
-      if (l.v[i]->block) rc = visit(m, l.v[i], &changed);
+      if (l.v[i]->block) rc = visit(m, l.v[i], collectives_only, &changed);
     sp_op_list_free(&l);
     if (rc) return sp_err_set(err, rc, "out of memory canonicalizing");
     if (!changed) return SP_OK;
   }
   return SP_OK;
 }
+
+int sp_canonicalize(sp_module *m, sp_err *err) { return run(m, false, err); }
+
+int sp_canonicalize_collectives(sp_module *m, sp_err *err) { return run(m, true, err); }

@@ -27,4 +27,8 @@
 
 int sp_canonicalize(sp_module *m, sp_err *err);
 
+/* The same without the manual_computation patterns: the canonicalizer Shardy's export
+ * pipeline runs, restricted to the collective patterns (dead pure ops still go). */
+int sp_canonicalize_collectives(sp_module *m, sp_err *err);
+
 #endif /* SP_CANONICALIZE_H */

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "ir/axis_ref.h"
+#include "ir/int_math.h"
 #include "ir/op_list.h"
 #include "propagation/sharding_walk.h"
 #include "rules/registry.h"
@@ -41,15 +42,6 @@ static int fix_func_signature(sp_module *m, sp_op *fn, fix_fn fix) {
 
 /* ------------------------------------------------------------------ divisibility */
 
-static int64_t gcd64(int64_t a, int64_t b) {
-  while (b) {
-    int64_t t = a % b;
-    a = b;
-    b = t;
-  }
-  return a;
-}
-
 static sp_sharding *divisible(sp_arena *a, const sp_module *m, const sp_sharding *s,
                               const sp_type *t) {
   const sp_mesh *mesh = sp_sharding_mesh(m, s);
@@ -68,7 +60,7 @@ static sp_sharding *divisible(sp_arena *a, const sp_module *m, const sp_sharding
         prod *= as;
         continue;
       }
-      int64_t g = gcd64(as, size / prod);
+      int64_t g = sp_gcd64(as, size / prod);
       if (g > 1) {
         const sp_axis_ref *r = &dim->axes[keep];
         cut = sp_axis_make(r->name, sp_axis_pre(r), g, sp_mesh_axis_size(mesh, r->name));

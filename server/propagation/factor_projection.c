@@ -16,22 +16,8 @@
 #include <string.h>
 
 #include "ir/axis_ref.h"
+#include "ir/int_math.h"
 #include "ir/sp_limits.h"
-
-static int64_t gcd64(int64_t a, int64_t b) {
-  while (b) {
-    int64_t r = a % b;
-    a = b;
-    b = r;
-  }
-  return a;
-}
-
-static int64_t mul_sat(int64_t a, int64_t b) {
-  if (a == 0 || b == 0) return 0;
-  if (a > INT64_MAX / b) return INT64_MAX;
-  return a * b;
-}
 
 /* ------------------------------------------------------------------ axes */
 
@@ -165,7 +151,7 @@ bool sp_ft_axes_is_strict_prefix(const sp_mesh *m, const sp_ft_axes *x, const sp
 
 int64_t sp_ft_axes_product(const sp_mesh *m, const sp_ft_axes *l) {
   int64_t p = 1;
-  for (int i = 0; i < l->n; i++) p = mul_sat(p, sp_ft_axis_size(m, l->v[i]));
+  for (int i = 0; i < l->n; i++) p = sp_mul_sat(p, sp_ft_axis_size(m, l->v[i]));
   return p;
 }
 
@@ -301,7 +287,7 @@ static int take_tiling_axes(sp_arena *a, const sp_mesh *m, cursor *c, int64_t si
                             sp_ft_axes *l, int64_t *left) {
   int64_t rem = size;
   while (c->have) {
-    int64_t g = gcd64(rem, c->size);
+    int64_t g = sp_gcd64(rem, c->size);
     if (c->size != 1 && g <= 1) break; /* coprime with what is left */
     if (c->size > g) {                 /* take the major part of the axis */
       if (sp_ft_axes_push(a, l, sp_ft_axis_make(m, c->axis, c->pre, g))) return SP_ENOMEM;
@@ -364,7 +350,7 @@ static int project_row(sp_factor_table *t, int r, const sp_sharding *s, sp_err *
   row->size = 1;
   for (int d = 0; d < rt->rank; d++)
     for (int k = 0; k < rt->dims[d].nfactors; k++)
-      row->size = mul_sat(row->size, t->rule->factors[rt->dims[d].factors[k]].size);
+      row->size = sp_mul_sat(row->size, t->rule->factors[rt->dims[d].factors[k]].size);
 
   if (s && s->rank != rt->rank) {
     char label[32];

@@ -11,6 +11,8 @@
 
 #include <string.h>
 
+#include "ir/int_math.h"
+
 typedef struct prop {
   sp_factor_table *t;
   const sp_mesh *m;
@@ -24,21 +26,6 @@ typedef struct prop {
   unsigned *fcauses;   /* [factor]: causes not tied to one tensor (conservative sub-axis) */
   bool *disagree;      /* [factor] */
 } prop;
-
-static int64_t gcd64(int64_t a, int64_t b) {
-  while (b) {
-    int64_t r = a % b;
-    a = b;
-    b = r;
-  }
-  return a;
-}
-
-static int64_t mul_sat(int64_t a, int64_t b) {
-  if (a == 0 || b == 0) return 0;
-  if (a > INT64_MAX / b) return INT64_MAX;
-  return a * b;
-}
 
 static sp_prop_direction factor_direction(const prop *p, int f) {
   if (p->t->rule->factors[f].blocked) return SP_DIR_NONE;
@@ -162,7 +149,7 @@ static bool within(prop *p, int row, int f, sp_ft_axis b, int64_t prev, sp_ft_ax
       return true;
     }
     if (prev > 0 && fsize % prev == 0) {
-      int64_t bs = sp_ft_axis_size(m, b), g = gcd64(fsize / prev, bs);
+      int64_t bs = sp_ft_axis_size(m, b), g = sp_gcd64(fsize / prev, bs);
       if (g == bs) {
         *out = b;
         return true;
@@ -228,7 +215,7 @@ static void truncate(prop *p, int f, sp_ft_axes *n, int only, unsigned checks) {
       n->n = idx + 1;
       return;
     }
-    prev = mul_sat(prev, sp_ft_axis_size(p->m, b));
+    prev = sp_mul_sat(prev, sp_ft_axis_size(p->m, b));
   }
 }
 

@@ -22,14 +22,7 @@
  */
 #include "rules/op_rules.h"
 
-static int64_t gcd64(int64_t a, int64_t b) {
-  while (b) {
-    int64_t t = a % b;
-    a = b;
-    b = t;
-  }
-  return a;
-}
+#include "ir/int_math.h"
 
 static int64_t pick(int64_t n, int64_t small, int64_t large, int64_t g) {
   if (large % small == 0 && n % (large / small) == 0) return large / small;
@@ -94,7 +87,7 @@ int sp_rules_build_reshape(sp_rule_builder *b, const sp_op *op, const sp_rules_o
     enter(b, &out);
     if (in.cur < 0 && out.cur < 0) break;
     int64_t nin = in.dims / in.factors, nout = out.dims / out.factors;
-    int64_t g = gcd64(nin, nout);
+    int64_t g = sp_gcd64(nin, nout);
     if (in.factors == out.factors) {
       if (in.cur < 0 || out.cur < 0) break; /* unreachable with equal products */
       if (g > 1) {
