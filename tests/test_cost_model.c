@@ -177,6 +177,70 @@ START_TEST(dropping_an_axis_is_an_all_gather_of_the_gathered_bytes) {
 }
 END_TEST
 
+/* `spec` (see lay) holding partial sums over the axes of `unreduced` (bit per mesh axis). */
+static sp_layout *partial(int rank, const char *const *spec, uint32_t unreduced) {
+  sp_layout *l = lay(rank, spec);
+  l->unreduced = unreduced;
+  return l;
+}
+
+START_TEST(partial_sums_read_whole_pay_one_all_reduce_of_the_bytes_held_before) {
+  sp_type *t = f32_2d(1024, 1024);   /* 4 MiB */
+  const char *spec[2] = {"d", ""};
+  sp_reshard r;
+  ck_assert_int_eq(sp_cost_reshard(&CM, t, partial(2, spec, 1u << 1), lay(2, spec), &r), SP_OK);
+  ck_assert_int_eq(r.nsteps, 1);
+  ck_assert_int_eq(r.steps[0].kind, SP_COLL_ALL_REDUCE);
+  ck_assert_int_eq(r.steps[0].naxes, 1);
+  ck_assert(sp_ft_axis_equal(r.steps[0].axes[0], ax(1)));
+  assert_close(r.steps[0].bytes, 2 * MIB);
+  assert_close(r.seconds, NVLINK_ALPHA + 2 * 0.75 * 2 * MIB / NVLINK_BW);
+}
+END_TEST
+
+START_TEST(partial_sums_read_sharded_over_their_axis_are_one_reduce_scatter_then_a_free_slice) {
+  sp_type *t = f32_2d(1024, 1024);
+  const char *from[2] = {"", ""}, *to[2] = {"m", "d"};
+  sp_reshard r;
+  ck_assert_int_eq(sp_cost_reshard(&CM, t, partial(2, from, 1u << 1), lay(2, to), &r), SP_OK);
+  /* all_reduce {"model"} then all_slice [{"model"}, {"data"}]: the canonicalizer's fusion. */
+  ck_assert_int_eq(r.nsteps, 2);
+  ck_assert_int_eq(r.steps[0].kind, SP_COLL_REDUCE_SCATTER);
+  ck_assert(r.steps[0].naxes == 1 && sp_ft_axis_equal(r.steps[0].axes[0], ax(1)));
+  assert_close(r.steps[0].bytes, 4 * MIB);
+  ck_assert_int_eq(r.steps[1].kind, SP_COLL_ALL_SLICE);
+  ck_assert(r.steps[1].naxes == 1 && sp_ft_axis_equal(r.steps[1].axes[0], ax(0)));
+  assert_close(r.seconds, NVLINK_ALPHA + 0.75 * 4 * MIB / NVLINK_BW);
+}
+END_TEST
+
+START_TEST(partial_sums_kept_over_an_axis_pay_only_for_the_axes_reduced) {
+  sp_type *t = f32_2d(1024, 1024);
+  const char *spec[2] = {"", ""};
+  sp_reshard r;
+  /* Partial over both axes, kept partial over "model": all-reduce over "data" only. */
+  ck_assert_int_eq(sp_cost_reshard(&CM, t, partial(2, spec, 3u), partial(2, spec, 1u << 1), &r),
+                   SP_OK);
+  ck_assert_int_eq(r.nsteps, 1);
+  ck_assert_int_eq(r.steps[0].kind, SP_COLL_ALL_REDUCE);
+  ck_assert(r.steps[0].naxes == 1 && sp_ft_axis_equal(r.steps[0].axes[0], ax(0)));
+  /* The same partial sums in both: nothing moves. */
+  ck_assert_int_eq(sp_cost_reshard(&CM, t, partial(2, spec, 2u), partial(2, spec, 2u), &r), SP_OK);
+  ck_assert_int_eq(r.nsteps, 0);
+  ck_assert(r.seconds == 0.0);
+}
+END_TEST
+
+START_TEST(a_layout_gaining_partial_sums_is_never_priced) {
+  sp_type *t = f32_2d(1024, 1024);
+  const char *spec[2] = {"d", ""};
+  sp_reshard r;
+  ck_assert_int_eq(sp_cost_reshard(&CM, t, lay(2, spec), partial(2, spec, 1u << 1), &r), SP_OK);
+  ck_assert_int_eq(r.nsteps, 0);
+  ck_assert(r.seconds >= SP_COST_NEVER);
+}
+END_TEST
+
 START_TEST(adding_an_axis_is_a_free_all_slice) {
   sp_type *t = f32_2d(1024, 1024);
   const char *from[2] = {"", ""}, *to[2] = {"d", "m"};
@@ -354,6 +418,10 @@ static Suite *cost_model_suite(void) {
   tcase_add_test(tc, layout_round_trips_through_a_closed_sharding_keeping_replicated_axes);
   tcase_add_test(tc, sharding_naming_an_unknown_axis_is_an_error_naming_it);
   tcase_add_test(tc, mesh_larger_than_the_cluster_is_refused);
+  tcase_add_test(tc, partial_sums_read_whole_pay_one_all_reduce_of_the_bytes_held_before);
+  tcase_add_test(tc, partial_sums_read_sharded_over_their_axis_are_one_reduce_scatter_then_a_free_slice);
+  tcase_add_test(tc, partial_sums_kept_over_an_axis_pay_only_for_the_axes_reduced);
+  tcase_add_test(tc, a_layout_gaining_partial_sums_is_never_priced);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -140,6 +140,29 @@ START_TEST(named_computations_become_private_functions_then_merge) {
 }
 END_TEST
 
+/* Name clashes are numbered by one counter for the whole run (MLIR's SymbolTable): the
+ * second "u" takes u_0, so the second "w" takes w_1 and the third w_2. */
+#define NC(name, in) \
+  "  %" in "_r = sdy.named_computation<\"" name "\">(%" in ") (%y: tensor<2xi8>) {\n" \
+  "    sdy.return %y : tensor<2xi8>\n" \
+  "  } : (tensor<2xi8>) -> tensor<2xi8>\n"
+
+START_TEST(named_computation_clashes_share_one_suffix_counter) {
+  char *out = et_run(MESH
+      "func.func @main(%x: tensor<2xi8>) -> tensor<2xi8> {\n"
+      NC("u", "x") NC("u", "x_r") NC("w", "x_r_r") NC("w", "x_r_r_r") NC("w", "x_r_r_r_r")
+      "  return %x_r_r_r_r_r : tensor<2xi8>\n}\n",
+      "sdy-export-named-computations", NULL);
+  static const char *const want[] = {"call @u(%arg0)", "call @u_0(%0)", "call @w(%1)", "call @w_1(%2)",
+                                     "call @w_2(%3)", "func.func private @u(", "func.func private @u_0(",
+                                     "func.func private @w(", "func.func private @w_1(",
+                                     "func.func private @w_2(", NULL};
+  et_has_in_order(out, want);
+  et_lacks(out, "@w_0");
+  free(out);
+}
+END_TEST
+
 START_TEST(unflatten_keeps_copies_with_other_shardings_unless_fully) {
   const char *in = MESH
       "func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {\n"
@@ -293,6 +316,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, drop_sharding_and_mesh_keeps_reshards);
   tcase_add_test(tc, verify_unreduced_reports_dropped_axis_and_kind_change);
   tcase_add_test(tc, named_computations_become_private_functions_then_merge);
+  tcase_add_test(tc, named_computation_clashes_share_one_suffix_counter);
   tcase_add_test(tc, unflatten_keeps_copies_with_other_shardings_unless_fully);
   tcase_add_test(tc, unflatten_merges_into_first_called_copy_and_erases_nothing);
   tcase_add_test(tc, unflatten_fully_follows_the_class_that_overtakes);

@@ -4,7 +4,9 @@
  * training step (1 and 4 layers; the searched plan and the Megatron plan) and on the MLP
  * example, the search's list and the export's agree op by op (the same collectives at the same
  * op and operand, in the same order, with the same kind, axes and bytes). A disagreement is a
- * failure; there is no tolerance.
+ * failure; there is no tolerance. Partial sums (Shardy's unreduced axes) carried through an add
+ * are all-reduced once, where a consumer reads them whole, and the export inserts exactly that
+ * all-reduce; the Megatron-annotated GPT backward pays one for its q/k/v input gradients.
  */
 #include <check.h>
 #include <stdio.h>
@@ -234,6 +236,199 @@ START_TEST(the_plan_reports_the_exported_collectives_with_their_places) {
 }
 END_TEST
 
+/* ------------------------------------------------------------------ partial sums */
+
+/* Two row-parallel products summed, then a non-linear op: with partial sums the sum is
+ * all-reduced once, where tanh reads it whole. */
+static const char *const PARTIAL_ADD =
+    "sdy.mesh @mesh = <[\"data\"=2, \"model\"=4]>\n"
+    "func.func @main(%arg0: tensor<256x1024xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}, {\"model\"}]>},\n"
+    "                %arg1: tensor<1024x1024xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"model\"}, {}]>},\n"
+    "                %arg2: tensor<1024x1024xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"model\"}, {}]>})\n"
+    "    -> tensor<256x1024xf32> {\n"
+    "  %0 = stablehlo.dot_general %arg0, %arg1, contracting_dims = [1] x [0] : (tensor<256x1024xf32>, tensor<1024x1024xf32>) -> tensor<256x1024xf32>\n"
+    "  %1 = stablehlo.dot_general %arg0, %arg2, contracting_dims = [1] x [0] : (tensor<256x1024xf32>, tensor<1024x1024xf32>) -> tensor<256x1024xf32>\n"
+    "  %2 = stablehlo.add %0, %1 : tensor<256x1024xf32>\n"
+    "  %3 = stablehlo.tanh %2 : tensor<256x1024xf32>\n"
+    "  return %3 : tensor<256x1024xf32>\n"
+    "}\n";
+
+static int count_reductions(const sp_plan_summary *s) {
+  int n = 0;
+  for (int i = 0; i < s->ncollectives; i++)
+    n += s->collectives[i].c.kind == SP_COLL_ALL_REDUCE ||
+         s->collectives[i].c.kind == SP_COLL_REDUCE_SCATTER;
+  return n;
+}
+
+/* The result of the first top-level op named `name` of the main function. */
+static sp_value *first_result(sp_module *m, const char *name) {
+  sp_op *f = sp_plan_main_func(m);
+  for (sp_op *op = f->regions[0].blocks[0]->first; op; op = op->next)
+    if (strcmp(op->name, name) == 0) return &op->results[0];
+  ck_abort_msg("no %s", name);
+  return NULL;
+}
+
+static bool has_unreduced(const sp_value *v, const char *axis) {
+  const sp_sharding *s = v->sharding;
+  for (int i = 0; s && i < s->nunreduced; i++)
+    if (strcmp(s->unreduced[i].name, axis) == 0) return true;
+  return false;
+}
+
+START_TEST(a_partial_sum_flowing_through_an_add_is_all_reduced_once_as_the_export_inserts_it) {
+  sp_plan_search_opts o;
+  sp_plan_search_opts_init(&o);
+  o.cluster = ONE;
+  sp_err err;
+  /* All-reduces only: reduce-scattering each product onto the rows (and adding the shards)
+   * would cost about what one all-reduce of the sum does; the case is the sum's all-reduce. */
+  o.no_reduce_scatter = true;
+  /* Without partial sums: each product all-reduces its own sum. */
+  sp_module *m = sp_test_parse(PARTIAL_ADD);
+  propagate(m);
+  o.no_partial = true;
+  sp_plan_summary before;
+  ck_assert_msg(sp_plan_search_module(m, &o, &before, &err) == SP_OK, "%s", err.msg);
+  ck_assert_int_eq(count_reductions(&before), 2);
+  sp_module_free(m);
+  /* With them: both products and the add stay partial over "model"; one all-reduce of the sum,
+   * read by tanh, and the export inserts exactly it. */
+  m = sp_test_parse(PARTIAL_ADD);
+  propagate(m);
+  o.no_partial = false;
+  sp_plan_summary s;
+  ck_assert_msg(sp_plan_search_module(m, &o, &s, &err) == SP_OK, "%s", err.msg);
+  ck_assert_int_eq(count_reductions(&s), 1);
+  sp_value *sum = first_result(m, "stablehlo.add");
+  ck_assert(has_unreduced(sum, "model"));
+  ck_assert(has_unreduced(sum->def->operands[0].value, "model"));
+  ck_assert(has_unreduced(sum->def->operands[1].value, "model"));
+  ck_assert(!has_unreduced(first_result(m, "stablehlo.tanh"), "model"));
+  bool at_tanh = false;
+  for (int i = 0; i < s.ncollectives; i++)
+    if (s.collectives[i].c.kind == SP_COLL_ALL_REDUCE || s.collectives[i].c.kind == SP_COLL_REDUCE_SCATTER)
+      at_tanh = s.collectives[i].value_ref == sum && s.collectives[i].operand == 0 &&
+                strcmp(s.collectives[i].op, "stablehlo.tanh") == 0;
+  ck_assert_msg(at_tanh, "the sum's all-reduce is not priced where tanh reads it");
+  ck_assert(s.total_s < before.total_s);
+  check_plan(m, &s, "partial sum through an add");
+  sp_module_free(m);
+}
+END_TEST
+
+/* A product added to a whole value (an argument): the sum would count the value once per
+ * device, so the add reads the product whole and nothing is left partial. */
+static const char *const WHOLE_ADD =
+    "sdy.mesh @mesh = <[\"data\"=2, \"model\"=4]>\n"
+    "func.func @main(%arg0: tensor<256x1024xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}, {\"model\"}]>},\n"
+    "                %arg1: tensor<1024x1024xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"model\"}, {}]>},\n"
+    "                %arg2: tensor<256x1024xf32>) -> tensor<256x1024xf32> {\n"
+    "  %0 = stablehlo.dot_general %arg0, %arg1, contracting_dims = [1] x [0] : (tensor<256x1024xf32>, tensor<1024x1024xf32>) -> tensor<256x1024xf32>\n"
+    "  %1 = stablehlo.add %0, %arg2 : tensor<256x1024xf32>\n"
+    "  %2 = stablehlo.tanh %1 : tensor<256x1024xf32>\n"
+    "  return %2 : tensor<256x1024xf32>\n"
+    "}\n";
+
+START_TEST(a_product_added_to_a_whole_value_is_reduced_before_the_add) {
+  sp_plan_search_opts o;
+  sp_plan_search_opts_init(&o);
+  o.cluster = ONE;
+  o.no_reduce_scatter = true;
+  sp_err err;
+  sp_module *m = sp_test_parse(WHOLE_ADD);
+  propagate(m);
+  sp_plan_summary s;
+  ck_assert_msg(sp_plan_search_module(m, &o, &s, &err) == SP_OK, "%s", err.msg);
+  sp_value *sum = first_result(m, "stablehlo.add");
+  ck_assert(!has_unreduced(sum, "model"));
+  ck_assert(!has_unreduced(sum->def->operands[0].value, "model"));
+  ck_assert_int_le(count_reductions(&s), 1);
+  check_plan(m, &s, "product added to a whole value");
+  sp_module_free(m);
+}
+END_TEST
+
+/* The values of the q/k/v input-gradient path of a generated GPT layer (server/gen): the three
+ * products dy . w^T with w = wq, wk, wv (arguments 2, 3, 4; their rhs contracting dim is 1),
+ * and what sums them, up to the multiply by the layer norm's scale. */
+static int qkv_input_grad_path(sp_module *m, const sp_value **path, int cap) {
+  sp_op *f = sp_plan_main_func(m);
+  sp_block *b = f->regions[0].blocks[0];
+  int n = 0;
+  for (sp_op *op = b->first; op; op = op->next) {
+    if (op->kind != SP_OP_DOT_GENERAL || op->noperands != 2) continue;
+    const sp_value *w = op->operands[1].value;
+    if (w->def || w->index < 2 || w->index > 4) continue;
+    sp_ints rc;
+    ck_assert(sp_op_get_ints(op, "rhs_contracting_dimensions", &rc));
+    if (rc.n != 1 || rc.v[0] != 1) continue;
+    for (const sp_value *v = &op->results[0]; v && n < cap;) {
+      bool seen = false;
+      for (int k = 0; k < n; k++) seen |= path[k] == v;
+      if (!seen) path[n++] = v;
+      const sp_use *u = v->uses;
+      if (!u || u->next) break;
+      const sp_op *user = u->owner;
+      if (user->kind != SP_OP_ADD && user->kind != SP_OP_MULTIPLY) break;
+      v = &user->results[0];
+      if (user->kind == SP_OP_MULTIPLY) {
+        seen = false;
+        for (int k = 0; k < n; k++) seen |= path[k] == v;
+        if (!seen && n < cap) path[n++] = v;
+        break;
+      }
+    }
+  }
+  return n;
+}
+
+/* All-reduces and reduce-scatters over "model" that read a value of the path. */
+static int path_reductions(const sp_plan_summary *s, const sp_value *const *path, int n) {
+  int count = 0;
+  for (int i = 0; i < s->ncollectives; i++) {
+    const sp_search_collective *c = &s->collectives[i];
+    if (c->c.kind != SP_COLL_ALL_REDUCE && c->c.kind != SP_COLL_REDUCE_SCATTER) continue;
+    if (!strstr(c->axes, "\"model\"")) continue;
+    for (int k = 0; k < n; k++)
+      if (c->value_ref == path[k]) count++;
+  }
+  return count;
+}
+
+START_TEST(megatron_backward_pays_one_all_reduce_for_the_qkv_input_gradients) {
+  sp_plan_search_opts o;
+  sp_plan_summary s[2], searched[2];
+  sp_err err;
+  int count[2];
+  for (int partial = 0; partial < 2; partial++) {
+    /* The Megatron plan, evaluated: its q/k/v input-gradient products are row-parallel. */
+    sp_module *m = gpt(1, SP_GEN_ANNOTATE_MEGATRON);
+    training_opts(&o, 1);
+    o.no_partial = !partial;
+    ck_assert_msg(sp_plan_evaluate_module(m, &o, &s[partial], &err) == SP_OK, "%s", err.msg);
+    const sp_value *path[16];
+    int n = qkv_input_grad_path(m, path, 16);
+    ck_assert_int_eq(n, 6);   /* three products, two adds, the multiply */
+    count[partial] = path_reductions(&s[partial], path, n);
+    printf("  Megatron 1-layer GPT, partial sums %s: %d all-reduces on the q/k/v input gradients, "
+           "%.4f ms per step\n", partial ? "on" : "off", count[partial], 1e3 * s[partial].total_s);
+    if (partial) check_plan(m, &s[partial], "Megatron 1-layer GPT with partial sums");
+    sp_module_free(m);
+    /* The searched plan of the same step. */
+    m = gpt(1, SP_GEN_ANNOTATE_NONE);
+    ck_assert_msg(sp_plan_search_module(m, &o, &searched[partial], &err) == SP_OK, "%s", err.msg);
+    ck_assert_int_eq(searched[partial].status, SP_SG_OPTIMAL);
+    sp_module_free(m);
+  }
+  ck_assert_int_eq(count[0], 3);
+  ck_assert_int_eq(count[1], 1);
+  ck_assert(s[1].total_s < s[0].total_s);
+  ck_assert(searched[1].cost <= searched[0].cost);
+}
+END_TEST
+
 static Suite *exported_suite(void) {
   Suite *s = suite_create("exported");
   TCase *tc = tcase_create("agreement");
@@ -246,6 +441,9 @@ static Suite *exported_suite(void) {
   tcase_add_test(tc, mlp_example_prices_exactly_the_exported_collectives);
   tcase_add_test(tc, an_all_to_all_and_a_collective_permute_are_priced_as_the_export_inserts_them);
   tcase_add_test(tc, the_plan_reports_the_exported_collectives_with_their_places);
+  tcase_add_test(tc, a_partial_sum_flowing_through_an_add_is_all_reduced_once_as_the_export_inserts_it);
+  tcase_add_test(tc, a_product_added_to_a_whole_value_is_reduced_before_the_add);
+  tcase_add_test(tc, megatron_backward_pays_one_all_reduce_for_the_qkv_input_gradients);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -200,6 +200,54 @@ START_TEST(unconstrained_matmul_enumerates_every_axis_to_factor_assignment) {
 }
 END_TEST
 
+START_TEST(keep_partial_variants_carry_the_reduction_axes_as_unreduced_and_pay_nothing) {
+  sp_module *m = matmul(NULL);
+  sp_op *dot = nth_op(m, "stablehlo.dot_general", 0);
+  sp_rule *rule = rule_of(dot);
+  sp_strategy_opts o = {.partial = true};
+  sp_strategy_set set;
+  sp_err err;
+  ck_assert_int_eq(sp_strategies_for_op(A, dot, rule, &DM, &o, &set, &err), SP_OK);
+  /* The 16 plain assignments and 14 reduce-scatters as without, and a keep-partial variant of
+   * each of the 7 that shard k. */
+  int partial = 0;
+  bool found = false;
+  for (int s = 0; s < set.n; s++) {
+    const sp_strategy *st = &set.v[s];
+    if (!st->partial) continue;
+    partial++;
+    ck_assert(st->nreduce > 0 && st->scatter_dim < 0);
+    ck_assert_ptr_nonnull(st->reduced);
+    ck_assert_int_eq(st->reduced[0].unreduced, 0);
+    ck_assert(sp_layout_equal(&st->operands[0], &set.v[s - 1].operands[0]));
+    if (st->axis_factor[0] == 0 && st->axis_factor[1] == 2) {
+      ck_assert_str_eq(layout_text(&st->results[0]), "[{\"data\"}, {}] unreduced={\"model\"}");
+      ck_assert_str_eq(layout_text(&st->reduced[0]), "[{\"data\"}, {}]");
+      sp_strbuf sb = SP_STRBUF_INIT;
+      sp_strategy_print(&sb, st, &DM, rule);
+      ck_assert_str_eq(sp_strbuf_str(&sb), "data->i model->k, partial {\"model\"}");
+      sp_strbuf_free(&sb);
+      found = true;
+    }
+  }
+  ck_assert_int_eq(partial, 7);
+  ck_assert_int_eq(set.n, 16 + 14 + 7);
+  ck_assert(found);
+  sp_module_free(m);
+}
+END_TEST
+
+START_TEST(a_partial_strategy_written_back_gives_the_value_its_unreduced_axes) {
+  sp_layout *l = sp_layout_new_unsharded(A, 2);
+  l->unreduced = 1u << 1;
+  sp_sharding *s = sp_layout_to_sharding(A, l, &DM, "mesh", NULL);
+  ck_assert_ptr_nonnull(s);
+  ck_assert_int_eq(s->nunreduced, 1);
+  ck_assert_str_eq(s->unreduced[0].name, "model");
+  ck_assert_ptr_null(s->unreduced_kind);
+}
+END_TEST
+
 START_TEST(indivisible_factor_is_never_split) {
   const char *text =
       "module {\n  " MESH_DM
@@ -787,6 +835,8 @@ static Suite *plan_search_suite(void) {
   tcase_add_test(tc, matmul_with_closed_result_sharding_keeps_it_in_every_strategy);
   tcase_add_test(tc, matmul_with_open_result_keeps_the_given_axes_as_a_prefix);
   tcase_add_test(tc, unconstrained_matmul_enumerates_every_axis_to_factor_assignment);
+  tcase_add_test(tc, keep_partial_variants_carry_the_reduction_axes_as_unreduced_and_pay_nothing);
+  tcase_add_test(tc, a_partial_strategy_written_back_gives_the_value_its_unreduced_axes);
   tcase_add_test(tc, indivisible_factor_is_never_split);
   tcase_add_test(tc, reshape_splits_the_major_factor_of_a_compound_dim_first);
   tcase_add_test(tc, argument_layouts_respect_divisibility);

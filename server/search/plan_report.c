@@ -131,6 +131,30 @@ int sp_search_summarize(search *S, const int *choice, sp_plan_summary *out, sp_e
   return SP_OK;
 }
 
+/* Evaluating: the values the chosen strategies keep partial, with their given sharding (open
+ * dims kept open) plus the unreduced axes. */
+static int record_partial_values(search *S, const int *choice, sp_plan_summary *out) {
+  sp_arena *ma = S->m->arena;
+  int cap = 0;
+  for (int k = 0; k < S->nnodes; k++) {
+    const pnode *n = &S->nodes[k];
+    for (int q = 0; q < n->nmem; q++) {
+      const member *mb = &n->mem[q];
+      const sp_layout *l = member_layout(n, mb, choice[k]);
+      if (!l->unreduced) continue;
+      sp_sharding *s = sp_layout_to_sharding(ma, l, S->mesh, S->mesh_name, mb->v->sharding);
+      if (!s) return SP_ENOMEM;
+      for (int d = 0; mb->v->sharding && mb->v->sharding->rank == s->rank && d < s->rank; d++)
+        s->dims[d].closed = mb->v->sharding->dims[d].closed;
+      if (sp_arena_grow(ma, (void **)&out->partial_values, &cap, out->npartial_values,
+                        sizeof *out->partial_values))
+        return SP_ENOMEM;
+      out->partial_values[out->npartial_values++] = (sp_plan_value_sharding){mb->v, s};
+    }
+  }
+  return SP_OK;
+}
+
 /* Writes the chosen layouts into the values and the main function's result shardings, and
  * records the operands taken in another layout (out->operand_reshards). */
 int sp_search_write_back(search *S, const int *choice, sp_plan_summary *out, sp_err *err) {
@@ -145,6 +169,10 @@ int sp_search_write_back(search *S, const int *choice, sp_plan_summary *out, sp_
       if (!s) return sp_err_set(err, SP_ENOMEM, "out of memory");
       mb->v->sharding = s;
     }
+  }
+  if (S->fixed) {
+    int rc = record_partial_values(S, choice, out);
+    if (rc) return sp_err_set(err, rc, "out of memory");
   }
   /* Operands whose strategy layout differs from their value's: the plan's resharding edges. */
   int cap = 0;

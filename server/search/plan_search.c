@@ -209,13 +209,17 @@ static const sp_use *only_use(const sp_value *v) {
   return v->uses && !v->uses->next ? v->uses : NULL;
 }
 
-/* Whether `v` may stay partial: its only use is a top-level op linear in it (not the return:
- * the function's results are whole sums). One use, so the all-reduce the export inserts for
- * it is the one the search prices (no two consumers share one). */
-static bool may_stay_partial(search *S, const sp_value *v) {
+/* Whether `v` may be partial: it has one use, by a top-level op other than the return (the
+ * function's results are whole sums). One use, so that the all-reduce the export inserts for it
+ * is the one the search prices (no two consumers share one). */
+static bool may_be_partial(search *S, const sp_value *v) {
   const sp_use *u = only_use(v);
-  return u && u->owner->block == S->body && u->owner->kind != SP_OP_FUNC_RETURN &&
-         linear_in(u->owner, u->index);
+  return u && u->owner->block == S->body && u->owner->kind != SP_OP_FUNC_RETURN;
+}
+
+/* Whether partial sums in `v` can flow on: it may be partial and its use is linear in it. */
+static bool may_stay_partial(search *S, const sp_value *v) {
+  return may_be_partial(S, v) && linear_in(v->uses->owner, v->uses->index);
 }
 
 /* Whether an add/subtract's operands other than j can come partial: each is defined by an op
@@ -236,7 +240,7 @@ static bool others_may_come_partial(const sp_op *op, int j) {
 /* Whether the reduction of `op` may be kept partial: a dot or a sum-reduce of one result whose
  * sum flows into a linear use. */
 static bool offers_partial(search *S, const sp_op *op) {
-  if (S->fixed || S->o->no_partial || op->nresults != 1) return false;
+  if (S->o->no_partial || op->nresults != 1) return false;
   bool sum = op->kind == SP_OP_DOT || op->kind == SP_OP_DOT_GENERAL;
   if (op->kind == SP_OP_REDUCE && op->noperands == 2 && op->nregions == 1 &&
       op->regions[0].nblocks == 1 && op->regions[0].blocks[0]->first)
@@ -247,11 +251,11 @@ static bool offers_partial(search *S, const sp_op *op) {
 }
 
 /* Whether follower `op` (following member `mb` through operand j) carries partial sums on:
- * the followed value may be partial, the op is linear in it, its own result may stay partial,
+ * the followed value may be partial, the op is linear in it, its own result may be partial,
  * and for add/subtract every other operand may be partial too (a whole value added to a
  * partial sum would be counted once per device: such a follower takes its operands whole). */
 static bool carries_partial(search *S, const sp_op *op, int j, const member *mb) {
-  if (!mb->may_partial || !linear_in(op, j) || !may_stay_partial(S, &op->results[0])) return false;
+  if (!mb->may_partial || !linear_in(op, j) || !may_be_partial(S, &op->results[0])) return false;
   if (op->kind != SP_OP_ADD && op->kind != SP_OP_SUBTRACT) return true;
   for (int k = 0; k < op->noperands; k++) {
     if (k == j) continue;
@@ -1042,6 +1046,8 @@ int sp_plan_search_module(sp_module *m, const sp_plan_search_opts *o, sp_plan_su
 }
 
 int sp_plan_insert_operand_reshards(sp_module *m, const sp_plan_summary *s, sp_err *err) {
+  for (int k = 0; k < s->npartial_values; k++)
+    s->partial_values[k].value->sharding = s->partial_values[k].sharding;
   for (int k = 0; k < s->nstate_results; k++) {
     const sp_plan_operand_reshard *r = &s->state_results[k];
     sp_op *func = r->op ? sp_op_parent(r->op) : NULL;

@@ -39,8 +39,10 @@
  *
  * sp_plan_evaluate_module prices the shardings a module already has (every given sharding
  * counts as final; values without one are unsharded), choosing only what they leave open
- * inside an op (e.g. whether a contracting dimension is split), and changes nothing. It is
- * how a hand plan (Megatron) is compared with a searched one under the same model.
+ * inside an op (e.g. whether a contracting dimension is split, whether a sum stays partial
+ * into the linear ops after it, as Megatron's backward sums its q/k/v input gradients before
+ * one all-reduce), and changes nothing (the partial values are recorded). It is how a hand
+ * plan (Megatron) is compared with a searched one under the same model.
  *
  * Layer sharing (unless no_share_layers; never when evaluating): nodes whose ops are
  * structurally identical - equal Weisfeiler-Lehman hashes over the def-use graph, see
@@ -49,7 +51,7 @@
  * choice. The solver's bijective-edge reduction (sg_reduce_int.h) merges each chain into one
  * node: the group is one set of variables (the plan may cost more than an untied one).
  *
- * Partial sums (unless no_partial; never when evaluating): a dot, or a reduce summing, whose
+ * Partial sums (unless no_partial): a dot, or a reduce summing, whose
  * only use is an element-wise op linear in it also gets keep-partial strategies (strategies.h):
  * its result carries the reduction axes as unreduced axes and it pays no all-reduce. A
  * follower carries them on when it is linear in the value it follows (add, subtract, negate,
@@ -160,6 +162,13 @@ typedef struct sp_plan_operand_reshard {
   sp_sharding *sharding;      /* the layout the op's strategy wants */
 } sp_plan_operand_reshard;
 
+/* A value the plan keeps partial while evaluating a given plan: its sharding with the unreduced
+ * axes (the given shardings are not rewritten when evaluating). */
+typedef struct sp_plan_value_sharding {
+  sp_value *value;
+  sp_sharding *sharding;
+} sp_plan_value_sharding;
+
 /* One configuration the placement search planned (placement.h). */
 typedef struct sp_plan_trial {
   const char *shape;          /* "data=2, model=4" */
@@ -244,11 +253,15 @@ typedef struct sp_plan_summary {
    * Recorded when evaluating too (nothing else is written then). */
   int nstate_results;
   sp_plan_operand_reshard *state_results;
+  /* When evaluating: the values the chosen strategies keep partial (module arena), as priced;
+   * sp_plan_insert_operand_reshards gives them their unreduced axes. */
+  int npartial_values;
+  sp_plan_value_sharding *partial_values;
 } sp_plan_summary;
 
 /* Inserts `sdy.reshard` before each recorded operand (see sp_plan_summary.operand_reshards)
- * and routes the operand through it, and sets the state results' shardings
- * (sp_plan_summary.state_results). Call once, on the module the summary was planned on (also
+ * and routes the operand through it, sets the state results' shardings
+ * (sp_plan_summary.state_results) and the partial values' (sp_plan_summary.partial_values). Call once, on the module the summary was planned on (also
  * after sp_plan_evaluate_module, to make a given plan's reshards explicit). SP_ENOMEM. */
 int sp_plan_insert_operand_reshards(sp_module *m, const sp_plan_summary *s, sp_err *err);
 
