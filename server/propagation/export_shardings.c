@@ -480,12 +480,6 @@ bool sp_op_is_pure(const sp_op *op) {
   }
 }
 
-static bool results_unused(const sp_op *op) {
-  for (int i = 0; i < op->nresults; i++)
-    if (sp_value_has_uses(&op->results[i])) return false;
-  return true;
-}
-
 /* An sdy collective whose axis list is empty does nothing. */
 static bool is_noop_collective(const sp_op *op) {
   if (op->kind != SP_OP_SDY_ALL_REDUCE || op->noperands != 1 || op->nresults != 1) return false;
@@ -510,7 +504,7 @@ int sp_export_canonicalize(sp_module *m, sp_err *err) {
         sp_value_replace_all_uses(&op->results[0], op->operands[0].value);
         sp_op_erase(op);
         changed = true;
-      } else if (op->nresults && sp_op_is_pure(op) && results_unused(op)) {
+      } else if (op->nresults && sp_op_is_pure(op) && sp_op_results_unused(op)) {
         sp_op_erase(op);
         changed = true;
       }
