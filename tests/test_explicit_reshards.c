@@ -137,6 +137,23 @@ START_TEST(op_with_a_users_custom_rule_keeps_its_shardings) {
 }
 END_TEST
 
+START_TEST(reshape_with_coprime_axis_parts_regroups_them_over_its_factors) {
+  /* [x=6, y=4] over the reshape's factors 4 and 6: the operand's own order would leave "x":(2)3
+   * as overflow; regrouped, each factor is fully sharded and the operand is resharded to that
+   * device order, the result built from it and resharded back. */
+  char *out = et_run("sdy.mesh @n = <[\"x\"=6, \"y\"=4]>\n"
+      "func.func @f(%a: tensor<24x5xf32> {sdy.sharding = #sdy.sharding<@n, [{\"x\", \"y\"}, {}]>}) -> (tensor<4x30xf32> {sdy.sharding = #sdy.sharding<@n, [{}, {\"x\", \"y\"}]>}) {\n"
+      "  %0 = stablehlo.reshape %a {sdy.sharding = #sdy.sharding_per_value<[<@n, [{}, {\"x\", \"y\"}]>]>} : (tensor<24x5xf32>) -> tensor<4x30xf32>\n"
+      "  return %0 : tensor<4x30xf32>\n}\n", "sdy-insert-explicit-reshards", FULL);
+  static const char *const want[] = {
+      "%0 = sdy.reshard %arg0 <@n, [{\"x\":(1)2, \"y\":(1)2, \"x\":(2)3, \"y\":(2)2}, {}]>",
+      "stablehlo.reshape %0 {sdy.sharding = #sdy.sharding_per_value<[<@n, [{\"x\":(1)2, \"y\":(1)2}, {\"x\":(2)3, \"y\":(2)2}]>]>}",
+      "%2 = sdy.reshard %1 <@n, [{}, {\"x\", \"y\"}]>", "return %2", NULL};
+  et_has_in_order(out, want);
+  free(out);
+}
+END_TEST
+
 START_TEST(binary_op_takes_the_majority_and_reshards_the_rest) {
   /* Two operands on "q" outweigh the result on "p": the result is resharded after the op. */
   char *out = et_run(MESH
@@ -507,6 +524,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, result_without_sharding_still_gets_the_all_reduce);
   tcase_add_test(tc, unary_tie_goes_to_the_tensor_without_sharded_permutation_dims);
   tcase_add_test(tc, binary_op_takes_the_majority_and_reshards_the_rest);
+  tcase_add_test(tc, reshape_with_coprime_axis_parts_regroups_them_over_its_factors);
   tcase_add_test(tc, chosen_axes_grow_into_a_longer_list_the_others_reach_by_slicing);
   tcase_add_test(tc, chosen_axes_do_not_grow_where_a_tensor_uses_the_extra_axis_elsewhere);
   tcase_add_test(tc, unary_op_keeps_the_sharding_of_its_larger_tensor);

@@ -344,6 +344,16 @@ static bool row_matches(const sp_factor_table *t, int r, const sp_ft_axes *commo
   return true;
 }
 
+/* Whether the cells of row `r` rebuild the tensor's own sharding `s` (the regrouped
+ * projection may have dealt its axes in another device order). */
+static bool row_keeps_layout(sp_arena *scratch, const sp_factor_table *t, int r, const sp_sharding *s) {
+  if (!s) return true;
+  sp_sharding *back = NULL;
+  sp_err e = {0};
+  if (sp_factor_table_to_sharding(scratch, t, r, s, s, &back, &e) != SP_OK) return true;
+  return sp_sharding_same_dim_axes(back, s);
+}
+
 /* The sharding of row `r` with `common` axes per factor. */
 static int row_sharding(sp_module *m, sp_arena *scratch, const sp_factor_table *t, int r,
                         const sp_ft_axes *common, const sp_sharding *old,
@@ -516,7 +526,7 @@ static int reconcile(sp_module *m, sp_arena *scratch, sp_op *op, sp_err *err) {
   for (int i = 0; i < op->noperands; i++) in[i] = sp_export_local_sharding(m, op->operands[i].value);
   for (int i = 0; i < op->nresults; i++) outs[i] = op->results[i].sharding;
   sp_factor_table *t = NULL;
-  if (sp_factor_table_build(scratch, rule, mesh, in, outs, &t, NULL) != SP_OK) return SP_OK;
+  if (sp_factor_table_build_regrouped(scratch, rule, mesh, in, outs, &t, NULL) != SP_OK) return SP_OK;
   int nrows = sp_factor_table_nrows(t);
   int64_t *sizes = sp_arena_calloc(scratch, (size_t)nrows + 1, sizeof *sizes);
   sp_ft_axes *common = sp_arena_calloc(scratch, (size_t)t->nfactors + 1, sizeof *common);
@@ -560,7 +570,7 @@ static int reconcile(sp_module *m, sp_arena *scratch, sp_op *op, sp_err *err) {
   }
   /* Operands. */
   for (int i = 0; i < op->noperands; i++) {
-    if (row_matches(t, i, common) && !other[i]) continue;
+    if (row_matches(t, i, common) && !other[i] && row_keeps_layout(scratch, t, i, in[i])) continue;
     sp_sharding *s;
     if ((rc = row_sharding(m, scratch, t, i, common, in[i], mesh_ref, &s, err))) return rc;
     sp_op *rs = sp_export_reshard_op(m, op->operands[i].value, NULL, s, op->loc);
@@ -584,7 +594,7 @@ static int reconcile(sp_module *m, sp_arena *scratch, sp_op *op, sp_err *err) {
     int r = op->noperands + j;
     sp_value *res = &op->results[j];
     sp_sharding *orig = res->sharding;
-    bool differs = !row_matches(t, r, common) || other[r];
+    bool differs = !row_matches(t, r, common) || other[r] || !row_keeps_layout(scratch, t, r, orig);
     sp_sharding *s = orig;
     /* A result without a sharding still gets the all-reduce of sharded reduction axes. */
     bool rebuilt = differs || (!orig && nred);
