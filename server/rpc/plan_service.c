@@ -700,6 +700,111 @@ static bool memory_hit(sp_service *s, sp_rpc_call *call, bool stream, const char
   return true;
 }
 
+/* 1. The request's exact bytes in the plan cache (a usable plan): answered, true. */
+static bool raw_hit(sp_service *s, sp_rpc_call *call, bool stream, const char *raw,
+                    const sp_rpc_request *req, int64_t ms_left) {
+  sp_store_plan sp = {0};
+  bool hit = sp_store_get_by_raw(s->store, req->raw, SP_STORE_WITH_PLAN | SP_STORE_COUNT_HIT,
+                                 &sp, NULL) == SP_OK &&
+             usable(s, &sp, req, ms_left);
+  if (hit) {
+    answer_stored(s, call, stream, (int)req->msg->detail, &sp, NULL, "hit (raw)");
+    remember(s, raw, (int)req->msg->detail, &sp);
+  }
+  sp_store_plan_free(&sp);
+  return hit;
+}
+
+/* 2. The request's key (the same graph, maybe renamed) in the plan cache: answered in the
+ * caller's labels, true; the request's bytes then lead to the plan directly next time. */
+static bool key_hit(sp_service *s, sp_rpc_call *call, bool stream, const sp_rpc_request *req,
+                    const sp_rpc_labels *labels, int64_t ms_left) {
+  sp_store_plan sp = {0};
+  bool hit = sp_store_get(s->store, req->key, SP_STORE_WITH_PLAN | SP_STORE_COUNT_HIT |
+                          SP_STORE_COUNT_MISS, &sp, NULL) == SP_OK &&
+             usable(s, &sp, req, ms_left);
+  if (hit && answer_stored(s, call, stream, req->detail, &sp, labels, "hit")) {
+    sp_store_add_raw_hash(s->store, req->raw, req->key, NULL);   /* same bytes next time */
+    remember(s, req->raw, req->detail, &sp);
+  }
+  sp_store_plan_free(&sp);
+  return hit;
+}
+
+/* 3. Under s->mu: adds waiter `w` to the running search for `key`, if there is one (true). */
+static bool join_search(sp_service *s, sp_rpc_call *call, bool stream, const char *key,
+                        waiter *w) {
+  sp_job *j = s->jobs;
+  while (j && (strcmp(j->key, key) != 0 || atomic_load(&j->cancel))) j = j->next;
+  if (!j) return false;
+  w->coalesced = true;
+  w->next = j->waiters;
+  j->waiters = w;
+  retarget(j);   /* its end may come before the others': the search stops for it then */
+  atomic_fetch_add(&s->coalesced, 1);
+  if (stream) send_progress(call, "queued", NULL, 0);
+  return true;
+}
+
+/* 4. Under s->mu: a new search job for *req (whose bytes are buf[0, len)) with waiter `w`,
+ * queued on the pool. SP_OK: the job owns the request (*req is emptied) and `w`. Else
+ * SP_ELIMIT (the queue is full) or SP_ENOMEM: `w` is still the caller's, and so is
+ * *unstarted (NULL when none was made), a job that may own the request; the caller frees it
+ * with free_job once the lock is released. */
+static int start_search(sp_service *s, sp_rpc_call *call, bool stream, sp_rpc_request *req,
+                        waiter *w, const uint8_t *buf, size_t len, double asked,
+                        sp_job **unstarted) {
+  sp_job *j = calloc(1, sizeof *j);
+  uint8_t *copy = malloc(len ? len : 1);
+  if (j) {
+    j->request = copy;   /* owned by the job from here */
+    copy = NULL;
+  }
+  int rc = SP_ENOMEM;
+  if (j && j->request && sp_rpc_labels_read(req->module, &j->names, NULL) == SP_OK) {
+    if (len) memcpy(j->request, buf, len);
+    j->svc = s;
+    snprintf(j->key, sizeof j->key, "%s", req->key);
+    snprintf(j->raw, sizeof j->raw, "%s", req->raw);
+    j->request_len = len;
+    j->time_limit = asked;
+    j->req = *req;    /* the job owns the request from here */
+    memset(req, 0, sizeof *req);
+    j->req.popts.search_options = j->req.search_options;
+    j->waiters = w;
+    retarget(j);
+    rc = sp_pool_submit(s->pool, run_job, j);
+  }
+  if (rc == SP_OK) {
+    j->next = s->jobs;
+    s->jobs = j;
+    s->njobs++;
+    atomic_fetch_add(&s->misses, 1);
+    if (s->obs.on_cache) s->obs.on_cache(s->obs.ctx, false);
+    if (stream) send_progress(call, "queued", NULL, 0);
+    return SP_OK;
+  }
+  free(copy);
+  if (j) j->waiters = NULL;
+  *unstarted = j;
+  return rc;
+}
+
+/* The search could not start: SP_ELIMIT (the queue is full, `running` and `queued` searches)
+ * is UNAVAILABLE with when to retry; anything else is out of memory. */
+static void refuse(sp_service *s, sp_rpc_call *call, bool stream, int rc, int running,
+                   int queued) {
+  if (rc == SP_ELIMIT) {
+    char msg[200];
+    int64_t retry = 1000 + 500 * (int64_t)queued;
+    snprintf(msg, sizeof msg, "search queue full (%d running, %d waiting); retry after %lld ms",
+             running, queued, (long long)retry);
+    /* The waiter's call gets its answer here; its cancel hook finds nothing. */
+    fail_call(s, call, stream, NULL, SP_RPC_UNAVAILABLE, msg, retry);
+  } else {
+    fail_call(s, call, stream, NULL, SP_RPC_RESOURCE_EXHAUSTED, "out of memory", 0);
+  }
+}
 
 static void handle(sp_rpc_call *call, sp_service *s, bool stream) {
   const char *M = method_name(stream);
@@ -721,18 +826,11 @@ static void handle(sp_rpc_call *call, sp_service *s, bool stream) {
   }
   req.max_memory_bytes = s->o.max_request_memory_bytes;
   int64_t ms_left = sp_rpc_call_ms_left(call);
-  sp_store_plan sp = {0};
   /* 1. An exact repeat. */
-  if (sp_store_get_by_raw(s->store, req.raw, SP_STORE_WITH_PLAN | SP_STORE_COUNT_HIT, &sp,
-                          NULL) == SP_OK &&
-      usable(s, &sp, &req, ms_left)) {
-    answer_stored(s, call, stream, (int)req.msg->detail, &sp, NULL, "hit (raw)");
-    remember(s, raw, (int)req.msg->detail, &sp);
-    sp_store_plan_free(&sp);
+  if (raw_hit(s, call, stream, raw, &req, ms_left)) {
     sp_rpc_request_free(&req);
     return;
   }
-  sp_store_plan_free(&sp);
   /* 2. Read the graph; the key. */
   int rc = sp_rpc_request_prepare(&req, &err);
   if (rc) {
@@ -746,20 +844,11 @@ static void handle(sp_rpc_call *call, sp_service *s, bool stream) {
     sp_rpc_request_free(&req);
     return;
   }
-  memset(&sp, 0, sizeof sp);
-  if (sp_store_get(s->store, req.key, SP_STORE_WITH_PLAN | SP_STORE_COUNT_HIT |
-                   SP_STORE_COUNT_MISS, &sp, NULL) == SP_OK &&
-      usable(s, &sp, &req, ms_left)) {
-    if (answer_stored(s, call, stream, req.detail, &sp, &labels, "hit")) {
-      sp_store_add_raw_hash(s->store, req.raw, req.key, NULL);   /* same bytes next time */
-      remember(s, req.raw, req.detail, &sp);
-    }
-    sp_store_plan_free(&sp);
+  if (key_hit(s, call, stream, &req, &labels, ms_left)) {
     sp_rpc_labels_free(&labels);
     sp_rpc_request_free(&req);
     return;
   }
-  sp_store_plan_free(&sp);
 
   /* 3./4. Join the search for this key, or start one. */
   waiter *w = calloc(1, sizeof *w);
@@ -791,71 +880,20 @@ static void handle(sp_rpc_call *call, sp_service *s, bool stream) {
     sp_rpc_request_free(&req);
     return;
   }
-  sp_job *j = s->jobs;
-  while (j && (strcmp(j->key, req.key) != 0 || atomic_load(&j->cancel))) j = j->next;
-  if (j) {
-    w->coalesced = true;
-    w->next = j->waiters;
-    j->waiters = w;
-    retarget(j);   /* its end may come before the others': the search stops for it then */
-    atomic_fetch_add(&s->coalesced, 1);
-    if (stream) send_progress(call, "queued", NULL, 0);
+  sp_job *unstarted = NULL;
+  if (join_search(s, call, stream, req.key, w) ||
+      (rc = start_search(s, call, stream, &req, w, buf, len, asked, &unstarted)) == SP_OK) {
     pthread_mutex_unlock(&s->mu);
     sp_rpc_request_free(&req);
-    return;
-  }
-  j = calloc(1, sizeof *j);
-  uint8_t *copy = malloc(len ? len : 1);
-  if (j) {
-    j->request = copy;   /* owned by the job from here */
-    copy = NULL;
-  }
-  rc = SP_ENOMEM;
-  if (j && j->request && sp_rpc_labels_read(req.module, &j->names, NULL) == SP_OK) {
-    if (len) memcpy(j->request, buf, len);
-    j->svc = s;
-    snprintf(j->key, sizeof j->key, "%s", req.key);
-    snprintf(j->raw, sizeof j->raw, "%s", req.raw);
-    j->request_len = len;
-    j->time_limit = asked;
-    j->req = req;    /* the job owns the request from here */
-    memset(&req, 0, sizeof req);
-    j->req.popts.search_options = j->req.search_options;
-    j->waiters = w;
-    retarget(j);
-    rc = sp_pool_submit(s->pool, run_job, j);
-  }
-  if (rc == SP_OK) {
-    j->next = s->jobs;
-    s->jobs = j;
-    s->njobs++;
-    atomic_fetch_add(&s->misses, 1);
-    if (s->obs.on_cache) s->obs.on_cache(s->obs.ctx, false);
-    if (stream) send_progress(call, "queued", NULL, 0);
-    pthread_mutex_unlock(&s->mu);
     return;
   }
   /* Not started: the queue is full (or memory ran out). */
   int running = 0, queued = 0;
   sp_pool_gauges(s->pool, &running, &queued);
   pthread_mutex_unlock(&s->mu);
-  if (j) {
-    j->waiters = NULL;
-    free_job(j);
-  } else {
-    free(copy);
-  }
+  if (unstarted) free_job(unstarted);
   sp_rpc_request_free(&req);
-  char msg[200];
-  if (rc == SP_ELIMIT) {
-    int64_t retry = 1000 + 500 * (int64_t)queued;
-    snprintf(msg, sizeof msg, "search queue full (%d running, %d waiting); retry after %lld ms",
-             running, queued, (long long)retry);
-    /* The waiter's call gets its answer here; its cancel hook finds nothing. */
-    fail_call(s, call, stream, NULL, SP_RPC_UNAVAILABLE, msg, retry);
-  } else {
-    fail_call(s, call, stream, NULL, SP_RPC_RESOURCE_EXHAUSTED, "out of memory", 0);
-  }
+  refuse(s, call, stream, rc, running, queued);
   free_waiter(w);
 }
 
