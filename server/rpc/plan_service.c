@@ -520,6 +520,79 @@ static Shardplan__V1__PlanResponse *better_stored(sp_job *j,
   return o;
 }
 
+/* The engine's options for the next segment of job j's search: the time left of its limit
+ * since run_start, the moving deadline, cancellation, progress, and the warm start `seed`. */
+static void segment_options(sp_job *j, double run_start, int *seed, int nseed) {
+  double used = sp_clock_now() - run_start;
+  j->req.popts.time_limit = j->time_limit > used ? j->time_limit - used : 0;
+  j->req.popts.deadline = 0;
+  j->req.popts.moving_deadline_us = &j->deadline_us;
+  j->req.popts.cancel = &j->cancel;
+  j->req.popts.progress = on_progress;
+  j->req.popts.progress_ctx = j;
+  j->req.popts.incumbent = seed;
+  j->req.popts.nincumbent = nseed;
+  j->last_progress_ms = sp_clock_now_ms();
+  j->sent_incumbent = false;
+}
+
+/* The gRPC status and message (into msg) for a segment of job j that failed with rc. */
+static int run_failure(sp_job *j, int rc, const sp_err *err, char *msg, size_t cap) {
+  sp_service *s = j->svc;
+  int status = atomic_load(&j->cancel) ? (s->draining ? SP_RPC_UNAVAILABLE : SP_RPC_CANCELLED)
+               : rc == SP_ENOTFOUND ? SP_RPC_FAILED_PRECONDITION
+               : rc == SP_ETIMEOUT ? SP_RPC_DEADLINE_EXCEEDED
+                                    : sp__svc_status_of(rc);
+  snprintf(msg, cap, "%s%s", status == SP_RPC_UNAVAILABLE
+           ? "the server is shutting down: " : rc == SP_ENOTFOUND ? "no valid plan: " : "",
+           err->msg);
+  return status;
+}
+
+/* The answer to job j from `plan`, searched for search_s seconds: the response *resp (in a new
+ * arena *a, the caller's) and its packed bytes *bytes, *n (malloc'd, the caller's). NULL, or
+ * the message of what ran out of memory. Wall time is not part of the plan (equal requests get
+ * equal bytes): it goes beside it. */
+static const char *build_answer(sp_job *j, sp_plan *plan, double search_s, sp_arena **a,
+                                Shardplan__V1__PlanResponse **resp, uint8_t **bytes, size_t *n,
+                                sp_err *err) {
+  plan->solver.build_s = plan->solver.solve_s = 0;
+  *a = sp_arena_new(0);
+  if (!*a || sp_rpc_plan_summary(plan, &j->names, j->key, *a, resp, err))
+    return "out of memory building the answer";
+  (*resp)->search_seconds = search_s;
+  (*resp)->time_limit_seconds = j->req.popts.time_limit;
+  *n = shardplan__v1__plan_response__get_packed_size(*resp);
+  *bytes = malloc(*n ? *n : 1);
+  if (!*bytes) return "out of memory";
+  shardplan__v1__plan_response__pack(*resp, *bytes);
+  return NULL;
+}
+
+/* Stores job j's plan (store_plan); a final one is also remembered for the creator's exact
+ * bytes, which it answers in the creator's labels. */
+static int keep_plan(sp_job *j, const sp_plan *plan, const Shardplan__V1__PlanResponse *resp,
+                     uint8_t *bytes, size_t n, sp_err *err) {
+  int rc = store_plan(j, plan, resp, bytes, n, err);
+  if (rc != SP_OK || resp->provisional) return rc;
+  sp_store_plan mine = {.plan = bytes, .plan_len = n, .status = sp_rpc_status_word(resp)};
+  snprintf(mine.key, sizeof mine.key, "%s", j->key);
+  remember(j->svc, j->raw, j->req.detail, &mine);
+  return SP_OK;
+}
+
+/* *seed becomes a copy of the plan's choice (the next segment's warm start); none when the
+ * plan has no choice or memory runs out. */
+static void reseed(const sp_plan *plan, int **seed, int *nseed) {
+  free(*seed);
+  *seed = NULL;
+  *nseed = 0;
+  if (plan->nchoice > 0 && (*seed = malloc((size_t)plan->nchoice * sizeof **seed))) {
+    memcpy(*seed, plan->choice, (size_t)plan->nchoice * sizeof **seed);
+    *nseed = plan->nchoice;
+  }
+}
+
 /* A search, in segments: each runs the engine until the earliest end among the waiters left
  * (the moving deadline, which follows them as they join and leave), or to its own end when it
  * finishes first. A final plan answers everyone. A plan cut short (provisional) answers the
@@ -565,56 +638,29 @@ static void run_job(void *arg) {
       snprintf(msg, sizeof msg, "%s", err.msg);
       goto answer;
     }
-    double used = sp_clock_now() - run_start;
-    j->req.popts.time_limit = j->time_limit > used ? j->time_limit - used : 0;
-    j->req.popts.deadline = 0;
-    j->req.popts.moving_deadline_us = &j->deadline_us;
-    j->req.popts.cancel = &j->cancel;
-    j->req.popts.progress = on_progress;
-    j->req.popts.progress_ctx = j;
-    j->req.popts.incumbent = seed;
-    j->req.popts.nincumbent = nseed;
-    j->last_progress_ms = sp_clock_now_ms();
-    j->sent_incumbent = false;
+    segment_options(j, run_start, seed, nseed);
     sp_plan_input in = {.module = j->req.module, .filename = j->req.module->filename};
     rc = sp_plan_run(&in, j->req.search ? j->req.cluster : NULL, &j->req.popts, &plan, &err);
     if (rc) {
-      status = atomic_load(&j->cancel) ? (s->draining ? SP_RPC_UNAVAILABLE : SP_RPC_CANCELLED)
-                                       : rc == SP_ENOTFOUND ? SP_RPC_FAILED_PRECONDITION
-                                       : rc == SP_ETIMEOUT ? SP_RPC_DEADLINE_EXCEEDED
-                                                            : sp__svc_status_of(rc);
-      snprintf(msg, sizeof msg, "%s%s", status == SP_RPC_UNAVAILABLE
-               ? "the server is shutting down: " : rc == SP_ENOTFOUND ? "no valid plan: " : "",
-               err.msg);
+      status = run_failure(j, rc, &err, msg, sizeof msg);
       goto answer;
     }
     /* Wall time is not part of the plan (equal requests get equal bytes): it goes beside it. */
     double search_s = sp_clock_now() - run_start;
-    plan->solver.build_s = plan->solver.solve_s = 0;
     Shardplan__V1__PlanResponse *resp = NULL;
-    a = sp_arena_new(0);
-    if (!a || sp_rpc_plan_summary(plan, &j->names, j->key, a, &resp, &err)) {
+    size_t n = 0;
+    const char *oom = build_answer(j, plan, search_s, &a, &resp, &bytes, &n, &err);
+    if (oom) {
       status = SP_RPC_RESOURCE_EXHAUSTED;
-      snprintf(msg, sizeof msg, "out of memory building the answer");
+      snprintf(msg, sizeof msg, "%s", oom);
       goto answer;
     }
-    resp->search_seconds = search_s;
-    resp->time_limit_seconds = j->req.popts.time_limit;
-    size_t n = shardplan__v1__plan_response__get_packed_size(resp);
-    bytes = malloc(n ? n : 1);
-    if (!bytes) {
-      status = SP_RPC_RESOURCE_EXHAUSTED;
-      snprintf(msg, sizeof msg, "out of memory");
-      goto answer;
-    }
-    shardplan__v1__plan_response__pack(resp, bytes);
 
     /* A plan already stored (provisional) is replaced only by a better one. */
     bool stored_ok = false;
     old = better_stored(j, resp);
     if (!old) {
-      stored_ok = (rc = store_plan(j, plan, resp, bytes, n, &err)) == SP_OK;
-      if (!stored_ok) {
+      if ((rc = keep_plan(j, plan, resp, bytes, n, &err)) != SP_OK) {
         /* A plan the cache does not keep is not acknowledged: its key would lead nowhere,
          * and the next rank of the same job could get a different plan (a deadline-cut
          * search is not repeatable). The callers get the cache's error and may retry. */
@@ -622,12 +668,7 @@ static void run_job(void *arg) {
         snprintf(msg, sizeof msg, "the plan could not be stored: %s", err.msg);
         goto answer;
       }
-      if (!resp->provisional) {
-        sp_store_plan mine = {.plan = bytes, .plan_len = n, .status = sp_rpc_status_word(resp)};
-        snprintf(mine.key, sizeof mine.key, "%s", j->key);
-        /* The creator's exact bytes answer with the creator's labels: remember them. */
-        remember(s, j->raw, j->req.detail, &mine);
-      }
+      stored_ok = true;
     }
     /* A final plan answers everyone; a provisional one those whose time has come. */
     waiter *ws = take_waiters(j, !resp->provisional, sp_clock_now_ms() + 50, &finished);
@@ -644,13 +685,7 @@ static void run_job(void *arg) {
       goto done;
     }
     /* Others wait longer: search on for them from this plan. */
-    free(seed);
-    seed = NULL;
-    nseed = 0;
-    if (plan->nchoice > 0 && (seed = malloc((size_t)plan->nchoice * sizeof *seed))) {
-      memcpy(seed, plan->choice, (size_t)plan->nchoice * sizeof *seed);
-      nseed = plan->nchoice;
-    }
+    reseed(plan, &seed, &nseed);
     if (old) shardplan__v1__plan_response__free_unpacked(old, NULL);
     old = NULL;
     free(bytes);
