@@ -420,15 +420,17 @@ static bool arranged(const plan *p, int d, const sp_rl_dim *chunk, const int *mv
  * dim out as prefix, leftovers, groups. False (layout untouched) when they do not fit. */
 static bool place_movers(plan *p) {
   int rank = p->rank;
-  int *mv_end = malloc((size_t)rank * sizeof *mv_end);
-  sp_rl_dim *chunks = calloc((size_t)rank * (size_t)rank, sizeof *chunks); /* [s][t] */
-  int64_t *room = malloc((size_t)rank * sizeof *room);
-  bool *keep = malloc((size_t)rank * sizeof *keep);
+  size_t r = (size_t)(rank ? rank : 1);   /* never malloc(0) */
+  int *mv_end = malloc(r * sizeof *mv_end);
+  sp_rl_dim *chunks = malloc(r * r * sizeof *chunks); /* [s][t] */
+  int64_t *room = malloc(r * sizeof *room);
+  bool *keep = malloc(r * sizeof *keep);
   bool ok = mv_end && chunks && room && keep;
   if (!ok) {
     p->rc = SP_ENOMEM;
     goto out;
   }
+  clear(chunks, rank * rank);   /* only the counts: a dim is 1.5 KiB of room */
   for (int t = 0; t < rank; t++) {
     int i = p->np[t];
     while (i < p->out[t].n) {
@@ -490,7 +492,7 @@ out:
 }
 
 static bool permute_step(plan *p, bool force) {
-  sp_rl_dim *before = malloc((size_t)p->rank * sizeof *before);
+  sp_rl_dim *before = malloc((size_t)(p->rank ? p->rank : 1) * sizeof *before);
   if (!before) {
     p->rc = SP_ENOMEM;
     return false;
@@ -581,7 +583,7 @@ int sp_rl_plan(const sp_mesh *mesh, const sp_sharding *from, const sp_sharding *
                const int64_t *shape, bool force_permute, sp_rl_emit_fn emit_fn, void *ctx) {
   plan p = {.mesh = mesh, .rank = rank, .shape = shape, .emit = emit_fn, .ctx = ctx};
   size_t r = (size_t)(rank ? rank : 1);
-  sp_rl_dim *dims = calloc(4 * r, sizeof *dims);
+  sp_rl_dim *dims = malloc(4 * r * sizeof *dims);   /* counts cleared below, not the room */
   p.grown = calloc(r, sizeof *p.grown);
   p.np = calloc(r, sizeof *p.np);
   p.runs = calloc(r * r, sizeof *p.runs);
@@ -589,6 +591,7 @@ int sp_rl_plan(const sp_mesh *mesh, const sp_sharding *from, const sp_sharding *
     p.rc = SP_ENOMEM;
     goto out;
   }
+  clear(dims, (int)(4 * r));
   p.cur = dims;
   p.out = dims + r;
   p.add = dims + 2 * r;
