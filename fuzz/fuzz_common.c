@@ -41,7 +41,7 @@ void sp_fuzz_check_error(int rc, const sp_err *err, const char *what) {
   sp_fuzz_check(err->msg[0] != '\0', "error without a message", err);
 }
 
-static const sp_cluster *the_cluster(void) {
+const sp_cluster *sp_fuzz_cluster(void) {
   if (!fuzz_cluster) {
     sp_err err;
     int rc = sp_cluster_parse(cluster_json, &fuzz_cluster, &err);
@@ -68,15 +68,21 @@ sp_fuzz_stage sp_fuzz_run_engine(sp_module *m) {
   if (sp_module_num_ops(m) > SP_FUZZ_SEARCH_MAX_OPS) return SP_FUZZ_PROPAGATED;
   sp_plan_search_opts so;
   sp_plan_search_opts_init(&so);
-  so.cluster = the_cluster();
+  so.cluster = sp_fuzz_cluster();
   /* A module with several meshes: plan on the first. */
   for (sp_op *op = sp_module_body(m)->first; op; op = op->next)
     if (op->kind == SP_OP_SDY_MESH) {
       so.mesh_name = sp_op_get_str(op, "sym_name");
       break;
     }
-  so.time_limit = SP_FUZZ_SEARCH_SECONDS;
-  so.work_limit = 20000;
+  /* Bounded by work only (no time limit): an input takes the same path on any machine, so
+   * a seed replays the same run (the coverage that guides libFuzzer does not depend on
+   * where a clock stopped the solver). */
+  so.time_limit = 0;
+  so.work_limit = SP_FUZZ_SEARCH_WORK;
+  /* The solver's exact reduction is not bounded by work: folding a chain of nodes costs the
+   * product of their strategy counts. */
+  so.max_strategies = SP_FUZZ_SEARCH_STRATEGIES;
   sp_plan_summary sum;
   rc = sp_plan_search_module(m, &so, &sum, &err);
   if (rc != SP_OK) {
@@ -106,8 +112,9 @@ sp_fuzz_stage sp_fuzz_run_mlir(const uint8_t *data, size_t size) {
 
 /* ------------------------------------------------------------------ counters */
 
-static const char *const stage_names[SP_FUZZ_NSTAGES] = {"rejected", "parsed", "verified",
-                                                        "propagated", "searched"};
+static const char *const engine_stages[SP_FUZZ_NSTAGES] = {"rejected", "parsed", "verified",
+                                                          "propagated", "searched"};
+static const char *const *stage_names = engine_stages;
 static const char *count_target;
 static long long counts[SP_FUZZ_NSTAGES];
 
@@ -124,6 +131,8 @@ static void report(void) {
   }
   fprintf(stderr, "\n");
 }
+
+void sp_fuzz_count_names(const char *const names[SP_FUZZ_NSTAGES]) { stage_names = names; }
 
 void sp_fuzz_count(const char *target, sp_fuzz_stage stage) {
   static int enabled = -1;

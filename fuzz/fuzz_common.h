@@ -33,16 +33,23 @@ typedef enum sp_fuzz_stage {
   SP_FUZZ_NSTAGES
 } sp_fuzz_stage;
 
-/* Largest module (ops, nested included) the search is run on, and its time limit (s): keeps
- * one input well under a second. */
+/* Largest module (ops, nested included) the search is run on, the solver's work limit
+ * (heuristic work units; the search has no time limit, so the same input takes the same path
+ * on any machine) and the strategies kept per node (the solver's exact reduction, which no
+ * limit bounds, folds chains of nodes at the product of their counts): keeps one input well
+ * under a second. */
 #define SP_FUZZ_SEARCH_MAX_OPS 96
-#define SP_FUZZ_SEARCH_SECONDS 0.05
+#define SP_FUZZ_SEARCH_WORK 20000
+#define SP_FUZZ_SEARCH_STRATEGIES 64
 
 /* Aborts with `what` and the error's message when `cond` is false. */
 void sp_fuzz_check(int cond, const char *what, const sp_err *err);
 
 /* An error must have a status and a non-empty message. */
 void sp_fuzz_check_error(int rc, const sp_err *err, const char *what);
+
+/* The fixed cluster the searches plan on: eight machines of eight GPUs (parsed once). */
+const struct sp_cluster *sp_fuzz_cluster(void);
 
 /* Verifies `m`; when it verifies, runs the propagation pipeline and, when it propagates and
  * is small enough, the search on an 8-device cluster. Returns the stage reached. `m` is
@@ -56,5 +63,8 @@ sp_fuzz_stage sp_fuzz_run_mlir(const uint8_t *data, size_t size);
  * prints the shares per stage to stderr when SP_FUZZ_STATS is set in the environment. */
 #define SP_FUZZ_REPORT_EVERY 20000
 void sp_fuzz_count(const char *target, sp_fuzz_stage stage);
+/* Names the stages in that report for a target whose stages mean other things (default:
+ * rejected, parsed, verified, propagated, searched). `names` must outlive the run. */
+void sp_fuzz_count_names(const char *const names[SP_FUZZ_NSTAGES]);
 
 #endif /* SP_FUZZ_COMMON_H */

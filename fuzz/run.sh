@@ -5,16 +5,24 @@
 #                                           every target into DIR/bin
 #   fuzz/run.sh run DIR TARGET SECONDS [libFuzzer flags...]
 #                                           run DIR/bin/fuzz_TARGET for SECONDS
+#   fuzz/run.sh ci DIR TARGET SECONDS [libFuzzer flags...]
+#                                           the same from an empty work corpus
+#                                           (DIR/ci-corpus/TARGET, emptied first), without
+#                                           re-reading it, without compared-value mutations
+#                                           and without address randomization: with -seed=N
+#                                           -runs=M a run replays the same inputs on any
+#                                           machine of the same kind
 #
 # A run reads its seeds from fuzz/corpus/ and fuzz/regressions/ (never written) and, for the
-# MLIR targets, the `// -----` chunks of ../shared/conformance/shardy/*.mlir when that folder
-# exists (split at run time into DIR/shared-chunks; nothing of ../shared enters the repo).
+# MLIR targets, the `// -----` chunks of ../shared/conformance/shardy/*.mlir (for `export`:
+# shardy-export/ and shardy-explicit-reshards/) when those folders exist (split at run time
+# into DIR/shared-chunks/FOLDER; nothing of ../shared enters the repo).
 # New inputs go to DIR/corpus/TARGET, crashes to DIR/artifacts/TARGET/. A crash makes the
 # run fail; its input belongs in fuzz/regressions/TARGET/ with the fix.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 src=$(dirname "$here")
-cmd=${1:?usage: run.sh build DIR | run DIR TARGET SECONDS}
+cmd=${1:?usage: run.sh build DIR | run\|ci DIR TARGET SECONDS [flags]}
 dir=${2:?build directory}
 CLANG=${CLANG:-clang-14}
 
@@ -24,7 +32,7 @@ build)
   CC=$CLANG cmake -S "$src" -B "$dir" -DSP_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
   cmake --build "$dir" --target fuzz_all -j"${JOBS:-2}"
   ;;
-run)
+run|ci)
   target=${3:?target}
   seconds=${4:?seconds}
   shift 4
@@ -32,33 +40,50 @@ run)
   [ -x "$bin" ] || { echo "run.sh: $bin not built (run.sh build $dir)" >&2; exit 1; }
   work="$dir/corpus/$target"
   art="$dir/artifacts/$target"
+  norand=
+  if [ "$cmd" = ci ]; then
+    # Nothing but the seed may steer a CI run: an empty work corpus, no re-reading of it, no
+    # mutations from compared values (they include stack and heap addresses), and no address
+    # randomization (pointer-keyed hash tables probe by address, which coverage counts).
+    work="$dir/ci-corpus/$target"
+    rm -rf "$work"
+    set -- -reload=0 -use_cmp=0 "$@"
+    if setarch "$(uname -m)" -R true 2>/dev/null; then
+      norand="setarch $(uname -m) -R"
+    else
+      echo "run.sh: setarch -R is not permitted here: addresses stay randomized" >&2
+    fi
+  fi
   mkdir -p "$work" "$art"
   set --  "$@" "$work"
   case "$target" in
-  mlir*) seedname=mlir; dict="$here/dict/mlir.dict" ;;
-  *) seedname=$target; dict="$here/dict/$target.dict" ;;
+  mlir*) seedname=mlir; dict="$here/dict/mlir.dict"; shared=shardy ;;
+  export) seedname=mlir; dict="$here/dict/mlir.dict"; shared="shardy-export shardy-explicit-reshards" ;;
+  *) seedname=$target; dict="$here/dict/$target.dict"; shared= ;;
   esac
-  for d in "$here/corpus/$seedname" "$here/corpus/$target" "$here/regressions/$target"; do
+  own="$here/corpus/$target"
+  [ "$target" = "$seedname" ] && own=   # the shared corpus once
+  for d in "$here/corpus/$seedname" $own "$here/regressions/$target"; do
     [ -d "$d" ] && set -- "$@" "$d"
   done
-  shared="$src/../shared/conformance/shardy"
-  if [ "$seedname" = mlir ] && [ -d "$shared" ]; then
-    chunks="$dir/shared-chunks"
+  for folder in $shared; do
+    [ -d "$src/../shared/conformance/$folder" ] || continue
+    chunks="$dir/shared-chunks/$folder"
     if [ ! -d "$chunks" ]; then
       mkdir -p "$chunks.tmp"
-      for f in "$shared"/*.mlir; do
+      for f in "$src/../shared/conformance/$folder"/*.mlir; do
         awk -v out="$chunks.tmp/$(basename "$f" .mlir)" '
           /^\/\/ -----/ { n++; next } { print > (out "." n ".mlir") }' "$f"
       done
       mv "$chunks.tmp" "$chunks"
     fi
     set -- "$@" "$chunks"
-  fi
+  done
   [ -f "$dict" ] && set -- "-dict=$dict" "$@"
   echo "run.sh: fuzz_$target for ${seconds}s"
-  SP_FUZZ_STATS=1 "$bin" -max_total_time="$seconds" -timeout=60 -rss_limit_mb=2048 \
+  SP_FUZZ_STATS=1 $norand "$bin" -max_total_time="$seconds" -timeout=60 -rss_limit_mb=2048 \
     -max_len=65536 -print_final_stats=1 -artifact_prefix="$art/" "$@"
   ;;
 *)
-  echo "usage: run.sh build DIR | run DIR TARGET SECONDS" >&2; exit 2 ;;
+  echo "usage: run.sh build DIR | run|ci DIR TARGET SECONDS [flags]" >&2; exit 2 ;;
 esac

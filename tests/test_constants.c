@@ -106,6 +106,28 @@ START_TEST(merger_keeps_the_first_of_identical_constants_and_scalar_broadcasts) 
 }
 END_TEST
 
+START_TEST(merger_merges_stablehlo_constants_but_not_with_sdy_constants) {
+  const char *in =
+      "func.func @main() -> (tensor<2xi32>, tensor<2xi32>, tensor<2xi32>, tensor<2xi32>) {\n"
+      "  %0 = stablehlo.constant dense<[3, 4]> : tensor<2xi32>\n"
+      "  %1 = stablehlo.constant dense<[3, 5]> : tensor<2xi32>\n"
+      "  %2 = sdy.constant dense<[3, 4]> : tensor<2xi32>\n"
+      "  %3 = stablehlo.constant dense<[3, 4]> : tensor<2xi32>\n"
+      "  return %3, %1, %2, %0 : tensor<2xi32>, tensor<2xi32>, tensor<2xi32>, tensor<2xi32>\n"
+      "}\n";
+  const char *want =
+      "module {\n"
+      "  func.func @main() -> (tensor<2xi32>, tensor<2xi32>, tensor<2xi32>, tensor<2xi32>) {\n"
+      "    %c = stablehlo.constant dense<[3, 4]> : tensor<2xi32>\n"
+      "    %c_0 = stablehlo.constant dense<[3, 5]> : tensor<2xi32>\n"
+      "    %0 = sdy.constant dense<[3, 4]> : tensor<2xi32>\n"
+      "    return %c, %c_0, %0, %c : tensor<2xi32>, tensor<2xi32>, tensor<2xi32>, tensor<2xi32>\n"
+      "  }\n"
+      "}\n";
+  pt_expect1(in, sp_constants_merge, want);
+}
+END_TEST
+
 START_TEST(split_then_merge_restores_one_constant_per_value) {
   const char *in =
       "func.func @main(%arg0: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {\n"
@@ -136,6 +158,7 @@ static Suite *constants_suite(void) {
   suite_add_tcase(s, tc);
   tc = tcase_create("merge");
   tcase_add_test(tc, merger_keeps_the_first_of_identical_constants_and_scalar_broadcasts);
+  tcase_add_test(tc, merger_merges_stablehlo_constants_but_not_with_sdy_constants);
   tcase_add_test(tc, split_then_merge_restores_one_constant_per_value);
   suite_add_tcase(s, tc);
   return s;

@@ -362,8 +362,8 @@ START_TEST(a_cut_short_plan_is_provisional_and_improved_by_a_request_with_more_t
   th_daemon d;
   th_channel *c = th_daemon_open(&d, NULL);
   char *gpt = th_gpt_text(8, true);
-  req_opts quick = {.search = true, .time_limit = 0.05, .shape_auto = true, .no_share = true};
-  Shardplan__V1__PlanResponse *a = th_plan_ok(c, gpt, quick, NULL);
+  req_opts quick = {.search = true, .shape_auto = true, .no_share = true};
+  Shardplan__V1__PlanResponse *a = th_plan_cut_short(c, gpt, &quick);
   ck_assert_msg(a->provisional, "status %d, gap %g", a->status, a->gap);
   ck_assert_int_eq(a->status, SHARDPLAN__V1__PLAN_STATUS__PLAN_STATUS_CUT_SHORT);
   /* The same limit again: the provisional plan is the answer. */

@@ -156,8 +156,8 @@ START_TEST(a_re_search_starts_from_the_stored_provisional_plan_and_replaces_it_o
   th_channel *c = th_daemon_open(&d, NULL);
   char *gpt = th_gpt_text(8, true);
   /* One search (mesh and placement as given), cut short. */
-  req_opts quick = {.search = true, .time_limit = 0.05, .no_share = true, .placement_given = true};
-  Shardplan__V1__PlanResponse *p1 = th_plan_ok(c, gpt, quick, NULL);
+  req_opts quick = {.search = true, .no_share = true, .placement_given = true};
+  Shardplan__V1__PlanResponse *p1 = th_plan_cut_short(c, gpt, &quick);
   ck_assert_msg(p1->provisional, "status %d", p1->status);
   double c1 = p1->plan->solver->objective;
   /* More time than the first search had: searched again, from the stored plan. */

@@ -70,6 +70,32 @@ START_TEST(inline_meshes_writes_every_mesh_in_place) {
 }
 END_TEST
 
+#define HLO_A2A(mesh) \
+  "\"stablehlo.all_to_all\"(%x) <{concat_dimension = 1 : i64, replica_groups = " \
+  "#stablehlo.replica_group_mesh_axes<mesh = @" mesh ", axes = [#stablehlo.axis_ref<name = \"q\">]>, " \
+  "split_count = 2 : i64, split_dimension = 1 : i64}> : (tensor<2x8xi8>) -> tensor<2x8xi8>\n"
+
+START_TEST(inline_meshes_writes_stablehlo_replica_group_meshes) {
+  char *out = et_run("sdy.mesh @g = <[\"p\"=2, \"q\"=2], device_ids=[3, 2, 1, 0]>\n"
+      "sdy.mesh @h = <[\"q\"=4]>\n"
+      "func.func @f(%x: tensor<2x8xi8>) -> (tensor<2x8xi8>, tensor<2x8xi8>) {\n"
+      "  %0 = " HLO_A2A("g") "  %1 = " HLO_A2A("h")
+      "  return %0, %1 : tensor<2x8xi8>, tensor<2x8xi8>\n}\n",
+      "sdy-inline-meshes", NULL);
+  static const char *const want[] = {
+      "mesh = #stablehlo.mesh<axes=[<name = \"p\", size = 2>, <name = \"q\", size = 2>], "
+      "device_ids=dense<[3, 2, 1, 0]> : tensor<4xi64>>, axes = [#stablehlo.axis_ref<name = \"q\">]>",
+      "mesh = #stablehlo.mesh<axes=[<name = \"q\", size = 4>]>, axes =", NULL};
+  et_has_in_order(out, want);
+  et_lacks(out, "@g");
+  et_lacks(out, "sdy.mesh");
+  free(out);
+  et_run_fails("func.func @f(%x: tensor<2x8xi8>) -> tensor<2x8xi8> {\n"
+               "  %0 = " HLO_A2A("gone") "  return %0 : tensor<2x8xi8>\n}\n",
+               "sdy-inline-meshes", NULL, "unknown mesh: @gone");
+}
+END_TEST
+
 START_TEST(drop_sharding_and_mesh_keeps_reshards) {
   char *out = et_run(MESH
       "func.func @f(%x: tensor<4xf32> {sdy.sharding = #sdy.sharding<@m, [{\"b\"}]>}) -> tensor<4xf32> {\n"
@@ -137,6 +163,29 @@ START_TEST(named_computations_become_private_functions_then_merge) {
   et_lacks(merged, "original_func_name");
   free(out);
   free(merged);
+}
+END_TEST
+
+/* Name clashes are numbered by one counter for the whole run (MLIR's SymbolTable): the
+ * second "u" takes u_0, so the second "w" takes w_1 and the third w_2. */
+#define NC(name, in) \
+  "  %" in "_r = sdy.named_computation<\"" name "\">(%" in ") (%y: tensor<2xi8>) {\n" \
+  "    sdy.return %y : tensor<2xi8>\n" \
+  "  } : (tensor<2xi8>) -> tensor<2xi8>\n"
+
+START_TEST(named_computation_clashes_share_one_suffix_counter) {
+  char *out = et_run(MESH
+      "func.func @main(%x: tensor<2xi8>) -> tensor<2xi8> {\n"
+      NC("u", "x") NC("u", "x_r") NC("w", "x_r_r") NC("w", "x_r_r_r") NC("w", "x_r_r_r_r")
+      "  return %x_r_r_r_r_r : tensor<2xi8>\n}\n",
+      "sdy-export-named-computations", NULL);
+  static const char *const want[] = {"call @u(%arg0)", "call @u_0(%0)", "call @w(%1)", "call @w_1(%2)",
+                                     "call @w_2(%3)", "func.func private @u(", "func.func private @u_0(",
+                                     "func.func private @w(", "func.func private @w_1(",
+                                     "func.func private @w_2(", NULL};
+  et_has_in_order(out, want);
+  et_lacks(out, "@w_0");
+  free(out);
 }
 END_TEST
 
@@ -290,9 +339,11 @@ static Suite *suite(void) {
   tcase_add_test(tc, drop_sharding_rules_keeps_custom_rules);
   tcase_add_test(tc, constraint_becomes_reshard_and_groups_go);
   tcase_add_test(tc, inline_meshes_writes_every_mesh_in_place);
+  tcase_add_test(tc, inline_meshes_writes_stablehlo_replica_group_meshes);
   tcase_add_test(tc, drop_sharding_and_mesh_keeps_reshards);
   tcase_add_test(tc, verify_unreduced_reports_dropped_axis_and_kind_change);
   tcase_add_test(tc, named_computations_become_private_functions_then_merge);
+  tcase_add_test(tc, named_computation_clashes_share_one_suffix_counter);
   tcase_add_test(tc, unflatten_keeps_copies_with_other_shardings_unless_fully);
   tcase_add_test(tc, unflatten_merges_into_first_called_copy_and_erases_nothing);
   tcase_add_test(tc, unflatten_fully_follows_the_class_that_overtakes);

@@ -4,7 +4,9 @@
  * call-operand reshards, the collective canonicalizer; text in, text out.
  */
 #include <check.h>
+#include <stdlib.h>
 
+#include "export_test.h"
 #include "pass_test.h"
 #include "propagation/export_shardings.h"
 #include "test_support.h"
@@ -218,6 +220,31 @@ START_TEST(partial_sums_a_result_does_not_keep_unreduced_are_reduced_after_the_o
 }
 END_TEST
 
+START_TEST(each_result_of_a_reduce_gets_its_own_all_reduce_in_result_order) {
+  const char *in =
+      "sdy.mesh @mesh = <[\"a\"=2, \"b\"=4]>\n"
+      "func.func @main(%x: tensor<4x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}, {\"a\", \"b\"}]>}, %y: tensor<4x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}, {\"a\", \"b\"}]>}, %i: tensor<f32>) -> (tensor<4xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}], unreduced={\"a\"}>}, tensor<4xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}], unreduced={\"b\"}>}) {\n"
+      "  %0:2 = stablehlo.reduce(%x init: %i), (%y init: %i) across dimensions = [1] {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{}], unreduced={\"b\"}>, <@mesh, [{}], unreduced={\"a\"}>]>} : (tensor<4x8xf32>, tensor<4x8xf32>, tensor<f32>, tensor<f32>) -> (tensor<4xf32>, tensor<4xf32>)\n"
+      "   reducer(%p: tensor<f32>, %q: tensor<f32>) (%r: tensor<f32>, %s: tensor<f32>)  {\n"
+      "    %1 = stablehlo.maximum %p, %q : tensor<f32>\n"
+      "    %2 = stablehlo.maximum %r, %s : tensor<f32>\n"
+      "    stablehlo.return %1, %2 : tensor<f32>, tensor<f32>\n"
+      "  }\n"
+      "  return %0#1, %0#0 : tensor<4xf32>, tensor<4xf32>\n"
+      "}\n";
+  sp_module *m = pt_parse(in);
+  pt_run(m, sp_export_insert_explicit_reshards);
+  char *out = pt_print(m);
+  sp_module_free(m);
+  static const char *const want[] = {
+      "%1 = sdy.all_reduce {\"a\"} %0#0 out_sharding=<@mesh, [{}], unreduced={\"b\"}> : tensor<4xf32>",
+      "%2 = sdy.all_reduce {\"b\"} %0#1 out_sharding=<@mesh, [{}], unreduced={\"a\"}> : tensor<4xf32>",
+      "return %2, %1", NULL};
+  et_has_in_order(out, want);
+  free(out);
+}
+END_TEST
+
 START_TEST(main_func_is_the_only_func_else_main) {
   sp_module *m = pt_parse(
       "func.func @entry(%arg0: tensor<8xf32>) -> tensor<8xf32> {\n"
@@ -250,6 +277,7 @@ static Suite *export_shardings_suite(void) {
   tcase_add_test(tc, call_operand_reshards_follow_the_operand_definition);
   tcase_add_test(tc, use_keeping_a_sub_axis_unreduced_all_reduces_the_rest_of_the_axis);
   tcase_add_test(tc, partial_sums_a_result_does_not_keep_unreduced_are_reduced_after_the_op);
+  tcase_add_test(tc, each_result_of_a_reduce_gets_its_own_all_reduce_in_result_order);
   tcase_add_test(tc, canonicalizer_erases_dead_pure_ops_and_empty_all_reduces);
   suite_add_tcase(s, tc);
   return s;

@@ -59,8 +59,11 @@ START_TEST(uses_are_listed_newest_first_and_replaced) {
   sp_op *c2 = sp_op_create(a, "stablehlo.constant", 0, NULL, 1, &t, 0);
   sp_value_replace_all_uses(x, &c2->results[0]);
   ck_assert(!sp_value_has_uses(x));
+  ck_assert(sp_op_results_unused(c));
+  ck_assert(!sp_op_results_unused(c2));
   ck_assert_int_eq(sp_value_num_uses(&c2->results[0]), 3);
   ck_assert_ptr_eq(add->operands[1].value, &c2->results[0]);
+  ck_assert(sp_op_results_unused(neg));
   sp_op_erase(neg);
   ck_assert_int_eq(sp_value_num_uses(&c2->results[0]), 2);
   sp_module_free(m);

@@ -77,6 +77,46 @@ START_TEST(other_mesh_reshards_stay_unless_to_replicated) {
 }
 END_TEST
 
+START_TEST(a_barriers_operand_is_what_the_collectives_read) {
+  const char *src = MESH "func.func @f(%x: tensor<16x16xf32> {sdy.sharding = #sdy.sharding<@m, [{\"q\"}, {\"r\"}]>}) -> tensor<16x16xf32> {\n"
+      "  %0 = sdy.propagation_barrier %x allowed_direction=FORWARD : tensor<16x16xf32>\n"
+      "  %1 = sdy.reshard %0 <@m, [{}, {\"r\", \"p\"}]> : tensor<16x16xf32>\n  return %1 : tensor<16x16xf32>\n}\n";
+  char *out = et_run(src, "sdy-reshard-to-collectives", NULL);
+  static const char *const want[] = {"sdy.propagation_barrier %arg0",
+      "sdy.all_slice [{}, {\"p\"}] %arg0 out_sharding=<@m, [{\"q\"}, {\"r\", \"p\"}]>",
+      "sdy.all_gather [{\"q\"}, {}] %1 out_sharding=<@m, [{}, {\"r\", \"p\"}]>", NULL};
+  et_has_in_order(out, want);
+  free(out);
+}
+END_TEST
+
+START_TEST(a_while_block_argument_has_the_whiles_sharding) {
+  const char *src = MESH "func.func @f(%x: tensor<16x16xf32>, %c: tensor<i1>) -> tensor<16x16xf32> {\n"
+      "  %0 = stablehlo.while(%it = %x) : tensor<16x16xf32>\n"
+      "    attributes {sdy.sharding = #sdy.sharding_per_value<[<@m, [{}, {\"q\"}]>]>}\n"
+      "    cond {\n    stablehlo.return %c : tensor<i1>\n  } do {\n"
+      "    %1 = sdy.reshard %it <@m, [{\"q\"}, {}]> : tensor<16x16xf32>\n"
+      "    stablehlo.return %1 : tensor<16x16xf32>\n  }\n  return %0 : tensor<16x16xf32>\n}\n";
+  char *out = et_run(src, "sdy-reshard-to-collectives", NULL);
+  static const char *const want[] = {"sdy.all_to_all [{\"q\"}: 1->0] %iterArg out_sharding=<@m, [{\"q\"}, {}]>", NULL};
+  et_has_in_order(out, want);
+  free(out);
+}
+END_TEST
+
+START_TEST(another_device_order_is_a_permute_onto_the_target_mesh) {
+  const char *src = "sdy.mesh @a = <[\"p\"=2, \"q\"=2]>\nsdy.mesh @b = <[\"p\"=2, \"q\"=2], device_ids=[0, 2, 1, 3]>\n"
+      "func.func @f(%x: tensor<16x16xf32> {sdy.sharding = #sdy.sharding<@a, [{}, {\"p\", \"q\"}]>}) -> tensor<16x16xf32> {\n"
+      "  %0 = sdy.reshard %x <@b, [{\"p\"}, {}]> : tensor<16x16xf32>\n  return %0 : tensor<16x16xf32>\n}\n";
+  char *out = et_run(src, "sdy-reshard-to-collectives", NULL);
+  static const char *const want[] = {"sdy.collective_permute %arg0 out_sharding=<@b, [{}, {\"q\", \"p\"}]>",
+      "sdy.all_to_all [{\"p\"}: 1->0] %0 out_sharding=<@b, [{\"p\"}, {\"q\"}]>",
+      "sdy.all_gather [{}, {\"q\"}] %1 out_sharding=<@b, [{\"p\"}, {}]>", NULL};
+  et_has_in_order(out, want);
+  free(out);
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("reshard_to_collectives");
   TCase *tc = tcase_create("lowering");
@@ -86,6 +126,9 @@ static Suite *suite(void) {
   tcase_add_test(tc, sub_axes_are_split_at_the_other_sides_boundaries);
   tcase_add_test(tc, reordered_axes_need_a_collective_permute);
   tcase_add_test(tc, other_mesh_reshards_stay_unless_to_replicated);
+  tcase_add_test(tc, a_barriers_operand_is_what_the_collectives_read);
+  tcase_add_test(tc, a_while_block_argument_has_the_whiles_sharding);
+  tcase_add_test(tc, another_device_order_is_a_permute_onto_the_target_mesh);
   suite_add_tcase(s, tc);
   return s;
 }

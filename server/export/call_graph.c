@@ -17,7 +17,8 @@ int sp_export_named_computations(sp_module *m, sp_err *err) {
   sp_op_list l = {0};
   sp_func_calls_collect_named(m->op, &l);
   bool ok = !l.oom;
-  for (int i = 0; ok && i < l.n; i++) ok = sp_func_calls_export_one(m, l.v[i], true) != NULL;
+  unsigned counter = 0; /* one for the pass, as MLIR's SymbolTable */
+  for (int i = 0; ok && i < l.n; i++) ok = sp_func_calls_export_one(m, l.v[i], true, &counter) != NULL;
   sp_op_list_free(&l);
   return ok ? SP_OK : sp_err_set(err, SP_ENOMEM, "out of memory exporting named computations");
 }

@@ -3,8 +3,9 @@
  * -sdy-export-named-computations and -sdy-unflatten-call-graph.
  *
  *   sp_export_named_computations: each sdy.named_computation (innermost first, then in module
- *     order) becomes a private func.func named after it (made unique with _0, _1, ...;
- *     appended to the module) carrying `sdy.original_func_name = "<name>"`, whose arguments
+ *     order) becomes a private func.func named after it (made unique as MLIR's
+ *     SymbolTable does: _N with one counter for the whole run, so a second "bar" is bar_0
+ *     and a later second "foo" foo_1; appended to the module) carrying `sdy.original_func_name = "<name>"`, whose arguments
  *     take the in_shardings (results carry none), and a func.call to it replaces the
  *     computation, with the out_shardings as its `sdy.sharding` and the computation's other
  *     attributes. Data-flow edges on the computation's arguments and results are removed,

@@ -3,8 +3,10 @@
  */
 #include "export/meshes.h"
 
+#include <ctype.h>
 #include <string.h>
 
+#include "ir/strbuf.h"
 #include "propagation/sharding_walk.h"
 
 static void erase_meshes(sp_module *m) {
@@ -30,9 +32,86 @@ static int inline_slot(sp_module *m, const sp_sharding_slot *s, void *ctx, sp_er
   return SP_OK;
 }
 
+/* ---- StableHLO replica groups naming a mesh symbol, in an attribute kept as text:
+ *   #stablehlo.replica_group_mesh_axes<mesh = @m, ...> gets
+ *   mesh = #stablehlo.mesh<axes=[<name = "x", size = 2>], device_ids=dense<[1, 0]> : tensor<2xi64>>
+ * (device_ids only when the mesh has them). */
+
+static const char HLO_GROUP_MESH[] = "replica_group_mesh_axes<mesh = @";
+
+static bool symbol_char(char c) { return isalnum((unsigned char)c) || c == '_' || c == '$' || c == '.' || c == '-'; }
+
+static void put_hlo_mesh(sp_strbuf *sb, const sp_mesh *mesh) {
+  sp_strbuf_puts(sb, "#stablehlo.mesh<axes=[");
+  for (int i = 0; i < mesh->naxes; i++)
+    sp_strbuf_printf(sb, "%s<name = \"%s\", size = %lld>", i ? ", " : "", mesh->axes[i].name,
+                     (long long)mesh->axes[i].size);
+  sp_strbuf_putc(sb, ']');
+  if (mesh->ndevice_ids) {
+    sp_strbuf_puts(sb, ", device_ids=dense<[");
+    for (int i = 0; i < mesh->ndevice_ids; i++) {
+      if (i) sp_strbuf_puts(sb, ", ");
+      sp_strbuf_put_i64(sb, mesh->device_ids[i]);
+    }
+    sp_strbuf_printf(sb, "]> : tensor<%dxi64>", mesh->ndevice_ids);
+  }
+  sp_strbuf_putc(sb, '>');
+}
+
+typedef struct hlo_inline {
+  sp_module *m;
+  sp_err *err;
+  int rc;
+} hlo_inline;
+
+/* Rewrites one text attribute; SP_OK when it names no mesh symbol. */
+static int inline_hlo_text(hlo_inline *h, sp_attr *at) {
+  const char *s = at->u.s, *hit = strstr(s, HLO_GROUP_MESH);
+  if (!hit) return SP_OK;
+  sp_strbuf sb = SP_STRBUF_INIT;
+  int rc = SP_OK;
+  for (; hit; hit = strstr(s, HLO_GROUP_MESH)) {
+    const char *name = hit + sizeof HLO_GROUP_MESH - 1, *end = name;
+    while (symbol_char(*end)) end++;
+    char *sym = sp_arena_strndup(h->m->arena, name, (size_t)(end - name));
+    const sp_mesh *mesh = sym ? sp_module_lookup_mesh(h->m, sym) : NULL;
+    if (!sym) {
+      rc = sp_err_set(h->err, SP_ENOMEM, "out of memory inlining meshes");
+      goto fail;
+    }
+    if (!mesh) {
+      rc = sp_err_set(h->err, SP_EINVAL, "-sdy-inline-meshes: unknown mesh: @%s", sym);
+      goto fail;
+    }
+    sp_strbuf_putn(&sb, s, (size_t)(name - 1 - s));
+    put_hlo_mesh(&sb, mesh);
+    s = end;
+  }
+  sp_strbuf_puts(&sb, s);
+  const char *text = sp_strbuf_ok(&sb) ? sp_arena_strndup(h->m->arena, sb.buf, sb.len) : NULL;
+  if (!text) {
+    rc = sp_err_set(h->err, SP_ENOMEM, "out of memory inlining meshes");
+    goto fail;
+  }
+  at->u.s = text;
+fail:
+  sp_strbuf_free(&sb);
+  return rc;
+}
+
+static bool inline_hlo_meshes(sp_op *op, void *ctx) {
+  hlo_inline *h = ctx;
+  for (int i = 0; i < op->attrs.n && !h->rc; i++)
+    if (op->attrs.v[i].kind == SP_ATTR_TEXT) h->rc = inline_hlo_text(h, &op->attrs.v[i]);
+  return h->rc == SP_OK;
+}
+
 int sp_export_inline_meshes(sp_module *m, sp_err *err) {
   int rc = sp_sharding_walk(m, inline_slot, NULL, err);
   if (rc) return rc;
+  hlo_inline h = {m, err, SP_OK};
+  sp_op_walk(m->op, inline_hlo_meshes, &h);
+  if (h.rc) return h.rc;
   erase_meshes(m);
   return SP_OK;
 }

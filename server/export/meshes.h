@@ -4,7 +4,10 @@
  *
  *   sp_export_inline_meshes: every sharding that names a mesh symbol (`@mesh`) gets the mesh
  *     written inline instead (`mesh<["x"=2]>`, `mesh<[], device_ids=[3]>`, `mesh<[]>`), and
- *     the sdy.mesh ops are erased. Shardings already inline stay as they are.
+ *     the sdy.mesh ops are erased. Shardings already inline stay as they are. StableHLO
+ *     replica groups naming a mesh symbol (`#stablehlo.replica_group_mesh_axes<mesh = @m`)
+ *     get it as `#stablehlo.mesh<axes=[<name = "x", size = 2>]>` (plus
+ *     `, device_ids=dense<[...]> : tensor<Nxi64>` when the mesh has device ids).
  *   sp_export_drop_sharding_and_mesh: every `sdy.sharding` (func arguments and results, op
  *     results) is removed and the sdy.mesh ops are erased. Ops whose sharding is part of the
  *     op (sharding_constraint, reshard, collectives, data-flow edges, manual and named

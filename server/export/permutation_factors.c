@@ -14,6 +14,8 @@
 #include <string.h>
 
 #include "export/mesh_positions.h"
+#include "export/pad_halo.h"
+#include "export/reshape_halo.h"
 #include "export/reshard_op.h"
 #include "export/reverse_halo.h"
 #include "ir/op_list.h"
@@ -118,12 +120,9 @@ static bool dim_local(const sp_mesh *mesh, const sp_op *op, int di, int dr, int6
 
 /* ------------------------------------------------------------------ reshape groups */
 
-typedef struct group {
-  int i0, i1, j0, j1;  /* operand dims [i0, i1), result dims [j0, j1) */
-} group;
 
 /* Whether every device's result elements of group `g` lie in its operand shard. */
-static bool group_local(const sp_mesh *mesh, const sp_op *op, group g, int64_t *coord) {
+static bool group_local(const sp_mesh *mesh, const sp_op *op, sp_reshape_group g, int64_t *coord) {
   const sp_type *ti = op->operands[0].value->type, *to = op->results[0].type;
   const sp_sharding *in = op->operands[0].value->sharding, *out = op->results[0].sharding;
   int nj = g.j1 - g.j0;
@@ -175,18 +174,10 @@ static void resolve_reshape(const sp_mesh *mesh, const sp_op *op, bool *drop_in,
   const sp_type *ti = op->operands[0].value->type, *to = op->results[0].type;
   const sp_sharding *in = op->operands[0].value->sharding, *out = op->results[0].sharding;
   if (sp_type_num_elements(ti) <= 0 || sp_type_num_elements(to) != sp_type_num_elements(ti)) return;
-  int i = 0, j = 0;
-  while (i < ti->rank || j < to->rank) {
-    group g = {i, i, j, j};
-    int64_t pi = 1, pj = 1;
-    if (i < ti->rank) pi *= ti->dims[i++];
-    if (j < to->rank) pj *= to->dims[j++];
-    while (pi != pj && (i < ti->rank || j < to->rank)) {
-      if ((pi < pj && i < ti->rank) || j >= to->rank) pi *= ti->dims[i++];
-      else pj *= to->dims[j++];
-    }
-    g.i1 = i;
-    g.j1 = j;
+  sp_reshape_group *groups = calloc((size_t)(ti->rank + to->rank + 1), sizeof *groups);
+  int ngroups = groups ? sp_reshape_groups(ti, to, groups) : 0;
+  for (int k = 0; k < ngroups; k++) {
+    sp_reshape_group g = groups[k];
     bool uneven = false;
     for (int d = g.i0; d < g.i1; d++) uneven |= !divisible(mesh, in, ti, d);
     for (int d = g.j0; d < g.j1; d++) uneven |= !divisible(mesh, out, to, d);
@@ -194,6 +185,7 @@ static void resolve_reshape(const sp_mesh *mesh, const sp_op *op, bool *drop_in,
     for (int d = g.i0; d < g.i1; d++) drop_in[d] = true;
     for (int d = g.j0; d < g.j1; d++) drop_out[d] = true;
   }
+  free(groups);
 }
 
 /* ------------------------------------------------------------------ permutation factors */
@@ -328,6 +320,13 @@ static int resolve_op(sp_module *m, sp_arena *scratch, sp_op *op, bool halo, sp_
   if (op->kind == SP_OP_RESHAPE) {
     if (op->noperands != 1 || op->nresults != 1) return SP_OK;
     resolve_reshape(mesh, op, drop[0], drop[1], coord);
+    bool moves = false;
+    for (int d = 0; d < op->operands[0].value->type->rank; d++) moves |= drop[0][d];
+    if (halo && moves) {
+      bool done;
+      int rc = sp_export_reshape_halo(m, op, drop[0], &done, err);
+      if (rc || done) return rc;
+    }
   } else {
     sp_rule *rule = NULL;
     int rc = sp_rules_for_op(scratch, op, NULL, &rule, NULL, err);
@@ -339,9 +338,11 @@ static int resolve_op(sp_module *m, sp_arena *scratch, sp_op *op, bool halo, sp_
       return sp_err_set(err, rc, "out of memory resolving permutation factors");
     bool moves = false;
     for (int d = 0; d < op->results[0].type->rank; d++) moves |= drop[op->noperands][d];
-    if (halo && moves && op->kind == SP_OP_REVERSE) {
-      bool done;
-      if ((rc = sp_export_reverse_halo(m, op, &done, err)) || done) return rc;
+    if (halo && moves) {
+      bool done = false;
+      if (op->kind == SP_OP_REVERSE) rc = sp_export_reverse_halo(m, op, &done, err);
+      else if (op->kind == SP_OP_PAD || op->kind == SP_OP_SLICE) rc = sp_export_pad_halo(m, op, &done, err);
+      if (rc || done) return rc;
     }
   }
   int rc = apply(m, op, drop);

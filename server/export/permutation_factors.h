@@ -16,9 +16,12 @@
  *   - resolving: each operand dim (and result dim) concerned loses its axes; an operand that
  *     changes gets `sdy.reshard` to that sharding before the op; the result takes it and is
  *     resharded back to its old sharding right after the op.
- * With enable-halo-exchange=true a reverse that would be resolved is rewritten instead by
- * export/reverse_halo.h (reversed mesh, halo shift for non-divisible dims); the halo exchange
- * of pad, slice and reshape is not built: they are resolved by replication as with false.
+ * With enable-halo-exchange=true an op that would be resolved is rewritten instead, when it is
+ * of a form they handle, by export/reverse_halo.h (reverse: reversed mesh, halo shift for
+ * non-divisible dims), export/pad_halo.h (pad and unit-stride slice: neighbour shards
+ * exchanged and dynamic-sliced in a manual computation) or export/reshape_halo.h (a reshape
+ * splitting one dim unevenly); other ops, and those forms' exceptions, are resolved by
+ * replication as with false.
  *
  * Memory: new ops and shardings in the module's arena; scratch in a malloc'd arena.
  */

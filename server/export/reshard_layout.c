@@ -13,6 +13,7 @@
 
 #include "ir/axis_ref.h"
 #include "ir/err.h"
+#include "ir/int_math.h"
 
 #define MAX_ROUNDS 8
 
@@ -42,15 +43,6 @@ static int64_t dim_size(const plan *p, const sp_rl_dim *d) {
   int64_t s = 1;
   for (int i = 0; i < d->n; i++) s *= psize(p, &d->v[i]);
   return s;
-}
-
-static int64_t gcd64(int64_t a, int64_t b) {
-  while (b) {
-    int64_t t = a % b;
-    a = b;
-    b = t;
-  }
-  return a;
 }
 
 static bool dim_insert(plan *p, sp_rl_dim *d, int at, sp_axis_ref r) {
@@ -216,13 +208,13 @@ static void slice_on_src_dims(plan *p) {
 
 static int64_t growth(const plan *p, int d) {
   int64_t c = dim_size(p, &p->cur[d]) * dim_size(p, &p->add[d]), t = dim_size(p, &p->out[d]);
-  return t / gcd64(c, t);
+  return t / sp_gcd64(c, t);
 }
 
 /* Plans piece `i` of target dim `t` (its major part when only that fits `*f`) on dim `d`. */
 static void take(plan *p, int d, int t, int i, int64_t *f) {
   sp_axis_ref r = p->out[t].v[i];
-  int64_t s = psize(p, &r), g = gcd64(s, *f);
+  int64_t s = psize(p, &r), g = sp_gcd64(s, *f);
   if (g == 1) return;
   if (g < s) {
     split_at(p, r.name, sp_axis_pre(&r) * g);
@@ -256,7 +248,7 @@ static void slice_by_size(plan *p) {
       for (int i = 0; i < p->out[t].n && f > 1; i++)
         if (t != d && absent(p, &p->out[t].v[i]) &&
             leftover_size(p, t) % psize(p, &p->out[t].v[i]) != 0 &&
-            fits(p, d, gcd64(psize(p, &p->out[t].v[i]), f)))
+            fits(p, d, sp_gcd64(psize(p, &p->out[t].v[i]), f)))
           take(p, d, t, i, &f);
   }
 }
@@ -304,7 +296,7 @@ static int fitting_prefix(plan *p, int t, int64_t room) {
       room /= s;
       continue;
     }
-    int64_t g = gcd64(s, room);
+    int64_t g = sp_gcd64(s, room);
     if (g > 1) {
       split_at(p, r.name, sp_axis_pre(&r) * g);
       return i + 1;
@@ -428,15 +420,17 @@ static bool arranged(const plan *p, int d, const sp_rl_dim *chunk, const int *mv
  * dim out as prefix, leftovers, groups. False (layout untouched) when they do not fit. */
 static bool place_movers(plan *p) {
   int rank = p->rank;
-  int *mv_end = malloc((size_t)rank * sizeof *mv_end);
-  sp_rl_dim *chunks = calloc((size_t)rank * (size_t)rank, sizeof *chunks); /* [s][t] */
-  int64_t *room = malloc((size_t)rank * sizeof *room);
-  bool *keep = malloc((size_t)rank * sizeof *keep);
+  size_t r = (size_t)(rank ? rank : 1);   /* never malloc(0) */
+  int *mv_end = malloc(r * sizeof *mv_end);
+  sp_rl_dim *chunks = malloc(r * r * sizeof *chunks); /* [s][t] */
+  int64_t *room = malloc(r * sizeof *room);
+  bool *keep = malloc(r * sizeof *keep);
   bool ok = mv_end && chunks && room && keep;
   if (!ok) {
     p->rc = SP_ENOMEM;
     goto out;
   }
+  clear(chunks, rank * rank);   /* only the counts: a dim is 1.5 KiB of room */
   for (int t = 0; t < rank; t++) {
     int i = p->np[t];
     while (i < p->out[t].n) {
@@ -498,7 +492,7 @@ out:
 }
 
 static bool permute_step(plan *p, bool force) {
-  sp_rl_dim *before = malloc((size_t)p->rank * sizeof *before);
+  sp_rl_dim *before = malloc((size_t)(p->rank ? p->rank : 1) * sizeof *before);
   if (!before) {
     p->rc = SP_ENOMEM;
     return false;
@@ -589,7 +583,7 @@ int sp_rl_plan(const sp_mesh *mesh, const sp_sharding *from, const sp_sharding *
                const int64_t *shape, bool force_permute, sp_rl_emit_fn emit_fn, void *ctx) {
   plan p = {.mesh = mesh, .rank = rank, .shape = shape, .emit = emit_fn, .ctx = ctx};
   size_t r = (size_t)(rank ? rank : 1);
-  sp_rl_dim *dims = calloc(4 * r, sizeof *dims);
+  sp_rl_dim *dims = malloc(4 * r * sizeof *dims);   /* counts cleared below, not the room */
   p.grown = calloc(r, sizeof *p.grown);
   p.np = calloc(r, sizeof *p.np);
   p.runs = calloc(r * r, sizeof *p.runs);
@@ -597,6 +591,7 @@ int sp_rl_plan(const sp_mesh *mesh, const sp_sharding *from, const sp_sharding *
     p.rc = SP_ENOMEM;
     goto out;
   }
+  clear(dims, (int)(4 * r));
   p.cur = dims;
   p.out = dims + r;
   p.add = dims + 2 * r;

@@ -209,6 +209,12 @@ static void use_unlink(sp_use *u) {
 
 bool sp_value_has_uses(const sp_value *v) { return v->uses != NULL; }
 
+bool sp_op_results_unused(const sp_op *op) {
+  for (int i = 0; i < op->nresults; i++)
+    if (op->results[i].uses) return false;
+  return true;
+}
+
 int sp_value_num_uses(const sp_value *v) {
   int n = 0;
   for (const sp_use *u = v->uses; u; u = u->next) n++;
@@ -527,10 +533,7 @@ void sp_all_to_all_params_print(sp_strbuf *sb, const sp_all_to_all_param *v, int
   for (int i = 0; i < n; i++) {
     if (i) sp_strbuf_puts(sb, ", ");
     sp_strbuf_putc(sb, '{');
-    for (int k = 0; k < v[i].naxes; k++) {
-      if (k) sp_strbuf_puts(sb, ", ");
-      sp_axis_ref_print(sb, &v[i].axes[k]);
-    }
+    sp_axis_refs_print(sb, v[i].axes, v[i].naxes);
     sp_strbuf_printf(sb, "}: %lld->%lld", (long long)v[i].src_dim, (long long)v[i].tgt_dim);
   }
   sp_strbuf_putc(sb, ']');

@@ -182,6 +182,8 @@ struct sp_value {
 };
 
 bool sp_value_has_uses(const sp_value *v);
+/* No result of `op` has a use (true for an op without results). */
+bool sp_op_results_unused(const sp_op *op);
 int sp_value_num_uses(const sp_value *v);
 /* Makes every use of `from` use `to`. */
 void sp_value_replace_all_uses(sp_value *from, sp_value *to);

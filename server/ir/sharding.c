@@ -125,7 +125,7 @@ void sp_axis_ref_print(sp_strbuf *sb, const sp_axis_ref *r) {
   if (sp_axis_is_sub(r)) sp_strbuf_printf(sb, ":(%lld)%lld", (long long)r->pre, (long long)r->size);
 }
 
-static void print_axis_list(sp_strbuf *sb, const sp_axis_ref *v, int n) {
+void sp_axis_refs_print(sp_strbuf *sb, const sp_axis_ref *v, int n) {
   for (int i = 0; i < n; i++) {
     if (i) sp_strbuf_puts(sb, ", ");
     sp_axis_ref_print(sb, &v[i]);
@@ -134,7 +134,7 @@ static void print_axis_list(sp_strbuf *sb, const sp_axis_ref *v, int n) {
 
 void sp_dim_sharding_print(sp_strbuf *sb, const sp_dim_sharding *d) {
   sp_strbuf_putc(sb, '{');
-  print_axis_list(sb, d->axes, d->naxes);
+  sp_axis_refs_print(sb, d->axes, d->naxes);
   if (!d->closed) sp_strbuf_puts(sb, d->naxes ? ", ?" : "?");
   sp_strbuf_putc(sb, '}');
   if (d->priority != SP_NO_PRIORITY) sp_strbuf_printf(sb, "p%d", d->priority);
@@ -173,12 +173,12 @@ void sp_sharding_print(sp_strbuf *sb, const sp_sharding *s) {
   sp_strbuf_putc(sb, ']');
   if (s->nreplicated) {
     sp_strbuf_puts(sb, ", replicated={");
-    print_axis_list(sb, s->replicated, s->nreplicated);
+    sp_axis_refs_print(sb, s->replicated, s->nreplicated);
     sp_strbuf_putc(sb, '}');
   }
   if (s->nunreduced) {
     sp_strbuf_printf(sb, ", unreduced=%s{", s->unreduced_kind ? s->unreduced_kind : "");
-    print_axis_list(sb, s->unreduced, s->nunreduced);
+    sp_axis_refs_print(sb, s->unreduced, s->nunreduced);
     sp_strbuf_putc(sb, '}');
   }
   sp_strbuf_putc(sb, '>');
@@ -189,10 +189,7 @@ void sp_dim_axes_print(sp_strbuf *sb, const sp_dim_sharding *v, int n) {
   for (int i = 0; i < n; i++) {
     if (i) sp_strbuf_puts(sb, ", ");
     sp_strbuf_putc(sb, '{');
-    for (int k = 0; k < v[i].naxes; k++) {
-      if (k) sp_strbuf_puts(sb, ", ");
-      sp_axis_ref_print(sb, &v[i].axes[k]);
-    }
+    sp_axis_refs_print(sb, v[i].axes, v[i].naxes);
     sp_strbuf_putc(sb, '}');
   }
   sp_strbuf_putc(sb, ']');

@@ -66,6 +66,8 @@ bool sp_sharding_is_fully_open_empty(const sp_sharding *s);
 void sp_sharding_print(sp_strbuf *sb, const sp_sharding *s);
 void sp_dim_sharding_print(sp_strbuf *sb, const sp_dim_sharding *d);
 void sp_axis_ref_print(sp_strbuf *sb, const sp_axis_ref *r);
+/* The axes v[0..n) joined by ", " ("a", "b":(2)2), no brackets. */
+void sp_axis_refs_print(sp_strbuf *sb, const sp_axis_ref *v, int n);
 void sp_mesh_print(sp_strbuf *sb, const sp_mesh *m);
 /* Per-dim axis lists of the sdy collectives: [{"x"}, {}] (dims' closedness and priority are
  * not printed). */

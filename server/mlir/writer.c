@@ -204,10 +204,7 @@ static void put_int_pairs(sp__mlir_writer *w, const sp_ints *v) {
 
 static void put_axes(sp__mlir_writer *w, const sp_axis_ref *v, int n) {
   sp__mlir_w_putc(w, '{');
-  for (int i = 0; i < n; i++) {
-    if (i) sp__mlir_w_puts(w, ", ");
-    sp_axis_ref_print(w->out, &v[i]);
-  }
+  sp_axis_refs_print(w->out, v, n);
   sp__mlir_w_putc(w, '}');
 }
 
@@ -536,16 +533,7 @@ void sp__mlir_w_generic_op(sp__mlir_writer *w, const sp_op *op) {
   }
   w_dict(w, op, NULL, DISCARDABLE_ATTRS, " {", "}");
   sp__mlir_w_puts(w, " : ");
-  sp__mlir_w_putc(w, '(');
-  sp__mlir_w_operand_types(w, op, 0, op->noperands);
-  sp__mlir_w_puts(w, ") -> ");
-  if (op->nresults == 1) {
-    sp__mlir_w_type(w, op->results[0].type);
-  } else {
-    sp__mlir_w_putc(w, '(');
-    sp__mlir_w_result_types(w, op);
-    sp__mlir_w_putc(w, ')');
-  }
+  sp__mlir_w_function_type(w, op);
 }
 
 void sp__mlir_w_op(sp__mlir_writer *w, const sp_op *op) {

@@ -11,12 +11,6 @@
 #include "ir/sp_limits.h"
 #include "propagation/export_shardings.h"
 
-static bool unused(const sp_op *op) {
-  for (int i = 0; i < op->nresults; i++)
-    if (sp_value_has_uses(&op->results[i])) return false;
-  return true;
-}
-
 /* Replaces the op's single result by `v` everywhere and erases the op. */
 static void replace_with(sp_op *op, sp_value *v) {
   sp_value_replace_all_uses(&op->results[0], v);
@@ -25,7 +19,7 @@ static void replace_with(sp_op *op, sp_value *v) {
 
 /* Shardy marks these collectives free of side effects; the others stay when dead. */
 static bool dead_and_erasable(const sp_op *op) {
-  if (!unused(op) || op->nresults == 0) return false;
+  if (!sp_op_results_unused(op) || op->nresults == 0) return false;
   switch (op->kind) {
     case SP_OP_SDY_ALL_GATHER:
     case SP_OP_SDY_ALL_SLICE:

@@ -93,10 +93,7 @@ static void tensor_name(const sp_conflict *c, int row, char *buf, size_t cap) {
 
 static void print_refs(sp_strbuf *sb, const sp_axis_ref *v, int n) {
   sp_strbuf_putc(sb, '[');
-  for (int i = 0; i < n; i++) {
-    if (i) sp_strbuf_puts(sb, ", ");
-    sp_axis_ref_print(sb, &v[i]);
-  }
+  sp_axis_refs_print(sb, v, n);
   sp_strbuf_putc(sb, ']');
 }
 

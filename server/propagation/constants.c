@@ -157,7 +157,7 @@ static bool same_attrs(const sp_op *a, const sp_op *b) {
 
 static bool mergeable(const sp_op *op) {
   if (op->nresults != 1 || op->nregions) return false;
-  return op->kind == SP_OP_SDY_CONSTANT || is_scalar_expansion(op);
+  return op->kind == SP_OP_SDY_CONSTANT || op->kind == SP_OP_CONSTANT || is_scalar_expansion(op);
 }
 
 static bool same_value(const sp_op *a, const sp_op *b) {

@@ -11,7 +11,7 @@
  * original, copies in the order of the uses; originals left without uses are erased. So each
  * use can be sharded on its own during propagation.
  *
- * Merger: within one block, an sdy.constant with the same value, type, attributes and sharding
+ * Merger: within one block, a constant (sdy.constant or stablehlo.constant) with the same value, type, attributes and sharding
  * as an earlier one, or a broadcast_in_dim of the same operand with the same dimensions, type
  * and sharding as an earlier one, is replaced by the earlier one and erased.
  *

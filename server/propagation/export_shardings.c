@@ -371,48 +371,62 @@ static int add_reduction_axes(const sp_rule *rule, const sp_rule_tensor *t, cons
   return SP_OK;
 }
 
-/* After an op whose result already carries unreduced axes, the axes that shard its reduction
- * factors but that the result does not list as unreduced are all-reduced right after it (the
- * all-reduce's out_sharding is the op's result sharding). */
-static int reduce_after_op(sp_module *m, sp_op *op, sp_err *err) {
-  if (op->nresults != 1 || !op->results[0].sharding || !op->results[0].sharding->nunreduced ||
-      strncmp(op->name, "sdy.", 4) == 0)
-    return SP_OK;
-  sp_value *r = &op->results[0];
+/* One all-reduce of the reduction axes `red` (n of them) that result `r` does not list as
+ * unreduced, inserted after `*anchor` (which then becomes it); none when no axis is left. */
+static int reduce_result(sp_module *m, sp_op *op, sp_value *r, const sp_axis_ref *red, int n,
+                         sp_op **anchor) {
   const sp_sharding *rs = r->sharding;
+  sp_axis_ref *axes = sp_arena_alloc(m->arena, (size_t)n * sizeof *axes);
+  if (!axes) return SP_ENOMEM;
+  int k = 0;
+  for (int i = 0; i < n; i++)
+    if (!has_axis(rs->unreduced, rs->nunreduced, &red[i])) axes[k++] = red[i];
+  if (!k) return SP_OK;
+  sp_sharding_sort_axes(axes, k, sp_sharding_mesh(m, rs));
+  sp_op *ar = sp_op_create(m->arena, "sdy.all_reduce", 1, NULL, 1, &r->type, 0);
+  if (!ar) return SP_ENOMEM;
+  ar->loc = op->loc;
+  ar->results[0].sharding = (sp_sharding *)rs;
+  sp_attr at = {.name = "reduction_axes", .kind = SP_ATTR_AXES};
+  at.u.axes.n = k;
+  at.u.axes.v = axes;
+  if (sp_attrs_set(m->arena, &ar->attrs, &at)) return SP_ENOMEM;
+  sp_value_replace_all_uses(r, &ar->results[0]);
+  sp_op_set_operand(ar, 0, r);
+  sp_op_insert_after(*anchor, ar);
+  *anchor = ar;
+  return SP_OK;
+}
+
+/* After an op a result of which already carries unreduced axes, the axes that shard its
+ * reduction factors are all-reduced right after it, per result with a sharding, less the
+ * axes that result lists as unreduced (the all-reduce's out_sharding is the result's
+ * sharding; the all-reduces follow in result order). */
+static int reduce_after_op(sp_module *m, sp_op *op, sp_err *err) {
+  if (strncmp(op->name, "sdy.", 4) == 0) return SP_OK;
+  bool any = false;
+  for (int j = 0; j < op->nresults; j++)
+    any |= op->results[j].sharding && op->results[j].sharding->nunreduced;
+  if (!any) return SP_OK;
   sp_rule *rule = NULL;
   int rc = sp_rules_for_op(m->arena, op, NULL, &rule, NULL, err);
   if (rc || !rule || rule->noperands != op->noperands) return rc;
-  const sp_mesh *mesh = sp_sharding_mesh(m, rs);
   int cap = 0;
   for (int i = 0; i < op->noperands; i++) {
     const sp_sharding *s = op->operands[i].value ? op->operands[i].value->sharding : NULL;
     for (int d = 0; s && d < s->rank; d++) cap += s->dims[d].naxes;
   }
   if (!cap) return SP_OK;
-  sp_axis_ref *axes = sp_arena_alloc(m->arena, (size_t)cap * sizeof *axes);
-  if (!axes) return sp_err_set(err, SP_ENOMEM, "out of memory inserting an all-reduce");
+  sp_axis_ref *red = sp_arena_alloc(m->arena, (size_t)cap * sizeof *red);
+  if (!red) return sp_err_set(err, SP_ENOMEM, "out of memory inserting an all-reduce");
   int n = 0;
   for (int i = 0; i < op->noperands; i++)
     add_reduction_axes(rule, &rule->operands[i],
-                       op->operands[i].value ? op->operands[i].value->sharding : NULL, axes, &n, cap);
-  int k = 0;
-  for (int i = 0; i < n; i++)
-    if (!has_axis(rs->unreduced, rs->nunreduced, &axes[i])) axes[k++] = axes[i];
-  if (!k) return SP_OK;
-  sp_sharding_sort_axes(axes, k, mesh);
-  sp_op *ar = sp_op_create(m->arena, "sdy.all_reduce", 1, NULL, 1, &r->type, 0);
-  if (!ar) return sp_err_set(err, SP_ENOMEM, "out of memory inserting an all-reduce");
-  ar->loc = op->loc;
-  ar->results[0].sharding = (sp_sharding *)rs;
-  sp_attr at = {.name = "reduction_axes", .kind = SP_ATTR_AXES};
-  at.u.axes.n = k;
-  at.u.axes.v = axes;
-  if (sp_attrs_set(m->arena, &ar->attrs, &at))
-    return sp_err_set(err, SP_ENOMEM, "out of memory inserting an all-reduce");
-  sp_value_replace_all_uses(r, &ar->results[0]);
-  sp_op_set_operand(ar, 0, r);
-  sp_op_insert_after(op, ar);
+                       op->operands[i].value ? op->operands[i].value->sharding : NULL, red, &n, cap);
+  sp_op *anchor = op;
+  for (int j = 0; n && j < op->nresults; j++)
+    if (op->results[j].sharding && (rc = reduce_result(m, op, &op->results[j], red, n, &anchor)))
+      return sp_err_set(err, rc, "out of memory inserting an all-reduce");
   return SP_OK;
 }
 
@@ -479,12 +493,6 @@ bool sp_op_is_pure(const sp_op *op) {
   }
 }
 
-static bool results_unused(const sp_op *op) {
-  for (int i = 0; i < op->nresults; i++)
-    if (sp_value_has_uses(&op->results[i])) return false;
-  return true;
-}
-
 /* An sdy collective whose axis list is empty does nothing. */
 static bool is_noop_collective(const sp_op *op) {
   if (op->kind != SP_OP_SDY_ALL_REDUCE || op->noperands != 1 || op->nresults != 1) return false;
@@ -509,7 +517,7 @@ int sp_export_canonicalize(sp_module *m, sp_err *err) {
         sp_value_replace_all_uses(&op->results[0], op->operands[0].value);
         sp_op_erase(op);
         changed = true;
-      } else if (op->nresults && sp_op_is_pure(op) && results_unused(op)) {
+      } else if (op->nresults && sp_op_is_pure(op) && sp_op_results_unused(op)) {
         sp_op_erase(op);
         changed = true;
       }

@@ -15,9 +15,10 @@
  *         result's for a return, the callee argument's for a call, else what every result of
  *         the user has unreduced in common), `sdy.all_reduce {U \ T} %v` is inserted before the
  *         user, with out_sharding = the value's sharding with unreduced U n T;
- *       - after an op whose result already has unreduced axes, the axes sharding the op's
- *         reduction factors (dims mapped to one reduction factor) that the result does not
- *         list as unreduced get `sdy.all_reduce` right after the op (out_sharding = the result's);
+ *       - after an op a result of which already has unreduced axes, the axes sharding the op's
+ *         reduction factors (dims mapped to one reduction factor) get `sdy.all_reduce` right
+ *         after the op, one per result with a sharding (in result order), less the axes that
+ *         result lists as unreduced (out_sharding = the result's);
  *       - where a call operand's sharding differs from the callee's argument sharding (a
  *         missing sharding counts as replicated), `sdy.reshard` to the argument's sharding is
  *         inserted before the call.

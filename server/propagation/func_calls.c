@@ -326,11 +326,11 @@ static sp_sharding *take_edge(sp_value *v) {
   return NULL;
 }
 
-sp_op *sp_func_calls_export_one(sp_module *m, sp_op *nc, bool shardy_export) {
+sp_op *sp_func_calls_export_one(sp_module *m, sp_op *nc, bool shardy_export, unsigned *counter) {
   sp_arena *a = m->arena;
   const char *origin = sp_op_get_str(nc, "name");
   if (!origin || nc->nregions != 1 || nc->regions[0].nblocks != 1) return nc; /* left as is */
-  const char *name = sp_module_unique_symbol(m, origin);
+  const char *name = sp_module_unique_symbol_counted(m, origin, counter);
   sp_op *fn = name ? sp_op_create(a, "func.func", 0, NULL, 0, NULL, 1) : NULL;
   sp_func_info *fi = fn ? sp_arena_calloc(a, 1, sizeof *fi) : NULL;
   if (!fi || set_str_attr(a, fn, "sym_name", SP_ATTR_STR, name) ||
@@ -454,10 +454,11 @@ int sp_func_calls_export(sp_module *m, sp_err *err) {
   sp_func_calls_collect_named(m->op, &l);
   exported *e = l.oom ? NULL : malloc((size_t)(l.n + 1) * sizeof *e);
   int ne = 0, rc = SP_OK;
+  unsigned counter = 0;
   if (!e) rc = sp_err_set(err, SP_ENOMEM, "out of memory exporting named computations");
   for (int i = 0; !rc && i < l.n; i++) {
     const char *origin = sp_op_get_str(l.v[i], "name");
-    sp_op *fn = sp_func_calls_export_one(m, l.v[i], false);
+    sp_op *fn = sp_func_calls_export_one(m, l.v[i], false, &counter);
     if (!fn) rc = sp_err_set(err, SP_ENOMEM, "out of memory exporting named computations");
     else if (fn != l.v[i]) e[ne++] = (exported){fn, origin};
   }

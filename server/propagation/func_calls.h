@@ -53,8 +53,9 @@ int sp_func_calls_results_from_returns(sp_module *m, sp_err *err);
  * (export/call_graph.h): the function is marked with sdy.original_func_name and carries no
  * result shardings, the call keeps the computation's other attributes, and data-flow edges on
  * the computation's arguments and results go, their shardings taking the in/out shardings'
- * place; otherwise the pipeline's form (result shardings on the function). */
-sp_op *sp_func_calls_export_one(sp_module *m, sp_op *nc, bool shardy_export);
+ * place; otherwise the pipeline's form (result shardings on the function). A clashing name
+ * gets the suffix sp_module_unique_symbol_counted picks with `counter`, shared by the run. */
+sp_op *sp_func_calls_export_one(sp_module *m, sp_op *nc, bool shardy_export, unsigned *counter);
 int sp_func_calls_insert_reshards(sp_module *m, sp_err *err);
 /* Appends the sdy.named_computation ops at and below `op` to `l`, innermost first (post-order,
  * the order they are exported in); false when memory ran out (l->oom). */

@@ -23,12 +23,17 @@ sp_op *sp_module_lookup_symbol(const sp_module *m, const char *name) {
   return NULL;
 }
 
-const char *sp_module_unique_symbol(sp_module *m, const char *base) {
+const char *sp_module_unique_symbol_counted(sp_module *m, const char *base, unsigned *counter) {
   if (!sp_module_lookup_symbol(m, base)) return sp_arena_strdup(m->arena, base);
-  for (int i = 0;; i++) {
-    const char *name = sp_arena_printf(m->arena, "%s_%d", base, i);
+  for (;;) {
+    const char *name = sp_arena_printf(m->arena, "%s_%u", base, (*counter)++);
     if (!name || !sp_module_lookup_symbol(m, name)) return name;
   }
+}
+
+const char *sp_module_unique_symbol(sp_module *m, const char *base) {
+  unsigned counter = 0;
+  return sp_module_unique_symbol_counted(m, base, &counter);
 }
 
 static bool is_private(const sp_op *op) {

@@ -40,6 +40,10 @@ int sp_mesh_manual_axes_cleanup(sp_module *m, sp_err *err);
 /* A symbol name not used by any top-level op: `base` itself, else base_0, base_1, ...
  * (allocated in the module's arena; NULL on out-of-memory). */
 const char *sp_module_unique_symbol(sp_module *m, const char *base);
+/* The same with MLIR's SymbolTable counting: the suffixes tried start at *counter, which
+ * every renaming advances, so one counter shared by a pass run numbers its clashes
+ * module-wide (bar, bar_0, then foo, foo_1). */
+const char *sp_module_unique_symbol_counted(sp_module *m, const char *base, unsigned *counter);
 
 /* The top-level op named `name` (any kind with a sym_name), or NULL. */
 sp_op *sp_module_lookup_symbol(const sp_module *m, const char *name);

@@ -94,12 +94,6 @@ static bool is_pure(const sp_op *op) {
   }
 }
 
-static bool results_unused(const sp_op *op) {
-  for (int r = 0; r < op->nresults; r++)
-    if (op->results[r].uses) return false;
-  return true;
-}
-
 /* ------------------------------------------------------------------ numbering */
 
 typedef struct collect {
@@ -386,7 +380,7 @@ static int visit(driver *d, int idx, sp_err *err) {
   /* Dead ops are all found in a session's first run (every op is popped, erasures cascade);
    * propagation never makes an op dead, so later runs skip the check. */
   if (d->runs == 0 && op->nresults > 0 && is_pure(op) && !is_terminator(op) &&
-      results_unused(op)) {
+      sp_op_results_unused(op)) {
     erase_dead(d, op);
     return SP_OK;
   }

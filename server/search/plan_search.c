@@ -1014,13 +1014,7 @@ static int run(sp_module *m, const sp_plan_search_opts *o, bool fixed, sp_plan_s
     out->choice = ch;
     out->nchoice = g->nnodes;
   }
-  sp_sg_result_free(&res);
-  sp_sg_free(g);
-  sp_ptr_map_free(&S.opmap);
-  sp_ptr_map_free(&S.valmap);
-  sp_cost_model_free(&S.cm);
-  sp_arena_free(S.a);
-  return SP_OK;
+  rc = SP_OK;
 fail:
   sp_sg_result_free(&res);
   sp_sg_free(g);

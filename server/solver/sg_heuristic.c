@@ -641,22 +641,30 @@ static bool repair(sg_heur *h, int64_t limit) {
   return true;
 }
 
+/* One pass of pair moves over the edges (each edge's best joint change of its two ends),
+ * each success followed by single-node descent around it; whether any move was made. */
+static bool pair_moves(sg_heur *h, int64_t limit) {
+  const sg_prob *p = h->p;
+  bool moved = false;
+  for (int e = 0; e < p->m && !spend(h, 1, limit); e++)
+    if (pair_move(h, e)) {
+      moved = true;
+      wl_push_nbrs(h, p->ea[e]);
+      wl_push_nbrs(h, p->eb[e]);
+      descend_single(h, limit);
+    }
+  return moved;
+}
+
 /* From the current plan (valid or not): repair, then one-node and pair moves until neither
  * helps; records the result if it is the best. */
 static bool settle(sg_heur *h, int64_t limit) {
-  const sg_prob *p = h->p;
   if (!repair(h, limit)) return false;
   bool improved = true;
   while (improved && !h->out_of_time && h->work < limit) {
     push_all(h);
     improved = descend_single(h, limit);
-    for (int e = 0; e < p->m && !spend(h, 1, limit); e++)
-      if (pair_move(h, e)) {
-        improved = true;
-        wl_push_nbrs(h, p->ea[e]);
-        wl_push_nbrs(h, p->eb[e]);
-        descend_single(h, limit);
-      }
+    if (pair_moves(h, limit)) improved = true;
     note_best(h); /* from the first valid plan on, the deadline applies again */
   }
   h->wlen = 0;
@@ -710,13 +718,7 @@ void sp_sg_heur_descend(sg_heur *h, int64_t work, double deadline) {
     push_all(h);
     improved |= descend_single(h, limit);
     note_best(h);
-    for (int e = 0; e < p->m && !spend(h, 1, limit); e++)
-      if (pair_move(h, e)) {
-        improved = true;
-        wl_push_nbrs(h, p->ea[e]);
-        wl_push_nbrs(h, p->eb[e]);
-        descend_single(h, limit);
-      }
+    if (pair_moves(h, limit)) improved = true;
     note_best(h);
     for (int s = 0; s < p->n && !spend(h, 1, limit); s++) {
       int len = random_path(h, s, path, pedge, mark);

@@ -133,3 +133,23 @@ int64_t th_wait_in_flight(th_channel *c, int64_t want, int max_ms, double *waite
   if (run) *run = r;
   return inflight;
 }
+
+Shardplan__V1__PlanResponse *th_plan_cut_short(th_channel *c, const char *mlir, req_opts *o) {
+  for (o->time_limit = 0.05; o->time_limit < 20; o->time_limit *= 2) {
+    size_t len;
+    uint8_t *req = th_plan_request(mlir, *o, &len);
+    th_result r = th_call(c, TH_PLAN, req, len, 120000, NULL);
+    free(req);
+    if (r.status == 4 /* DEADLINE_EXCEEDED */) {
+      th_result_free(&r);
+      continue;
+    }
+    ck_assert_msg(r.status == 0, "Plan failed: %d %s", r.status, r.details);
+    Shardplan__V1__PlanResponse *p = shardplan__v1__plan_response__unpack(NULL, r.len, r.msg);
+    ck_assert_ptr_nonnull(p);
+    th_result_free(&r);
+    return p;
+  }
+  ck_abort_msg("propagation did not finish within a 20 s deadline");
+  return NULL;
+}

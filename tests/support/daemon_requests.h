@@ -46,6 +46,11 @@ uint8_t *th_plan_request(const char *mlir, req_opts o, size_t *len);
 /* A Plan call that must succeed; the decoded response (`raw`, may be NULL: the call). */
 Shardplan__V1__PlanResponse *th_plan_ok(th_channel *c, const char *mlir, req_opts o,
                                         th_result *raw);
+/* A Plan whose search the deadline cuts short, asserting that it succeeds. The deadline also
+ * bounds propagation, which takes longer on a loaded or sanitized build, so o->time_limit
+ * starts at 50 ms and doubles while the answer is DEADLINE_EXCEEDED (propagation unfinished);
+ * the limit that got past propagation is left in o->time_limit. */
+Shardplan__V1__PlanResponse *th_plan_cut_short(th_channel *c, const char *mlir, req_opts *o);
 /* Asserts equal packed `plan` fields. */
 void th_assert_same_plan(const Shardplan__V1__PlanResponse *a,
                          const Shardplan__V1__PlanResponse *b);
