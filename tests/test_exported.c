@@ -277,14 +277,20 @@ static bool has_unreduced(const sp_value *v, const char *axis) {
   return false;
 }
 
-START_TEST(a_partial_sum_flowing_through_an_add_is_all_reduced_once_as_the_export_inserts_it) {
+/* The search's options on one 8-GPU machine, all-reduces only: reduce-scattering each product
+ * onto the rows (and adding the shards) would cost about what one all-reduce of the sum does;
+ * these cases are about the sum's all-reduce. */
+static sp_plan_search_opts all_reduce_opts(void) {
   sp_plan_search_opts o;
   sp_plan_search_opts_init(&o);
   o.cluster = ONE;
-  sp_err err;
-  /* All-reduces only: reduce-scattering each product onto the rows (and adding the shards)
-   * would cost about what one all-reduce of the sum does; the case is the sum's all-reduce. */
   o.no_reduce_scatter = true;
+  return o;
+}
+
+START_TEST(a_partial_sum_flowing_through_an_add_is_all_reduced_once_as_the_export_inserts_it) {
+  sp_plan_search_opts o = all_reduce_opts();
+  sp_err err;
   /* Without partial sums: each product all-reduces its own sum. */
   sp_module *m = sp_test_parse(PARTIAL_ADD);
   propagate(m);
@@ -332,10 +338,7 @@ static const char *const WHOLE_ADD =
     "}\n";
 
 START_TEST(a_product_added_to_a_whole_value_is_reduced_before_the_add) {
-  sp_plan_search_opts o;
-  sp_plan_search_opts_init(&o);
-  o.cluster = ONE;
-  o.no_reduce_scatter = true;
+  sp_plan_search_opts o = all_reduce_opts();
   sp_err err;
   sp_module *m = sp_test_parse(WHOLE_ADD);
   propagate(m);
