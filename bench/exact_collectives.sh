@@ -6,7 +6,9 @@
 #     each binary, and the instructions (callgrind, collection on inside
 #     sp_plan_search_module only, one dump per call: sharing on, then off) of each search;
 #   - 96 layers over 64 devices: plan and Megatron ms/step, and the search's build and solve
-#     wall seconds, the best of RUNS runs of each binary (default 3).
+#     wall seconds, the best of RUNS runs of each binary (default 3); then the instructions of
+#     the search without its time limit (--deep-limit 0: bounded by work, so callgrind's slowness
+#     does not cut it short).
 # Prints a markdown section on stdout. Needs valgrind.
 set -euo pipefail
 before=$1; after=$2; runs=${3:-3}
@@ -58,3 +60,24 @@ for tag in before after; do
     END { printf("| %s |%s|%s|%s| %.2f | %.2f | %.2f | %s |\n", tag, plan, meg, st, bb, bs, bt, all) }' \
     "$tmp/deep.$tag"
 done
+
+# Instructions of the 96-layer search (collection on inside sp_plan_search_module only).
+deep_ir() {   # BIN TAG
+  valgrind --tool=callgrind --toggle-collect=sp_plan_search_module \
+    --callgrind-out-file="$tmp/$2.deep" "$1" --source "$src" --only deep --deep-limit 0 \
+    > "$tmp/$2.deep.out" 2> "$tmp/$2.deep.err"
+  grep -E '^(summary|totals):' "$tmp/$2.deep" | head -1 | awk '{print $2}'
+}
+irb=$(deep_ir "$before" before)
+ira=$(deep_ir "$after" after)
+echo
+echo "96 layers without a time limit (bounded by the solver's work), under callgrind:"
+echo
+echo "| | plan ms/step | status | search instructions |"
+echo "|---|---:|---|---:|"
+for tag in before after; do
+  ir=$irb; [ "$tag" = after ] && ir=$ira
+  grep -E '^\| [0-9]+ \|' "$tmp/$tag.deep.out" | awk -F'|' -v tag="$tag" -v ir="$ir" \
+    '{ printf("| %s |%s|%s| %.0f |\n", tag, $3, $6, ir) }'
+done
+awk -v b="$irb" -v a="$ira" 'BEGIN { printf("\nafter / before: %.3f\n", a / b) }'

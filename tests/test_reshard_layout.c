@@ -176,6 +176,15 @@ START_TEST(a_device_order_change_alone_is_one_permute) {
 }
 END_TEST
 
+START_TEST(sub_axes_that_cannot_coexist_are_gathered_before_the_other_is_sliced) {
+  /* s:(1)2 and s:(1)3 of s=6 overlap without nesting: no layout holds both. */
+  expect("6x6", "[{\"s\":(1)2}, {}]", "[{\"s\":(1)3}, {}]",
+         "gather [{s:(1)2}{}] => [{}{}]; slice [{s:(1)3}{}] => [{s:(1)3}{}]");
+  expect("6x6", "[{\"s\":(2)3}, {}]", "[{}, {\"s\":(1)3}]",
+         "gather [{s:(2)3}{}] => [{}{}]; slice [{}{s:(1)3}] => [{}{s:(1)3}]");
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("reshard_layout");
   TCase *tc = tcase_create("plan");
@@ -188,6 +197,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, movers_to_two_dims_are_grouped_by_target_dim);
   tcase_add_test(tc, from_and_to_nothing_is_one_slice_or_one_gather);
   tcase_add_test(tc, a_device_order_change_alone_is_one_permute);
+  tcase_add_test(tc, sub_axes_that_cannot_coexist_are_gathered_before_the_other_is_sliced);
   suite_add_tcase(s, tc);
   return s;
 }

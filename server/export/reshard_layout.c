@@ -171,6 +171,22 @@ static bool absent(const plan *p, const sp_axis_ref *r) {
   return find(p->cur, p->rank, r, NULL) < 0 && find(p->add, p->rank, r, NULL) < 0;
 }
 
+/* A piece held (or planned) that overlaps `r` without being it: sub-axes that cannot coexist
+ * (x:(1)2 and x:(1)3 of a 6), so `r` cannot come in before that one is gathered. */
+static bool clashes(const plan *p, const sp_axis_ref *r) {
+  const sp_rl_dim *lists[2] = {p->cur, p->add};
+  for (int w = 0; w < 2; w++)
+    for (int d = 0; d < p->rank; d++)
+      for (int i = 0; i < lists[w][d].n; i++) {
+        const sp_axis_ref *h = &lists[w][d].v[i];
+        if (!sp_axis_ref_equal(h, r) && sp_axis_overlaps(h, r, axis_n(p, r))) return true;
+      }
+  return false;
+}
+
+/* A missing piece that can be sliced (or permuted in) now. */
+static bool can_enter(const plan *p, const sp_axis_ref *r) { return absent(p, r) && !clashes(p, r); }
+
 /* The dim whose pieces (with those planned on it) end with `r`, -1 if none. */
 static int ending_with(const plan *p, const sp_axis_ref *r) {
   for (int d = 0; d < p->rank; d++) {
@@ -194,10 +210,10 @@ static void slice_on_src_dims(plan *p) {
     const sp_rl_dim *o = &p->out[t];
     if (!is_prefix(&p->cur[t], o)) continue;
     for (int i = 1; i < o->n; i++) {
-      if (!absent(p, &o->v[i])) continue;
+      if (!can_enter(p, &o->v[i])) continue;
       int j = i;
       int64_t extra = 1;
-      while (j < o->n && absent(p, &o->v[j])) extra *= psize(p, &o->v[j++]);
+      while (j < o->n && can_enter(p, &o->v[j])) extra *= psize(p, &o->v[j++]);
       int s = ending_with(p, &o->v[i - 1]);
       if (s >= 0 && s != t && is_prefix(&p->out[s], &p->cur[s]) && fits(p, s, extra))
         dim_append(p, &p->add[s], &o->v[i], j - i);
@@ -240,13 +256,13 @@ static void slice_by_size(plan *p) {
   for (int d = 0; d < p->rank; d++) {
     int64_t f = growth(p, d);
     for (int i = 0; i < p->out[d].n && f > 1; i++)
-      if (absent(p, &p->out[d].v[i])) take(p, d, d, i, &f);
+      if (can_enter(p, &p->out[d].v[i])) take(p, d, d, i, &f);
   }
   for (int d = 0; d < p->rank; d++) {
     int64_t f = growth(p, d);
     for (int t = 0; t < p->rank && f > 1; t++)
       for (int i = 0; i < p->out[t].n && f > 1; i++)
-        if (t != d && absent(p, &p->out[t].v[i]) &&
+        if (t != d && can_enter(p, &p->out[t].v[i]) &&
             leftover_size(p, t) % psize(p, &p->out[t].v[i]) != 0 &&
             fits(p, d, sp_gcd64(psize(p, &p->out[t].v[i]), f)))
           take(p, d, t, i, &f);
@@ -274,7 +290,7 @@ static bool slice_tails(plan *p) {
     const sp_rl_dim *c = &p->cur[t], *o = &p->out[t];
     if (c->n == o->n || !is_prefix(c, o)) continue;
     bool all = true;
-    for (int i = c->n; i < o->n && all; i++) all = absent(p, &o->v[i]);
+    for (int i = c->n; i < o->n && all; i++) all = can_enter(p, &o->v[i]);
     if (!all) continue;
     dim_append(p, &p->add[t], &o->v[c->n], o->n - c->n);
     any = true;
@@ -343,6 +359,7 @@ static bool bring(plan *p, int t, int i) {
     move_within(p, t, pos, i);
     return true;
   }
+  if (s < 0 && clashes(p, &r)) return false;
   int64_t want = psize(p, &r);
   int v = victim_of_size(p, t, i, want);
   if (v < 0) {
@@ -498,6 +515,7 @@ static bool permute_step(plan *p, bool force) {
     return false;
   }
   memcpy(before, p->cur, (size_t)p->rank * sizeof *before);
+  clear(p->add, p->rank);   /* nothing planned: what clashes is what is held */
   for (int t = 0; t < p->rank; t++) p->np[t] = fitting_prefix(p, t, dim_size(p, &p->cur[t]));
   for (int t = 0; t < p->rank; t++) {
     /* np[t] (the whole prefix) is kept out of the victims while it is placed. */

@@ -375,10 +375,137 @@ static bool is_word(const sp__mlir_token *t, const char *const *words, size_t n)
   return false;
 }
 
-static int attr_text(sp__mlir_parser *p, sp_strbuf *sb, bool elide, sp_type **type_out) {
+/* @sym, or a nested reference @a::@b. */
+static int symbol_ref_text(sp__mlir_parser *p, sp_strbuf *sb) {
+  const char *name;
+  int rc = sp__mlir_parse_symbol(p, &name);
+  if (rc) return rc;
+  sp__mlir_put_symbol(sb, name);
+  while (p->lx.tok.kind == SP_TOK_COLON && sp__mlir_lex_peek(&p->lx) == ':') {
+    sp__mlir_lex_seek(&p->lx, p->lx.cur + 1);
+    if ((rc = sp__mlir_parse_symbol(p, &name))) return rc;
+    sp_strbuf_puts(sb, "::");
+    sp__mlir_put_symbol(sb, name);
+  }
+  return SP_OK;
+}
+
+/* [a, b, ...]: elements printed with `: i64` / `: f64` elided, as MLIR does in arrays. */
+static int array_list_text(sp__mlir_parser *p, sp_strbuf *sb) {
+  int rc = SP_OK;
+  sp__mlir_next(p);
+  sp_strbuf_putc(sb, '[');
+  if (p->lx.tok.kind != SP_TOK_RSQUARE) {
+    for (int i = 0;; i++) {
+      if (i) sp_strbuf_puts(sb, ", ");
+      if ((rc = attr_text(p, sb, true, NULL))) break;
+      if (!sp__mlir_accept(p, SP_TOK_COMMA)) break;
+    }
+  }
+  if (!rc) rc = sp__mlir_expect(p, SP_TOK_RSQUARE, "array");
+  sp_strbuf_putc(sb, ']');
+  return rc;
+}
+
+/* #alias (read where it was defined) or #dialect.attr<...> (kept as normalised text). */
+static int hash_text(sp__mlir_parser *p, sp_strbuf *sb, bool elide, sp_type **type_out) {
+  const sp__mlir_token *t = &p->lx.tok;
+  const char *alias = NULL;
+  if (!memchr(t->p, '.', t->n) && sp__mlir_lex_peek(&p->lx) != '<')
+    alias = sp__mlir_alias_lookup(p, t, false);
+  if (alias) {
+    const char *after = t->p + t->n;
+    sp__mlir_lex_seek(&p->lx, alias);
+    int rc = attr_text(p, sb, elide, type_out);
+    if (!rc) sp__mlir_lex_seek(&p->lx, after);
+    return rc;
+  }
+  sp_strbuf_putn(sb, t->p, t->n);
+  if (sp__mlir_lex_peek(&p->lx) == '<') {
+    p->lx.cur = t->p + t->n;
+    return copy_balanced(p, sb, "attribute");
+  }
+  sp__mlir_next(p);
+  return SP_OK;
+}
+
+/* dense_resource<...>, affine_map<...>, ... kept verbatim, with an optional `: type`. */
+static int opaque_text(sp__mlir_parser *p, sp_strbuf *sb, sp_type **type_out) {
+  const sp__mlir_token *t = &p->lx.tok;
+  int rc = SP_OK;
+  sp_strbuf_putn(sb, t->p, t->n);
+  int c = sp__mlir_lex_peek(&p->lx);
+  if (c == '<' || c == '(' || c == '[') {
+    p->lx.cur = t->p + t->n;
+    rc = copy_balanced(p, sb, "attribute");
+  } else {
+    sp__mlir_next(p);
+  }
+  if (!rc && sp__mlir_accept(p, SP_TOK_COLON)) {
+    sp_type *ty;
+    if (!(rc = sp__mlir_parse_type(p, &ty))) {
+      sp_strbuf_puts(sb, " : ");
+      sp_type_print(sb, ty);
+      if (type_out) *type_out = ty;
+    }
+  }
+  return rc;
+}
+
+/* A bare word: true/false/unit, dense<...>, array<...>, an opaque attribute, a type, or a
+ * dialect's enum keyword (kept as is). */
+static int bare_text(sp__mlir_parser *p, sp_strbuf *sb, sp_type **type_out) {
   static const char *const opaque_words[] = {"dense_resource", "sparse", "affine_map",
                                              "affine_set", "opaque", "strided", "distinct",
                                              "loc", "dense_array"};
+  const sp__mlir_token *t = &p->lx.tok;
+  if (sp__mlir_tok_is(t, "true") || sp__mlir_tok_is(t, "false") || sp__mlir_tok_is(t, "unit")) {
+    sp_strbuf_putn(sb, t->p, t->n);
+    sp__mlir_next(p);
+    return SP_OK;
+  }
+  if (sp__mlir_tok_is(t, "dense")) {
+    sp__mlir_next(p);
+    return dense_text(p, sb, "dense", type_out);
+  }
+  if (sp__mlir_tok_is(t, "array")) {
+    sp__mlir_next(p);
+    return array_text(p, sb);
+  }
+  if (is_word(t, opaque_words, sizeof opaque_words / sizeof opaque_words[0]))
+    return opaque_text(p, sb, type_out);
+  if (sp__mlir_at_type(p)) {
+    sp_type *ty;
+    int rc = sp__mlir_parse_type(p, &ty);
+    if (!rc) sp_type_print(sb, ty);
+    return rc;
+  }
+  sp_strbuf_putn(sb, t->p, t->n);
+  sp__mlir_next(p);
+  return SP_OK;
+}
+
+/* (T, T) -> R  or  (T) -> (R1, R2) */
+static int function_type_text(sp__mlir_parser *p, sp_strbuf *sb) {
+  sp__mlir_types ins = {0}, outs = {0};
+  int rc = sp__mlir_parse_function_type(p, &ins, &outs);
+  if (rc) return rc;
+  sp_strbuf_putc(sb, '(');
+  for (int i = 0; i < ins.n; i++) {
+    if (i) sp_strbuf_puts(sb, ", ");
+    sp_type_print(sb, ins.v[i]);
+  }
+  sp_strbuf_puts(sb, ") -> ");
+  if (outs.n != 1) sp_strbuf_putc(sb, '(');
+  for (int i = 0; i < outs.n; i++) {
+    if (i) sp_strbuf_puts(sb, ", ");
+    sp_type_print(sb, outs.v[i]);
+  }
+  if (outs.n != 1) sp_strbuf_putc(sb, ')');
+  return SP_OK;
+}
+
+static int attr_text(sp__mlir_parser *p, sp_strbuf *sb, bool elide, sp_type **type_out) {
   const sp__mlir_token *t = &p->lx.tok;
   int rc = sp__mlir_enter(p);
   if (rc) return rc;
@@ -390,114 +517,20 @@ static int attr_text(sp__mlir_parser *p, sp_strbuf *sb, bool elide, sp_type **ty
       if (!(rc = sp__mlir_parse_string(p, &s, &len, "attribute"))) sp__mlir_put_string(sb, s, len);
       break;
     }
-    case SP_TOK_AT: {
-      const char *name;
-      if ((rc = sp__mlir_parse_symbol(p, &name))) break;
-      sp__mlir_put_symbol(sb, name);
-      /* Nested references @a::@b */
-      while (p->lx.tok.kind == SP_TOK_COLON && sp__mlir_lex_peek(&p->lx) == ':') {
-        sp__mlir_lex_seek(&p->lx, p->lx.cur + 1);
-        if ((rc = sp__mlir_parse_symbol(p, &name))) break;
-        sp_strbuf_puts(sb, "::");
-        sp__mlir_put_symbol(sb, name);
-      }
-      break;
-    }
+    case SP_TOK_AT: rc = symbol_ref_text(p, sb); break;
     case SP_TOK_INT:
     case SP_TOK_FLOAT:
     case SP_TOK_MINUS: rc = number_text(p, sb, elide, type_out); break;
-    case SP_TOK_LSQUARE:
-      sp__mlir_next(p);
-      sp_strbuf_putc(sb, '[');
-      if (p->lx.tok.kind != SP_TOK_RSQUARE) {
-        for (int i = 0;; i++) {
-          if (i) sp_strbuf_puts(sb, ", ");
-          if ((rc = attr_text(p, sb, true, NULL))) break;
-          if (!sp__mlir_accept(p, SP_TOK_COMMA)) break;
-        }
-      }
-      if (!rc) rc = sp__mlir_expect(p, SP_TOK_RSQUARE, "array");
-      sp_strbuf_putc(sb, ']');
-      break;
+    case SP_TOK_LSQUARE: rc = array_list_text(p, sb); break;
     case SP_TOK_LBRACE: rc = dict_text(p, sb); break;
-    case SP_TOK_HASH: {
-      const char *alias = NULL;
-      if (!memchr(t->p, '.', t->n) && sp__mlir_lex_peek(&p->lx) != '<')
-        alias = sp__mlir_alias_lookup(p, t, false);
-      if (alias) {
-        const char *after = t->p + t->n;
-        sp__mlir_lex_seek(&p->lx, alias);
-        rc = attr_text(p, sb, elide, type_out);
-        if (!rc) sp__mlir_lex_seek(&p->lx, after);
-        break;
-      }
-      sp_strbuf_putn(sb, t->p, t->n);
-      if (sp__mlir_lex_peek(&p->lx) == '<') {
-        p->lx.cur = t->p + t->n;
-        rc = copy_balanced(p, sb, "attribute");
-      } else {
-        sp__mlir_next(p);
-      }
-      break;
-    }
-    case SP_TOK_BARE:
-      if (sp__mlir_tok_is(t, "true") || sp__mlir_tok_is(t, "false") || sp__mlir_tok_is(t, "unit")) {
-        sp_strbuf_putn(sb, t->p, t->n);
-        sp__mlir_next(p);
-      } else if (sp__mlir_tok_is(t, "dense")) {
-        sp__mlir_next(p);
-        rc = dense_text(p, sb, "dense", type_out);
-      } else if (sp__mlir_tok_is(t, "array")) {
-        sp__mlir_next(p);
-        rc = array_text(p, sb);
-      } else if (is_word(t, opaque_words, sizeof opaque_words / sizeof opaque_words[0])) {
-        sp_strbuf_putn(sb, t->p, t->n);
-        int c = sp__mlir_lex_peek(&p->lx);
-        if (c == '<' || c == '(' || c == '[') {
-          p->lx.cur = t->p + t->n;
-          rc = copy_balanced(p, sb, "attribute");
-        } else {
-          sp__mlir_next(p);
-        }
-        if (!rc && sp__mlir_accept(p, SP_TOK_COLON)) {
-          sp_type *ty;
-          if (!(rc = sp__mlir_parse_type(p, &ty))) {
-            sp_strbuf_puts(sb, " : ");
-            sp_type_print(sb, ty);
-            if (type_out) *type_out = ty;
-          }
-        }
-      } else if (sp__mlir_at_type(p)) {
-        sp_type *ty;
-        if (!(rc = sp__mlir_parse_type(p, &ty))) sp_type_print(sb, ty);
-      } else {
-        /* A bare keyword (enum spelling of a dialect's custom syntax): kept as is. */
-        sp_strbuf_putn(sb, t->p, t->n);
-        sp__mlir_next(p);
-      }
-      break;
+    case SP_TOK_HASH: rc = hash_text(p, sb, elide, type_out); break;
+    case SP_TOK_BARE: rc = bare_text(p, sb, type_out); break;
     case SP_TOK_BANG: {
       sp_type *ty;
       if (!(rc = sp__mlir_parse_type(p, &ty))) sp_type_print(sb, ty);
       break;
     }
-    case SP_TOK_LPAREN: {
-      sp__mlir_types ins = {0}, outs = {0};
-      if ((rc = sp__mlir_parse_function_type(p, &ins, &outs))) break;
-      sp_strbuf_putc(sb, '(');
-      for (int i = 0; i < ins.n; i++) {
-        if (i) sp_strbuf_puts(sb, ", ");
-        sp_type_print(sb, ins.v[i]);
-      }
-      sp_strbuf_puts(sb, ") -> ");
-      if (outs.n != 1) sp_strbuf_putc(sb, '(');
-      for (int i = 0; i < outs.n; i++) {
-        if (i) sp_strbuf_puts(sb, ", ");
-        sp_type_print(sb, outs.v[i]);
-      }
-      if (outs.n != 1) sp_strbuf_putc(sb, ')');
-      break;
-    }
+    case SP_TOK_LPAREN: rc = function_type_text(p, sb); break;
     case SP_TOK_ERROR: rc = sp__mlir_error(p, NULL, "%s", p->lx.err_msg); break;
     case SP_TOK_EOF: rc = sp__mlir_error(p, NULL, "expected attribute value, got end of input"); break;
     default: {

@@ -520,6 +520,79 @@ static Shardplan__V1__PlanResponse *better_stored(sp_job *j,
   return o;
 }
 
+/* The engine's options for the next segment of job j's search: the time left of its limit
+ * since run_start, the moving deadline, cancellation, progress, and the warm start `seed`. */
+static void segment_options(sp_job *j, double run_start, int *seed, int nseed) {
+  double used = sp_clock_now() - run_start;
+  j->req.popts.time_limit = j->time_limit > used ? j->time_limit - used : 0;
+  j->req.popts.deadline = 0;
+  j->req.popts.moving_deadline_us = &j->deadline_us;
+  j->req.popts.cancel = &j->cancel;
+  j->req.popts.progress = on_progress;
+  j->req.popts.progress_ctx = j;
+  j->req.popts.incumbent = seed;
+  j->req.popts.nincumbent = nseed;
+  j->last_progress_ms = sp_clock_now_ms();
+  j->sent_incumbent = false;
+}
+
+/* The gRPC status and message (into msg) for a segment of job j that failed with rc. */
+static int run_failure(sp_job *j, int rc, const sp_err *err, char *msg, size_t cap) {
+  sp_service *s = j->svc;
+  int status = atomic_load(&j->cancel) ? (s->draining ? SP_RPC_UNAVAILABLE : SP_RPC_CANCELLED)
+               : rc == SP_ENOTFOUND ? SP_RPC_FAILED_PRECONDITION
+               : rc == SP_ETIMEOUT ? SP_RPC_DEADLINE_EXCEEDED
+                                    : sp__svc_status_of(rc);
+  snprintf(msg, cap, "%s%s", status == SP_RPC_UNAVAILABLE
+           ? "the server is shutting down: " : rc == SP_ENOTFOUND ? "no valid plan: " : "",
+           err->msg);
+  return status;
+}
+
+/* The answer to job j from `plan`, searched for search_s seconds: the response *resp (in a new
+ * arena *a, the caller's) and its packed bytes *bytes, *n (malloc'd, the caller's). NULL, or
+ * the message of what ran out of memory. Wall time is not part of the plan (equal requests get
+ * equal bytes): it goes beside it. */
+static const char *build_answer(sp_job *j, sp_plan *plan, double search_s, sp_arena **a,
+                                Shardplan__V1__PlanResponse **resp, uint8_t **bytes, size_t *n,
+                                sp_err *err) {
+  plan->solver.build_s = plan->solver.solve_s = 0;
+  *a = sp_arena_new(0);
+  if (!*a || sp_rpc_plan_summary(plan, &j->names, j->key, *a, resp, err))
+    return "out of memory building the answer";
+  (*resp)->search_seconds = search_s;
+  (*resp)->time_limit_seconds = j->req.popts.time_limit;
+  *n = shardplan__v1__plan_response__get_packed_size(*resp);
+  *bytes = malloc(*n ? *n : 1);
+  if (!*bytes) return "out of memory";
+  shardplan__v1__plan_response__pack(*resp, *bytes);
+  return NULL;
+}
+
+/* Stores job j's plan (store_plan); a final one is also remembered for the creator's exact
+ * bytes, which it answers in the creator's labels. */
+static int keep_plan(sp_job *j, const sp_plan *plan, const Shardplan__V1__PlanResponse *resp,
+                     uint8_t *bytes, size_t n, sp_err *err) {
+  int rc = store_plan(j, plan, resp, bytes, n, err);
+  if (rc != SP_OK || resp->provisional) return rc;
+  sp_store_plan mine = {.plan = bytes, .plan_len = n, .status = sp_rpc_status_word(resp)};
+  snprintf(mine.key, sizeof mine.key, "%s", j->key);
+  remember(j->svc, j->raw, j->req.detail, &mine);
+  return SP_OK;
+}
+
+/* *seed becomes a copy of the plan's choice (the next segment's warm start); none when the
+ * plan has no choice or memory runs out. */
+static void reseed(const sp_plan *plan, int **seed, int *nseed) {
+  free(*seed);
+  *seed = NULL;
+  *nseed = 0;
+  if (plan->nchoice > 0 && (*seed = malloc((size_t)plan->nchoice * sizeof **seed))) {
+    memcpy(*seed, plan->choice, (size_t)plan->nchoice * sizeof **seed);
+    *nseed = plan->nchoice;
+  }
+}
+
 /* A search, in segments: each runs the engine until the earliest end among the waiters left
  * (the moving deadline, which follows them as they join and leave), or to its own end when it
  * finishes first. A final plan answers everyone. A plan cut short (provisional) answers the
@@ -565,56 +638,29 @@ static void run_job(void *arg) {
       snprintf(msg, sizeof msg, "%s", err.msg);
       goto answer;
     }
-    double used = sp_clock_now() - run_start;
-    j->req.popts.time_limit = j->time_limit > used ? j->time_limit - used : 0;
-    j->req.popts.deadline = 0;
-    j->req.popts.moving_deadline_us = &j->deadline_us;
-    j->req.popts.cancel = &j->cancel;
-    j->req.popts.progress = on_progress;
-    j->req.popts.progress_ctx = j;
-    j->req.popts.incumbent = seed;
-    j->req.popts.nincumbent = nseed;
-    j->last_progress_ms = sp_clock_now_ms();
-    j->sent_incumbent = false;
+    segment_options(j, run_start, seed, nseed);
     sp_plan_input in = {.module = j->req.module, .filename = j->req.module->filename};
     rc = sp_plan_run(&in, j->req.search ? j->req.cluster : NULL, &j->req.popts, &plan, &err);
     if (rc) {
-      status = atomic_load(&j->cancel) ? (s->draining ? SP_RPC_UNAVAILABLE : SP_RPC_CANCELLED)
-                                       : rc == SP_ENOTFOUND ? SP_RPC_FAILED_PRECONDITION
-                                       : rc == SP_ETIMEOUT ? SP_RPC_DEADLINE_EXCEEDED
-                                                            : sp__svc_status_of(rc);
-      snprintf(msg, sizeof msg, "%s%s", status == SP_RPC_UNAVAILABLE
-               ? "the server is shutting down: " : rc == SP_ENOTFOUND ? "no valid plan: " : "",
-               err.msg);
+      status = run_failure(j, rc, &err, msg, sizeof msg);
       goto answer;
     }
     /* Wall time is not part of the plan (equal requests get equal bytes): it goes beside it. */
     double search_s = sp_clock_now() - run_start;
-    plan->solver.build_s = plan->solver.solve_s = 0;
     Shardplan__V1__PlanResponse *resp = NULL;
-    a = sp_arena_new(0);
-    if (!a || sp_rpc_plan_summary(plan, &j->names, j->key, a, &resp, &err)) {
+    size_t n = 0;
+    const char *oom = build_answer(j, plan, search_s, &a, &resp, &bytes, &n, &err);
+    if (oom) {
       status = SP_RPC_RESOURCE_EXHAUSTED;
-      snprintf(msg, sizeof msg, "out of memory building the answer");
+      snprintf(msg, sizeof msg, "%s", oom);
       goto answer;
     }
-    resp->search_seconds = search_s;
-    resp->time_limit_seconds = j->req.popts.time_limit;
-    size_t n = shardplan__v1__plan_response__get_packed_size(resp);
-    bytes = malloc(n ? n : 1);
-    if (!bytes) {
-      status = SP_RPC_RESOURCE_EXHAUSTED;
-      snprintf(msg, sizeof msg, "out of memory");
-      goto answer;
-    }
-    shardplan__v1__plan_response__pack(resp, bytes);
 
     /* A plan already stored (provisional) is replaced only by a better one. */
     bool stored_ok = false;
     old = better_stored(j, resp);
     if (!old) {
-      stored_ok = (rc = store_plan(j, plan, resp, bytes, n, &err)) == SP_OK;
-      if (!stored_ok) {
+      if ((rc = keep_plan(j, plan, resp, bytes, n, &err)) != SP_OK) {
         /* A plan the cache does not keep is not acknowledged: its key would lead nowhere,
          * and the next rank of the same job could get a different plan (a deadline-cut
          * search is not repeatable). The callers get the cache's error and may retry. */
@@ -622,12 +668,7 @@ static void run_job(void *arg) {
         snprintf(msg, sizeof msg, "the plan could not be stored: %s", err.msg);
         goto answer;
       }
-      if (!resp->provisional) {
-        sp_store_plan mine = {.plan = bytes, .plan_len = n, .status = sp_rpc_status_word(resp)};
-        snprintf(mine.key, sizeof mine.key, "%s", j->key);
-        /* The creator's exact bytes answer with the creator's labels: remember them. */
-        remember(s, j->raw, j->req.detail, &mine);
-      }
+      stored_ok = true;
     }
     /* A final plan answers everyone; a provisional one those whose time has come. */
     waiter *ws = take_waiters(j, !resp->provisional, sp_clock_now_ms() + 50, &finished);
@@ -644,13 +685,7 @@ static void run_job(void *arg) {
       goto done;
     }
     /* Others wait longer: search on for them from this plan. */
-    free(seed);
-    seed = NULL;
-    nseed = 0;
-    if (plan->nchoice > 0 && (seed = malloc((size_t)plan->nchoice * sizeof *seed))) {
-      memcpy(seed, plan->choice, (size_t)plan->nchoice * sizeof *seed);
-      nseed = plan->nchoice;
-    }
+    reseed(plan, &seed, &nseed);
     if (old) shardplan__v1__plan_response__free_unpacked(old, NULL);
     old = NULL;
     free(bytes);
@@ -700,6 +735,111 @@ static bool memory_hit(sp_service *s, sp_rpc_call *call, bool stream, const char
   return true;
 }
 
+/* 1. The request's exact bytes in the plan cache (a usable plan): answered, true. */
+static bool raw_hit(sp_service *s, sp_rpc_call *call, bool stream, const char *raw,
+                    const sp_rpc_request *req, int64_t ms_left) {
+  sp_store_plan sp = {0};
+  bool hit = sp_store_get_by_raw(s->store, req->raw, SP_STORE_WITH_PLAN | SP_STORE_COUNT_HIT,
+                                 &sp, NULL) == SP_OK &&
+             usable(s, &sp, req, ms_left);
+  if (hit) {
+    answer_stored(s, call, stream, (int)req->msg->detail, &sp, NULL, "hit (raw)");
+    remember(s, raw, (int)req->msg->detail, &sp);
+  }
+  sp_store_plan_free(&sp);
+  return hit;
+}
+
+/* 2. The request's key (the same graph, maybe renamed) in the plan cache: answered in the
+ * caller's labels, true; the request's bytes then lead to the plan directly next time. */
+static bool key_hit(sp_service *s, sp_rpc_call *call, bool stream, const sp_rpc_request *req,
+                    const sp_rpc_labels *labels, int64_t ms_left) {
+  sp_store_plan sp = {0};
+  bool hit = sp_store_get(s->store, req->key, SP_STORE_WITH_PLAN | SP_STORE_COUNT_HIT |
+                          SP_STORE_COUNT_MISS, &sp, NULL) == SP_OK &&
+             usable(s, &sp, req, ms_left);
+  if (hit && answer_stored(s, call, stream, req->detail, &sp, labels, "hit")) {
+    sp_store_add_raw_hash(s->store, req->raw, req->key, NULL);   /* same bytes next time */
+    remember(s, req->raw, req->detail, &sp);
+  }
+  sp_store_plan_free(&sp);
+  return hit;
+}
+
+/* 3. Under s->mu: adds waiter `w` to the running search for `key`, if there is one (true). */
+static bool join_search(sp_service *s, sp_rpc_call *call, bool stream, const char *key,
+                        waiter *w) {
+  sp_job *j = s->jobs;
+  while (j && (strcmp(j->key, key) != 0 || atomic_load(&j->cancel))) j = j->next;
+  if (!j) return false;
+  w->coalesced = true;
+  w->next = j->waiters;
+  j->waiters = w;
+  retarget(j);   /* its end may come before the others': the search stops for it then */
+  atomic_fetch_add(&s->coalesced, 1);
+  if (stream) send_progress(call, "queued", NULL, 0);
+  return true;
+}
+
+/* 4. Under s->mu: a new search job for *req (whose bytes are buf[0, len)) with waiter `w`,
+ * queued on the pool. SP_OK: the job owns the request (*req is emptied) and `w`. Else
+ * SP_ELIMIT (the queue is full) or SP_ENOMEM: `w` is still the caller's, and so is
+ * *unstarted (NULL when none was made), a job that may own the request; the caller frees it
+ * with free_job once the lock is released. */
+static int start_search(sp_service *s, sp_rpc_call *call, bool stream, sp_rpc_request *req,
+                        waiter *w, const uint8_t *buf, size_t len, double asked,
+                        sp_job **unstarted) {
+  sp_job *j = calloc(1, sizeof *j);
+  uint8_t *copy = malloc(len ? len : 1);
+  if (j) {
+    j->request = copy;   /* owned by the job from here */
+    copy = NULL;
+  }
+  int rc = SP_ENOMEM;
+  if (j && j->request && sp_rpc_labels_read(req->module, &j->names, NULL) == SP_OK) {
+    if (len) memcpy(j->request, buf, len);
+    j->svc = s;
+    snprintf(j->key, sizeof j->key, "%s", req->key);
+    snprintf(j->raw, sizeof j->raw, "%s", req->raw);
+    j->request_len = len;
+    j->time_limit = asked;
+    j->req = *req;    /* the job owns the request from here */
+    memset(req, 0, sizeof *req);
+    j->req.popts.search_options = j->req.search_options;
+    j->waiters = w;
+    retarget(j);
+    rc = sp_pool_submit(s->pool, run_job, j);
+  }
+  if (rc == SP_OK) {
+    j->next = s->jobs;
+    s->jobs = j;
+    s->njobs++;
+    atomic_fetch_add(&s->misses, 1);
+    if (s->obs.on_cache) s->obs.on_cache(s->obs.ctx, false);
+    if (stream) send_progress(call, "queued", NULL, 0);
+    return SP_OK;
+  }
+  free(copy);
+  if (j) j->waiters = NULL;
+  *unstarted = j;
+  return rc;
+}
+
+/* The search could not start: SP_ELIMIT (the queue is full, `running` and `queued` searches)
+ * is UNAVAILABLE with when to retry; anything else is out of memory. */
+static void refuse(sp_service *s, sp_rpc_call *call, bool stream, int rc, int running,
+                   int queued) {
+  if (rc == SP_ELIMIT) {
+    char msg[200];
+    int64_t retry = 1000 + 500 * (int64_t)queued;
+    snprintf(msg, sizeof msg, "search queue full (%d running, %d waiting); retry after %lld ms",
+             running, queued, (long long)retry);
+    /* The waiter's call gets its answer here; its cancel hook finds nothing. */
+    fail_call(s, call, stream, NULL, SP_RPC_UNAVAILABLE, msg, retry);
+  } else {
+    fail_call(s, call, stream, NULL, SP_RPC_RESOURCE_EXHAUSTED, "out of memory", 0);
+  }
+}
 
 static void handle(sp_rpc_call *call, sp_service *s, bool stream) {
   const char *M = method_name(stream);
@@ -721,18 +861,11 @@ static void handle(sp_rpc_call *call, sp_service *s, bool stream) {
   }
   req.max_memory_bytes = s->o.max_request_memory_bytes;
   int64_t ms_left = sp_rpc_call_ms_left(call);
-  sp_store_plan sp = {0};
   /* 1. An exact repeat. */
-  if (sp_store_get_by_raw(s->store, req.raw, SP_STORE_WITH_PLAN | SP_STORE_COUNT_HIT, &sp,
-                          NULL) == SP_OK &&
-      usable(s, &sp, &req, ms_left)) {
-    answer_stored(s, call, stream, (int)req.msg->detail, &sp, NULL, "hit (raw)");
-    remember(s, raw, (int)req.msg->detail, &sp);
-    sp_store_plan_free(&sp);
+  if (raw_hit(s, call, stream, raw, &req, ms_left)) {
     sp_rpc_request_free(&req);
     return;
   }
-  sp_store_plan_free(&sp);
   /* 2. Read the graph; the key. */
   int rc = sp_rpc_request_prepare(&req, &err);
   if (rc) {
@@ -746,20 +879,11 @@ static void handle(sp_rpc_call *call, sp_service *s, bool stream) {
     sp_rpc_request_free(&req);
     return;
   }
-  memset(&sp, 0, sizeof sp);
-  if (sp_store_get(s->store, req.key, SP_STORE_WITH_PLAN | SP_STORE_COUNT_HIT |
-                   SP_STORE_COUNT_MISS, &sp, NULL) == SP_OK &&
-      usable(s, &sp, &req, ms_left)) {
-    if (answer_stored(s, call, stream, req.detail, &sp, &labels, "hit")) {
-      sp_store_add_raw_hash(s->store, req.raw, req.key, NULL);   /* same bytes next time */
-      remember(s, req.raw, req.detail, &sp);
-    }
-    sp_store_plan_free(&sp);
+  if (key_hit(s, call, stream, &req, &labels, ms_left)) {
     sp_rpc_labels_free(&labels);
     sp_rpc_request_free(&req);
     return;
   }
-  sp_store_plan_free(&sp);
 
   /* 3./4. Join the search for this key, or start one. */
   waiter *w = calloc(1, sizeof *w);
@@ -791,71 +915,20 @@ static void handle(sp_rpc_call *call, sp_service *s, bool stream) {
     sp_rpc_request_free(&req);
     return;
   }
-  sp_job *j = s->jobs;
-  while (j && (strcmp(j->key, req.key) != 0 || atomic_load(&j->cancel))) j = j->next;
-  if (j) {
-    w->coalesced = true;
-    w->next = j->waiters;
-    j->waiters = w;
-    retarget(j);   /* its end may come before the others': the search stops for it then */
-    atomic_fetch_add(&s->coalesced, 1);
-    if (stream) send_progress(call, "queued", NULL, 0);
+  sp_job *unstarted = NULL;
+  if (join_search(s, call, stream, req.key, w) ||
+      (rc = start_search(s, call, stream, &req, w, buf, len, asked, &unstarted)) == SP_OK) {
     pthread_mutex_unlock(&s->mu);
     sp_rpc_request_free(&req);
-    return;
-  }
-  j = calloc(1, sizeof *j);
-  uint8_t *copy = malloc(len ? len : 1);
-  if (j) {
-    j->request = copy;   /* owned by the job from here */
-    copy = NULL;
-  }
-  rc = SP_ENOMEM;
-  if (j && j->request && sp_rpc_labels_read(req.module, &j->names, NULL) == SP_OK) {
-    if (len) memcpy(j->request, buf, len);
-    j->svc = s;
-    snprintf(j->key, sizeof j->key, "%s", req.key);
-    snprintf(j->raw, sizeof j->raw, "%s", req.raw);
-    j->request_len = len;
-    j->time_limit = asked;
-    j->req = req;    /* the job owns the request from here */
-    memset(&req, 0, sizeof req);
-    j->req.popts.search_options = j->req.search_options;
-    j->waiters = w;
-    retarget(j);
-    rc = sp_pool_submit(s->pool, run_job, j);
-  }
-  if (rc == SP_OK) {
-    j->next = s->jobs;
-    s->jobs = j;
-    s->njobs++;
-    atomic_fetch_add(&s->misses, 1);
-    if (s->obs.on_cache) s->obs.on_cache(s->obs.ctx, false);
-    if (stream) send_progress(call, "queued", NULL, 0);
-    pthread_mutex_unlock(&s->mu);
     return;
   }
   /* Not started: the queue is full (or memory ran out). */
   int running = 0, queued = 0;
   sp_pool_gauges(s->pool, &running, &queued);
   pthread_mutex_unlock(&s->mu);
-  if (j) {
-    j->waiters = NULL;
-    free_job(j);
-  } else {
-    free(copy);
-  }
+  if (unstarted) free_job(unstarted);
   sp_rpc_request_free(&req);
-  char msg[200];
-  if (rc == SP_ELIMIT) {
-    int64_t retry = 1000 + 500 * (int64_t)queued;
-    snprintf(msg, sizeof msg, "search queue full (%d running, %d waiting); retry after %lld ms",
-             running, queued, (long long)retry);
-    /* The waiter's call gets its answer here; its cancel hook finds nothing. */
-    fail_call(s, call, stream, NULL, SP_RPC_UNAVAILABLE, msg, retry);
-  } else {
-    fail_call(s, call, stream, NULL, SP_RPC_RESOURCE_EXHAUSTED, "out of memory", 0);
-  }
+  refuse(s, call, stream, rc, running, queued);
   free_waiter(w);
 }
 
