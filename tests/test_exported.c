@@ -20,6 +20,7 @@
 #include "propagation/propagate.h"
 #include "search/plan_search.h"
 #include "cluster_support.h"
+#include "gen_support.h"
 #include "test_support.h"
 
 static sp_cluster *ONE;
@@ -27,26 +28,11 @@ static sp_cluster *ONE;
 static void setup(void) { ONE = sp_test_load_cluster("one_machine_8gpu.json"); }
 static void teardown(void) { sp_cluster_free(ONE); }
 
-static void propagate(sp_module *m) {
-  sp_err err;
-  sp_propagate_options po;
-  memset(&po, 0, sizeof po);
-  po.strategy = SP_PROP_AGGRESSIVE;
-  int rc = sp_propagate_module(m, &po, NULL, &err);
-  ck_assert_msg(rc == SP_OK, "%s", err.msg);
-}
-
 static sp_module *gpt(int layers, sp_gen_annotate annotate) {
   sp_gen_options o;
   sp_gen_gpt_training_options(&o, layers); /* bench_search's model: every kind of edge */
   o.annotate = annotate;
-  sp_strbuf sb = SP_STRBUF_INIT;
-  sp_err err;
-  ck_assert_int_eq(sp_gen_write(&o, &sb, NULL, &err), SP_OK);
-  sp_module *m = sp_test_parse(sp_strbuf_str(&sb));
-  sp_strbuf_free(&sb);
-  propagate(m);
-  return m;
+  return sp_test_generate(&o);
 }
 
 /* A training step: layer l's weights are arguments 8 l + {2, 3, 4, 5, 7, 8}, their gradients
@@ -154,7 +140,7 @@ END_TEST
 
 /* Propagated, then searched with the default options on one 8-GPU machine. */
 static sp_plan_summary propagate_and_search(sp_module *m) {
-  propagate(m);
+  sp_test_propagate(m);
   sp_plan_search_opts o;
   sp_plan_search_opts_init(&o);
   o.cluster = ONE;
@@ -293,7 +279,7 @@ START_TEST(a_partial_sum_flowing_through_an_add_is_all_reduced_once_as_the_expor
   sp_err err;
   /* Without partial sums: each product all-reduces its own sum. */
   sp_module *m = sp_test_parse(PARTIAL_ADD);
-  propagate(m);
+  sp_test_propagate(m);
   o.no_partial = true;
   sp_plan_summary before;
   ck_assert_msg(sp_plan_search_module(m, &o, &before, &err) == SP_OK, "%s", err.msg);
@@ -302,7 +288,7 @@ START_TEST(a_partial_sum_flowing_through_an_add_is_all_reduced_once_as_the_expor
   /* With them: both products and the add stay partial over "model"; one all-reduce of the sum,
    * read by tanh, and the export inserts exactly it. */
   m = sp_test_parse(PARTIAL_ADD);
-  propagate(m);
+  sp_test_propagate(m);
   o.no_partial = false;
   sp_plan_summary s;
   ck_assert_msg(sp_plan_search_module(m, &o, &s, &err) == SP_OK, "%s", err.msg);
@@ -341,7 +327,7 @@ START_TEST(a_product_added_to_a_whole_value_is_reduced_before_the_add) {
   sp_plan_search_opts o = all_reduce_opts();
   sp_err err;
   sp_module *m = sp_test_parse(WHOLE_ADD);
-  propagate(m);
+  sp_test_propagate(m);
   sp_plan_summary s;
   ck_assert_msg(sp_plan_search_module(m, &o, &s, &err) == SP_OK, "%s", err.msg);
   sp_value *sum = first_result(m, "stablehlo.add");

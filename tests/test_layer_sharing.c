@@ -19,6 +19,7 @@
 #include "search/plan_search.h"
 #include "search/search_pass.h"
 #include "cluster_support.h"
+#include "gen_support.h"
 #include "test_support.h"
 
 /* ------------------------------------------------------------------ helpers */
@@ -30,12 +31,7 @@ static void teardown(void) { sp_cluster_free(ONE); }
 
 static sp_module *parse_and_propagate(const char *text) {
   sp_module *m = sp_test_parse(text);
-  sp_err err;
-  sp_propagate_options po;
-  memset(&po, 0, sizeof po);
-  po.strategy = SP_PROP_AGGRESSIVE;
-  int rc = sp_propagate_module(m, &po, NULL, &err);
-  ck_assert_msg(rc == SP_OK, "%s", err.msg);
+  sp_test_propagate(m);
   return m;
 }
 
@@ -52,12 +48,7 @@ static sp_module *gpt(int layers, int64_t hidden, int64_t heads, int64_t seq, bo
   o.dtype = "bf16";
   o.backward = backward;
   o.annotate = annotate;
-  sp_strbuf sb = SP_STRBUF_INIT;
-  sp_err err;
-  ck_assert_int_eq(sp_gen_write(&o, &sb, NULL, &err), SP_OK);
-  sp_module *m = parse_and_propagate(sp_strbuf_str(&sb));
-  sp_strbuf_free(&sb);
-  return m;
+  return sp_test_generate(&o);
 }
 
 static sp_plan_summary search(sp_module *m, bool share) {

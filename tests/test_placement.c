@@ -16,6 +16,7 @@
 #include "search/placement.h"
 #include "search/search_pass.h"
 #include "cluster_support.h"
+#include "gen_support.h"
 #include "test_support.h"
 
 /* ------------------------------------------------------------------ helpers */
@@ -32,15 +33,6 @@ static void teardown(void) {
   sp_cluster_free(FOUR);
 }
 
-static void propagate(sp_module *m) {
-  sp_propagate_options po;
-  memset(&po, 0, sizeof po);
-  po.strategy = SP_PROP_AGGRESSIVE;
-  sp_err err;
-  int rc = sp_propagate_module(m, &po, NULL, &err);
-  ck_assert_msg(rc == SP_OK, "%s", err.msg);
-}
-
 /* A GPT training layer (hidden 4096, 32 heads, sequence 2048, bf16) on `mesh`. */
 static sp_module *gpt_layer(const char *mesh, int64_t batch) {
   sp_gen_options o;
@@ -48,12 +40,7 @@ static sp_module *gpt_layer(const char *mesh, int64_t batch) {
   o.batch = batch;
   sp_err err;
   ck_assert_int_eq(sp_gen_parse_mesh(mesh, &o, &err), SP_OK);
-  sp_strbuf sb = SP_STRBUF_INIT;
-  ck_assert_int_eq(sp_gen_write(&o, &sb, NULL, &err), SP_OK);
-  sp_module *m = sp_test_parse(sp_strbuf_str(&sb));
-  sp_strbuf_free(&sb);
-  propagate(m);
-  return m;
+  return sp_test_generate(&o);
 }
 
 /* The weights (arguments 2, 3, 4, 5, 7, 8) come back as the gradients (results 2..7). */

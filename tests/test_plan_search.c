@@ -22,18 +22,10 @@
 #include "search/search_pass.h"
 #include "search/strategies.h"
 #include "cluster_support.h"
+#include "gen_support.h"
 #include "test_support.h"
 
 /* ------------------------------------------------------------------ helpers */
-
-static void propagate(sp_module *m) {
-  sp_propagate_options po;
-  memset(&po, 0, sizeof po);
-  po.strategy = SP_PROP_AGGRESSIVE;
-  sp_err err;
-  int rc = sp_propagate_module(m, &po, NULL, &err);
-  ck_assert_msg(rc == SP_OK, "%s", err.msg);
-}
 
 static sp_block *main_body(const sp_module *m) {
   sp_op *f = sp_module_lookup_func(m, "main");
@@ -344,13 +336,7 @@ static sp_module *generated(sp_gen_model model, int layers, int64_t hidden, int6
     o.heads = 32;
     o.seq = 2048;
   }
-  sp_strbuf sb = SP_STRBUF_INIT;
-  sp_err err;
-  ck_assert_int_eq(sp_gen_write(&o, &sb, NULL, &err), SP_OK);
-  sp_module *m = sp_test_parse(sp_strbuf_str(&sb));
-  sp_strbuf_free(&sb);
-  propagate(m);
-  return m;
+  return sp_test_generate(&o);
 }
 
 static sp_plan_summary search(sp_module *m, const sp_plan_search_opts *o) {

@@ -599,6 +599,62 @@ void sp__mlir_print_int_list(sp__mlir_writer *w, const sp_ints *v) {
   sp__mlir_w_putc(w, ']');
 }
 
+/* select's `pred_type, result_type` when both branches have the result's type, else the
+ * function type. */
+static void print_select_type(sp__mlir_writer *w, const sp_op *op) {
+  const sp_type *r = op->results[0].type;
+  const sp_value *t = op->operands[1].value, *f = op->operands[2].value;
+  if (t && f && sp_type_equal(t->type, r) && sp_type_equal(f->type, r) && op->operands[0].value) {
+    sp__mlir_w_type(w, op->operands[0].value->type);
+    sp__mlir_w_puts(w, ", ");
+    sp__mlir_w_type(w, r);
+  } else {
+    sp__mlir_w_function_type(w, op);
+  }
+}
+
+/* complex's result type alone when it is complex<E> over operands of type E and the same
+ * shape, else the function type. */
+static void print_complex_type(sp__mlir_writer *w, const sp_op *op) {
+  const sp_type *r = op->results[0].type;
+  bool ok = r && r->kind == SP_TYPE_TENSOR && r->elem && strncmp(r->elem, "complex<", 8) == 0;
+  for (int i = 0; i < op->noperands && ok; i++) {
+    const sp_value *v = op->operands[i].value;
+    const sp_type *t = v ? v->type : NULL;
+    size_t n = r->elem ? strlen(r->elem) : 0;
+    ok = t && t->kind == SP_TYPE_TENSOR && t->rank == r->rank && t->elem &&
+         strlen(t->elem) == n - 9 && strncmp(t->elem, r->elem + 8, n - 9) == 0 &&
+         (t->rank <= 0 || memcmp(t->dims, r->dims, (size_t)t->rank * sizeof *t->dims) == 0);
+  }
+  if (ok) sp__mlir_w_type(w, r);
+  else sp__mlir_w_function_type(w, op);
+}
+
+/* `, precision = [DEFAULT, HIGH]` when the precision_config has StableHLO's names. */
+static void print_precision(sp__mlir_writer *w, const sp_op *op) {
+  sp_strbuf sb = SP_STRBUF_INIT;
+  if (sp__mlir_precision_names(sp_op_get_str(op, "precision_config"), &sb)) {
+    sp__mlir_w_puts(w, ", precision = [");
+    sp__mlir_w_puts(w, sp_strbuf_str(&sb));
+    sp__mlir_w_putc(w, ']');
+  }
+  sp_strbuf_free(&sb);
+}
+
+/* slice's [start:limit(:stride), ...], the stride only when it is not 1. */
+static void print_slice_ranges(sp__mlir_writer *w, const sp_op *op) {
+  sp_ints a, b, c;
+  sp_op_get_ints(op, "start_indices", &a);
+  sp_op_get_ints(op, "limit_indices", &b);
+  sp_op_get_ints(op, "strides", &c);
+  sp__mlir_w_putc(w, '[');
+  for (int i = 0; i < a.n; i++) {
+    sp_strbuf_printf(w->out, "%s%lld:%lld", i ? ", " : "", (long long)a.v[i], (long long)b.v[i]);
+    if (c.v[i] != 1) sp_strbuf_printf(w->out, ":%lld", (long long)c.v[i]);
+  }
+  sp__mlir_w_putc(w, ']');
+}
+
 static bool print_pieces(sp__mlir_writer *w, const sp_op *op, const piece *pc) {
   const char *elided[24];
   if (!pieces_apply(op, pc, elided, 24)) return false;
@@ -643,43 +699,9 @@ static bool print_pieces(sp__mlir_writer *w, const sp_op *op, const piece *pc) {
           sp__mlir_w_operand_types(w, op, 0, op->noperands);
         }
         break;
-      case F_SELECT_TYPE: {
-        const sp_type *r = op->results[0].type;
-        const sp_value *t = op->operands[1].value, *f = op->operands[2].value;
-        if (t && f && sp_type_equal(t->type, r) && sp_type_equal(f->type, r) && op->operands[0].value) {
-          sp__mlir_w_type(w, op->operands[0].value->type);
-          sp__mlir_w_puts(w, ", ");
-          sp__mlir_w_type(w, r);
-        } else {
-          sp__mlir_w_function_type(w, op);
-        }
-        break;
-      }
-      case F_COMPLEX_TYPE: {
-        const sp_type *r = op->results[0].type;
-        bool ok = r && r->kind == SP_TYPE_TENSOR && r->elem && strncmp(r->elem, "complex<", 8) == 0;
-        for (int i = 0; i < op->noperands && ok; i++) {
-          const sp_value *v = op->operands[i].value;
-          const sp_type *t = v ? v->type : NULL;
-          size_t n = r->elem ? strlen(r->elem) : 0;
-          ok = t && t->kind == SP_TYPE_TENSOR && t->rank == r->rank && t->elem &&
-               strlen(t->elem) == n - 9 && strncmp(t->elem, r->elem + 8, n - 9) == 0 &&
-               (t->rank <= 0 || memcmp(t->dims, r->dims, (size_t)t->rank * sizeof *t->dims) == 0);
-        }
-        if (ok) sp__mlir_w_type(w, r);
-        else sp__mlir_w_function_type(w, op);
-        break;
-      }
-      case F_PRECISION: {
-        sp_strbuf sb = SP_STRBUF_INIT;
-        if (sp__mlir_precision_names(sp_op_get_str(op, "precision_config"), &sb)) {
-          sp__mlir_w_puts(w, ", precision = [");
-          sp__mlir_w_puts(w, sp_strbuf_str(&sb));
-          sp__mlir_w_putc(w, ']');
-        }
-        sp_strbuf_free(&sb);
-        break;
-      }
+      case F_SELECT_TYPE: print_select_type(w, op); break;
+      case F_COMPLEX_TYPE: print_complex_type(w, op); break;
+      case F_PRECISION: print_precision(w, op); break;
       case F_EXPMANT: {
         int64_t e = 0, m = 0;
         sp_op_get_int(op, "exponent_bits", &e);
@@ -687,19 +709,7 @@ static bool print_pieces(sp__mlir_writer *w, const sp_op *op, const piece *pc) {
         sp_strbuf_printf(w->out, "e%lldm%lld", (long long)e, (long long)m);
         break;
       }
-      case F_SLICE_RANGES: {
-        sp_ints a, b, c;
-        sp_op_get_ints(op, "start_indices", &a);
-        sp_op_get_ints(op, "limit_indices", &b);
-        sp_op_get_ints(op, "strides", &c);
-        sp__mlir_w_putc(w, '[');
-        for (int i = 0; i < a.n; i++) {
-          sp_strbuf_printf(w->out, "%s%lld:%lld", i ? ", " : "", (long long)a.v[i], (long long)b.v[i]);
-          if (c.v[i] != 1) sp_strbuf_printf(w->out, ":%lld", (long long)c.v[i]);
-        }
-        sp__mlir_w_putc(w, ']');
-        break;
-      }
+      case F_SLICE_RANGES: print_slice_ranges(w, op); break;
       case F_OPT:
         if (!sp_op_attr(op, pc->s))
           while (pc->k != F_OPT_END) pc++;
