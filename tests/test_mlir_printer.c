@@ -77,6 +77,21 @@ START_TEST(canonical_text_prints_back_unchanged) {
 }
 END_TEST
 
+START_TEST(an_optimization_barrier_without_operands_prints_empty_parentheses) {
+  /* StableHLO's "()": bare, the value defined on the next line would read as its operand
+   * (found by fuzz_export: an exported module that did not parse). */
+  const char *text =
+      "module {\n"
+      "  func.func @main(%arg0: tensor<4xf32>) -> tensor<4xf32> {\n"
+      "    stablehlo.optimization_barrier ()\n"
+      "    %0 = stablehlo.abs %arg0 : tensor<4xf32>\n"
+      "    return %0 : tensor<4xf32>\n"
+      "  }\n"
+      "}\n";
+  assert_prints(text, text);
+}
+END_TEST
+
 START_TEST(generic_forms_of_ops_with_custom_syntax_print_pretty) {
   assert_prints(
       "func.func @g(%a: tensor<8x16xf32>, %b: tensor<16x4xf32>) -> tensor<8x4xf32> {\n"
@@ -444,6 +459,7 @@ static Suite *printer_suite(void) {
   Suite *s = suite_create("mlir_printer");
   TCase *tc = tcase_create("forms");
   tcase_add_test(tc, canonical_text_prints_back_unchanged);
+  tcase_add_test(tc, an_optimization_barrier_without_operands_prints_empty_parentheses);
   tcase_add_test(tc, generic_forms_of_ops_with_custom_syntax_print_pretty);
   tcase_add_test(tc, generic_only_ops_print_properties_regions_and_sorted_attributes);
   tcase_add_test(tc, ssa_names_follow_mlir_numbering_and_suggested_names);

@@ -38,7 +38,7 @@ typedef enum piece_kind {
   F_SAME_TYPE,     /* T | (T, T) -> T */
   F_FUNC_TYPE,     /* (T, T) -> T */
   F_RESULT_TYPE,   /* T of the single result */
-  F_PAIRWISE,      /* [: T1, T2] operand types = result types */
+  F_PAIRWISE,      /* [: T1, T2] operand types = result types; "()" without operands */
   F_SELECT_TYPE,   /* pred_type, result_type | function type */
   F_COMPLEX_TYPE,  /* complex result type | function type */
   F_TUPLE_TYPE,    /* tuple<...> of the result; operands are its elements */
@@ -372,6 +372,10 @@ static int parse_pieces(sp__mlir_parser *p, const sp__mlir_op_header *h, const p
         break;
       }
       case F_PAIRWISE:
+        /* No operands: StableHLO's "()" (optional here), so that a value defined on the next
+         * line is not read as an operand. */
+        if (!vals.n && sp__mlir_accept(p, SP_TOK_LPAREN))
+          rc = sp__mlir_expect(p, SP_TOK_RPAREN, h->name);
         if (vals.n) {
           if ((rc = sp__mlir_expect(p, SP_TOK_COLON, h->name)) || (rc = sp__mlir_parse_type_list(p, &ins)))
             break;
@@ -697,6 +701,8 @@ static bool print_pieces(sp__mlir_writer *w, const sp_op *op, const piece *pc) {
         if (op->noperands) {
           sp__mlir_w_puts(w, " : ");
           sp__mlir_w_operand_types(w, op, 0, op->noperands);
+        } else {
+          sp__mlir_w_puts(w, " ()");
         }
         break;
       case F_SELECT_TYPE: print_select_type(w, op); break;
