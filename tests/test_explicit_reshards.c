@@ -39,6 +39,121 @@ START_TEST(one_axis_on_two_factors_is_not_compatible) {
 }
 END_TEST
 
+START_TEST(unreduced_operand_is_all_reduced_before_its_reshard) {
+  /* The add keeps "p" unreduced; the multiply does not and wants "q" on dim 1: each use of the
+   * add's result is all-reduced first, then resharded (the all-reduces, then the reshards). */
+  char *out = et_run(MESH
+      "func.func @f(%x: tensor<2x8xf32> {sdy.sharding = #sdy.sharding<@m, [{}, {}], unreduced={\"p\"}>}) -> (tensor<2x8xf32> {sdy.sharding = #sdy.sharding<@m, [{}, {\"q\"}]>}) {\n"
+      "  %0 = stablehlo.add %x, %x {sdy.sharding = #sdy.sharding_per_value<[<@m, [{}, {}], unreduced={\"p\"}>]>} : tensor<2x8xf32>\n"
+      "  %1 = stablehlo.multiply %0, %0 {sdy.sharding = #sdy.sharding_per_value<[<@m, [{}, {\"q\"}]>]>} : tensor<2x8xf32>\n"
+      "  return %1 : tensor<2x8xf32>\n}\n", "sdy-insert-explicit-reshards", FULL);
+  static const char *const want[] = {
+      "%1 = sdy.all_reduce {\"p\"} %0 out_sharding=<@m, [{}, {}]>",
+      "%2 = sdy.all_reduce {\"p\"} %0 out_sharding=<@m, [{}, {}]>",
+      "%3 = sdy.reshard %1 <@m, [{}, {\"q\"}]>", "%4 = sdy.reshard %2 <@m, [{}, {\"q\"}]>",
+      "stablehlo.multiply %3, %4", NULL};
+  et_has_in_order(out, want);
+  et_lacks(out, "[{}, {\"q\"}], unreduced");
+  free(out);
+}
+END_TEST
+
+START_TEST(free_unreduced_axis_of_a_manual_block_argument_is_all_reduced_in_the_body) {
+  /* Inside the body "p" is manual: only the free axis "q" is left unreduced, and the abs,
+   * which keeps nothing unreduced, reads it all-reduced. */
+  char *out = et_run(MESH
+      "func.func @f(%x: tensor<16xf32> {sdy.sharding = #sdy.sharding<@m, [{}], unreduced={\"p\", \"q\"}>}) -> (tensor<16xf32> {sdy.sharding = #sdy.sharding<@m, [{}]>}) {\n"
+      "  %0 = sdy.manual_computation(%x) in_shardings=[<@m, [{}], unreduced={\"p\", \"q\"}>] out_shardings=[<@m, [{}]>] manual_axes={\"p\"} (%a: tensor<16xf32>) {\n"
+      "    %1 = stablehlo.abs %a : tensor<16xf32>\n"
+      "    sdy.return %1 : tensor<16xf32>\n"
+      "  } : (tensor<16xf32>) -> tensor<16xf32>\n"
+      "  return %0 : tensor<16xf32>\n}\n", "sdy-insert-explicit-reshards", FULL);
+  static const char *const want[] = {"sdy.all_reduce {\"q\"} %arg1 out_sharding=<@m, [{}]>",
+                                     "stablehlo.abs %1", "sdy.return", NULL};
+  et_has_in_order(out, want);
+  et_lacks(out, "sdy.all_reduce {\"p\"");
+  free(out);
+}
+END_TEST
+
+START_TEST(chosen_axes_grow_into_a_longer_list_the_others_reach_by_slicing) {
+  /* The rhs's "p" outweighs the lhs's ["p", "q":(1)2] on the batch dim, but the rhs gets to
+   * the longer list by slicing its shard (it uses "q" nowhere else): the longer one wins. */
+  char *out = et_run(MESH
+      "func.func @f(%x: tensor<4x8x32xf32> {sdy.sharding = #sdy.sharding<@m, [{\"p\", \"q\":(1)2}, {}, {}]>}, %y: tensor<4x32x16xf32> {sdy.sharding = #sdy.sharding<@m, [{\"p\"}, {}, {}]>}) -> tensor<4x8x16xf32> {\n"
+      "  %0 = stablehlo.dot_general %x, %y, batching_dims = [0] x [0], contracting_dims = [2] x [1] {sdy.sharding = #sdy.sharding_per_value<[<@m, [{}, {}, {}]>]>} : (tensor<4x8x32xf32>, tensor<4x32x16xf32>) -> tensor<4x8x16xf32>\n"
+      "  return %0 : tensor<4x8x16xf32>\n}\n", "sdy-insert-explicit-reshards", FULL);
+  static const char *const want[] = {
+      "%0 = sdy.reshard %arg1 <@m, [{\"p\", \"q\":(1)2}, {}, {}]>",
+      "stablehlo.dot_general %arg0, %0", "<@m, [{\"p\", \"q\":(1)2}, {}, {}]>",
+      "sdy.reshard %1 <@m, [{}, {}, {}]>", NULL};
+  et_has_in_order(out, want);
+  free(out);
+}
+END_TEST
+
+START_TEST(chosen_axes_do_not_grow_where_a_tensor_uses_the_extra_axis_elsewhere) {
+  /* "q":(1)2 wins the batch factor; growing it to "q" would move the "q":(2)2 that the
+   * operand and the result hold on another factor, so it stays "q":(1)2. */
+  char *out = et_run(MESH
+      "func.func @f(%x: tensor<8x12x16xf32> {sdy.sharding = #sdy.sharding<@m, [{\"q\":(1)2}, {\"p\"}, {\"q\":(2)2}]>}, %t: tensor<8x5xf32> {sdy.sharding = #sdy.sharding<@m, [{\"q\"}, {}]>}) -> (tensor<8x12x16xf32> {sdy.sharding = #sdy.sharding<@m, [{\"q\":(1)2}, {\"p\"}, {\"q\":(2)2}]>}) {\n"
+      "  %0 = stablehlo.custom_call @ProductOfElementaryHouseholderReflectors(%x, %t) {sdy.sharding = #sdy.sharding_per_value<[<@m, [{\"q\":(1)2}, {\"p\"}, {\"q\":(2)2}]>]>} : (tensor<8x12x16xf32>, tensor<8x5xf32>) -> tensor<8x12x16xf32>\n"
+      "  return %0 : tensor<8x12x16xf32>\n}\n", "sdy-insert-explicit-reshards", FULL);
+  static const char *const want[] = {
+      "sdy.reshard %arg0 <@m, [{\"q\":(1)2}, {}, {}]>", "sdy.reshard %arg1 <@m, [{\"q\":(1)2}, {}]>",
+      "@ProductOfElementaryHouseholderReflectors(%0, %1) {sdy.sharding = #sdy.sharding_per_value<[<@m, [{\"q\":(1)2}, {}, {}]>]>}",
+      NULL};
+  et_has_in_order(out, want);
+  free(out);
+}
+END_TEST
+
+START_TEST(unary_op_keeps_the_sharding_of_its_larger_tensor) {
+  /* The broadcast's result is far larger than its sharded operand: the operand is resharded
+   * to what the (replicated) result implies, and the result is left as it is. */
+  char *out = et_run(MESH
+      "func.func @f(%x: tensor<2x3xf32> {sdy.sharding = #sdy.sharding<@m, [{\"p\"}, {}]>}) -> tensor<2x3x16xf32> {\n"
+      "  %0 = stablehlo.broadcast_in_dim %x, dims = [0, 1] : (tensor<2x3xf32>) -> tensor<2x3x16xf32>\n"
+      "  return %0 : tensor<2x3x16xf32>\n}\n", "sdy-insert-explicit-reshards", FULL);
+  static const char *const want[] = {"%0 = sdy.reshard %arg0 <@m, [{}, {}]>",
+                                     "stablehlo.broadcast_in_dim %0", "return %1", NULL};
+  et_has_in_order(out, want);
+  et_lacks(out, "sdy.reshard %1");
+  free(out);
+}
+END_TEST
+
+START_TEST(op_with_a_users_custom_rule_keeps_its_shardings) {
+  /* The result does not match what the operand implies through the rule, but a custom rule
+   * does not say how to partition the op: no reshard either side. */
+  char *out = et_run(MESH
+      "func.func @f(%x: tensor<4x2xf32> {sdy.sharding = #sdy.sharding<@m, [{\"q\"}, {\"p\"}]>}) -> (tensor<2x4xf32> {sdy.sharding = #sdy.sharding<@m, [{\"q\":(1)2}, {\"p\"}]>}) {\n"
+      "  %0 = stablehlo.custom_call @foo(%x) {sdy.sharding_rule = #sdy.op_sharding_rule<([i, j])->([j, i]) {i=4, j=2}, custom>, sdy.sharding = #sdy.sharding_per_value<[<@m, [{\"q\":(1)2}, {\"p\"}]>]>} : (tensor<4x2xf32>) -> tensor<2x4xf32>\n"
+      "  return %0 : tensor<2x4xf32>\n}\n", "sdy-insert-explicit-reshards", FULL);
+  static const char *const want[] = {"stablehlo.custom_call @foo(%arg0)", NULL};
+  et_has_in_order(out, want);
+  et_lacks(out, "sdy.reshard");
+  free(out);
+}
+END_TEST
+
+START_TEST(reshape_with_coprime_axis_parts_regroups_them_over_its_factors) {
+  /* [x=6, y=4] over the reshape's factors 4 and 6: the operand's own order would leave "x":(2)3
+   * as overflow; regrouped, each factor is fully sharded and the operand is resharded to that
+   * device order, the result built from it and resharded back. */
+  char *out = et_run("sdy.mesh @n = <[\"x\"=6, \"y\"=4]>\n"
+      "func.func @f(%a: tensor<24x5xf32> {sdy.sharding = #sdy.sharding<@n, [{\"x\", \"y\"}, {}]>}) -> (tensor<4x30xf32> {sdy.sharding = #sdy.sharding<@n, [{}, {\"x\", \"y\"}]>}) {\n"
+      "  %0 = stablehlo.reshape %a {sdy.sharding = #sdy.sharding_per_value<[<@n, [{}, {\"x\", \"y\"}]>]>} : (tensor<24x5xf32>) -> tensor<4x30xf32>\n"
+      "  return %0 : tensor<4x30xf32>\n}\n", "sdy-insert-explicit-reshards", FULL);
+  static const char *const want[] = {
+      "%0 = sdy.reshard %arg0 <@n, [{\"x\":(1)2, \"y\":(1)2, \"x\":(2)3, \"y\":(2)2}, {}]>",
+      "stablehlo.reshape %0 {sdy.sharding = #sdy.sharding_per_value<[<@n, [{\"x\":(1)2, \"y\":(1)2}, {\"x\":(2)3, \"y\":(2)2}]>]>}",
+      "%2 = sdy.reshard %1 <@n, [{}, {\"x\", \"y\"}]>", "return %2", NULL};
+  et_has_in_order(out, want);
+  free(out);
+}
+END_TEST
+
 START_TEST(binary_op_takes_the_majority_and_reshards_the_rest) {
   /* Two operands on "q" outweigh the result on "p": the result is resharded after the op. */
   char *out = et_run(MESH
@@ -409,6 +524,13 @@ static Suite *suite(void) {
   tcase_add_test(tc, result_without_sharding_still_gets_the_all_reduce);
   tcase_add_test(tc, unary_tie_goes_to_the_tensor_without_sharded_permutation_dims);
   tcase_add_test(tc, binary_op_takes_the_majority_and_reshards_the_rest);
+  tcase_add_test(tc, reshape_with_coprime_axis_parts_regroups_them_over_its_factors);
+  tcase_add_test(tc, chosen_axes_grow_into_a_longer_list_the_others_reach_by_slicing);
+  tcase_add_test(tc, chosen_axes_do_not_grow_where_a_tensor_uses_the_extra_axis_elsewhere);
+  tcase_add_test(tc, unary_op_keeps_the_sharding_of_its_larger_tensor);
+  tcase_add_test(tc, op_with_a_users_custom_rule_keeps_its_shardings);
+  tcase_add_test(tc, unreduced_operand_is_all_reduced_before_its_reshard);
+  tcase_add_test(tc, free_unreduced_axis_of_a_manual_block_argument_is_all_reduced_in_the_body);
   tcase_add_test(tc, one_axis_on_two_factors_is_not_compatible);
   tcase_add_test(tc, sharded_contraction_gets_all_reduce_then_result_reshard);
   tcase_add_test(tc, need_replication_axes_move_to_a_batch_dimension);

@@ -6,6 +6,7 @@
  */
 #include <check.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "export_test.h"
 #include "test_support.h"
@@ -126,6 +127,57 @@ START_TEST(verify_unreduced_reports_dropped_axis_and_kind_change) {
       "  return %1 : tensor<4xf32>\n}\n",
       "sdy-verify-unreduced-axes", NULL);
   free(out);
+}
+END_TEST
+
+/* Each module holds one invalid transition; the message names the op and what is wrong. */
+START_TEST(verify_unreduced_reports_collectives_calls_and_returns) {
+  static const char *const cases[][2] = {
+      {"func.func @f(%x: tensor<4x2xf32> {sdy.sharding = #sdy.sharding<@m, [{}, {}], unreduced=min{\"a\"}>}) -> tensor<4x2xf32> {\n"
+       "  %0 = sdy.all_reduce {\"a\"} %x out_sharding=<@m, [{}, {}]> : tensor<4x2xf32>\n"
+       "  return %0 : tensor<4x2xf32>\n}\n",
+       "'sdy.all_reduce' op cannot reduce 'min' unreduced axes. Expected 'sum'."},
+      {"func.func @f(%x: tensor<4x2xf32>) -> tensor<4x2xf32> {\n"
+       "  %0 = sdy.all_reduce {\"b\"} %x out_sharding=<@m, [{}, {}]> : tensor<4x2xf32>\n"
+       "  return %0 : tensor<4x2xf32>\n}\n",
+       "'sdy.all_reduce' op operand must be sharded."},
+      {"func.func @f(%x: tensor<4x2xf32> {sdy.sharding = #sdy.sharding<@m, [{}, {}], unreduced={\"b\"}>}) -> tensor<4x2xf32> {\n"
+       "  %0 = \"stablehlo.all_reduce\"(%x) <{replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>}> ({\n"
+       "  ^bb0(%p: tensor<f32>, %q: tensor<f32>):\n"
+       "    %1 = stablehlo.maximum %p, %q : tensor<f32>\n"
+       "    stablehlo.return %1 : tensor<f32>\n"
+       "  }) : (tensor<4x2xf32>) -> tensor<4x2xf32>\n"
+       "  return %0 : tensor<4x2xf32>\n}\n",
+       "'stablehlo.all_reduce' op cannot reduce 'sum' unreduced axes. Expected 'max'."},
+      {"func.func @f(%x: tensor<4x2xf32>) -> tensor<4x2xf32> {\n"
+       "  %0 = stablehlo.negate %x {sdy.sharding = #sdy.sharding_per_value<[<@m, [{}, {}], unreduced=max{\"a\"}>]>} : tensor<4x2xf32>\n"
+       "  return %0 : tensor<4x2xf32>\n}\n",
+       "'stablehlo.negate' op cannot introduce 'max' unreduced axes. Expected 'sum'."},
+      {"func.func @f(%x: tensor<4x2xf32> {sdy.sharding = #sdy.sharding<@m, [{}, {}], unreduced={\"b\":(2)2}>}) -> tensor<4x2xf32> {\n"
+       "  %0 = call @g(%x) : (tensor<4x2xf32>) -> tensor<4x2xf32>\n"
+       "  return %0 : tensor<4x2xf32>\n}\n"
+       "func.func private @g(%y: tensor<4x2xf32>) -> tensor<4x2xf32> {\n"
+       "  return %y : tensor<4x2xf32>\n}\n",
+       "'func.call' op has unreduced axes mismatch for 'b:(2)2' at call argument 0."},
+      {"func.func @f(%x: tensor<4x2xf32>) -> tensor<4x2xf32> {\n"
+       "  %0 = call @g(%x) : (tensor<4x2xf32>) -> tensor<4x2xf32>\n"
+       "  return %0 : tensor<4x2xf32>\n}\n"
+       "func.func private @g(%y: tensor<4x2xf32>) -> (tensor<4x2xf32> {sdy.sharding = #sdy.sharding<@m, [{}, {}], unreduced={\"a\"}>}) {\n"
+       "  %0 = sdy.reshard %y <@m, [{}, {}], unreduced={\"a\"}> : tensor<4x2xf32>\n"
+       "  return %0 : tensor<4x2xf32>\n}\n",
+       "'func.call' op has unreduced axes mismatch for 'a' at call result 0."},
+      {"func.func @f(%x: tensor<4x2xf32>) -> (tensor<4x2xf32> {sdy.sharding = #sdy.sharding<@m, [{}, {}], unreduced={\"b\"}>}) {\n"
+       "  return %x : tensor<4x2xf32>\n}\n",
+       "'func.return' op has unreduced axes mismatch for 'b' at return value 0 without a blessed operation"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    char *in = malloc(strlen(MESH) + strlen(cases[i][0]) + 1);
+    ck_assert_ptr_nonnull(in);
+    strcpy(in, MESH);
+    strcat(in, cases[i][0]);
+    et_run_fails(in, "sdy-verify-unreduced-axes", NULL, cases[i][1]);
+    free(in);
+  }
 }
 END_TEST
 
@@ -324,6 +376,30 @@ START_TEST(export_pipeline_folds_the_all_reduce_of_what_it_made_unreduced) {
 }
 END_TEST
 
+START_TEST(export_pipeline_with_explicit_collectives_lowers_a_folded_reshard_chain) {
+  /* Two constraints in a row: the reshards they become fold into one ({"a"} on dim 0 to
+   * {"a"} on dim 1), which becomes one all_to_all. */
+  char *out = et_run(MESH
+      "func.func @main(%x: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@m, [{\"a\"}, {}]>}) -> (tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@m, [{}, {\"a\"}]>}) {\n"
+      "  %0 = sdy.sharding_constraint %x <@m, [{\"b\"}, {}]> : tensor<8x8xf32>\n"
+      "  %1 = sdy.sharding_constraint %0 <@m, [{}, {\"a\"}]> : tensor<8x8xf32>\n"
+      "  return %1 : tensor<8x8xf32>\n}\n",
+      "sdy-export-pipeline", "enable-insert-explicit-collectives=true");
+  static const char *const want[] = {"%0 = sdy.all_to_all [{\"a\"}: 0->1] %arg0", "return %0", NULL};
+  et_has_in_order(out, want);
+  et_lacks(out, "sdy.reshard");
+  et_lacks(out, "\"b\"}");
+  free(out);
+}
+END_TEST
+
+START_TEST(inline_meshes_names_an_unknown_mesh) {
+  et_run_fails("func.func @f(%x: tensor<8xf32> {sdy.sharding = #sdy.sharding<@absent, [{\"a\"}]>}) -> tensor<8xf32> {\n"
+               "  return %x : tensor<8xf32>\n}\n",
+               "sdy-inline-meshes", NULL, "-sdy-inline-meshes: unknown mesh: @absent");
+}
+END_TEST
+
 START_TEST(unknown_options_are_errors_naming_them) {
   et_run_fails(MESH "func.func @f() {\n  return\n}\n", "sdy-unflatten-call-graph", "dedup=true",
                "unknown option 'dedup'");
@@ -342,6 +418,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, inline_meshes_writes_stablehlo_replica_group_meshes);
   tcase_add_test(tc, drop_sharding_and_mesh_keeps_reshards);
   tcase_add_test(tc, verify_unreduced_reports_dropped_axis_and_kind_change);
+  tcase_add_test(tc, verify_unreduced_reports_collectives_calls_and_returns);
   tcase_add_test(tc, named_computations_become_private_functions_then_merge);
   tcase_add_test(tc, named_computation_clashes_share_one_suffix_counter);
   tcase_add_test(tc, unflatten_keeps_copies_with_other_shardings_unless_fully);
@@ -351,6 +428,8 @@ static Suite *suite(void) {
   tcase_add_test(tc, call_reshards_put_later_results_first);
   tcase_add_test(tc, export_pipeline_closes_inlines_and_reshards_returns);
   tcase_add_test(tc, export_pipeline_folds_the_all_reduce_of_what_it_made_unreduced);
+  tcase_add_test(tc, export_pipeline_with_explicit_collectives_lowers_a_folded_reshard_chain);
+  tcase_add_test(tc, inline_meshes_names_an_unknown_mesh);
   tcase_add_test(tc, unknown_options_are_errors_naming_them);
   suite_add_tcase(s, tc);
   return s;

@@ -194,6 +194,36 @@ START_TEST(coprime_axis_becomes_overflow_and_closes_the_next_factor) {
 }
 END_TEST
 
+START_TEST(regrouped_projection_deals_dividing_parts_instead_of_overflow) {
+  /* [x=6, y=4096] over factors 4 and 6144: the first takes "x":(1)2 and, past the coprime
+   * "x":(2)3, "y":(1)2; the second gets the parts left in order. No overflow, and the cells
+   * rebuild another device order than the tensor's. */
+  sp_mesh *m = fx_mesh(A, "x=6, y=4096");
+  sp_rule *r = fx_rule(A, "([ij])->([ij])", (int64_t[]){4, 6144});
+  sp_sharding *ops[] = {fx_sharding(A, "{x, y}", NULL)}, *res[] = {NULL};
+  sp_factor_table *t = NULL;
+  ck_assert_int_eq(sp_factor_table_build_regrouped(A, r, m, ops, res, &t, NULL), SP_OK);
+  ck_assert_str_eq(cell_str(t, 0, 0), "\"x\":(1)2, \"y\":(1)2");
+  ck_assert_str_eq(cell_str(t, 0, 1), "\"x\":(2)3, \"y\":(2)2048");
+  ck_assert_str_eq(rebuilt(t, 0, ops[0]),
+                   "<@mesh, [{\"x\":(1)2, \"y\":(1)2, \"x\":(2)3, \"y\":(2)2048}]>");
+  /* The plain projection stops at the coprime part: overflow. */
+  t = build(r, m, ops, res);
+  ck_assert_str_eq(cell_str(t, 0, 0), "\"x\":(1)2 +\"x\":(2)3, \"y\"");
+}
+END_TEST
+
+START_TEST(regrouped_projection_equals_the_plain_one_without_coprime_parts) {
+  sp_mesh *m = fx_mesh(A, "a=4, b=4");
+  sp_rule *r = fx_rule(A, "([ij])->([ij])", (int64_t[]){2, 4});
+  sp_sharding *ops[] = {fx_sharding(A, "{a, b}", NULL)}, *res[] = {NULL};
+  sp_factor_table *t = NULL;
+  ck_assert_int_eq(sp_factor_table_build_regrouped(A, r, m, ops, res, &t, NULL), SP_OK);
+  ck_assert(sp_factor_table_equal(t, build(r, m, ops, res)));
+  ck_assert_str_eq(rebuilt(t, 0, ops[0]), "<@mesh, [{\"a\", \"b\"}]>");
+}
+END_TEST
+
 START_TEST(only_the_factor_right_after_an_overflow_gets_a_closed_cell) {
   sp_mesh *m = fx_mesh(A, "a=3");
   sp_rule *r = fx_rule(A, "([ijk])->([i, j, k])", (int64_t[]){2, 2, 2});
@@ -412,6 +442,8 @@ static Suite *projection_suite(void) {
   tcase_add_checked_fixture(tc, setup, teardown);
   tcase_add_test(tc, coprime_axis_becomes_overflow_and_closes_the_next_factor);
   tcase_add_test(tc, only_the_factor_right_after_an_overflow_gets_a_closed_cell);
+  tcase_add_test(tc, regrouped_projection_deals_dividing_parts_instead_of_overflow);
+  tcase_add_test(tc, regrouped_projection_equals_the_plain_one_without_coprime_parts);
   tcase_add_test(tc, overflow_axes_survive_when_another_dim_of_the_tensor_changes);
   tcase_add_test(tc, overflow_sub_axis_merges_back_into_the_full_axis);
   tcase_add_test(tc, axes_of_a_later_factor_are_dropped_when_an_earlier_one_is_not_filled);

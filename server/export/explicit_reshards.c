@@ -68,6 +68,54 @@ static int add_candidate(chooser *ch, int f, const sp_ft_axes *axes) {
   return sp_ft_axes_assign(ch->a, &c->axes, axes);
 }
 
+static bool overlaps(const sp_mesh *m, sp_ft_axis a, sp_ft_axis b) {
+  if (a.axis != b.axis) return false;
+  sp_ft_axis rest;
+  return !sp_ft_axis_prefix_without_overlap(m, a, b, &rest) || !sp_ft_axis_equal(rest, a);
+}
+
+static bool overlaps_any(const sp_mesh *m, sp_ft_axis a, const sp_ft_axes *l) {
+  for (int k = 0; k < l->n; k++)
+    if (overlaps(m, a, l->v[k])) return true;
+  return false;
+}
+
+/* Whether every tensor sharded along factor `f` by a non-empty prefix of `axes` reaches
+ * `axes` by slicing its shard further, without moving data: none of `axes` is taken by its
+ * other factors. */
+static bool all_slice_to(const sp_factor_table *t, int f, const sp_ft_axes *axes) {
+  for (int r = 0; r < sp_factor_table_nrows(t); r++) {
+    const sp_ft_cell *cell = &t->rows[r].cells[f];
+    if (!cell->present || !cell->axes.n || !sp_ft_axes_is_prefix(t->mesh, &cell->axes, axes)) continue;
+    for (int g = 0; g < t->nfactors; g++) {
+      const sp_ft_cell *o = &t->rows[r].cells[g];
+      if (g == f || !o->present) continue;
+      for (int k = 0; k < axes->n; k++)
+        if (overlaps_any(t->mesh, axes->v[k], &o->axes) || overlaps_any(t->mesh, axes->v[k], &o->overflow))
+          return false;
+    }
+  }
+  return true;
+}
+
+/* The candidate the chosen `best` grows into: the longest live candidate of its factor that
+ * `best` is a strict prefix of, that takes no axis already used, and that every tensor on
+ * the way reaches by slicing (all_slice_to); `best` itself when there is none. */
+static candidate *grown(const chooser *ch, candidate *best, const sp_ft_axes *used) {
+  const sp_factor_table *t = ch->t;
+  candidate *pick = best;
+  for (int i = 0; i < ch->n; i++) {
+    candidate *c = &ch->c[i];
+    if (!c->alive || c->factor != best->factor || c->axes.n <= pick->axes.n ||
+        !sp_ft_axes_is_strict_prefix(t->mesh, &best->axes, &c->axes))
+      continue;
+    bool free_axes = true;
+    for (int k = 0; k < c->axes.n && free_axes; k++) free_axes = !overlaps_any(t->mesh, c->axes.v[k], used);
+    if (free_axes && all_slice_to(t, best->factor, &c->axes)) pick = c;
+  }
+  return pick;
+}
+
 /* Recomputes weights: a tensor counts for a candidate when its cell holds exactly the
  * candidate's axes (a tensor sharded further along the factor would be resharded too). */
 static void weigh(chooser *ch) {
@@ -117,12 +165,6 @@ static bool better(const sp_factor_table *t, const candidate *x, const candidate
   return axes_after(&x->axes, &y->axes);
 }
 
-static bool overlaps(const sp_mesh *m, sp_ft_axis a, sp_ft_axis b) {
-  if (a.axis != b.axis) return false;
-  sp_ft_axis rest;
-  return !sp_ft_axis_prefix_without_overlap(m, a, b, &rest) || !sp_ft_axis_equal(rest, a);
-}
-
 /* Cuts `l` before its first axis that overlaps an axis of `used`. */
 static void cut_before_overlap(const sp_mesh *m, sp_ft_axes *l, const sp_ft_axes *used) {
   for (int i = 0; i < l->n; i++)
@@ -138,12 +180,6 @@ static void cut_before_overlap(const sp_mesh *m, sp_ft_axes *l, const sp_ft_axes
         }
         return;
       }
-}
-
-static bool overlaps_any(const sp_mesh *m, sp_ft_axis a, const sp_ft_axes *l) {
-  for (int k = 0; k < l->n; k++)
-    if (overlaps(m, a, l->v[k])) return true;
-  return false;
 }
 
 /* Whether two factors' lists (one per factor of `t`) overlap in some axis. */
@@ -241,6 +277,7 @@ static int choose_greedy(sp_arena *a, const sp_factor_table *t, const int64_t *s
           (!best || better(t, &ch.c[i], best)))
         best = &ch.c[i];
     if (!best) break;
+    best = grown(&ch, best, &used);
     if ((rc = sp_ft_axes_assign(a, &common[best->factor], &best->axes))) break;
     for (int k = 0; !rc && k < best->axes.n; k++) rc = sp_ft_axes_push(a, &used, best->axes.v[k]);
     int f = best->factor;
@@ -269,9 +306,11 @@ static int64_t row_devices(const sp_factor_table *t, int r, bool perm) {
 }
 
 /* Which of the two tensors of a unary op (rows `pair`) gives its factor shardings to both:
- * the one sharded over more devices along factors that move no data, then the one with fewer
- * devices on permutation factors (they would have to move data), then the first. */
-static int unary_pick(const sp_factor_table *t, const int pair[2]) {
+ * the one with more elements (the smaller one is the cheaper to reshard), then the one
+ * sharded over more devices along factors that move no data, then the one with fewer devices
+ * on permutation factors (they would have to move data), then the first. */
+static int unary_pick(const sp_factor_table *t, const int64_t *sizes, const int pair[2]) {
+  if (sizes[pair[0]] != sizes[pair[1]]) return sizes[pair[1]] > sizes[pair[0]] ? pair[1] : pair[0];
   int64_t d0 = row_devices(t, pair[0], false), d1 = row_devices(t, pair[1], false);
   if (d0 != d1) return d1 > d0 ? pair[1] : pair[0];
   return row_devices(t, pair[1], true) < row_devices(t, pair[0], true) ? pair[1] : pair[0];
@@ -303,6 +342,16 @@ static bool row_matches(const sp_factor_table *t, int r, const sp_ft_axes *commo
     if (c->overflow.n || !sp_ft_axes_equal(&c->axes, &common[f])) return false;
   }
   return true;
+}
+
+/* Whether the cells of row `r` rebuild the tensor's own sharding `s` (the regrouped
+ * projection may have dealt its axes in another device order). */
+static bool row_keeps_layout(sp_arena *scratch, const sp_factor_table *t, int r, const sp_sharding *s) {
+  if (!s) return true;
+  sp_sharding *back = NULL;
+  sp_err e = {0};
+  if (sp_factor_table_to_sharding(scratch, t, r, s, s, &back, &e) != SP_OK) return true;
+  return sp_sharding_same_dim_axes(back, s);
 }
 
 /* The sharding of row `r` with `common` axes per factor. */
@@ -453,6 +502,12 @@ static int reconcile(sp_module *m, sp_arena *scratch, sp_op *op, sp_err *err) {
   if (sp_export_is_data_flow_op(op)) return sp_export_data_flow_reshards(m, op, err);
   if (op->kind == SP_OP_SDY_MANUAL_COMPUTATION) return sp_export_manual_computation_reshards(m, op, err);
   if (skipped_kind(op)) return SP_OK;
+  /* Unreduced axes of an operand that the op does not keep are all-reduced first (operand by
+   * operand), so that the operands' reshards below start from reduced values. */
+  for (int i = 0; i < op->noperands; i++) {
+    int rc = sp_export_all_reduce_operand(m, op, i, sp_export_local_sharding(m, op->operands[i].value));
+    if (rc) return sp_err_set(err, rc, "out of memory inserting explicit reshards");
+  }
   bool *other = sp_arena_calloc(scratch, (size_t)(op->noperands + op->nresults) + 1, sizeof *other);
   if (!other) return sp_err_set(err, SP_ENOMEM, "out of memory inserting explicit reshards");
   const sp_sharding *mesh_ref = op_mesh_ref(m, op, other);
@@ -462,13 +517,16 @@ static int reconcile(sp_module *m, sp_arena *scratch, sp_op *op, sp_err *err) {
   sp_rule *rule = NULL;
   int rc = sp_rules_for_op(scratch, op, NULL, &rule, NULL, err);
   if (rc || !rule || rule->noperands != op->noperands || rule->nresults != op->nresults) return rc;
+  /* A user's rule for a custom call says how shardings flow through it, not how to partition
+   * it: such an op keeps the shardings it has. */
+  if (rule->custom) return SP_OK;
   sp_sharding **in = sp_arena_calloc(scratch, (size_t)op->noperands + 1, sizeof *in);
   sp_sharding **outs = sp_arena_calloc(scratch, (size_t)op->nresults + 1, sizeof *outs);
   if (!in || !outs) return sp_err_set(err, SP_ENOMEM, "out of memory inserting explicit reshards");
   for (int i = 0; i < op->noperands; i++) in[i] = sp_export_local_sharding(m, op->operands[i].value);
   for (int i = 0; i < op->nresults; i++) outs[i] = op->results[i].sharding;
   sp_factor_table *t = NULL;
-  if (sp_factor_table_build(scratch, rule, mesh, in, outs, &t, NULL) != SP_OK) return SP_OK;
+  if (sp_factor_table_build_regrouped(scratch, rule, mesh, in, outs, &t, NULL) != SP_OK) return SP_OK;
   int nrows = sp_factor_table_nrows(t);
   int64_t *sizes = sp_arena_calloc(scratch, (size_t)nrows + 1, sizeof *sizes);
   sp_ft_axes *common = sp_arena_calloc(scratch, (size_t)t->nfactors + 1, sizeof *common);
@@ -500,7 +558,7 @@ static int reconcile(sp_module *m, sp_arena *scratch, sp_op *op, sp_err *err) {
     for (int f = 0; f < t->nfactors; f++) common[f].n = 0;
     int pair[2];
     if (unary_case(t, pair)) {
-      int pick = unary_pick(t, pair);
+      int pick = unary_pick(t, sizes, pair);
       for (int f = 0; f < t->nfactors; f++)
         if (t->rows[pick].cells[f].present &&
             (rc = sp_ft_axes_assign(scratch, &common[f], &t->rows[pick].cells[f].axes)))
@@ -512,7 +570,7 @@ static int reconcile(sp_module *m, sp_arena *scratch, sp_op *op, sp_err *err) {
   }
   /* Operands. */
   for (int i = 0; i < op->noperands; i++) {
-    if (row_matches(t, i, common) && !other[i]) continue;
+    if (row_matches(t, i, common) && !other[i] && row_keeps_layout(scratch, t, i, in[i])) continue;
     sp_sharding *s;
     if ((rc = row_sharding(m, scratch, t, i, common, in[i], mesh_ref, &s, err))) return rc;
     sp_op *rs = sp_export_reshard_op(m, op->operands[i].value, NULL, s, op->loc);
@@ -536,7 +594,7 @@ static int reconcile(sp_module *m, sp_arena *scratch, sp_op *op, sp_err *err) {
     int r = op->noperands + j;
     sp_value *res = &op->results[j];
     sp_sharding *orig = res->sharding;
-    bool differs = !row_matches(t, r, common) || other[r];
+    bool differs = !row_matches(t, r, common) || other[r] || !row_keeps_layout(scratch, t, r, orig);
     sp_sharding *s = orig;
     /* A result without a sharding still gets the all-reduce of sharded reduction axes. */
     bool rebuilt = differs || (!orig && nred);

@@ -5,21 +5,27 @@
  * factors need.
  *
  * Per op with a sharding rule whose tensors share one mesh (ops without any sharding, sdy ops,
- * calls, returns and data-flow ops are left alone):
+ * calls, returns and data-flow ops are left alone, and so are ops whose rule is a user's
+ * `custom` one: it says how shardings flow, not how to partition the op):
+ *   0. operands' unreduced axes the op does not keep are all-reduced before it (a manual
+ *      computation's block argument counts with the unreduced axes of its in_sharding that are
+ *      not manual);
  *   1. the op's shardings are projected onto its factors (propagation/factor_projection.h);
  *   2. when the tensors already agree on every factor (no tensor shards a need-replication
- *      factor) nothing changes; otherwise one list of axes per factor is chosen:
+ *      factor, no axis serves two factors) nothing changes; otherwise one list of axes per factor is chosen:
  *        - an op with exactly two non-scalar tensors, no need-replication factor and one
- *          factor per dimension takes the factor shardings of whichever of the two shards
- *          more devices along non-permutation factors (then the one with fewer devices on
- *          permutation factors, then the first);
+ *          factor per dimension takes the factor shardings of the larger of the two
+ *          (by element count; on a tie the one sharding more devices along non-permutation
+ *          factors, then the one with fewer devices on permutation factors, then the first);
  *        - otherwise greedily: every (factor, axes) a tensor has is a candidate weighted by
  *          the element count of the tensors that have exactly it; the heaviest (then by kind:
  *          pass-through, need-replication, reduction, permutation; then the one sharding more
  *          devices; then the later factor; then the longer list / later mesh axis) among the
  *          factors that do not wait on a not fully sharded factor before them in some
- *          dimension (export/factor_dependencies.h) is taken, candidates of the same factor
- *          are dropped and the others are cut before the first axis the chosen one uses;
+ *          dimension (export/factor_dependencies.h) is taken, grown into the longest live
+ *          candidate of its factor that extends it with unused axes when every tensor
+ *          sharded along the factor by a prefix of that one gets there by slicing (none of its
+ *          other factors uses the extra axes); candidates of the same factor are dropped and the others are cut before the first axis the chosen one uses;
  *          need-replication factors get no axes, and per need-replication factor all tensors
  *          share, the list most elements have (then over more devices) moves to the first
  *          pass-through factors whose size it still divides (sub-axes merged);

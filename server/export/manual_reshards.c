@@ -15,7 +15,8 @@ static bool is_manual(const sp_attr *manual, const sp_axis_ref *r) {
   return false;
 }
 
-/* `s` less the axes of `mc`'s manual_axes (a copy in the module's arena). */
+/* `s` less the axes of `mc`'s manual_axes, in its dims and its unreduced list (a copy in the
+ * module's arena). */
 static sp_sharding *without_manual(sp_module *m, const sp_op *mc, const sp_sharding *s) {
   sp_sharding *c = sp_sharding_copy(m->arena, s);
   const sp_attr *manual = sp_op_attr(mc, "manual_axes");
@@ -26,6 +27,11 @@ static sp_sharding *without_manual(sp_module *m, const sp_op *mc, const sp_shard
       if (!is_manual(manual, &c->dims[d].axes[k])) c->dims[d].axes[n++] = c->dims[d].axes[k];
     c->dims[d].naxes = n;
   }
+  int n = 0;
+  for (int k = 0; k < c->nunreduced; k++)
+    if (!is_manual(manual, &c->unreduced[k])) c->unreduced[n++] = c->unreduced[k];
+  c->nunreduced = n;
+  if (!n) c->unreduced_kind = NULL;
   return c;
 }
 

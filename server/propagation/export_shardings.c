@@ -285,9 +285,9 @@ static int split_by_unreduced(sp_arena *a, const sp_mesh *mesh, const sp_axis_re
   return SP_OK;
 }
 
-static int insert_all_reduce(sp_module *m, sp_op *user, int i) {
+int sp_export_all_reduce_operand(sp_module *m, sp_op *user, int i, const sp_sharding *s) {
   sp_value *v = user->operands[i].value;
-  const sp_sharding *s = v->sharding;
+  if (!s || !s->nunreduced) return SP_OK;
   bool skip;
   const sp_sharding *target = unreduced_target(m, user, i, &skip);
   if (skip) return SP_OK;
@@ -442,7 +442,8 @@ int sp_export_insert_explicit_reshards_mode(sp_module *m, bool reduce_after_ops,
     sp_op *op = l.v[k];
     for (int i = 0; !rc && i < op->noperands; i++) {
       const sp_value *v = op->operands[i].value;
-      if (v && v->sharding && v->sharding->nunreduced) rc = insert_all_reduce(m, op, i);
+      if (v && v->sharding && v->sharding->nunreduced)
+        rc = sp_export_all_reduce_operand(m, op, i, v->sharding);
     }
     if (!rc && op->kind == SP_OP_FUNC_CALL) rc = reshard_call_operands(m, op);
     if (!rc && reduce_after_ops && (rc = reduce_after_op(m, op, err))) {

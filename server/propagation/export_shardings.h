@@ -43,6 +43,11 @@ int sp_export_insert_explicit_reshards(sp_module *m, sp_err *err);
 /* The same, the all-reduces after ops whose result has unreduced axes only when
  * `reduce_after_ops` (the full version, export/explicit_reshards.h, inserts its own). */
 int sp_export_insert_explicit_reshards_mode(sp_module *m, bool reduce_after_ops, sp_err *err);
+/* The first step above for operand `i` of `user`, whose value has sharding `s` (its own, or
+ * what a manual computation's body sees of its block argument): the all-reduce of the
+ * unreduced axes the user does not keep, inserted before the user, which then reads it.
+ * SP_OK when there is nothing to reduce; SP_ENOMEM. */
+int sp_export_all_reduce_operand(sp_module *m, sp_op *user, int i, const sp_sharding *s);
 int sp_export_canonicalize(sp_module *m, sp_err *err);
 
 /* Whether `op` has no side effects, so that it may be erased once its results are unused. */

@@ -304,8 +304,59 @@ static int take_tiling_axes(sp_arena *a, const sp_mesh *m, cursor *c, int64_t si
   return SP_OK;
 }
 
+/* The regrouped projection of one factor that is not minor-most (see
+ * sp_factor_table_build_regrouped): from each part of `pend` in order, the major part that
+ * divides what is left of `size` goes to `l` (size-1 axes too); what is not taken stays in
+ * `pend`, in order. */
+static int take_dividing_parts(sp_arena *a, const sp_mesh *m, sp_ft_axes *pend, int64_t size,
+                               sp_ft_axes *l) {
+  int64_t rem = size;
+  int n = 0;
+  for (int i = 0; i < pend->n; i++) {
+    sp_ft_axis p = pend->v[i];
+    int64_t ps = sp_ft_axis_size(m, p), g = sp_gcd64(rem, ps);
+    if (ps == 1 || g == ps) {
+      if (sp_ft_axes_push(a, l, p)) return SP_ENOMEM;
+      rem /= ps;
+    } else if (g > 1) {
+      if (sp_ft_axes_push(a, l, sp_ft_axis_make(m, p.axis, sp_ft_axis_pre(p), g))) return SP_ENOMEM;
+      pend->v[n++] = sp_ft_axis_make(m, p.axis, sp_ft_axis_pre(p) * g, ps / g);
+      rem /= g;
+    } else {
+      pend->v[n++] = p;
+    }
+  }
+  pend->n = n;
+  return SP_OK;
+}
+
+static int project_dim_regrouped(sp_factor_table *t, sp_ft_row *row, const sp_rule_dim *rd,
+                                 const sp_dim_sharding *ds, place where, sp_err *err) {
+  const sp_mesh *m = t->mesh;
+  sp_ft_axes pend = {0, 0, NULL};
+  int rc = resolve_list(t, ds ? ds->axes : NULL, ds ? ds->naxes : 0, where, &pend, err);
+  if (rc) return rc;
+  for (int k = 0; k < rd->nfactors; k++) {
+    sp_ft_cell *cell = &row->cells[rd->factors[k]];
+    cell->present = true;
+    cell->minor_most = k == rd->nfactors - 1;
+    cell->closed = ds ? ds->closed : false;
+    if (cell->minor_most) {
+      for (int i = 0; i < pend.n; i++)
+        if (sp_ft_axes_push_merging(t->arena, m, &cell->axes, pend.v[i])) goto oom;
+    } else if (take_dividing_parts(t->arena, m, &pend, t->rule->factors[rd->factors[k]].size,
+                                   &cell->axes)) {
+      goto oom;
+    }
+  }
+  return SP_OK;
+oom:
+  return sp_err_set(err, SP_ENOMEM, "out of memory building a factor table");
+}
+
 static int project_dim(sp_factor_table *t, sp_ft_row *row, const sp_rule_dim *rd,
                        const sp_dim_sharding *ds, place where, sp_err *err) {
+  if (t->regrouped) return project_dim_regrouped(t, row, rd, ds, where, err);
   const sp_mesh *m = t->mesh;
   sp_arena *a = t->arena;
   int naxes = ds ? ds->naxes : 0;
@@ -373,9 +424,9 @@ static int project_row(sp_factor_table *t, int r, const sp_sharding *s, sp_err *
   return SP_OK;
 }
 
-int sp_factor_table_build(sp_arena *a, const sp_rule *rule, const sp_mesh *mesh,
-                          sp_sharding *const *operands, sp_sharding *const *results,
-                          sp_factor_table **out, sp_err *err) {
+static int build(sp_arena *a, const sp_rule *rule, const sp_mesh *mesh, bool regrouped,
+                 sp_sharding *const *operands, sp_sharding *const *results,
+                 sp_factor_table **out, sp_err *err) {
   *out = NULL;
   int rc = validate_rule(a, rule, err);
   if (rc) return rc;
@@ -387,6 +438,7 @@ int sp_factor_table_build(sp_arena *a, const sp_rule *rule, const sp_mesh *mesh,
   t->nfactors = rule->nfactors;
   t->noperands = rule->noperands;
   t->nresults = rule->nresults;
+  t->regrouped = regrouped;
   int nrows = sp_factor_table_nrows(t);
   t->rows = sp_arena_calloc(a, (size_t)nrows, sizeof *t->rows);
   sp_ft_cell *cells = sp_arena_calloc(a, (size_t)nrows * (size_t)t->nfactors, sizeof *cells);
@@ -402,6 +454,18 @@ int sp_factor_table_build(sp_arena *a, const sp_rule *rule, const sp_mesh *mesh,
   return SP_OK;
 oom:
   return sp_err_set(err, SP_ENOMEM, "out of memory building a factor table");
+}
+
+int sp_factor_table_build(sp_arena *a, const sp_rule *rule, const sp_mesh *mesh,
+                          sp_sharding *const *operands, sp_sharding *const *results,
+                          sp_factor_table **out, sp_err *err) {
+  return build(a, rule, mesh, false, operands, results, out, err);
+}
+
+int sp_factor_table_build_regrouped(sp_arena *a, const sp_rule *rule, const sp_mesh *mesh,
+                                    sp_sharding *const *operands, sp_sharding *const *results,
+                                    sp_factor_table **out, sp_err *err) {
+  return build(a, rule, mesh, true, operands, results, out, err);
 }
 
 /* ------------------------------------------------------------------ copy and compare */
