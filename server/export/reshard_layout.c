@@ -384,7 +384,10 @@ static int split_victim(plan *p, int t, int i, int64_t want) {
     if (in_prefix(p, t, &b) || sz <= want || sz % want) continue;
     int64_t lo = sp_axis_pre(&b), hi = sp_axis_next(&b, axis_n(p, &b));
     split_at(p, b.name, p->grown[t] ? hi / want : lo * want);
-    return p->grown[t] ? k + 1 : k;
+    /* No split (the boundary is the piece's own end: `want` 1, a size-1 axis): no part of
+     * the wanted size, and nothing past the list's end. */
+    int part = p->grown[t] ? k + 1 : k;
+    if (part < d->n && psize(p, &d->v[part]) == want) return part;
   }
   return -1;
 }
