@@ -4,9 +4,11 @@
 #   fuzz/coverage.sh DIR [EXTRA_CORPUS_ROOT]
 #
 # Builds the replay drivers with gcc --coverage into DIR, replays each target's seeds
-# (fuzz/corpus/), regressions (fuzz/regressions/) and, when given, EXTRA_CORPUS_ROOT/<target>/
-# (e.g. build/fuzz-clang/corpus, what the libFuzzer runs found), then sums gcov's line counts
-# per source folder. Prints a table: folder, lines executed, lines, percent.
+# (fuzz/corpus/, and the conformance chunks run.sh seeds it with), regressions
+# (fuzz/regressions/) and, when given, EXTRA_CORPUS_ROOT/<target>/ (e.g.
+# build/fuzz-clang/corpus, what the libFuzzer runs found), then sums gcov's line counts
+# per source folder. Prints a table: folder, lines executed, lines, percent. TARGETS="..."
+# replays only those targets (default: all of them).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 src=$(dirname "$here")
@@ -14,13 +16,14 @@ dir=${1:?usage: coverage.sh DIR [EXTRA_CORPUS_ROOT]}
 extra=${2:-}
 cmake -S "$src" -B "$dir" -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_FLAGS="--coverage -O0" \
   -DCMAKE_EXE_LINKER_FLAGS=--coverage >/dev/null
-targets="mlir mlir_struct mlir_diff einsum cluster iopddl proto web cache_row"
+targets=${TARGETS:-"mlir mlir_struct mlir_diff einsum cluster iopddl proto web cache_row export"}
 cmake --build "$dir" -j"${JOBS:-2}" --target $(for t in $targets; do printf 'fuzz_replay_%s ' "$t"; done) >/dev/null
 find "$dir" -name '*.gcda' -delete
 for t in $targets; do
-  case "$t" in mlir*) seeds=mlir ;; *) seeds=$t ;; esac
+  case "$t" in mlir*|export) seeds=mlir ;; *) seeds=$t ;; esac
   set --
-  for d in "$here/corpus/$seeds" "$here/regressions/$t" ${extra:+"$extra/$t"}; do
+  for d in "$here/corpus/$seeds" "$here/regressions/$t" ${extra:+"$extra/$t"} \
+           $("$here/run.sh" chunks "$dir" "$t"); do
     [ -d "$d" ] && set -- "$@" "$d"
   done
   [ $# -gt 0 ] && "$dir/bin/fuzz_replay_$t" "$@" >/dev/null 2>&1 || echo "coverage.sh: replay of $t failed" >&2

@@ -12,6 +12,8 @@
 #                                           and without address randomization: with -seed=N
 #                                           -runs=M a run replays the same inputs on any
 #                                           machine of the same kind
+#   fuzz/run.sh chunks DIR TARGET           split the conformance files that seed TARGET
+#                                           (below) and print the chunk folders
 #
 # A run reads its seeds from fuzz/corpus/ and fuzz/regressions/ (never written) and, for the
 # MLIR targets, the `// -----` chunks of ../shared/conformance/shardy/*.mlir (for `export`:
@@ -22,15 +24,53 @@
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 src=$(dirname "$here")
-cmd=${1:?usage: run.sh build DIR | run\|ci DIR TARGET SECONDS [flags]}
+usage="usage: run.sh build DIR | run|ci DIR TARGET SECONDS [flags] | chunks DIR TARGET"
+cmd=${1:?$usage}
 dir=${2:?build directory}
 CLANG=${CLANG:-clang-14}
+
+# The seed corpus of fuzz/corpus/ a target reads (the MLIR targets share one).
+seed_name() {
+  case "$1" in
+  mlir*|export) echo mlir ;;
+  *) echo "$1" ;;
+  esac
+}
+
+# The conformance folders whose chunks seed a target.
+shared_folders() {
+  case "$1" in
+  mlir*) echo shardy ;;
+  export) echo shardy-export shardy-explicit-reshards ;;
+  esac
+}
+
+# Splits each of `shared_folders TARGET` that exists into DIR/shared-chunks/FOLDER (once) and
+# prints the chunk folders, one a line.
+shared_chunks() {
+  for folder in $(shared_folders "$2"); do
+    [ -d "$src/../shared/conformance/$folder" ] || continue
+    chunks="$1/shared-chunks/$folder"
+    if [ ! -d "$chunks" ]; then
+      mkdir -p "$chunks.tmp"
+      for f in "$src/../shared/conformance/$folder"/*.mlir; do
+        awk -v out="$chunks.tmp/$(basename "$f" .mlir)" '
+          /^\/\/ -----/ { n++; next } { print > (out "." n ".mlir") }' "$f"
+      done
+      mv "$chunks.tmp" "$chunks"
+    fi
+    echo "$chunks"
+  done
+}
 
 case "$cmd" in
 build)
   command -v "$CLANG" >/dev/null || { echo "run.sh: $CLANG not found (deploy/install-deps.sh installs it)" >&2; exit 1; }
   CC=$CLANG cmake -S "$src" -B "$dir" -DSP_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
   cmake --build "$dir" --target fuzz_all -j"${JOBS:-2}"
+  ;;
+chunks)
+  shared_chunks "$dir" "${3:?target}"
   ;;
 run|ci)
   target=${3:?target}
@@ -56,34 +96,18 @@ run|ci)
   fi
   mkdir -p "$work" "$art"
   set --  "$@" "$work"
-  case "$target" in
-  mlir*) seedname=mlir; dict="$here/dict/mlir.dict"; shared=shardy ;;
-  export) seedname=mlir; dict="$here/dict/mlir.dict"; shared="shardy-export shardy-explicit-reshards" ;;
-  *) seedname=$target; dict="$here/dict/$target.dict"; shared= ;;
-  esac
+  seeds=$(seed_name "$target")
   own="$here/corpus/$target"
-  [ "$target" = "$seedname" ] && own=   # the shared corpus once
-  for d in "$here/corpus/$seedname" $own "$here/regressions/$target"; do
+  [ "$target" = "$seeds" ] && own=   # the shared corpus once
+  for d in "$here/corpus/$seeds" $own "$here/regressions/$target" $(shared_chunks "$dir" "$target"); do
     [ -d "$d" ] && set -- "$@" "$d"
   done
-  for folder in $shared; do
-    [ -d "$src/../shared/conformance/$folder" ] || continue
-    chunks="$dir/shared-chunks/$folder"
-    if [ ! -d "$chunks" ]; then
-      mkdir -p "$chunks.tmp"
-      for f in "$src/../shared/conformance/$folder"/*.mlir; do
-        awk -v out="$chunks.tmp/$(basename "$f" .mlir)" '
-          /^\/\/ -----/ { n++; next } { print > (out "." n ".mlir") }' "$f"
-      done
-      mv "$chunks.tmp" "$chunks"
-    fi
-    set -- "$@" "$chunks"
-  done
+  dict="$here/dict/$seeds.dict"
   [ -f "$dict" ] && set -- "-dict=$dict" "$@"
   echo "run.sh: fuzz_$target for ${seconds}s"
   SP_FUZZ_STATS=1 $norand "$bin" -max_total_time="$seconds" -timeout=60 -rss_limit_mb=2048 \
     -max_len=65536 -print_final_stats=1 -artifact_prefix="$art/" "$@"
   ;;
 *)
-  echo "usage: run.sh build DIR | run|ci DIR TARGET SECONDS [flags]" >&2; exit 2 ;;
+  echo "$usage" >&2; exit 2 ;;
 esac

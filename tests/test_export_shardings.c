@@ -232,10 +232,7 @@ START_TEST(each_result_of_a_reduce_gets_its_own_all_reduce_in_result_order) {
       "  }\n"
       "  return %0#1, %0#0 : tensor<4xf32>, tensor<4xf32>\n"
       "}\n";
-  sp_module *m = pt_parse(in);
-  pt_run(m, sp_export_insert_explicit_reshards);
-  char *out = pt_print(m);
-  sp_module_free(m);
+  char *out = pt_output(in, sp_export_insert_explicit_reshards);
   static const char *const want[] = {
       "%1 = sdy.all_reduce {\"a\"} %0#0 out_sharding=<@mesh, [{}], unreduced={\"b\"}> : tensor<4xf32>",
       "%2 = sdy.all_reduce {\"b\"} %0#1 out_sharding=<@mesh, [{}], unreduced={\"a\"}> : tensor<4xf32>",

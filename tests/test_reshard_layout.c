@@ -185,6 +185,19 @@ START_TEST(sub_axes_that_cannot_coexist_are_gathered_before_the_other_is_sliced)
 }
 END_TEST
 
+START_TEST(a_size_one_target_axis_is_not_cut_out_of_a_bigger_piece) {
+  /* z (size 1) has no piece of its size to take, and no piece splits into one: the plan
+   * ends in the target layout without reading past the dim's pieces (found by fuzz_export:
+   * a negative memmove). */
+  char got[4096];
+  plan_text("\"x\"=3, \"y\"=2, \"z\"=1", "6x2", "[{}, {\"y\"}]", "[{}, {\"x\", \"z\"}]", false,
+            got, sizeof got);
+  const char *end = strrchr(got, '>');
+  ck_assert_ptr_nonnull(end);
+  ck_assert_str_eq(end + 1, " [{}{x z}]");
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("reshard_layout");
   TCase *tc = tcase_create("plan");
@@ -198,6 +211,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, from_and_to_nothing_is_one_slice_or_one_gather);
   tcase_add_test(tc, a_device_order_change_alone_is_one_permute);
   tcase_add_test(tc, sub_axes_that_cannot_coexist_are_gathered_before_the_other_is_sliced);
+  tcase_add_test(tc, a_size_one_target_axis_is_not_cut_out_of_a_bigger_piece);
   suite_add_tcase(s, tc);
   return s;
 }

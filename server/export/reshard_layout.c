@@ -350,7 +350,51 @@ static int victim_of_size(const plan *p, int t, int i, int64_t want) {
   return -1;
 }
 
-/* Puts target piece `i` of dim `t` in place `i`; false when nothing can make room for it. */
+/* Target piece `r` (held in dim `s` at `pos`, or nowhere: s < 0) takes the place, at `i` of
+ * dim `t`, of several smaller pieces whose sizes make its size; they go where it was. False
+ * when no such pieces exist. */
+static bool swap_for_several(plan *p, int t, int i, sp_axis_ref r, int s, int pos) {
+  sp_rl_dim *d = &p->cur[t];
+  int64_t want = psize(p, &r), prod = 1;
+  int idx[SP_RL_MAX_PIECES], nv = 0;
+  for (int k = i; k < d->n && prod < want; k++) {
+    int64_t sz = psize(p, &d->v[k]);
+    if (in_prefix(p, t, &d->v[k]) || want % (prod * sz)) continue;
+    idx[nv++] = k;
+    prod *= sz;
+  }
+  if (nv < 2 || prod != want) return false;
+  sp_rl_dim moved = {0};
+  for (int k = nv - 1; k >= 0; k--) dim_insert(p, &moved, 0, dim_remove(d, idx[k]));
+  if (s >= 0) {
+    dim_remove(&p->cur[s], pos);
+    for (int k = 0; k < moved.n; k++) dim_insert(p, &p->cur[s], pos + k, moved.v[k]);
+  }
+  dim_insert(p, d, i, r);
+  return true;
+}
+
+/* A part of size `want` of a bigger piece of dim `t` from `i` on, split off: its major part,
+ * its minor part in a dim the slice grew. The part's place, or -1. */
+static int split_victim(plan *p, int t, int i, int64_t want) {
+  sp_rl_dim *d = &p->cur[t];
+  for (int k = i; k < d->n; k++) {
+    sp_axis_ref b = d->v[k];
+    int64_t sz = psize(p, &b);
+    if (in_prefix(p, t, &b) || sz <= want || sz % want) continue;
+    int64_t lo = sp_axis_pre(&b), hi = sp_axis_next(&b, axis_n(p, &b));
+    split_at(p, b.name, p->grown[t] ? hi / want : lo * want);
+    /* No split (the boundary is the piece's own end: `want` 1, a size-1 axis): no part of
+     * the wanted size, and nothing past the list's end. */
+    int part = p->grown[t] ? k + 1 : k;
+    if (part < d->n && psize(p, &d->v[part]) == want) return part;
+  }
+  return -1;
+}
+
+/* Puts target piece `i` of dim `t` in place `i`; false when nothing can make room for it. A
+ * piece of its size swaps with it (or goes, when it is held nowhere), else several smaller
+ * ones, else a part of a bigger one. */
 static bool bring(plan *p, int t, int i) {
   sp_axis_ref r = p->out[t].v[i];
   int pos = 0, s = find(p->cur, p->rank, &r, &pos);
@@ -362,37 +406,8 @@ static bool bring(plan *p, int t, int i) {
   if (s < 0 && clashes(p, &r)) return false;
   int64_t want = psize(p, &r);
   int v = victim_of_size(p, t, i, want);
-  if (v < 0) {
-    /* Several smaller pieces whose sizes make `want`. */
-    int idx[SP_RL_MAX_PIECES], nv = 0;
-    int64_t prod = 1;
-    for (int k = i; k < d->n && prod < want; k++) {
-      int64_t sz = psize(p, &d->v[k]);
-      if (in_prefix(p, t, &d->v[k]) || want % (prod * sz)) continue;
-      idx[nv++] = k;
-      prod *= sz;
-    }
-    if (nv > 1 && prod == want) {
-      sp_rl_dim moved = {0};
-      for (int k = nv - 1; k >= 0; k--) dim_insert(p, &moved, 0, dim_remove(d, idx[k]));
-      if (s >= 0) {
-        dim_remove(&p->cur[s], pos);
-        for (int k = 0; k < moved.n; k++) dim_insert(p, &p->cur[s], pos + k, moved.v[k]);
-      }
-      dim_insert(p, d, i, r);
-      return true;
-    }
-    /* A part of a bigger piece: its major part, its minor part in a dim the slice grew. */
-    for (int k = i; k < d->n && v < 0; k++) {
-      sp_axis_ref b = d->v[k];
-      int64_t sz = psize(p, &b);
-      if (in_prefix(p, t, &b) || sz <= want || sz % want) continue;
-      int64_t lo = sp_axis_pre(&b), hi = sp_axis_next(&b, axis_n(p, &b));
-      split_at(p, b.name, p->grown[t] ? hi / want : lo * want);
-      v = p->grown[t] ? k + 1 : k;
-    }
-    if (v < 0) return false;
-  }
+  if (v < 0 && swap_for_several(p, t, i, r, s, pos)) return true;
+  if (v < 0 && (v = split_victim(p, t, i, want)) < 0) return false;
   if (s >= 0) {
     sp_axis_ref x = d->v[v];
     d->v[v] = p->cur[s].v[pos];
@@ -433,19 +448,76 @@ static bool arranged(const plan *p, int d, const sp_rl_dim *chunk, const int *mv
   return true;
 }
 
-/* Assigns the movers (target pieces past the placed prefixes) to source dims and lays every
- * dim out as prefix, leftovers, groups. False (layout untouched) when they do not fit. */
-static bool place_movers(plan *p) {
+/* Movers where they are (chunks[s * rank + t]: those of target dim t in source dim s); false
+ * when some source dim holds two runs of one target dim. */
+static bool movers_where_they_are(plan *p, sp_rl_dim *chunks, const int *mv_end) {
+  int rank = p->rank;
+  for (int k = 0; k < rank * rank; k++) p->runs[k] = false;
+  for (int t = 0; t < rank; t++)
+    for (int i = p->np[t], prev = -1; i < mv_end[t]; i++) {
+      int s = find(p->cur, rank, &p->out[t].v[i], NULL);
+      if (s != prev && p->runs[s * rank + t]) return false;
+      p->runs[s * rank + t] = true;
+      prev = s;
+      dim_append(p, &chunks[s * rank + t], &p->out[t].v[i], 1);
+    }
+  return true;
+}
+
+/* Movers in dim order, by the room each source dim has beside its prefix and leftovers;
+ * false when they do not fit. */
+static bool movers_by_room(plan *p, sp_rl_dim *chunks, const int *mv_end, int64_t *room) {
+  int rank = p->rank;
+  clear(chunks, rank * rank);
+  for (int d = 0; d < rank; d++) {
+    room[d] = dim_size(p, &p->cur[d]);
+    for (int k = 0; k < p->cur[d].n; k++)
+      if (k < p->np[d] || mover_tgt(p, &p->cur[d].v[k], d, mv_end) < 0)
+        room[d] /= psize(p, &p->cur[d].v[k]);
+  }
+  for (int t = 0; t < rank; t++) {
+    int i = p->np[t];
+    for (int s = 0; s < rank && i < mv_end[t]; s++)
+      while (s != t && i < mv_end[t] && room[s] % psize(p, &p->out[t].v[i]) == 0) {
+        room[s] /= psize(p, &p->out[t].v[i]);
+        dim_append(p, &chunks[s * rank + t], &p->out[t].v[i++], 1);
+      }
+    if (i < mv_end[t]) return false;
+  }
+  return true;
+}
+
+/* Every dim as prefix, leftovers (in their order), then its chunks by target dim; a dim
+ * already so arranged (movers where they are) keeps its order. */
+static void lay_out(plan *p, const sp_rl_dim *chunks, const int *mv_end, bool here) {
+  int rank = p->rank;
+  for (int d = 0; d < rank; d++) {
+    sp_rl_dim *n = &p->spare[d];
+    const sp_rl_dim *c = &p->cur[d];
+    if (here && arranged(p, d, &chunks[d * rank], mv_end)) {
+      *n = *c;
+      continue;
+    }
+    n->n = 0;
+    dim_append(p, n, c->v, p->np[d]);
+    for (int k = p->np[d]; k < c->n; k++)
+      if (mover_tgt(p, &c->v[k], d, mv_end) < 0) dim_append(p, n, &c->v[k], 1);
+    for (int t = 0; t < rank; t++) dim_append(p, n, chunks[d * rank + t].v, chunks[d * rank + t].n);
+  }
+  memcpy(p->cur, p->spare, (size_t)rank * sizeof *p->cur);
+}
+
+/* Assigns the movers (target pieces past the placed prefixes, held away from their target
+ * dim) to source dims and lays every dim out; the layout stays when they do not fit. */
+static void place_movers(plan *p) {
   int rank = p->rank;
   size_t r = (size_t)(rank ? rank : 1);   /* never malloc(0) */
   int *mv_end = malloc(r * sizeof *mv_end);
   sp_rl_dim *chunks = malloc(r * r * sizeof *chunks); /* [s][t] */
   int64_t *room = malloc(r * sizeof *room);
-  bool *keep = malloc(r * sizeof *keep);
-  bool ok = mv_end && chunks && room && keep;
-  if (!ok) {
+  if (!mv_end || !chunks || !room) {
     p->rc = SP_ENOMEM;
-    goto out;
+    goto fail;
   }
   clear(chunks, rank * rank);   /* only the counts: a dim is 1.5 KiB of room */
   for (int t = 0; t < rank; t++) {
@@ -457,55 +529,12 @@ static bool place_movers(plan *p) {
     }
     mv_end[t] = i;
   }
-  /* Where they are, when each source dim holds one run of each target dim. */
-  for (int k = 0; k < rank * rank; k++) p->runs[k] = false;
-  bool here = true;
-  for (int t = 0; t < rank && here; t++)
-    for (int i = p->np[t], prev = -1; i < mv_end[t] && here; i++) {
-      int s = find(p->cur, rank, &p->out[t].v[i], NULL);
-      if (s != prev && p->runs[s * rank + t]) here = false;
-      p->runs[s * rank + t] = true;
-      prev = s;
-      dim_append(p, &chunks[s * rank + t], &p->out[t].v[i], 1);
-    }
-  if (!here) {
-    /* Else in dim order, by the room each source dim has beside its prefix and leftovers. */
-    for (int k = 0; k < rank * rank; k++) chunks[k].n = 0;
-    for (int d = 0; d < rank; d++) {
-      room[d] = dim_size(p, &p->cur[d]);
-      for (int k = 0; k < p->cur[d].n; k++)
-        if (k < p->np[d] || mover_tgt(p, &p->cur[d].v[k], d, mv_end) < 0)
-          room[d] /= psize(p, &p->cur[d].v[k]);
-    }
-    for (int t = 0; t < rank; t++) {
-      int i = p->np[t];
-      for (int s = 0; s < rank && i < mv_end[t]; s++)
-        while (s != t && i < mv_end[t] && room[s] % psize(p, &p->out[t].v[i]) == 0) {
-          room[s] /= psize(p, &p->out[t].v[i]);
-          dim_append(p, &chunks[s * rank + t], &p->out[t].v[i++], 1);
-        }
-      if (i < mv_end[t]) goto out; /* they do not fit: leave the layout */
-    }
-  }
-  for (int d = 0; d < rank; d++) keep[d] = here && arranged(p, d, &chunks[d * rank], mv_end);
-  for (int d = 0; d < rank; d++) {
-    sp_rl_dim *n = &p->spare[d];
-    const sp_rl_dim *c = &p->cur[d];
-    *n = *c;
-    if (keep[d]) continue;
-    n->n = 0;
-    dim_append(p, n, c->v, p->np[d]);
-    for (int k = p->np[d]; k < c->n; k++)
-      if (mover_tgt(p, &c->v[k], d, mv_end) < 0) dim_append(p, n, &c->v[k], 1);
-    for (int t = 0; t < rank; t++) dim_append(p, n, chunks[d * rank + t].v, chunks[d * rank + t].n);
-  }
-  memcpy(p->cur, p->spare, (size_t)rank * sizeof *p->cur);
-out:
+  bool here = movers_where_they_are(p, chunks, mv_end);
+  if (here || movers_by_room(p, chunks, mv_end, room)) lay_out(p, chunks, mv_end, here);
+fail:
   free(mv_end);
   free(chunks);
   free(room);
-  free(keep);
-  return ok;
 }
 
 static bool permute_step(plan *p, bool force) {

@@ -40,6 +40,15 @@ static inline void pt_run(sp_module *m, pt_pass_fn pass) {
   ck_assert_msg(rc == SP_OK, "pass failed (%d): %s", rc, err.msg);
 }
 
+/* Parses `in`, runs `pass` and returns the printed module (caller frees). */
+static inline char *pt_output(const char *in, pt_pass_fn pass) {
+  sp_module *m = pt_parse(in);
+  pt_run(m, pass);
+  char *out = pt_print(m);
+  sp_module_free(m);
+  return out;
+}
+
 /* Parses `in`, runs the passes (NULL-terminated), and compares the printed module with `want`. */
 static inline void pt_expect(const char *in, const pt_pass_fn *passes, const char *want) {
   sp_module *m = pt_parse(in);
