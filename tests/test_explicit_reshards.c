@@ -154,6 +154,21 @@ START_TEST(reshape_with_coprime_axis_parts_regroups_them_over_its_factors) {
 }
 END_TEST
 
+START_TEST(axis_part_no_factor_of_a_split_dim_takes_moves_to_the_last_factor) {
+  /* Dim 0's factors 3 and 2 take only "q":(1)2 of "q"=4, and that one waits on the factor of
+   * 3 (never sharded); the rest, "q":(2)2, belongs to the tensor's last factor: the operand is
+   * resharded to hold just that. */
+  char *out = et_run(MESH
+      "func.func @f(%x: tensor<1x1x1xf32> {sdy.sharding = #sdy.sharding<@m, [{\"q\"}, {}, {}]>}) -> (tensor<f32> {sdy.sharding = #sdy.sharding<@m, []>}) {\n"
+      "  %0 = stablehlo.reshape %x {sdy.sharding = #sdy.sharding_per_value<[<@m, []>]>, sdy.sharding_rule = #sdy.op_sharding_rule<([ij, k, l])->([]) {i=3, j=2, k=1, l=1}>} : (tensor<1x1x1xf32>) -> tensor<f32>\n"
+      "  return %0 : tensor<f32>\n}\n", "sdy-insert-explicit-reshards", FULL);
+  static const char *const want[] = {"%0 = sdy.reshard %arg0 <@m, [{}, {}, {\"q\":(2)2}]>",
+                                     "stablehlo.reshape %0", "return %1", NULL};
+  et_has_in_order(out, want);
+  free(out);
+}
+END_TEST
+
 START_TEST(binary_op_takes_the_majority_and_reshards_the_rest) {
   /* Two operands on "q" outweigh the result on "p": the result is resharded after the op. */
   char *out = et_run(MESH
@@ -524,6 +539,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, result_without_sharding_still_gets_the_all_reduce);
   tcase_add_test(tc, unary_tie_goes_to_the_tensor_without_sharded_permutation_dims);
   tcase_add_test(tc, binary_op_takes_the_majority_and_reshards_the_rest);
+  tcase_add_test(tc, axis_part_no_factor_of_a_split_dim_takes_moves_to_the_last_factor);
   tcase_add_test(tc, reshape_with_coprime_axis_parts_regroups_them_over_its_factors);
   tcase_add_test(tc, chosen_axes_grow_into_a_longer_list_the_others_reach_by_slicing);
   tcase_add_test(tc, chosen_axes_do_not_grow_where_a_tensor_uses_the_extra_axis_elsewhere);

@@ -213,6 +213,26 @@ START_TEST(regrouped_projection_deals_dividing_parts_instead_of_overflow) {
 }
 END_TEST
 
+START_TEST(regrouped_projection_moves_what_a_split_dim_leaves_to_the_last_factor) {
+  /* [x=4] over dim 0's factors 3 and 2: neither is divided by what is left after "x":(1)2,
+   * so "x":(2)2 goes to the tensor's last factor (dim 2's); a dim of one factor still takes
+   * all its axes (the last one below, and any non-divisible one). */
+  sp_mesh *m = fx_mesh(A, "x=4");
+  sp_rule *r = fx_rule(A, "([ij, k, l])->([ij, k, l])", (int64_t[]){3, 2, 1, 1});
+  sp_sharding *ops[] = {fx_sharding(A, "{x}, {}, {}", NULL)}, *res[] = {NULL};
+  sp_factor_table *t = NULL;
+  ck_assert_int_eq(sp_factor_table_build_regrouped(A, r, m, ops, res, &t, NULL), SP_OK);
+  ck_assert_str_eq(cell_str(t, 0, 0), "");
+  ck_assert_str_eq(cell_str(t, 0, 1), "\"x\":(1)2");
+  ck_assert_str_eq(cell_str(t, 0, 2), "");
+  ck_assert_str_eq(cell_str(t, 0, 3), "\"x\":(2)2");
+  sp_rule *one = fx_rule(A, "([i])->([i])", (int64_t[]){3});
+  sp_sharding *odd[] = {fx_sharding(A, "{x}", NULL)};
+  ck_assert_int_eq(sp_factor_table_build_regrouped(A, one, m, odd, res, &t, NULL), SP_OK);
+  ck_assert_str_eq(cell_str(t, 0, 0), "\"x\"");
+}
+END_TEST
+
 START_TEST(regrouped_projection_equals_the_plain_one_without_coprime_parts) {
   sp_mesh *m = fx_mesh(A, "a=4, b=4");
   sp_rule *r = fx_rule(A, "([ij])->([ij])", (int64_t[]){2, 4});
@@ -444,6 +464,7 @@ static Suite *projection_suite(void) {
   tcase_add_test(tc, only_the_factor_right_after_an_overflow_gets_a_closed_cell);
   tcase_add_test(tc, regrouped_projection_deals_dividing_parts_instead_of_overflow);
   tcase_add_test(tc, regrouped_projection_equals_the_plain_one_without_coprime_parts);
+  tcase_add_test(tc, regrouped_projection_moves_what_a_split_dim_leaves_to_the_last_factor);
   tcase_add_test(tc, overflow_axes_survive_when_another_dim_of_the_tensor_changes);
   tcase_add_test(tc, overflow_sub_axis_merges_back_into_the_full_axis);
   tcase_add_test(tc, axes_of_a_later_factor_are_dropped_when_an_earlier_one_is_not_filled);

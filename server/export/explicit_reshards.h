@@ -10,7 +10,11 @@
  *   0. operands' unreduced axes the op does not keep are all-reduced before it (a manual
  *      computation's block argument counts with the unreduced axes of its in_sharding that are
  *      not manual);
- *   1. the op's shardings are projected onto its factors (propagation/factor_projection.h);
+ *   1. the op's shardings are projected onto its factors, regrouped
+ *      (sp_factor_table_build_regrouped in propagation/factor_projection.h: axis parts that
+ *      do not split along a dimension's factors are dealt by divisibility, not left as
+ *      overflow); a tensor whose cells rebuild another device order than its own sharding
+ *      counts as differing in step 3;
  *   2. when the tensors already agree on every factor (no tensor shards a need-replication
  *      factor, no axis serves two factors) nothing changes; otherwise one list of axes per factor is chosen:
  *        - an op with exactly two non-scalar tensors, no need-replication factor and one

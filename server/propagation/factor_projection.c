@@ -304,7 +304,7 @@ static int take_tiling_axes(sp_arena *a, const sp_mesh *m, cursor *c, int64_t si
   return SP_OK;
 }
 
-/* The regrouped projection of one factor that is not minor-most (see
+/* The regrouped projection of one factor of a dimension of several factors (see
  * sp_factor_table_build_regrouped): from each part of `pend` in order, the major part that
  * divides what is left of `size` goes to `l` (size-1 axes too); what is not taken stays in
  * `pend`, in order. */
@@ -331,7 +331,8 @@ static int take_dividing_parts(sp_arena *a, const sp_mesh *m, sp_ft_axes *pend, 
 }
 
 static int project_dim_regrouped(sp_factor_table *t, sp_ft_row *row, const sp_rule_dim *rd,
-                                 const sp_dim_sharding *ds, place where, sp_err *err) {
+                                 const sp_dim_sharding *ds, place where, sp_ft_axes *left,
+                                 sp_err *err) {
   const sp_mesh *m = t->mesh;
   sp_ft_axes pend = {0, 0, NULL};
   int rc = resolve_list(t, ds ? ds->axes : NULL, ds ? ds->naxes : 0, where, &pend, err);
@@ -341,7 +342,7 @@ static int project_dim_regrouped(sp_factor_table *t, sp_ft_row *row, const sp_ru
     cell->present = true;
     cell->minor_most = k == rd->nfactors - 1;
     cell->closed = ds ? ds->closed : false;
-    if (cell->minor_most) {
+    if (cell->minor_most && rd->nfactors == 1) {
       for (int i = 0; i < pend.n; i++)
         if (sp_ft_axes_push_merging(t->arena, m, &cell->axes, pend.v[i])) goto oom;
     } else if (take_dividing_parts(t->arena, m, &pend, t->rule->factors[rd->factors[k]].size,
@@ -349,6 +350,9 @@ static int project_dim_regrouped(sp_factor_table *t, sp_ft_row *row, const sp_ru
       goto oom;
     }
   }
+  if (rd->nfactors > 1)
+    for (int i = 0; i < pend.n; i++)
+      if (sp_ft_axes_push(t->arena, left, pend.v[i])) goto oom;
   return SP_OK;
 oom:
   return sp_err_set(err, SP_ENOMEM, "out of memory building a factor table");
@@ -356,7 +360,6 @@ oom:
 
 static int project_dim(sp_factor_table *t, sp_ft_row *row, const sp_rule_dim *rd,
                        const sp_dim_sharding *ds, place where, sp_err *err) {
-  if (t->regrouped) return project_dim_regrouped(t, row, rd, ds, where, err);
   const sp_mesh *m = t->mesh;
   sp_arena *a = t->arena;
   int naxes = ds ? ds->naxes : 0;
@@ -417,10 +420,18 @@ static int project_row(sp_factor_table *t, int r, const sp_sharding *s, sp_err *
                         &row->unreduced, err);
     if (rc) return rc;
   }
+  sp_ft_axes left = {0, 0, NULL};
+  sp_ft_cell *last = NULL;
   for (int d = 0; d < rt->rank; d++) {
-    int rc = project_dim(t, row, &rt->dims[d], s ? &s->dims[d] : NULL, (place){r, d}, err);
+    const sp_dim_sharding *ds = s ? &s->dims[d] : NULL;
+    int rc = t->regrouped ? project_dim_regrouped(t, row, &rt->dims[d], ds, (place){r, d}, &left, err)
+                          : project_dim(t, row, &rt->dims[d], ds, (place){r, d}, err);
     if (rc) return rc;
+    if (rt->dims[d].nfactors) last = &row->cells[rt->dims[d].factors[rt->dims[d].nfactors - 1]];
   }
+  for (int i = 0; last && i < left.n; i++)
+    if (sp_ft_axes_push_merging(t->arena, t->mesh, &last->axes, left.v[i]))
+      return sp_err_set(err, SP_ENOMEM, "out of memory building a factor table");
   return SP_OK;
 }
 

@@ -142,13 +142,16 @@ int sp_factor_table_build(sp_arena *a, const sp_rule *rule, const sp_mesh *mesh,
                           sp_sharding *const *operands, sp_sharding *const *results,
                           sp_factor_table **out, sp_err *err);
 
-/* The same, but a factor that is not minor-most takes, from every axis part still to deal in
- * order, the major part that divides what is left of the factor (skipping parts coprime
- * with it) instead of stopping at the first coprime one: no overflow axes, and the factors
- * after it deal the parts left, in order. This is how explicit reshard insertion sees a
- * dimension whose axes do not split along its factors (e.g. [x=6, y=4096] over factors 4 and
- * 6144: ["x":(1)2, "y":(1)2] and ["x":(2)3, "y":(2)2048]); the rows' cells then rebuild a
- * sharding other than the tensor's own (another device order). */
+/* The same, but in a dimension of several factors each factor takes, from every axis part
+ * still to deal in order, the major part that divides what is left of the factor (skipping
+ * parts coprime with it) instead of stopping at the first coprime one: no overflow axes, and
+ * the factors after it deal the parts left, in order. Parts that no factor of such a
+ * dimension takes go to the tensor's last factor (the minor-most of its last dimension); a
+ * dimension of one factor gives it all its axes, as the plain projection does. This is how
+ * explicit reshard insertion sees a dimension whose axes do not split along its factors
+ * (e.g. [x=6, y=4096] over factors 4 and 6144: ["x":(1)2, "y":(1)2] and ["x":(2)3,
+ * "y":(2)2048]); the rows' cells then rebuild a sharding other than the tensor's own
+ * (another device order). */
 int sp_factor_table_build_regrouped(sp_arena *a, const sp_rule *rule, const sp_mesh *mesh,
                                     sp_sharding *const *operands, sp_sharding *const *results,
                                     sp_factor_table **out, sp_err *err);
