@@ -237,10 +237,12 @@ static int read_axes(reader *r, int64_t opno, const Shardplan__V1__Op *o, size_t
       return fail_at(r, opno, o, "an axis reference has no name");
     v[i].name = dup(r, in[i]->name);
     if (in[i]->size) {
-      if (in[i]->size < 2 || in[i]->pre_size < 1)
-        return fail_at(r, opno, o, "sub-axis \"%.100s\":(%lld)%lld: pre_size must be >= 1 and "
-                       "size >= 2", in[i]->name, (long long)in[i]->pre_size,
-                       (long long)in[i]->size);
+      /* As the MLIR reader: a size below 1 is refused here; a pre-size below 1 is the
+       * verifier's to report, on the shardings it checks (an attribute it does not know may
+       * hold any, in either front-end). */
+      if (in[i]->size < 1)
+        return fail_at(r, opno, o, "sub-axis \"%.100s\":(%lld)%lld: size must be >= 1",
+                       in[i]->name, (long long)in[i]->pre_size, (long long)in[i]->size);
       v[i].pre = in[i]->pre_size;
       v[i].size = in[i]->size;
     } else if (in[i]->pre_size) {
