@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ir/strbuf.h"
 #include "ir/verify.h"
 #include "mlir/mlir.h"
 #include "propagation/pipeline.h"
@@ -39,6 +40,27 @@ void sp_fuzz_check_error(int rc, const sp_err *err, const char *what) {
   sp_fuzz_check(rc < 0, what, err);
   sp_fuzz_check(err->code == rc, "error status differs from the returned one", err);
   sp_fuzz_check(err->msg[0] != '\0', "error without a message", err);
+}
+
+void sp_fuzz_check_reparses(const sp_module *m, const char *what) {
+  sp_err err;
+  sp_strbuf a = SP_STRBUF_INIT, b = SP_STRBUF_INIT;
+  sp_module *m2 = NULL;
+  sp_fuzz_check(sp_mlir_print(m, &a, &err) == SP_OK && !a.oom, "printing a module", &err);
+  if (sp_mlir_parse(a.buf, a.len, "printed.mlir", 1, &m2, &err) != SP_OK) {
+    fprintf(stderr, "--- printed (%s):\n%s\n", what, sp_strbuf_str(&a));
+    sp_fuzz_check(0, "the printed module does not parse", &err);
+  }
+  sp_fuzz_check(sp_mlir_print(m2, &b, &err) == SP_OK && !b.oom, "printing the reparsed module",
+                &err);
+  if (strcmp(sp_strbuf_str(&a), sp_strbuf_str(&b)) != 0) {
+    fprintf(stderr, "--- first (%s):\n%s\n--- second:\n%s\n", what, sp_strbuf_str(&a),
+            sp_strbuf_str(&b));
+    sp_fuzz_check(0, "print-parse-print is not a fixed point", NULL);
+  }
+  sp_module_free(m2);
+  sp_strbuf_free(&a);
+  sp_strbuf_free(&b);
 }
 
 const sp_cluster *sp_fuzz_cluster(void) {

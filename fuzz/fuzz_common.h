@@ -48,6 +48,10 @@ void sp_fuzz_check(int cond, const char *what, const sp_err *err);
 /* An error must have a status and a non-empty message. */
 void sp_fuzz_check_error(int rc, const sp_err *err, const char *what);
 
+/* `m` prints, the printed text parses, and prints the same (print-parse-print is a fixed
+ * point); `what` names the module in the dump made on failure. */
+void sp_fuzz_check_reparses(const sp_module *m, const char *what);
+
 /* The fixed cluster the searches plan on: eight machines of eight GPUs (parsed once). */
 const struct sp_cluster *sp_fuzz_cluster(void);
 

@@ -21,12 +21,10 @@
  * Memory: every module and plan lives for one input.
  */
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "export/export_pipeline.h"
 #include "fuzz_common.h"
-#include "ir/strbuf.h"
 #include "ir/verify.h"
 #include "mlir/mlir.h"
 #include "mlir_mutator.h"
@@ -43,29 +41,6 @@ size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsi
 static const char *const export_stages[SP_FUZZ_NSTAGES] = {"rejected", "parsed", "verified",
                                                           "exported", "planned"};
 
-/* The exported module prints, and print-parse-print is a fixed point. */
-static void check_prints(const sp_module *m, const char *options) {
-  sp_err err;
-  sp_strbuf a = SP_STRBUF_INIT, b = SP_STRBUF_INIT;
-  sp_module *m2 = NULL;
-  sp_fuzz_check(sp_mlir_print(m, &a, &err) == SP_OK && !a.oom, "printing an exported module",
-                &err);
-  if (sp_mlir_parse(a.buf, a.len, "exported.mlir", 1, &m2, &err) != SP_OK) {
-    fprintf(stderr, "--- exported (%s):\n%s\n", options, sp_strbuf_str(&a));
-    sp_fuzz_check(0, "the exported module does not parse", &err);
-  }
-  sp_fuzz_check(sp_mlir_print(m2, &b, &err) == SP_OK && !b.oom, "printing the reparsed module",
-                &err);
-  if (strcmp(sp_strbuf_str(&a), sp_strbuf_str(&b)) != 0) {
-    fprintf(stderr, "--- exported (%s):\n%s\n--- reparsed:\n%s\n", options, sp_strbuf_str(&a),
-            sp_strbuf_str(&b));
-    sp_fuzz_check(0, "print-parse-print of the exported module is not a fixed point", NULL);
-  }
-  sp_module_free(m2);
-  sp_strbuf_free(&a);
-  sp_strbuf_free(&b);
-}
-
 /* Runs the export pipeline with `options` on `m`; true when it succeeded. */
 static bool run_export(sp_module *m, const char *options) {
   sp_err err;
@@ -74,7 +49,7 @@ static bool run_export(sp_module *m, const char *options) {
     sp_fuzz_check_error(rc, &err, "the export pipeline failed without an error");
     return false;
   }
-  check_prints(m, options);
+  sp_fuzz_check_reparses(m, options[0] ? options : "exported, default options");
   return true;
 }
 

@@ -6,35 +6,12 @@
  * position in fuzz.mlir; an accepted one prints, the printed text parses again and prints the
  * same (the reader and printer agree); every later stage fails only with an error message.
  */
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "fuzz_common.h"
-#include "ir/strbuf.h"
 #include "mlir/mlir.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-static void check_round_trip(const sp_module *m) {
-  sp_err err;
-  sp_strbuf a = SP_STRBUF_INIT, b = SP_STRBUF_INIT;
-  sp_module *m2 = NULL;
-  sp_fuzz_check(sp_mlir_print(m, &a, &err) == SP_OK, "printing a parsed module", &err);
-  int rc = sp_mlir_parse(a.buf, a.len, "printed.mlir", 1, &m2, &err);
-  if (rc != SP_OK) {
-    fprintf(stderr, "--- printed:\n%s\n", sp_strbuf_str(&a));
-    sp_fuzz_check(0, "the printed module does not parse", &err);
-  }
-  sp_fuzz_check(sp_mlir_print(m2, &b, &err) == SP_OK, "printing the reparsed module", &err);
-  if (strcmp(sp_strbuf_str(&a), sp_strbuf_str(&b)) != 0) {
-    fprintf(stderr, "--- first:\n%s\n--- second:\n%s\n", sp_strbuf_str(&a), sp_strbuf_str(&b));
-    sp_fuzz_check(0, "print-parse-print is not a fixed point", NULL);
-  }
-  sp_module_free(m2);
-  sp_strbuf_free(&a);
-  sp_strbuf_free(&b);
-}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   sp_module *m = NULL;
@@ -48,7 +25,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     sp_fuzz_count("mlir", SP_FUZZ_REJECTED);
     return 0;
   }
-  check_round_trip(m);
+  sp_fuzz_check_reparses(m, "parsed");
   sp_fuzz_count("mlir", sp_fuzz_run_engine(m));
   sp_module_free(m);
   return 0;
