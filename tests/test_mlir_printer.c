@@ -258,6 +258,21 @@ START_TEST(attribute_dictionaries_are_sorted_and_normalised) {
 }
 END_TEST
 
+/* Whitespace in an opaque attribute collapses, but "- >" (a '-', then an angle's closer) must
+ * not become the arrow "->", which would unbalance the text when it is read back. */
+START_TEST(opaque_attribute_text_keeps_a_minus_apart_from_a_closing_angle) {
+  assert_prints(
+      "func.func @a() attributes {x = #foo.bar<a<-> b, c - >>, d = #foo.baz<(i32) -> f32>} {\n"
+      "  return\n"
+      "}\n",
+      "module {\n"
+      "  func.func @a() attributes {d = #foo.baz<(i32) -> f32>, x = #foo.bar<a<-> b, c - >>} {\n"
+      "    return\n"
+      "  }\n"
+      "}\n");
+}
+END_TEST
+
 START_TEST(func_signatures_use_parentheses_only_when_needed) {
   const char *text =
       "module {\n"
@@ -466,6 +481,7 @@ static Suite *printer_suite(void) {
   tcase_add_test(tc, reduce_prints_compact_form_only_for_a_plain_commutative_body);
   tcase_add_test(tc, convolution_prints_dim_numbers_and_window);
   tcase_add_test(tc, attribute_dictionaries_are_sorted_and_normalised);
+  tcase_add_test(tc, opaque_attribute_text_keeps_a_minus_apart_from_a_closing_angle);
   tcase_add_test(tc, func_signatures_use_parentheses_only_when_needed);
   tcase_add_test(tc, sdy_ops_print_in_sdy_opt_form);
   tcase_add_test(tc, sdy_collectives_print_in_sdy_opt_form);

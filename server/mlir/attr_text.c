@@ -44,8 +44,11 @@ static int copy_balanced(sp__mlir_parser *p, sp_strbuf *sb, const char *what) {
       space = true;
       continue;
     }
-    bool closer = c == '>' || c == ')' || c == ']' || c == '}' || c == ',';
-    if (space && sb->len && !strchr("<([{", sb->buf[sb->len - 1]) && !closer) sp_strbuf_putc(sb, ' ');
+    char last = sb->len ? sb->buf[sb->len - 1] : '\0';
+    /* A space before a closer goes, except between '-' and '>': "- >" closes an angle, "->"
+     * is an arrow, and the text must read back the way it was read. */
+    bool closer = (c == '>' && last != '-') || c == ')' || c == ']' || c == '}' || c == ',';
+    if (space && last && !strchr("<([{", last) && !closer) sp_strbuf_putc(sb, ' ');
     space = false;
     const char *piece;
     size_t len;
