@@ -155,6 +155,12 @@ double sp_search_own_collective_s(search *S, const sp_op *op, const sp_strategy 
 bool sp_search_state_values(search *S, const sp_plan_state_pair *sp, sp_value **arg,
                             sp_value **res);
 
+/* plan_partial.c: whether the reduction of `op` may be kept partial (a keep-partial strategy
+ * is offered), and whether follower `op`, following member `mb` through operand j, carries the
+ * partial sums on. */
+bool sp_search_offers_partial(search *S, const sp_op *op);
+bool sp_search_carries_partial(search *S, const sp_op *op, int j, const member *mb);
+
 /* plan_layers.c: ties the nodes of repeated layers in `g` (layer sharing); counts in `out`. */
 int sp_search_tie_layers(search *S, sp_sg *g, sp_plan_summary *out, sp_err *err);
 
