@@ -501,6 +501,11 @@ static int reduction_axes_left(sp_arena *a, const sp_mesh *mesh, const sp_axis_r
   return SP_OK;
 }
 
+static int plan_on(sp_arena *a, sp_arena *scratch, const sp_op *op, const sp_rule *rule,
+                   const sp_mesh *mesh, const sp_sharding *mesh_ref, const bool *other,
+                   sp_sharding *const *in, sp_sharding *const *outs, sp_export_op_plan *plan,
+                   sp_err *err);
+
 /* Steps 1-4 of the header for one op, as a plan (see sp_export_plan_op). */
 int sp_export_plan_op(sp_module *m, sp_arena *a, sp_arena *scratch, const sp_op *op,
                       sp_sharding *const *in, sp_sharding *const *outs, sp_export_op_plan *plan,
@@ -521,7 +526,27 @@ int sp_export_plan_op(sp_module *m, sp_arena *a, sp_arena *scratch, const sp_op 
   if (!mesh || sp_mesh_is_maximal(mesh)) return SP_OK;
   sp_rule *rule = NULL;
   int rc = sp_rules_for_op(scratch, op, NULL, &rule, NULL, err);
-  if (rc || !rule || rule->noperands != op->noperands || rule->nresults != op->nresults) return rc;
+  if (rc || !rule) return rc;
+  return plan_on(a, scratch, op, rule, mesh, mesh_ref, other, in, outs, plan, err);
+}
+
+int sp_export_plan_op_rule(sp_arena *a, sp_arena *scratch, const sp_op *op, const sp_rule *rule,
+                           const sp_mesh *mesh, const sp_sharding *mesh_ref,
+                           sp_sharding *const *in, sp_sharding *const *outs,
+                           sp_export_op_plan *plan, sp_err *err) {
+  memset(plan, 0, sizeof *plan);
+  bool *other = sp_arena_calloc(scratch, (size_t)(op->noperands + op->nresults) + 1, sizeof *other);
+  if (!other) return sp_err_set(err, SP_ENOMEM, "out of memory planning explicit reshards");
+  return plan_on(a, scratch, op, rule, mesh, mesh_ref, other, in, outs, plan, err);
+}
+
+/* The plan of `op` under `rule` on `mesh` (rows on another mesh marked in `other`). */
+static int plan_on(sp_arena *a, sp_arena *scratch, const sp_op *op, const sp_rule *rule,
+                   const sp_mesh *mesh, const sp_sharding *mesh_ref, const bool *other,
+                   sp_sharding *const *in, sp_sharding *const *outs, sp_export_op_plan *plan,
+                   sp_err *err) {
+  int rc = SP_OK, nrows = op->noperands + op->nresults;
+  if (rule->noperands != op->noperands || rule->nresults != op->nresults) return SP_OK;
   /* A user's rule for a custom call says how shardings flow through it, not how to partition
    * it: such an op keeps the shardings it has. */
   if (rule->custom) return SP_OK;

@@ -55,6 +55,7 @@
 #include "ir/arena.h"
 #include "ir/err.h"
 #include "ir/ir.h"
+#include "ir/rule.h"
 
 int sp_export_insert_explicit_reshards_full(sp_module *m, sp_err *err);
 
@@ -80,6 +81,12 @@ typedef struct sp_export_op_plan {
 int sp_export_plan_op(sp_module *m, sp_arena *a, sp_arena *scratch, const sp_op *op,
                       sp_sharding *const *in, sp_sharding *const *outs, sp_export_op_plan *plan,
                       sp_err *err);
+/* The same with the op's rule and mesh given (every tensor on `mesh`, `mesh_ref` a sharding
+ * naming it): what the search asks per strategy, its rule built once. */
+int sp_export_plan_op_rule(sp_arena *a, sp_arena *scratch, const sp_op *op, const sp_rule *rule,
+                           const sp_mesh *mesh, const sp_sharding *mesh_ref,
+                           sp_sharding *const *in, sp_sharding *const *outs,
+                           sp_export_op_plan *plan, sp_err *err);
 
 /* enable-full-version=false: a dot's result resharded to what its operands imply in Shardy's
  * narrow case (see reshard_dot_result in the .c), a concatenate with an operand placed unlike

@@ -207,4 +207,13 @@ typedef struct sp_reshard {
 int sp_cost_reshard(const sp_cost_model *cm, const sp_type *type, const sp_layout *from,
                     const sp_layout *to, sp_reshard *out);
 
+/* The same for an op's own reduction followed by a change of layout, as the export's explicit
+ * reshards insert them after an op: `red` (nred axes, sub-axes allowed, mesh order; none: no
+ * reduction) all-reduced in `from`'s dims, then `from` -> `to` (dims only; unreduced masks are
+ * ignored), the all-reduce fused with a leading all_slice into a reduce_scatter as above.
+ * SP_EINVAL for layouts of different ranks or too many axes; SP_ENOMEM. */
+int sp_cost_reshard_reducing(const sp_cost_model *cm, const sp_type *type, const sp_ft_axis *red,
+                             int nred, const sp_layout *from, const sp_layout *to,
+                             sp_reshard *out);
+
 #endif /* SP_SEARCH_COST_MODEL_H */
