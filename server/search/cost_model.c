@@ -464,7 +464,11 @@ static int reshard_after_reduce(const sp_cost_model *cm, const sp_type *type,
                              ? type->dims : NULL;
   int rc = sp_layout_equal(&fd, &td) ? SP_OK
                                      : sp_reshard_memo_get(cm->memo, &fd, &td, shape, &steps, &n);
-  if (rc && rc != SP_EUNSUPPORTED) return rc;
+  if (rc == SP_EUNSUPPORTED) {   /* not recorded as the export lowers it: never planned */
+    out->seconds = SP_COST_NEVER;
+    return SP_OK;
+  }
+  if (rc) return rc;
   if (ar->naxes) {
     sp_reshard_shape rs, rest;
     if (rc == SP_OK && n > 0 && steps[0].kind == SP_COLL_ALL_SLICE &&
@@ -475,15 +479,6 @@ static int reshard_after_reduce(const sp_cost_model *cm, const sp_type *type,
     } else {
       add_step(cm, bytes, ar, out);
     }
-  }
-  if (rc == SP_EUNSUPPORTED) {
-    /* Kept as a reshard: priced as gathering everything, then slicing. */
-    sp_reshard_shape g = {.kind = SP_COLL_ALL_GATHER, .shards_before = sp_layout_shards(from, cm->mesh),
-                          .shards_after = 1};
-    for (int i = 0; i < from->start[from->rank] && g.naxes < SP_MAX_MESH_AXES_CLUSTER; i++)
-      g.axes[g.naxes++] = from->axes[i];
-    add_step(cm, bytes, &g, out);
-    return SP_OK;
   }
   for (; k < n; k++) add_step(cm, bytes, &steps[k], out);
   return SP_OK;

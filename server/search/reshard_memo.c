@@ -13,7 +13,11 @@
 #include "export/reshard_to_collectives.h"
 #include "ir/sp_limits.h"
 
-#define MAX_LOWERED 16   /* steps of one lowering (the export emits at most 4 + rank) */
+/* Collectives of one lowering the search prices: what a reshard holds after the reduction
+ * that may precede it (cost_model.h), two steps. A longer lowering (none of thousands of
+ * random pairs of layouts over up to 16 axes and 32 dims needs more than 16) is
+ * SP_EUNSUPPORTED: the search never plans it. */
+#define MAX_LOWERED (SP_RESHARD_MAX_STEPS - 2)
 
 typedef struct entry {
   uint64_t hash;
