@@ -1,6 +1,15 @@
 /*
- * plan_reconcile.c - what explicit reshard insertion makes of the ops the search cannot enumerate
- * (see plan_search_int.h).
+ * plan_reconcile.c - what explicit reshard insertion makes of the strategies it would not run
+ * as they are: the ops the search cannot enumerate, and reduce-scatter strategies (see
+ * plan_search_int.h).
+ *
+ * A reduce-scatter strategy writes the result with the reduction axes on one of its dims too;
+ * the pass then sees an axis serving two factors and picks one by weight. The search asks it
+ * (sp_export_plan_op_rule, the op's rule built once) per such strategy: when the pass keeps
+ * the reduction as priced (all-reduce in the plain layout, an all_slice back, fused into the
+ * reduce_scatter) the strategy stays; when it keeps the axes on the result dim instead, the
+ * strategy becomes that plain one (the operands in the layouts the pass reshards them to, no
+ * reduction); anything else drops it.
  *
  * A fixed node (an op whose given shardings no whole-axis assignment reproduces, e.g. a
  * reshape whose sharding splits an axis into sub-axes because the head count is not a multiple

@@ -263,3 +263,33 @@ int sp_search_write_back(search *S, const int *choice, sp_plan_summary *out, sp_
   }
   return SP_OK;
 }
+
+/* ------------------------------------------------------------------ the module */
+
+int sp_plan_insert_operand_reshards(sp_module *m, const sp_plan_summary *s, sp_err *err) {
+  for (int k = 0; k < s->npartial_values; k++)
+    s->partial_values[k].value->sharding = s->partial_values[k].sharding;
+  for (int k = 0; k < s->nstate_results; k++) {
+    const sp_plan_operand_reshard *r = &s->state_results[k];
+    sp_op *func = r->op ? sp_op_parent(r->op) : NULL;
+    sp_func_info *fi = func ? func->func : NULL;
+    if (!fi || r->operand >= fi->nresults) continue;
+    if (!fi->result_shardings) {
+      fi->result_shardings = sp_arena_calloc(m->arena, (size_t)fi->nresults,
+                                             sizeof *fi->result_shardings);
+      if (!fi->result_shardings) return sp_err_set(err, SP_ENOMEM, "out of memory");
+    }
+    fi->result_shardings[r->operand] = r->sharding;
+  }
+  for (int k = 0; k < s->noperand_reshards; k++) {
+    const sp_plan_operand_reshard *r = &s->operand_reshards[k];
+    sp_value *v = r->op->operands[r->operand].value;
+    sp_op *op = sp_op_create(m->arena, "sdy.reshard", 1, &v, 1, &v->type, 0);
+    if (!op) return sp_err_set(err, SP_ENOMEM, "out of memory inserting reshards");
+    op->loc = r->op->loc;
+    op->results[0].sharding = r->sharding;
+    sp_op_insert_before(r->op, op);
+    sp_op_set_operand(r->op, r->operand, &op->results[0]);
+  }
+  return SP_OK;
+}

@@ -17,9 +17,12 @@
  * read the same layout.
  *
  * The parts: plan_partial.c decides which values may carry partial sums (keep-partial
- * strategies and their followers), plan_layers.c ties the strategies of repeated layers (layer
- * sharing), plan_report.c writes the chosen plan back and totals its costs and collectives (the
- * report); they share the build state of plan_search_int.h.
+ * strategies and their followers), plan_reconcile.c makes the strategies the export's explicit
+ * reshards would not run as they are (fixed nodes, reduce-scatters the pass decides otherwise)
+ * what it runs, plan_fold.c prices an op's reduction with its one consumer's reshard,
+ * plan_layers.c ties the strategies of repeated layers (layer sharing), plan_report.c writes the
+ * chosen plan back and totals its costs and collectives (the report); they share the build
+ * state of plan_search_int.h.
  */
 #include "search/plan_search.h"
 
@@ -988,34 +991,6 @@ void sp_plan_search_opts_init(sp_plan_search_opts *o) {
 int sp_plan_search_module(sp_module *m, const sp_plan_search_opts *o, sp_plan_summary *out,
                           sp_err *err) {
   return run(m, o, false, out, err);
-}
-
-int sp_plan_insert_operand_reshards(sp_module *m, const sp_plan_summary *s, sp_err *err) {
-  for (int k = 0; k < s->npartial_values; k++)
-    s->partial_values[k].value->sharding = s->partial_values[k].sharding;
-  for (int k = 0; k < s->nstate_results; k++) {
-    const sp_plan_operand_reshard *r = &s->state_results[k];
-    sp_op *func = r->op ? sp_op_parent(r->op) : NULL;
-    sp_func_info *fi = func ? func->func : NULL;
-    if (!fi || r->operand >= fi->nresults) continue;
-    if (!fi->result_shardings) {
-      fi->result_shardings = sp_arena_calloc(m->arena, (size_t)fi->nresults,
-                                             sizeof *fi->result_shardings);
-      if (!fi->result_shardings) return sp_err_set(err, SP_ENOMEM, "out of memory");
-    }
-    fi->result_shardings[r->operand] = r->sharding;
-  }
-  for (int k = 0; k < s->noperand_reshards; k++) {
-    const sp_plan_operand_reshard *r = &s->operand_reshards[k];
-    sp_value *v = r->op->operands[r->operand].value;
-    sp_op *op = sp_op_create(m->arena, "sdy.reshard", 1, &v, 1, &v->type, 0);
-    if (!op) return sp_err_set(err, SP_ENOMEM, "out of memory inserting reshards");
-    op->loc = r->op->loc;
-    op->results[0].sharding = r->sharding;
-    sp_op_insert_before(r->op, op);
-    sp_op_set_operand(r->op, r->operand, &op->results[0]);
-  }
-  return SP_OK;
 }
 
 int sp_plan_evaluate_module(sp_module *m, const sp_plan_search_opts *o, sp_plan_summary *out,
