@@ -1,11 +1,11 @@
 /*
- * names.c - MLIR-style SSA value naming for the printer (see names.h).
+ * names.c - MLIR-style SSA value naming for the printer (see names_int.h).
  *
  * Two hash tables: `slots` maps a value or block pointer to its printed name or number
  * (open addressing on the pointer), `used` is the set of suggested names visible in the region
  * being numbered, with an undo log so that leaving a subtree forgets its names in O(names).
  */
-#include "mlir/names.h"
+#include "mlir/names_int.h"
 #include "ir/ptr_map.h"
 
 #include <stdint.h>

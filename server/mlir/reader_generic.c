@@ -8,7 +8,7 @@
  * attributes onto the values they describe. Memory: ops go into the module arena; operand and
  * type vectors into p->tmp.
  */
-#include "mlir/reader.h"
+#include "mlir/reader_int.h"
 
 #include "ir/op_attrs.h"
 #include "ir/sp_limits.h"
