@@ -13,7 +13,7 @@
 
 START_TEST(a_zeroed_map_is_empty_and_answers_the_default) {
   sp_ptr_map m = {0};
-  int x;
+  int x = 0;
   ck_assert_int_eq(sp_ptr_map_get(&m, &x, -7), -7);
   ck_assert_ptr_null(sp_ptr_map_find(&m, &x));
   sp_ptr_map_clear(&m);   /* clearing an empty map is fine */
@@ -24,7 +24,7 @@ END_TEST
 START_TEST(every_key_is_found_after_the_map_grows) {
   sp_ptr_map m;
   sp_ptr_map_init(&m);
-  char *keys = malloc(5000);
+  char *keys = calloc(5000, 1);
   for (int i = 0; i < 5000; i++) {
     ck_assert_int_eq(sp_ptr_map_put(&m, &keys[i], 3 * i), SP_OK);
     ck_assert_uint_lt(2 * m.n, m.cap);            /* load under one half */
@@ -32,7 +32,7 @@ START_TEST(every_key_is_found_after_the_map_grows) {
   }
   ck_assert_uint_eq(m.n, 5000);
   for (int i = 0; i < 5000; i++) ck_assert_int_eq(sp_ptr_map_get(&m, &keys[i], -1), 3 * i);
-  int other;
+  int other = 0;
   ck_assert_int_eq(sp_ptr_map_get(&m, &other, -1), -1);
   sp_ptr_map_free(&m);
   ck_assert_uint_eq(m.cap, 0);
@@ -43,7 +43,7 @@ END_TEST
 START_TEST(slot_of_inserts_a_key_once_with_the_default) {
   sp_ptr_map m;
   sp_ptr_map_init(&m);
-  int a, b;
+  int a = 0, b = 0;
   bool inserted = false;
   sp_ptr_map_slot *s = sp_ptr_map_slot_of(&m, &a, 10, &inserted);
   ck_assert_ptr_nonnull(s);
@@ -64,7 +64,7 @@ END_TEST
 START_TEST(put_overwrites_without_adding) {
   sp_ptr_map m;
   sp_ptr_map_init(&m);
-  int a;
+  int a = 0;
   ck_assert_int_eq(sp_ptr_map_put(&m, &a, 1), SP_OK);
   ck_assert_int_eq(sp_ptr_map_put(&m, &a, 2), SP_OK);
   ck_assert_uint_eq(m.n, 1);
@@ -77,7 +77,7 @@ END_TEST
 START_TEST(clear_empties_the_map_and_keeps_its_capacity) {
   sp_ptr_map m;
   sp_ptr_map_init(&m);
-  char keys[100];
+  char keys[100] = {0};
   for (int i = 0; i < 100; i++) ck_assert_int_eq(sp_ptr_map_put(&m, &keys[i], i), SP_OK);
   size_t cap = m.cap;
   sp_ptr_map_slot *slots = m.slots;
@@ -99,7 +99,7 @@ START_TEST(reserve_makes_room_so_insertions_do_not_rehash) {
   size_t cap = m.cap;
   ck_assert_uint_ge(cap, 2002);
   sp_ptr_map_slot *slots = m.slots;
-  char keys[1000];
+  char keys[1000] = {0};
   for (int i = 0; i < 1000; i++) ck_assert_int_eq(sp_ptr_map_put(&m, &keys[i], i), SP_OK);
   ck_assert_ptr_eq(m.slots, slots);
   ck_assert_uint_eq(m.cap, cap);
