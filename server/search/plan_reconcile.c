@@ -167,13 +167,26 @@ static bool keeps_scatter(search *S, const sp_strategy *st, const sp_export_op_p
 
 /* Whether the pass makes `st` a plain strategy: no reduction, the result as written; the
  * operands it reshards take the layouts it reshards them to. */
-static bool make_plain(search *S, sp_op *op, sp_strategy *st, const sp_export_op_plan *plan) {
+static bool make_plain(search *S, const pnode *n, sp_strategy *st, const sp_export_op_plan *plan) {
+  const sp_op *op = n->op;
   if (!plan->results[0] || plan->differs[0] || plan->nreduce[0]) return false;
   for (int i = 0; i < op->noperands; i++) {
     sp_layout *l;
     if (!plan->operands[i]) continue;
     if (!layout_of(S, plan->operands[i], op->operands[i].value->type->rank, &l)) return false;
     st->operands[i] = *l;
+  }
+  /* The reduction axes now shard the result dim's factor (when it has one): a copy, the
+   * assignment being shared with the strategy's other variants. */
+  const sp_rule_dim *rd = &n->rule->results[0].dims[st->scatter_dim];
+  if (st->axis_factor && rd->nfactors == 1) {
+    int8_t *af = sp_arena_alloc(S->a, (size_t)S->mesh->naxes);
+    if (!af) return false;
+    memcpy(af, st->axis_factor, (size_t)S->mesh->naxes);
+    for (int k = 0; k < st->nreduce; k++)
+      if (st->reduce_axes[k].axis >= 0 && st->reduce_axes[k].axis < S->mesh->naxes)
+        af[st->reduce_axes[k].axis] = (int8_t)rd->factors[0];
+    st->axis_factor = af;
   }
   st->nreduce = 0;
   st->reduce_axes = NULL;
@@ -207,7 +220,7 @@ int sp_search_reconcile_scatter(search *S, pnode *n, sp_err *err) {
       if (plan.applies && keeps_scatter(S, st, &plan, op->noperands, op->results[0].type->rank))
         S->nscatter_kept++;
       else
-        keep = plan.applies && make_plain(S, op, st, &plan);
+        keep = plan.applies && make_plain(S, n, st, &plan);
     }
     if (keep) n->set.v[k++] = *st;
   }
