@@ -1,7 +1,7 @@
 /*
  * attr_reader.c - attribute entries: `{name = value, ...}` dictionaries and one value per entry,
  * dispatched to the structured StableHLO decoders (attr_stablehlo.c), the sdy attributes
- * (attr_sdy.c) or normalised text (attr_text.c, see reader.h); plus the small setters and the
+ * (attr_sdy.c) or normalised text (attr_text.c, see reader_int.h); plus the small setters and the
  * integer-list reader the other attribute files and the op formats share.
  *
  * Structured attributes are tried first when the schema lists the (op, name) pair; if the text
@@ -16,8 +16,8 @@
 
 #include "ir/sp_limits.h"
 #include "mlir/attr_reader_int.h"
-#include "mlir/attr_schema.h"
-#include "mlir/reader.h"
+#include "mlir/attr_schema_int.h"
+#include "mlir/reader_int.h"
 
 /* ------------------------------------------------------------------ small helpers */
 

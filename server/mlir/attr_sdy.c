@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "ir/sp_limits.h"
-#include "mlir/reader.h"
+#include "mlir/reader_int.h"
 
 /* ------------------------------------------------------------------ sdy: meshes */
 

@@ -1,5 +1,5 @@
 /*
- * attr_stablehlo.c - the structured StableHLO attributes listed in attr_schema.h: integers,
+ * attr_stablehlo.c - the structured StableHLO attributes listed in attr_schema_int.h: integers,
  * integer arrays and pairs, booleans, strings, symbols, enums (`#stablehlo<comparison_direction
  * LT>`), gather / scatter / dot dimension numbers and convolution dims, decoded into sp_attr
  * values instead of text.
@@ -16,9 +16,9 @@
 
 #include "ir/sp_limits.h"
 #include "mlir/attr_reader_int.h"
-#include "mlir/attr_schema.h"
-#include "mlir/reader.h"
-#include "mlir/spelling.h"
+#include "mlir/attr_schema_int.h"
+#include "mlir/reader_int.h"
+#include "mlir/spelling_int.h"
 
 /* ------------------------------------------------------------------ structured StableHLO */
 

@@ -1,6 +1,6 @@
 /*
  * attr_text.c - every attribute value without a structured form, normalised to the text MLIR
- * prints for it (sp__mlir_parse_attr_text, see reader.h).
+ * prints for it (sp__mlir_parse_attr_text, see reader_int.h).
  *
  * Normalising means re-spelling, not re-interpreting: dictionaries are sorted by key, integers
  * and floats get MLIR's spelling and default types (`1` in a dictionary is `1 : i64`, inside an
@@ -18,8 +18,8 @@
 
 #include "ir/sp_limits.h"
 #include "mlir/attr_reader_int.h"
-#include "mlir/reader.h"
-#include "mlir/spelling.h"
+#include "mlir/reader_int.h"
+#include "mlir/spelling_int.h"
 
 /* ------------------------------------------------------------------ generic text */
 

@@ -13,7 +13,7 @@
  * Memory: the tables, vectors and name entries live in p->tmp (freed when parsing ends);
  * interned strings and value name hints in the module arena. Alias values point into the text.
  */
-#include "mlir/reader.h"
+#include "mlir/reader_int.h"
 
 #include <string.h>
 

@@ -11,13 +11,14 @@
 
 #include "ir/clone.h"
 #include "ir/grow.h"
+#include "ir/ptr_map.h"
 #include "rules/registry.h"
 
 enum { KIND_CONSTANT = 1, KIND_SCALAR_EXPANSION = 2 };
 
 typedef struct splitter {
   sp_module *m;
-  sp_value_map kinds;   /* first result -> (sp_value *)(intptr_t)KIND_* */
+  sp_ptr_map kinds;     /* first result -> KIND_* */
   sp_op **ops;          /* constant expressions and scalar expansions, pre-order */
   int nops, cap;
   int rc;
@@ -25,7 +26,7 @@ typedef struct splitter {
 
 static int kind_of(const splitter *s, const sp_op *op) {
   if (!op || op->nresults != 1) return 0;
-  return (int)(intptr_t)sp_value_map_get(&s->kinds, &op->results[0]);
+  return (int)sp_ptr_map_get(&s->kinds, &op->results[0], 0);
 }
 
 static bool is_rank0(const sp_value *v) {
@@ -62,7 +63,7 @@ static bool classify(sp_op *op, void *ctx) {
   if (!kind) return true;
   if (sp_grow((void **)&s->ops, &s->cap, s->nops, sizeof *s->ops)) goto oom;
   s->ops[s->nops++] = op;
-  if (sp_value_map_put(&s->kinds, &op->results[0], (sp_value *)(intptr_t)kind)) goto oom;
+  if (sp_ptr_map_put(&s->kinds, &op->results[0], kind)) goto oom;
   return true;
 oom:
   s->rc = SP_ENOMEM;
@@ -111,14 +112,14 @@ int sp_constants_split(sp_module *m, sp_err *err) {
   splitter s;
   memset(&s, 0, sizeof s);
   s.m = m;
-  sp_value_map_init(&s.kinds);
+  sp_ptr_map_init(&s.kinds);
   sp_op_walk(m->op, classify, &s);
   if (!s.rc) sp_op_walk(m->op, split_uses, &s);
   /* Users come after their operands in pre-order: erase backwards. */
   for (int i = s.nops - 1; !s.rc && i >= 0; i--)
     if (!sp_value_has_uses(&s.ops[i]->results[0])) sp_op_erase(s.ops[i]);
   free(s.ops);
-  sp_value_map_free(&s.kinds);
+  sp_ptr_map_free(&s.kinds);
   return s.rc ? sp_err_set(err, s.rc, "out of memory splitting constants") : SP_OK;
 }
 

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "ir/pass_options.h"
+#include "propagation/call_graph.h"
 #include "propagation/constants.h"
 #include "propagation/data_flow_edges.h"
 #include "propagation/export_shardings.h"
@@ -154,8 +155,7 @@ static int import_steps(sp_module *m, const sp_pipeline_options *o, sp_err *err)
   features f = scan(m);
   bool duplicate_meshes, size_one_axes;
   scan_meshes(m, &duplicate_meshes, &size_one_axes);
-  /* dedup-functions-fully: functions stay functions, linked by func data-flow edges. */
-  bool inline_calls = f.calls && !o->skip_inline && !o->dedup_functions_fully;
+  bool inline_calls = f.calls && !o->skip_inline;
   int rc;
   STEP(f.private_funcs, sp_symbol_dce(m, err));
   STEP(f.inline_meshes || duplicate_meshes, sp_mesh_lift_inlined(m, err));
@@ -166,7 +166,6 @@ static int import_steps(sp_module *m, const sp_pipeline_options *o, sp_err *err)
   STEP(f.manual, sp_mesh_manual_axes_cleanup(m, err));
   STEP(f.gathers, sp_gather_scatter_explicit_batching(m, err));
   STEP(f.data_flow, sp_data_flow_edges_add(m, err));
-  STEP(f.calls && o->dedup_functions_fully, sp_func_data_flow_edges_add(m, err));
   STEP(inline_calls, sp_func_calls_import(m, true, err));
   STEP(inline_calls, sp_symbol_dce(m, err));
   /* The debugging options start the trace here, so that applied constraints are recorded. */
@@ -186,9 +185,10 @@ static int export_steps(sp_module *m, const sp_pipeline_options *o, sp_err *err)
   STEP(f.edges && (o->prop.debug_origins || o->prop.debug_edges),
        sp_trace_sink_attrs(m, o->prop.debug_origins, o->prop.debug_edges, err));
   STEP(f.edges, sp_data_flow_edges_sink(m, err));
-  STEP(export_calls, sp_func_calls_export(m, err));
+  STEP(export_calls, sp_call_graph_export_named(m, err));
   STEP(export_calls || f.calls, sp_func_calls_results_from_returns(m, err));
-  STEP(export_calls, sp_symbol_dce(m, err));
+  STEP(export_calls || f.calls, sp_call_graph_unflatten(m, o->dedup_functions_fully, err));
+  STEP(export_calls || f.calls, sp_symbol_dce(m, err));
   STEP(export_calls || f.calls, sp_func_calls_insert_reshards(m, err));
   STEP(f.constants, sp_constants_merge(m, err));
   STEP(f.groups, sp_sharding_groups_remove(m, err));

@@ -1,6 +1,6 @@
 /*
- * pipeline.h - Shardy's -sdy-propagation-pipeline (default, non-"dedup" mode), and the
- * import/export passes shardplan-opt runs on their own.
+ * pipeline.h - Shardy's -sdy-propagation-pipeline, and the import/export passes
+ * shardplan-opt runs on their own.
  *
  * The pipeline (shared/notes/shardy_semantics.md section 7), each step in its module:
  *   import   symbol DCE; lift inline meshes; remove size-one axes (mesh_import.h);
@@ -12,8 +12,9 @@
  *            explicit gather/scatter batching (gather_scatter_batching.h) after the
  *            manual-axes cleanup.
  *   propagate user-priority propagation (user_priority.h: op priorities, aggressive strategy).
- *   export   sink data-flow edges; named computations back to functions + un-flatten;
- *            non-main functions take their returned values' shardings; call reshards;
+ *   export   sink data-flow edges; named computations back to functions; non-main
+ *            functions take their returned values' shardings; un-flatten (call_graph.h: the
+ *            same passes -sdy-export-pipeline runs); symbol DCE; call reshards;
  *            constant merger; sharding groups removed; constraints become reshards;
  *            non-divisible and main-function sub-axis I/O fixes; every sharding closed;
  *            explicit all-reduces / call reshards; collective canonicalizer (dead pure ops
@@ -31,12 +32,12 @@
  *   basic-then-aggressive, skip-convert-to-reshard (constraints stay constraints),
  *   skip-inline (calls are not imported as named computations),
  *   avoid-export-for-partitioning (no explicit all-reduces/reshards), dedup-functions-fully
- *   (calls are not imported as named computations: every non-main function's arguments and
- *   every call's results get sdy.func_data_flow_edge ops (func_data_flow_edges.h), which
- *   propagation treats as data-flow edges and the export sinks; a function called from
- *   several places keeps one body whose sharding all its call sites share, and call results
- *   that differ from the function's get reshards), enable-insert-explicit-collectives (every
- *   reshard and collective made explicit by the export stage's hook, see
+ *   (as in Shardy, an option of the un-flattening only: the call graph is flattened and each
+ *   copy propagated on its own as by default, then every call of one original function goes
+ *   to one copy, the first called or the one of the sharding class with the most calls, keeping
+ *   its own result shardings; call reshards then reconcile them with the copy's),
+ *   enable-insert-explicit-collectives (every reshard and collective made explicit by the
+ *   export stage's hook, see
  *   sp_pipeline_options). keep-shardings-open (shardplan's own, not Shardy's): the export
  *   leaves open dims open, so that the cost search that follows may still add axes to them
  *   (the plan stage's default before the search; the search closes them).
@@ -63,8 +64,7 @@ typedef struct sp_pipeline_options {
   /* With explicit_collectives: the export stage's full explicit reshards and collectives
    * (export/export_pipeline.h sets it; the pipeline fails without it). */
   int (*explicit_reshards)(sp_module *m, sp_err *err);
-  bool dedup_functions_fully;       /* functions stay functions: func data-flow edges instead
-                                       of named computations */
+  bool dedup_functions_fully;       /* un-flattening sends all calls of a function to one copy */
   bool keep_shardings_open;         /* shardplan's own: the export does not close shardings */
 } sp_pipeline_options;
 
