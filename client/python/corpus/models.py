@@ -408,12 +408,30 @@ def jax_top_k() -> Case:
                 (ns(mesh, "data"), None), mesh)
 
 
+def jax_host_callback() -> Case:
+    """jax.pure_callback: a custom_call @xla_ffi_python_cpu_callback that JAX places on one
+    device (a maximal mesh). Shardy has no rule for it and is silent about it on purpose; the
+    plan keeps it on its device, and XLA gathers its operand there and sends its result back
+    to every device (check 3: an all-gather and an all-reduce, which the plan predicts)."""
+    mesh = make_mesh()
+
+    def fn(x, w):
+        h = jnp.tanh(x @ w)
+        y = jax.pure_callback(lambda a: np.asarray(a) * 2.0,
+                              jax.ShapeDtypeStruct(h.shape, h.dtype), h)
+        return y + 1.0
+
+    return Case("jax_host_callback", fn,
+                (_f32(_rng(24), 32, 64, scale=1.0), _f32(_rng(25), 64, 16)),
+                (ns(mesh, "data"), None), mesh, rtol=1e-5, atol=1e-5)
+
+
 MODELS: dict[str, Callable[[], Case]] = {
     f.__name__: f for f in [
         flax_mlp, flax_cnn, flax_transformer, equinox_mlp,
         keras_llama, keras_gpt2, keras_bert, keras_vit, keras_resnet,
         jax_shard_map, jax_sharding_constraint, jax_custom_vjp, jax_while_loop, jax_cond,
-        jax_train_step, jax_special_functions, jax_top_k,
+        jax_train_step, jax_special_functions, jax_top_k, jax_host_callback,
     ]
 }
 
