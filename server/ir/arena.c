@@ -114,8 +114,9 @@ int sp__arena_grow(sp_arena *a, void **arr, int *cap, int count, size_t elem, in
     if (ncap > INT_MAX / 2) return SP_ENOMEM;
     ncap *= 2;
   }
-  void *p = sp_arena_realloc(a, *arr, (size_t)*cap * elem, (size_t)ncap * elem);
+  void *p = sp_arena_alloc(a, (size_t)ncap * elem);
   if (!p) return SP_ENOMEM;
+  if (*cap) memcpy(p, *arr, (size_t)*cap * elem);   /* the old array stays where it was */
   *arr = p;
   *cap = ncap;
   return SP_OK;
