@@ -71,12 +71,13 @@ oom:
 }
 
 /* Clones the expression rooted at `op` right before `root`; operands that are constant
- * expressions are cloned first (once per root copy, through `map`). */
+ * expressions are cloned first (once per root copy, through `map`), except scalars: a copy
+ * uses the one scalar sub-expression there is (sp_op_clone keeps unmapped operands). */
 static sp_op *clone_expression(splitter *s, sp_op *op, sp_op *root, sp_value_map *map) {
   if (kind_of(s, op) == KIND_CONSTANT) {
     for (int i = 0; i < op->noperands; i++) {
       sp_value *v = op->operands[i].value;
-      if (sp_value_map_get(map, v)) continue;
+      if (sp_value_map_get(map, v) || is_rank0(v)) continue;
       if (!clone_expression(s, v->def, root, map)) return NULL;
     }
   }
@@ -91,7 +92,9 @@ static bool split_uses(sp_op *user, void *ctx) {
   for (int i = 0; i < user->noperands; i++) {
     sp_value *v = user->operands[i].value;
     sp_op *root = v ? v->def : NULL;
-    if (!kind_of(s, root)) continue;
+    /* Scalars are never cloned: nothing to shard, and Shardy shares them (JAX's splitter
+     * keeps one `convert` of a scalar constant for all its uses). */
+    if (!kind_of(s, root) || is_rank0(v)) continue;
     sp_value_map map;
     sp_value_map_init(&map);
     sp_op *c = clone_expression(s, root, root, &map);

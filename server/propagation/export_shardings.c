@@ -337,6 +337,16 @@ int sp_export_all_reduce_operand(sp_module *m, sp_op *user, int i, const sp_shar
   return SP_OK;
 }
 
+/* The sharding `v` has: a while's body or condition argument carries none of its own once the
+ * data-flow edges are sunk; it has the while result's at its place (the edge's owner). */
+static const sp_sharding *sharding_of(const sp_value *v) {
+  if (!v->sharding && !v->def && v->block) {
+    const sp_op *p = sp_block_parent_op(v->block);
+    if (p && p->kind == SP_OP_WHILE && v->index < p->nresults) return p->results[v->index].sharding;
+  }
+  return v->sharding;
+}
+
 static int reshard_call_operands(sp_module *m, sp_op *call) {
   const char *callee = sp_op_get_str(call, "callee");
   sp_op *fn = callee ? sp_module_lookup_func(m, callee) : NULL;
@@ -345,7 +355,7 @@ static int reshard_call_operands(sp_module *m, sp_op *call) {
   for (int i = 0; i < call->noperands && i < entry->nargs; i++) {
     sp_value *v = call->operands[i].value;
     sp_sharding *want = entry->args[i]->sharding;
-    if (!v || !want || sp_sharding_same_axes(v->sharding, want)) continue;
+    if (!v || !want || sp_sharding_same_axes(sharding_of(v), want)) continue;
     sp_op *r = sp_op_create(m->arena, "sdy.reshard", 1, &v, 1, &v->type, 0);
     if (!r) return SP_ENOMEM;
     r->loc = call->loc;
