@@ -161,11 +161,19 @@ static int add_entry(sp_module *m, const pairing *p, const sp_cost_model *cm, sp
   return SP_OK;
 }
 
+/* An inserted collective, priced. On a runtime without reduce-scatter (cluster.h) the
+ * canonicalizer's reduce_scatter runs as the all_reduce it was made of (the same tensor
+ * reduced, B alike), then each device keeps its part. */
 static int add_collective(sp_module *m, const pairing *p, const sp_cost_model *cm, sp_op *op,
-                          sp_search_collective **out, int *n, int *cap, sp_err *err) {
+                          bool no_reduce_scatter, sp_search_collective **out, int *n, int *cap,
+                          sp_err *err) {
   sp_collective c;
   int rc = sp_cost_collective_op(cm, op, &c, err);
   if (rc) return sp_err_prefix(err, "%s:%d", m->filename, op->loc.line);
+  if (no_reduce_scatter && c.kind == SP_COLL_REDUCE_SCATTER) {
+    const sp_collective rs = c;
+    sp_cost_collective(cm, SP_COLL_ALL_REDUCE, rs.axes, rs.naxes, rs.bytes, &c);
+  }
   return add_entry(m, p, cm, op, c, out, n, cap, err);
 }
 
@@ -260,7 +268,8 @@ int sp_plan_exported_collectives(sp_module *m, const sp_plan_summary *s,
     goto done;
   }
   for (int i = 0; !rc && i < found.n; i++) {
-    if (new_collective(&p, found.v[i])) rc = add_collective(m, &p, &cm, found.v[i], out, n, &cap, err);
+    if (new_collective(&p, found.v[i]))
+      rc = add_collective(m, &p, &cm, found.v[i], s->no_reduce_scatter, out, n, &cap, err);
     else if (found.v[i]->kind == SP_OP_SDY_RESHARD)
       rc = add_cross_mesh(m, &p, &cm, copy, found.v[i], out, n, &cap, err);
   }
