@@ -168,9 +168,9 @@ static int import_steps(sp_module *m, const sp_pipeline_options *o, sp_err *err)
   STEP(f.data_flow, sp_data_flow_edges_add(m, err));
   STEP(inline_calls, sp_func_calls_import(m, true, err));
   STEP(inline_calls, sp_symbol_dce(m, err));
-  /* The debugging options start the trace here, so that applied constraints are recorded. */
-  STEP(o->prop.debug_origins || o->prop.debug_edges,
-       sp_trace_enable(m, o->prop.debug_origins, o->prop.debug_edges, err));
+  /* The debugging options (or the plan's wish for origins as data, trace.h) start the trace
+   * here, so that applied constraints are recorded. */
+  STEP(true, sp_trace_enable(m, o->prop.debug_origins, o->prop.debug_edges, err));
   STEP(f.constraints || f.manual, sp_sharding_constraints_apply(m, err));
   STEP(f.groups, sp_sharding_groups_import(m, err));
   STEP(true, sp_func_calls_pre_order(m, err));
