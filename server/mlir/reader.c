@@ -1,21 +1,21 @@
 /*
  * reader.c - the structure of an MLIR module as the reader sees it: operations (bound result
  * names, generic or custom form), blocks and regions, argument lists, the top level (aliases
- * and ops) and sp_mlir_parse itself (see reader.h and mlir.h).
+ * and ops) and sp_mlir_parse itself (see reader_int.h and mlir.h).
  *
  * The other reader files: reader_tokens.c (errors, tokens, literals), reader_names.c (interned
  * names, aliases, SSA scopes), reader_generic.c (building ops, generic and fallback forms),
- * type_reader.c, attr_*.c and format_*.c (see reader.h).
+ * type_reader.c, attr_*.c and format_*.c (see reader_int.h).
  *
  * Memory: the module and its IR are returned to the caller, who frees them with
  * sp_module_free(); everything temporary lives in an arena freed before sp_mlir_parse returns.
  */
-#include "mlir/reader.h"
+#include "mlir/reader_int.h"
 
 #include <string.h>
 
 #include "ir/sp_limits.h"
-#include "mlir/format.h"
+#include "mlir/format_int.h"
 #include "mlir/mlir.h"
 
 /* ------------------------------------------------------------------ argument lists */
@@ -178,11 +178,7 @@ static int parse_bound_names(sp__mlir_parser *p, bound_name **names, int *n, int
         return sp__mlir_error(p, &bn.tok, "invalid result count %lld", (long long)c);
       bn.count = (int)c;
     }
-    if (*n == cap) {
-      bound_name *nv = sp__mlir_grow(p, *names, &cap, sizeof *nv);
-      if (!nv) return sp__mlir_oom(p);
-      *names = nv;
-    }
+    if (sp_arena_grow(p->tmp, (void **)names, &cap, *n, sizeof **names)) return sp__mlir_oom(p);
     (*names)[(*n)++] = bn;
     *total += bn.count;
     if (*total > SP_MAX_OPERANDS)

@@ -1,6 +1,6 @@
 /*
  * type_reader.c - MLIR types: tensor<2x?x8xf32>, tensor<*xf32>, tensor<f32, #enc>, tuple<...>,
- * !stablehlo.token, and anything else (i32, !dialect.type<...>) kept as text (see reader.h).
+ * !stablehlo.token, and anything else (i32, !dialect.type<...>) kept as text (see reader_int.h).
  *
  * Shapes are scanned character by character: `8x8xf32` is not a sequence of MLIR tokens.
  * Each op result gets the sp_type parsed for it (results never share one), so replacing or
@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "ir/sp_limits.h"
-#include "mlir/reader.h"
+#include "mlir/reader_int.h"
 
 static bool is_digit(int c) { return c >= '0' && c <= '9'; }
 static bool is_word(int c) {

@@ -8,6 +8,7 @@
  */
 #include "plan/exported.h"
 
+#include <limits.h>
 #include <string.h>
 
 #include "export/export_pipeline.h"
@@ -61,6 +62,36 @@ static sp_value *original_value(const pairing *p, const sp_value *v) {
   return NULL;
 }
 
+/* Whether the export's collectives and reshards are looked through to find who reads a
+ * value. */
+static bool transparent(const pairing *p, const sp_op *op) {
+  return new_collective(p, op) || op->kind == SP_OP_SDY_RESHARD;
+}
+
+/* The first reader of `v` in program order, looking through collectives the export inserted:
+ * the use whose final reader comes first in the pre-order walk (the copy's op indices), then
+ * has the lowest operand index. An op the walk did not index (the export made it) comes last. */
+static void first_reader(const pairing *p, const sp_value *v, const sp_op **at, int *operand) {
+  long best = -1;
+  *at = NULL;
+  *operand = -1;
+  for (const sp_use *u = v->uses; u; u = u->next) {
+    const sp_op *op = u->owner;
+    int j = u->index;
+    if (transparent(p, op)) {
+      first_reader(p, &op->results[0], &op, &j);
+      if (!op) continue;
+    }
+    long i = sp_ptr_map_get(&p->index, op, -1);
+    long key = i < 0 ? LONG_MAX : i;
+    if (best < 0 || key < best || (key == best && j < *operand)) {
+      best = key;
+      *at = op;
+      *operand = j;
+    }
+  }
+}
+
 /* "%name" as the search's list names values. */
 static const char *value_label(sp_arena *a, const sp_value *v) {
   if (v->name_hint) {
@@ -102,12 +133,8 @@ static int add_entry(sp_module *m, const pairing *p, const sp_cost_model *cm, sp
   if (own) {
     at = src->def;
   } else {
-    const sp_use *u = op->results[0].uses;
-    while (u && new_collective(p, u->owner)) u = u->owner->results[0].uses;
-    if (u) {
-      at = u->owner;
-      operand = u->index;
-    }
+    first_reader(p, &op->results[0], &at, &operand);
+    if (!at) at = src->def;   /* nothing reads it: the producer's (operand -1) */
   }
   if (sp_arena_grow(m->arena, (void **)out, cap, *n, sizeof **out))
     return sp_err_set(err, SP_ENOMEM, "out of memory");

@@ -1,5 +1,5 @@
 /*
- * reader.h - the parser state and the helpers shared by the pieces of the MLIR reader
+ * reader_int.h - the parser state and the helpers shared by the pieces of the MLIR reader
  * (internal to server/mlir).
  *
  * reader.c owns the structure: the module, operations, regions, blocks, argument lists;
@@ -22,7 +22,7 @@
 #include <stdint.h>
 
 #include "ir/ir.h"
-#include "mlir/lexer.h"
+#include "mlir/lexer_int.h"
 
 typedef struct sp__mlir_names sp__mlir_names;   /* SSA name scopes (reader_names.c) */
 typedef struct sp__mlir_tables sp__mlir_tables; /* aliases, interned names, op kinds (reader_names.c) */
@@ -48,9 +48,6 @@ typedef struct sp__mlir_values { sp_value **v; int n, cap; } sp__mlir_values;
 typedef struct sp__mlir_types { sp_type **v; int n, cap; } sp__mlir_types;
 int sp__mlir_values_push(sp__mlir_parser *p, sp__mlir_values *vec, sp_value *v);
 int sp__mlir_types_push(sp__mlir_parser *p, sp__mlir_types *vec, sp_type *t);
-/* Doubles the capacity *cap (8 to start) of the p->tmp array v of `elem`-byte items; NULL when
- * out of memory (v is then unchanged). */
-void *sp__mlir_grow(sp__mlir_parser *p, void *v, int *cap, size_t elem);
 
 /* ---- errors and tokens (reader_tokens.c) ---- */
 
@@ -150,7 +147,7 @@ bool sp__mlir_at_type(const sp__mlir_parser *p);
 /* ---- attributes (attr_reader.c, attr_sdy.c, attr_text.c, attr_stablehlo.c) ---- */
 
 /* An optional `{name = value, ...}` dictionary; entries are added to `dst` (structured when
- * the schema for `kind` says so, see attr_schema.h). `props` marks a `<{...}>` dictionary. */
+ * the schema for `kind` says so, see attr_schema_int.h). `props` marks a `<{...}>` dictionary. */
 int sp__mlir_parse_attr_dict(sp__mlir_parser *p, sp_op_kind kind, sp_attrs *dst);
 /* The dictionary itself, with the '{' under the cursor. */
 int sp__mlir_parse_attr_dict_body(sp__mlir_parser *p, sp_op_kind kind, sp_attrs *dst);
