@@ -27,6 +27,7 @@
 #include "propagation/conflict.h"
 #include "propagation/export_shardings.h"
 #include "propagation/report.h"
+#include "propagation/trace.h"
 #include "rules/registry.h"
 #include "search/search_pass.h"
 
@@ -135,6 +136,7 @@ int sp_plan_run(const sp_plan_input *in, const sp_cluster *cluster, const sp_pla
   const struct sp_run_ctl *saved_ctl = NULL;
   struct sp_rules_diag *saved_warned = NULL;
   sp_rules_diag warned;  /* registry warnings: once per kind per request */
+  bool own_trace = false;
   memset(&warned, 0, sizeof warned);
 
   if (!m) {
@@ -161,6 +163,10 @@ int sp_plan_run(const sp_plan_input *in, const sp_cluster *cluster, const sp_pla
     m->conflicts = &log;
     if ((rc = sp_prop_report_begin(m, false, &rep, err))) goto done;
   }
+  /* Shardy's sharding origins as data (trace.h): recorded where the debugging trace would
+   * start, no attribute written. A module that has a trace already keeps it as it is. */
+  own_trace = !o->no_origins && !m->trace;
+  if (own_trace && (rc = sp_trace_want_origins(m, err))) goto done;
   if (prop.flag && (rc = sp_pass_run(&prop, m, prop_options, NULL, err))) goto done;
   if (sp_run_ctl_stopped(&ctl)) {
     rc = cancelled(&ctl, err);
@@ -207,6 +213,10 @@ done:
   m->conflicts = saved_log;
   m->ctl = saved_ctl;
   m->warned = saved_warned;
+  if (own_trace && m->trace) {   /* the plan has the origins now; the caller's module goes on without */
+    m->trace_free(m->trace);
+    m->trace = NULL;
+  }
   cJSON_Delete(report);
   sp_prop_report_free(rep);
   sp_arena_free(log_arena);
