@@ -2,6 +2,7 @@
  * test_ir.c - the IR core: arena, use lists, op insertion and erasure, attributes, types.
  */
 #include <check.h>
+#include <limits.h>
 #include <signal.h>
 #include <string.h>
 
@@ -40,6 +41,34 @@ START_TEST(arena_grow_doubles_only_when_full_and_keeps_the_elements) {
   ck_assert_int_eq(sp_arena_grow(a, (void **)&v, &cap, 100, sizeof *v), SP_OK);
   ck_assert_ptr_eq(v, before); /* room left: nothing moves */
   for (int i = 0; i < 100; i++) ck_assert_int_eq(v[i], i * 7);
+  sp_arena_free(a);
+}
+END_TEST
+
+START_TEST(arena_grow_from_starts_at_its_first_capacity_inline_or_far_past_the_end) {
+  sp_arena *a = sp_arena_new(0);
+  int *v = NULL, cap = 0;
+  ck_assert_int_eq(sp_arena_grow_from(a, (void **)&v, &cap, 0, sizeof *v, 1), SP_OK);
+  ck_assert_int_eq(cap, 1);
+  v[0] = 5;
+  ck_assert_int_eq(sp_arena_grow_from(a, (void **)&v, &cap, 1, sizeof *v, 1), SP_OK);
+  ck_assert_int_eq(cap, 2);
+  ck_assert_int_eq(v[0], 5);
+  /* An index far past the end doubles until it fits, in one step. */
+  ck_assert_int_eq(sp_arena_grow_from(a, (void **)&v, &cap, 100, sizeof *v, 1), SP_OK);
+  ck_assert_int_eq(cap, 128);
+  ck_assert_int_eq(v[0], 5);
+  /* An array that starts in an inline buffer is copied out; the buffer is left alone. */
+  int buf[4] = {1, 2, 3, 4}, *w = buf, wcap = 4;
+  ck_assert_int_eq(sp_arena_grow_from(a, (void **)&w, &wcap, 4, sizeof *w, 16), SP_OK);
+  ck_assert_ptr_ne(w, buf);
+  ck_assert_int_eq(wcap, 8);
+  for (int i = 0; i < 4; i++) ck_assert_int_eq(w[i], i + 1);
+  /* A capacity past INT_MAX fails and leaves the array as it was. */
+  int *before = v;
+  ck_assert_int_eq(sp_arena_grow_from(a, (void **)&v, &cap, INT_MAX, sizeof *v, 1), SP_ENOMEM);
+  ck_assert_ptr_eq(v, before);
+  ck_assert_int_eq(cap, 128);
   sp_arena_free(a);
 }
 END_TEST
@@ -202,6 +231,7 @@ static Suite *ir_suite(void) {
   TCase *tc = tcase_create("core");
   tcase_add_test(tc, arena_serves_large_and_small_requests);
   tcase_add_test(tc, arena_grow_doubles_only_when_full_and_keeps_the_elements);
+  tcase_add_test(tc, arena_grow_from_starts_at_its_first_capacity_inline_or_far_past_the_end);
   tcase_add_test(tc, uses_are_listed_newest_first_and_replaced);
 #ifndef NDEBUG
   tcase_add_test_raise_signal(tc, erasing_an_op_whose_result_is_still_used_aborts_in_debug_builds,

@@ -167,13 +167,8 @@ int sp_attrs_set(sp_arena *a, sp_attrs *d, const sp_attr *attr) {
     *old = *attr;
     return SP_OK;
   }
-  if (d->n == d->cap) {
-    int cap = d->cap ? d->cap * 2 : 4;
-    sp_attr *v = sp_arena_realloc(a, d->v, (size_t)d->cap * sizeof *v, (size_t)cap * sizeof *v);
-    if (!v) return SP_ENOMEM;
-    d->v = v;
-    d->cap = cap;
-  }
+  /* Most ops carry a few attributes: 4 first. */
+  if (sp_arena_grow_from(a, (void **)&d->v, &d->cap, d->n, sizeof *d->v, 4)) return SP_ENOMEM;
   d->v[d->n++] = *attr;
   return SP_OK;
 }
@@ -333,14 +328,9 @@ void sp_op_erase(sp_op *op) {
 sp_block *sp_region_add_block(sp_arena *a, sp_region *r) {
   sp_block *b = sp_arena_calloc(a, 1, sizeof *b);
   if (!b) return NULL;
-  if (r->nblocks == r->capblocks) {
-    int cap = r->capblocks ? r->capblocks * 2 : 1;
-    sp_block **v = sp_arena_realloc(a, r->blocks, (size_t)r->capblocks * sizeof *v,
-                                    (size_t)cap * sizeof *v);
-    if (!v) return NULL;
-    r->blocks = v;
-    r->capblocks = cap;
-  }
+  /* Regions have one block, nearly always. */
+  if (sp_arena_grow_from(a, (void **)&r->blocks, &r->capblocks, r->nblocks, sizeof *r->blocks, 1))
+    return NULL;
   b->parent = r;
   r->blocks[r->nblocks++] = b;
   return b;
@@ -349,14 +339,8 @@ sp_block *sp_region_add_block(sp_arena *a, sp_region *r) {
 sp_value *sp_block_add_arg(sp_arena *a, sp_block *b, sp_type *type) {
   sp_value *v = sp_arena_calloc(a, 1, sizeof *v);
   if (!v) return NULL;
-  if (b->nargs == b->capargs) {
-    int cap = b->capargs ? b->capargs * 2 : 4;
-    sp_value **args = sp_arena_realloc(a, b->args, (size_t)b->capargs * sizeof *args,
-                                       (size_t)cap * sizeof *args);
-    if (!args) return NULL;
-    b->args = args;
-    b->capargs = cap;
-  }
+  if (sp_arena_grow_from(a, (void **)&b->args, &b->capargs, b->nargs, sizeof *b->args, 4))
+    return NULL;
   v->type = type;
   v->block = b;
   v->index = b->nargs;

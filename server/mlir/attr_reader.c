@@ -52,15 +52,9 @@ int sp__mlir_parse_int_list(sp__mlir_parser *p, sp_ints *out, const char *contex
     for (;;) {
       int64_t x;
       if ((rc = sp__mlir_parse_int(p, &x, context))) return rc;
-      if (n == cap) {
-        if (n >= SP_MAX_OPERANDS)
-          return sp__mlir_error_code(p, SP_ELIMIT, NULL, "integer list too long in %s", context);
-        int64_t *nv = sp_arena_alloc(p->tmp, (size_t)cap * 2 * sizeof *nv);
-        if (!nv) return sp__mlir_oom(p);
-        memcpy(nv, v, (size_t)n * sizeof *nv);
-        v = nv;
-        cap *= 2;
-      }
+      if (n >= SP_MAX_OPERANDS)
+        return sp__mlir_error_code(p, SP_ELIMIT, NULL, "integer list too long in %s", context);
+      if (sp_arena_grow(p->tmp, (void **)&v, &cap, n, sizeof *v)) return sp__mlir_oom(p);
       v[n++] = x;
       if (!sp__mlir_accept(p, SP_TOK_COMMA)) break;
     }

@@ -151,13 +151,8 @@ typedef struct dense_item {
 typedef struct dense_items { dense_item *v; int n, cap; } dense_items;
 
 static int dense_push(sp__mlir_parser *p, dense_items *d, const dense_item *it) {
-  if (d->n == d->cap) {
-    int ncap = d->cap ? d->cap * 2 : 32;
-    dense_item *nv = sp_arena_realloc(p->tmp, d->v, (size_t)d->cap * sizeof *nv, (size_t)ncap * sizeof *nv);
-    if (!nv) return sp__mlir_oom(p);
-    d->v = nv;
-    d->cap = ncap;
-  }
+  if (sp_arena_grow_from(p->tmp, (void **)&d->v, &d->cap, d->n, sizeof *d->v, 32))
+    return sp__mlir_oom(p);
   d->v[d->n++] = *it;
   return SP_OK;
 }
@@ -339,12 +334,9 @@ static int dict_text(sp__mlir_parser *p, sp_strbuf *sb) {
   int n = 0, cap = 0;
   if (p->lx.tok.kind != SP_TOK_RBRACE) {
     for (;;) {
-      if (n == cap) {
-        int ncap = cap ? cap * 2 : 8;
-        dict_entry *nv = sp_arena_realloc(p->tmp, v, (size_t)cap * sizeof *v, (size_t)ncap * sizeof *v);
-        if (!nv) { rc = sp__mlir_oom(p); goto fail; }
-        v = nv;
-        cap = ncap;
+      if (sp_arena_grow(p->tmp, (void **)&v, &cap, n, sizeof *v)) {
+        rc = sp__mlir_oom(p);
+        goto fail;
       }
       dict_entry *e = &v[n++];
       if ((rc = sp__mlir_attr_key(p, &e->name))) goto fail;

@@ -178,11 +178,7 @@ static int parse_bound_names(sp__mlir_parser *p, bound_name **names, int *n, int
         return sp__mlir_error(p, &bn.tok, "invalid result count %lld", (long long)c);
       bn.count = (int)c;
     }
-    if (*n == cap) {
-      bound_name *nv = sp__mlir_grow(p, *names, &cap, sizeof *nv);
-      if (!nv) return sp__mlir_oom(p);
-      *names = nv;
-    }
+    if (sp_arena_grow(p->tmp, (void **)names, &cap, *n, sizeof **names)) return sp__mlir_oom(p);
     (*names)[(*n)++] = bn;
     *total += bn.count;
     if (*total > SP_MAX_OPERANDS)

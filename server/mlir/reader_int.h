@@ -48,9 +48,6 @@ typedef struct sp__mlir_values { sp_value **v; int n, cap; } sp__mlir_values;
 typedef struct sp__mlir_types { sp_type **v; int n, cap; } sp__mlir_types;
 int sp__mlir_values_push(sp__mlir_parser *p, sp__mlir_values *vec, sp_value *v);
 int sp__mlir_types_push(sp__mlir_parser *p, sp__mlir_types *vec, sp_type *t);
-/* Doubles the capacity *cap (8 to start) of the p->tmp array v of `elem`-byte items; NULL when
- * out of memory (v is then unchanged). */
-void *sp__mlir_grow(sp__mlir_parser *p, void *v, int *cap, size_t elem);
 
 /* ---- errors and tokens (reader_tokens.c) ---- */
 

@@ -90,16 +90,9 @@ void sp_ft_axis_print(sp_strbuf *sb, const sp_mesh *m, sp_ft_axis a, bool quoted
 
 /* ------------------------------------------------------------------ axis lists */
 
+/* Room for `need` axes (most lists hold a few: 4 first). */
 static int axes_reserve(sp_arena *a, sp_ft_axes *l, int need) {
-  if (need <= l->cap) return SP_OK;
-  int cap = l->cap ? l->cap * 2 : 4;
-  while (cap < need) cap *= 2;
-  sp_ft_axis *v = sp_arena_alloc(a, (size_t)cap * sizeof *v);
-  if (!v) return SP_ENOMEM;
-  if (l->n) memcpy(v, l->v, (size_t)l->n * sizeof *v);
-  l->v = v;
-  l->cap = cap;
-  return SP_OK;
+  return need ? sp_arena_grow_from(a, (void **)&l->v, &l->cap, need - 1, sizeof *l->v, 4) : SP_OK;
 }
 
 int sp_ft_axes_push(sp_arena *a, sp_ft_axes *l, sp_ft_axis x) {
