@@ -76,16 +76,25 @@ run|ci)
   target=${3:?target}
   seconds=${4:?seconds}
   shift 4
-  bin="$dir/bin/fuzz_$target"
-  [ -x "$bin" ] || { echo "run.sh: $bin not built (run.sh build $dir)" >&2; exit 1; }
-  work="$dir/corpus/$target"
-  art="$dir/artifacts/$target"
+  # Everything runs from DIR, and every path libFuzzer is given is relative to it (the seed
+  # folders through the links DIR/seeds/{corpus,regressions,dict}): libFuzzer keeps
+  # those paths in its heap, so a checkout elsewhere would shift what the engine allocates
+  # after them, and the engine's pointer-keyed tables (ir/ptr_map.h) probe by address.
+  cd "$dir"
+  bin="bin/fuzz_$target"
+  [ -x "$bin" ] || { echo "run.sh: $dir/$bin not built (run.sh build $dir)" >&2; exit 1; }
+  mkdir -p seeds
+  ln -sfn "$here/corpus" seeds/corpus
+  ln -sfn "$here/regressions" seeds/regressions
+  ln -sfn "$here/dict" seeds/dict
+  work="corpus/$target"
+  art="artifacts/$target"
   norand=
   if [ "$cmd" = ci ]; then
     # Nothing but the seed may steer a CI run: an empty work corpus, no re-reading of it, no
     # mutations from compared values (they include stack and heap addresses), and no address
     # randomization (pointer-keyed hash tables probe by address, which coverage counts).
-    work="$dir/ci-corpus/$target"
+    work="ci-corpus/$target"
     rm -rf "$work"
     set -- -reload=0 -use_cmp=0 "$@"
     if setarch "$(uname -m)" -R true 2>/dev/null; then
@@ -97,15 +106,15 @@ run|ci)
   mkdir -p "$work" "$art"
   set --  "$@" "$work"
   seeds=$(seed_name "$target")
-  own="$here/corpus/$target"
+  own="seeds/corpus/$target"
   [ "$target" = "$seeds" ] && own=   # the shared corpus once
-  for d in "$here/corpus/$seeds" $own "$here/regressions/$target" $(shared_chunks "$dir" "$target"); do
+  for d in "seeds/corpus/$seeds" $own "seeds/regressions/$target" $(shared_chunks . "$target"); do
     [ -d "$d" ] && set -- "$@" "$d"
   done
-  dict="$here/dict/$seeds.dict"
+  dict="seeds/dict/$seeds.dict"
   [ -f "$dict" ] && set -- "-dict=$dict" "$@"
-  echo "run.sh: fuzz_$target for ${seconds}s"
-  SP_FUZZ_STATS=1 $norand "$bin" -max_total_time="$seconds" -timeout=60 -rss_limit_mb=2048 \
+  echo "run.sh: fuzz_$target for ${seconds}s (in $dir)"
+  SP_FUZZ_STATS=1 $norand "./$bin" -max_total_time="$seconds" -timeout=60 -rss_limit_mb=2048 \
     -max_len=65536 -print_final_stats=1 -artifact_prefix="$art/" "$@"
   ;;
 *)
