@@ -127,7 +127,7 @@ void sp_all_to_all_params_print(sp_strbuf *sb, const sp_all_to_all_param *v, int
 typedef struct sp_attr {
   const char *name;
   sp_attr_kind kind;
-  union {
+  union sp_attr_value {   /* tagged: UBSan would name an untagged one by its file path */
     bool b;
     int64_t i;
     const char *s;
