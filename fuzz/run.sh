@@ -14,6 +14,9 @@
 #                                           machine of the same kind
 #   fuzz/run.sh chunks DIR TARGET           split the conformance files that seed TARGET
 #                                           (below) and print the chunk folders
+#   fuzz/run.sh check-paths DIR             fail if a fuzz binary in DIR/bin holds the
+#                                           checkout's path (the same commit built elsewhere
+#                                           would then differ, and so would its seeded runs)
 #
 # A run reads its seeds from fuzz/corpus/ and fuzz/regressions/ (never written) and, for the
 # MLIR targets, the `// -----` chunks of ../shared/conformance/shardy/*.mlir (for `export`:
@@ -24,7 +27,7 @@
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 src=$(dirname "$here")
-usage="usage: run.sh build DIR | run|ci DIR TARGET SECONDS [flags] | chunks DIR TARGET"
+usage="usage: run.sh build DIR | run|ci DIR TARGET SECONDS [flags] | chunks DIR TARGET | check-paths DIR"
 cmd=${1:?$usage}
 dir=${2:?build directory}
 CLANG=${CLANG:-clang-14}
@@ -71,6 +74,15 @@ build)
   ;;
 chunks)
   shared_chunks "$dir" "${3:?target}"
+  ;;
+check-paths)
+  bad=$(grep -l -a -F "$src" "$dir"/bin/fuzz_*) || true
+  if [ -n "$bad" ]; then
+    echo "run.sh: these fuzz binaries hold the checkout's path $src (a new __FILE__, a path" >&2
+    echo "define or an unmapped source?): $bad" >&2
+    exit 1
+  fi
+  echo "run.sh: no fuzz binary in $dir/bin holds $src"
   ;;
 run|ci)
   target=${3:?target}
