@@ -7,6 +7,7 @@
  */
 #include "search/cost_model.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "search/reshard_memo.h"
@@ -27,7 +28,10 @@ const char *sp_collective_name(sp_collective_kind k) {
 
 double sp_collective_seconds(sp_collective_kind k, int64_t n, double alpha, double bandwidth,
                              double bytes) {
-  if (n <= 1 || bandwidth <= 0) return 0.0;
+  if (n <= 1) return 0.0;
+  /* The cluster reader refuses such a link; NaN makes the search report it (plan_search.c)
+   * instead of pricing the collective as free. */
+  if (!(bandwidth > 0)) return NAN;
   double dn = (double)n, frac;
   switch (k) {
     case SP_COLL_ALL_GATHER:

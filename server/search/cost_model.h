@@ -69,7 +69,8 @@ typedef enum sp_collective_kind {
  * "collective-permute". */
 const char *sp_collective_name(sp_collective_kind k);
 
-/* The formula for one group of `n` devices (n <= 1 costs nothing), `bytes` = B as above. */
+/* The formula for one group of `n` devices (n <= 1 costs nothing), `bytes` = B as above; NaN
+ * for a bandwidth that is not positive (no cluster the reader accepts has one). */
 double sp_collective_seconds(sp_collective_kind k, int64_t n, double alpha, double bandwidth,
                              double bytes);
 
