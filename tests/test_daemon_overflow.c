@@ -183,8 +183,8 @@ END_TEST
 
 /* With --max-request-memory-mb 16 (the least the daemon takes): planning a 4-layer GPT
  * training step (341 ops, 40 KB of text, 256 KiB of IR) with the search is estimated at about
- * 50 MiB (200 bytes per byte of IR), as MLIR text and as a structured graph, and refused
- * before any search runs; propagating it (9 bytes per IR byte) is not; a text too large even
+ * 60 MiB (240 bytes per byte of IR), as MLIR text and as a structured graph, and refused
+ * before any search runs; propagating it (11 bytes per IR byte) is not; a text too large even
  * to read within 16 MiB (16 bytes per input byte) is refused unread. */
 START_TEST(a_request_over_the_memory_limit_is_exhausted_before_planning) {
   static const char *const flags[] = {"--max-request-memory-mb", "16", NULL};
