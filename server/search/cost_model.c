@@ -256,7 +256,10 @@ double sp_cost_compute(const sp_cost_model *cm, double flops, int64_t devices, c
 double sp_cost_tensor_bytes(const sp_type *type) {
   if (!type || !sp_type_is_static_tensor(type)) return 0.0;
   int bits = sp_type_elem_bits(type);
-  double bytes_per = bits > 0 ? bits / 8.0 : 4.0;
+  /* XLA keeps a boolean (i1, its pred) in a whole byte, in memory and on the wire: a mask
+   * gathered as pred[...] moves one byte per element (found by the JAX corpus: Llama's
+   * attention masks, 8x their bit count). Wider types use their width. */
+  double bytes_per = bits <= 0 ? 4.0 : bits < 8 ? 1.0 : bits / 8.0;
   return (double)sp_type_num_elements(type) * bytes_per;
 }
 
