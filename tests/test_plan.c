@@ -199,6 +199,48 @@ START_TEST(test_search_plans_call_results_through_their_callees) {
 }
 END_TEST
 
+/* Every propagation strategy the API offers runs after the pipeline's import, so call results
+ * carry what propagation found through the callees, with the search off and on (the bare
+ * passes stopped at a call and left its results unplanned). */
+static void expect_calls_planned(sp_plan *p, const char *how) {
+  const sp_plan_value *relu = NULL, *inner = NULL;
+  for (int i = 0; i < p->nvalues; i++) {
+    const sp_plan_value *v = &p->values[i];
+    if (v->pos.kind != SP_PLAN_OP_RESULT || v->pos.func != 0) continue;
+    if (strcmp(v->name, "%1") == 0) relu = v;
+    if (strcmp(v->name, "%2") == 0) inner = v;
+  }
+  ck_assert_msg(relu && inner, "%s: no call results in @main", how);
+  ck_assert_msg(strcmp(relu->sdy, "#sdy.sharding<@mesh, [{\"data\"}, {\"model\"}]>") == 0,
+                "%s: relu's result %s", how, relu->sdy);
+  ck_assert_msg(strcmp(inner->sdy, "#sdy.sharding<@mesh, [{\"data\"}, {}]>") == 0,
+                "%s: inner's result %s", how, inner->sdy);
+}
+
+START_TEST(test_every_strategy_plans_call_results_after_the_import) {
+  static const struct {
+    sp_plan_strategy s;
+    const char *name;
+  } strategies[] = {{SP_PLAN_USER_PRIORITY, "user-priority"}, {SP_PLAN_OP_PRIORITY, "op-priority"},
+                    {SP_PLAN_AGGRESSIVE, "aggressive"},       {SP_PLAN_BASIC, "basic"}};
+  sp_cluster *c = sp_test_load_cluster("one_machine_8gpu.json");
+  for (size_t k = 0; k < sizeof strategies / sizeof strategies[0]; k++) {
+    for (int search = 0; search < 2; search++) {
+      sp_plan_options o;
+      sp_plan_options_init(&o);
+      o.strategy = strategies[k].s;
+      o.mode = search ? SP_PLAN_PROPAGATE_SEARCH : SP_PLAN_PROPAGATE;
+      sp_plan *p = run_plan(calls, search ? c : NULL, &o);
+      char how[64];
+      snprintf(how, sizeof how, "%s, search %s", strategies[k].name, search ? "on" : "off");
+      expect_calls_planned(p, how);
+      sp_plan_free(p);
+    }
+  }
+  sp_cluster_free(c);
+}
+END_TEST
+
 START_TEST(test_json_round_trip_is_byte_identical) {
   sp_cluster *c = sp_test_load_cluster("one_machine_8gpu.json");
   sp_plan_options o;
@@ -520,6 +562,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_propagation_plan_module_is_the_pipeline_output);
   tcase_add_test(tc, test_search_plan_matches_the_search_pass);
   tcase_add_test(tc, test_search_plans_call_results_through_their_callees);
+  tcase_add_test(tc, test_every_strategy_plans_call_results_after_the_import);
   tcase_add_test(tc, test_json_round_trip_is_byte_identical);
   tcase_add_test(tc, test_json_reader_names_the_bad_field);
   tcase_add_test(tc, test_plan_keeps_shardy_sharding_origins_as_data);

@@ -242,6 +242,15 @@ typedef enum sp_plan_choice {
   SP_PLAN_AUTO = 1
 } sp_plan_choice;
 
+/* The propagation the pipeline runs between its import and export (every one of them after
+ * the import, so func.call results are propagated through the callees alike). */
+typedef enum sp_plan_strategy {
+  SP_PLAN_USER_PRIORITY = 0,   /* Shardy's default: user priorities, op priorities, aggressive */
+  SP_PLAN_OP_PRIORITY,
+  SP_PLAN_AGGRESSIVE,
+  SP_PLAN_BASIC
+} sp_plan_strategy;
+
 typedef struct sp_plan_options {
   sp_plan_mode mode;
   /* The propagation: a pass flag of the registry (plan/passes.h) without the dash and its
@@ -251,6 +260,9 @@ typedef struct sp_plan_options {
    * closed after it); "" : no propagation. */
   const char *propagation;
   const char *propagation_options;
+  /* With the pipeline (propagation NULL): its propagation step (propagation-pass=, see
+   * propagation/pipeline.h). A named pass (propagation set) runs bare, without the import. */
+  sp_plan_strategy strategy;
   /* The search (search/search_pass.h options text for whatever is not below, e.g.
    * "max-strategies=64 share-layers=false"); cluster= is ignored: the cluster argument is
    * used. */

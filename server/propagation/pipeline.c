@@ -27,6 +27,25 @@
 static const char PIPELINE[] = "sdy-propagation-pipeline";
 
 /* One `key[=value]` item of the pipeline's options. */
+/* propagation-pass=user-priority|op-priority|aggressive|basic. */
+static int parse_pass(const sp_option_item *it, sp_pipeline_options *o, sp_err *err) {
+  static const struct {
+    const char *name;
+    sp_prop_pass_kind kind;
+  } passes[] = {{"user-priority", SP_PASS_USER_PRIORITY}, {"op-priority", SP_PASS_OP_PRIORITY},
+                {"aggressive", SP_PASS_AGGRESSIVE},       {"basic", SP_PASS_BASIC}};
+  for (size_t i = 0; i < sizeof passes / sizeof passes[0]; i++)
+    if (it->value && it->value_len == strlen(passes[i].name) &&
+        memcmp(it->value, passes[i].name, it->value_len) == 0) {
+      o->pass = passes[i].kind;
+      if (o->pass == SP_PASS_BASIC) o->prop.strategy = SP_PROP_BASIC;
+      return SP_OK;
+    }
+  return sp_err_set(err, SP_EINVAL, "-%s: propagation-pass must be user-priority, op-priority, "
+                    "aggressive or basic, not '%.*s'", PIPELINE, it->value ? (int)it->value_len : 0,
+                    it->value ? it->value : "");
+}
+
 static int pipeline_item(const sp_option_item *it, sp_pipeline_options *o, sp_err *err) {
   sp_propagate_options *p = &o->prop;
   if (sp_option_is(it, "keep-sharding-rules"))
@@ -50,6 +69,7 @@ static int pipeline_item(const sp_option_item *it, sp_pipeline_options *o, sp_er
     return sp_option_bool(PIPELINE, it, &o->dedup_functions_fully, err);
   if (sp_option_is(it, "keep-shardings-open"))
     return sp_option_bool(PIPELINE, it, &o->keep_shardings_open, err);
+  if (sp_option_is(it, "propagation-pass")) return parse_pass(it, o, err);
   if (sp_option_is(it, "module-dump-directory"))
     return sp_err_set(err, SP_EUNSUPPORTED, "-%s: module-dump-directory is not supported", PIPELINE);
   return sp_err_set(err, SP_EINVAL, "-%s: unknown option '%.*s'", PIPELINE, (int)it->key_len,
@@ -85,6 +105,7 @@ int sp_pipeline_parse_import_options(const char *text, sp_pipeline_options *out,
 int sp_pipeline_parse_options(const char *text, sp_pipeline_options *out, sp_err *err) {
   memset(out, 0, sizeof *out);
   out->prop.strategy = SP_PROP_AGGRESSIVE;
+  out->pass = SP_PASS_USER_PRIORITY;
   const char *p = sp_options_begin(text);
   sp_option_item it;
   while (sp_options_next(&p, &it)) {
@@ -243,7 +264,7 @@ int sp_pipeline_run(sp_module *m, const sp_pipeline_options *o, sp_err *err) {
   int rc = sp_pipeline_import(m, o, err);
   if (rc) return rc;
   /* The propagation step also drops the non-custom sharding rules unless keep-sharding-rules. */
-  if ((rc = sp_prop_pass_run(m, SP_PASS_USER_PRIORITY, &o->prop, err))) return rc;
+  if ((rc = sp_prop_pass_run(m, o->pass, &o->prop, err))) return rc;
   return export_steps(m, o, err);
 }
 

@@ -43,6 +43,10 @@
  *   sp_pipeline_options). keep-shardings-open (shardplan's own, not Shardy's): the export
  *   leaves open dims open, so that the cost search that follows may still add axes to them
  *   (the plan stage's default before the search; the search closes them).
+ *   propagation-pass=user-priority|op-priority|aggressive|basic (shardplan's own): which
+ *   propagation pass runs between the import and the export (default user-priority, Shardy's;
+ *   basic also sets the basic strategy): the planner's other strategies keep the import, so
+ *   func.call results are propagated through as with the default.
  *   module-dump-directory is rejected (not implemented); unknown options are errors naming
  *   them.
  *
@@ -55,6 +59,7 @@
 
 #include "ir/err.h"
 #include "ir/ir.h"
+#include "propagation/prop_passes.h"
 #include "propagation/propagate.h"
 
 typedef struct sp_pipeline_options {
@@ -68,6 +73,7 @@ typedef struct sp_pipeline_options {
   int (*explicit_reshards)(sp_module *m, sp_err *err);
   bool dedup_functions_fully;       /* un-flattening sends all calls of a function to one copy */
   bool keep_shardings_open;         /* shardplan's own: the export does not close shardings */
+  sp_prop_pass_kind pass;           /* shardplan's own: the propagation step (user priority) */
 } sp_pipeline_options;
 
 /* Shardy's defaults, then the options in `text` (NULL or "" = none). */
