@@ -210,7 +210,7 @@ static int add_op(search *S, sp_op *op, int index, sp_err *err) {
   if (enumerable) {
     sp_strategy_opts so = {S->fixed, no_reduce_scatter(S), sp_search_offers_partial(S, op)};
     rc = sp_strategies_for_op(S->a, op, rule, S->mesh, &so, &n->set, err);
-    if (!rc) rc = sp_search_reconcile_scatter(S, n, err);
+    if (!rc) rc = sp_search_reconcile_scatter(S, n, so.partial, err);
     if (rc) return rc;
     if (n->set.n == 0) n->kind = NODE_FIXED;
   }
