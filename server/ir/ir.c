@@ -335,6 +335,19 @@ void sp_op_erase(sp_op *op) {
   sp_op_walk(op, drop_uses, NULL);
 }
 
+void sp_op_replace(sp_op *old, sp_op *op) {
+  assert(old->block && !op->block && old->nresults == op->nresults);
+  for (int i = 0; i < old->nresults; i++) {
+    op->results[i].sharding = old->results[i].sharding;
+    op->results[i].loc = old->results[i].loc;
+    op->results[i].name_hint = old->results[i].name_hint;
+  }
+  sp_op_insert_before(old, op);
+  for (int i = 0; i < old->nresults; i++)
+    sp_value_replace_all_uses(&old->results[i], &op->results[i]);
+  sp_op_erase(old);
+}
+
 sp_block *sp_region_add_block(sp_arena *a, sp_region *r) {
   sp_block *b = sp_arena_calloc(a, 1, sizeof *b);
   if (!b) return NULL;
