@@ -398,6 +398,98 @@ START_TEST(the_plan_reports_the_exported_collectives_with_their_places) {
 }
 END_TEST
 
+/* A host callback (JAX's pure_callback: a custom call on a single-device mesh) between two
+ * ops of the searched mesh: XLA gathers its operand onto the device (all-gather over the axes
+ * that shard it) and sends its result back to every device (an all-reduce of the device's
+ * value with zeros); the export leaves both as reshards between meshes, and the plan prices
+ * them as those collectives (found by the JAX corpus: 2 x 2048 bytes in the HLO, 0 before). */
+static const char *const CALLBACK =
+    "sdy.mesh @mesh = <[\"data\"=4, \"model\"=2]>\n"
+    "sdy.mesh @maximal_mesh_0 = <[], device_ids=[0]>\n"
+    "func.func @main(%arg0: tensor<32x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"data\"}, {}]>},\n"
+    "                %arg1: tensor<32x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"data\"}, {\"model\"}]>})\n"
+    "    -> (tensor<32x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"data\"}, {\"model\"}]>}) {\n"
+    "  %0 = stablehlo.custom_call @host_callback(%arg0) {has_side_effect = true, sdy.sharding = #sdy.sharding_per_value<[<@maximal_mesh_0, []>]>} : (tensor<32x16xf32>) -> tensor<32x16xf32>\n"
+    "  %1 = stablehlo.add %0, %arg1 : tensor<32x16xf32>\n"
+    "  return %1 : tensor<32x16xf32>\n"
+    "}\n";
+
+START_TEST(a_single_device_op_is_fed_by_an_all_gather_and_read_back_by_an_all_reduce) {
+  sp_plan_options po;
+  sp_plan_options_init(&po);
+  sp_plan_input in = {.text = CALLBACK, .len = strlen(CALLBACK), .filename = "callback.mlir"};
+  sp_plan *p;
+  sp_err err;
+  int rc = sp_plan_run(&in, ONE, &po, &p, &err);
+  ck_assert_msg(rc == SP_OK, "%s", err.msg);
+  int gathers = 0, reduces = 0;
+  for (int i = 0; i < p->ncollectives; i++) {
+    const sp_plan_collective *c = &p->collectives[i];
+    if (strcmp(c->kind, "all-gather") == 0) {
+      gathers++;
+      ck_assert_str_eq(c->axes, "\"data\"");
+      ck_assert(c->bytes == 32 * 16 * 4 && c->group_size == 4 && c->seconds > 0);
+      ck_assert_str_eq(c->op_name, "stablehlo.custom_call");
+      ck_assert_int_eq(c->operand, 0);
+    } else if (strcmp(c->kind, "all-reduce") == 0) {
+      reduces++;
+      ck_assert_str_eq(c->axes, "\"data\", \"model\"");
+      ck_assert(c->bytes == 32 * 16 * 4 && c->group_size == 8 && c->seconds > 0);
+      ck_assert_str_eq(c->op_name, "stablehlo.add");
+    }
+  }
+  ck_assert_int_eq(gathers, 1);
+  ck_assert_int_eq(reduces, 1);
+  sp_plan_free(p);
+}
+END_TEST
+
+/* A row-parallel product whose result stays sharded: a reduce-scatter on a cluster whose
+ * runtime has one; on one whose runtime has none ("reduce_scatter": false; XLA on CPU runs
+ * all-reduce + dynamic-slice, found by the JAX corpus) the search is not offered it, and the
+ * plan moves the data otherwise (here it gathers the activations and moves the weight's axis,
+ * cheaper on NVLink than the all-reduce form) and lists no reduce-scatter. */
+static const char *const ROW_PARALLEL =
+    "sdy.mesh @mesh = <[\"data\"=4, \"model\"=2]>\n"
+    "func.func @main(%arg0: tensor<32x64xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"data\"}, {}]>},\n"
+    "                %arg1: tensor<64x256xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}, {\"model\"}]>},\n"
+    "                %arg2: tensor<256x128xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"model\"}, {}]>})\n"
+    "    -> (tensor<32x128xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"data\"}, {\"model\"}]>}) {\n"
+    "  %0 = stablehlo.dot_general %arg0, %arg1, contracting_dims = [1] x [0] : (tensor<32x64xf32>, tensor<64x256xf32>) -> tensor<32x256xf32>\n"
+    "  %1 = stablehlo.dot_general %0, %arg2, contracting_dims = [1] x [0] : (tensor<32x256xf32>, tensor<256x128xf32>) -> tensor<32x128xf32>\n"
+    "  return %1 : tensor<32x128xf32>\n"
+    "}\n";
+
+static int count_kind(const sp_plan *p, const char *kind) {
+  int n = 0;
+  for (int i = 0; i < p->ncollectives; i++) n += strcmp(p->collectives[i].kind, kind) == 0;
+  return n;
+}
+
+START_TEST(a_runtime_without_reduce_scatter_gets_none_planned_or_listed) {
+  for (int none = 0; none < 2; none++) {
+    sp_cluster *c = sp_test_load_cluster("one_machine_8gpu.json");
+    c->no_reduce_scatter = none;
+    sp_plan_options po;
+    sp_plan_options_init(&po);
+    sp_plan_input in = {.text = ROW_PARALLEL, .len = strlen(ROW_PARALLEL), .filename = "rows.mlir"};
+    sp_plan *p;
+    sp_err err;
+    int rc = sp_plan_run(&in, c, &po, &p, &err);
+    ck_assert_msg(rc == SP_OK, "%s", err.msg);
+    if (none) {
+      ck_assert_int_eq(count_kind(p, "reduce-scatter"), 0);
+      ck_assert_int_gt(p->ncollectives, 0);
+    } else {
+      ck_assert_int_eq(count_kind(p, "reduce-scatter"), 1);
+      ck_assert_int_eq(count_kind(p, "all-reduce"), 0);
+    }
+    sp_plan_free(p);
+    sp_cluster_free(c);
+  }
+}
+END_TEST
+
 /* ------------------------------------------------------------------ partial sums */
 
 /* Two row-parallel products summed, then a non-linear op: with partial sums the sum is
@@ -606,6 +698,8 @@ static Suite *exported_suite(void) {
   tcase_add_test(tc, mlp_example_prices_exactly_the_exported_collectives);
   tcase_add_test(tc, an_all_to_all_and_a_collective_permute_are_priced_as_the_export_inserts_them);
   tcase_add_test(tc, the_plan_reports_the_exported_collectives_with_their_places);
+  tcase_add_test(tc, a_single_device_op_is_fed_by_an_all_gather_and_read_back_by_an_all_reduce);
+  tcase_add_test(tc, a_runtime_without_reduce_scatter_gets_none_planned_or_listed);
   tcase_add_test(tc, a_partial_sum_flowing_through_an_add_is_all_reduced_once_as_the_export_inserts_it);
   tcase_add_test(tc, a_product_added_to_a_whole_value_is_reduced_before_the_add);
   tcase_add_test(tc, megatron_backward_pays_one_all_reduce_for_the_qkv_input_gradients);

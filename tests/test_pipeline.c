@@ -217,6 +217,18 @@ START_TEST(pipeline_options_parse_with_shardy_defaults_and_name_bad_ones) {
   ck_assert_int_eq(sp_pipeline_parse_options("dedup-functions-fully=true", &o, &err), SP_OK);
   ck_assert(o.dedup_functions_fully);
   parse_fails("module-dump-directory=/tmp", SP_EUNSUPPORTED, "module-dump-directory is not supported");
+  /* shardplan's own: which propagation runs between the import and the export. */
+  ck_assert_int_eq(sp_pipeline_parse_options(NULL, &o, &err), SP_OK);
+  ck_assert_int_eq(o.pass, SP_PASS_USER_PRIORITY);
+  ck_assert_int_eq(sp_pipeline_parse_options("propagation-pass=op-priority", &o, &err), SP_OK);
+  ck_assert_int_eq(o.pass, SP_PASS_OP_PRIORITY);
+  ck_assert_int_eq(o.prop.strategy, SP_PROP_AGGRESSIVE);
+  ck_assert_int_eq(sp_pipeline_parse_options("propagation-pass=basic", &o, &err), SP_OK);
+  ck_assert_int_eq(o.pass, SP_PASS_BASIC);
+  ck_assert_int_eq(o.prop.strategy, SP_PROP_BASIC);
+  parse_fails("propagation-pass=greedy", SP_EINVAL,
+              "propagation-pass must be user-priority, op-priority, aggressive or basic, not "
+              "'greedy'");
 }
 END_TEST
 

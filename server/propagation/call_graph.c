@@ -9,6 +9,7 @@
 
 #include "ir/op_list.h"
 #include "propagation/mesh_import.h"
+#include "propagation/trace.h"
 
 #define ORIGINAL_NAME "sdy.original_func_name"
 #define FUNC_MANUAL_AXES "sdy.func_manual_axes"
@@ -31,13 +32,15 @@ static bool collect_named(sp_op *op, sp_op_list *l) {
   return op->kind != SP_OP_SDY_NAMED_COMPUTATION || sp_op_list_push(l, op);
 }
 
-/* If `v` feeds an sdy.data_flow_edge, the edge goes (its uses use `v`) and its sharding, when
- * it has one, is returned; else NULL. */
-static sp_sharding *take_edge(sp_value *v) {
+/* If `v` feeds an sdy.data_flow_edge, the edge goes (its uses use `v`, which takes the origins
+ * the trace recorded on it) and its sharding, when it has one, is returned; else NULL. *oom
+ * is set when the trace ran out of memory. */
+static sp_sharding *take_edge(sp_module *m, sp_value *v, bool *oom) {
   for (sp_use *u = v->uses; u; u = u->next) {
     sp_op *e = u->owner;
     if (e->kind != SP_OP_SDY_DATA_FLOW_EDGE || e->nresults != 1) continue;
     sp_sharding *s = e->results[0].sharding;
+    if (m->trace && sp_trace_move(m->trace, &e->results[0], v)) *oom = true;
     sp_value_replace_all_uses(&e->results[0], v);
     sp_op_erase(e);
     return s;
@@ -74,18 +77,20 @@ static sp_op *export_one(sp_module *m, sp_op *nc, unsigned *counter) {
   fi->result_shardings = sp_arena_calloc(a, (size_t)(fi->nresults + 1), sizeof *fi->result_shardings);
   fi->result_attrs = sp_arena_calloc(a, (size_t)(fi->nresults + 1), sizeof *fi->result_attrs);
   if (!fi->arg_types || !fi->result_types || !fi->result_shardings || !fi->result_attrs) return NULL;
+  bool oom = false;
   for (int i = 0; i < entry->nargs; i++) {
     fi->arg_types[i] = entry->args[i]->type;
     if (in && in->kind == SP_ATTR_SHARDINGS && i < in->u.shardings.n)
       entry->args[i]->sharding = in->u.shardings.v[i];
-    sp_sharding *live = take_edge(entry->args[i]);
+    sp_sharding *live = take_edge(m, entry->args[i], &oom);
     if (live) entry->args[i]->sharding = live;
   }
   for (int i = 0; i < nc->nresults; i++) {
-    sp_sharding *live = take_edge(&nc->results[i]);
+    sp_sharding *live = take_edge(m, &nc->results[i], &oom);
     if (live) nc->results[i].sharding = live;
     fi->result_types[i] = nc->results[i].type;
   }
+  if (oom) return NULL;
   fn->func = fi;
   if (entry->last && entry->last->kind == SP_OP_SDY_RETURN) {
     entry->last->kind = SP_OP_FUNC_RETURN;
@@ -108,6 +113,8 @@ static sp_op *export_one(sp_module *m, sp_op *nc, unsigned *counter) {
   }
   call->loc = nc->loc;
   for (int i = 0; i < nc->noperands; i++) sp_op_set_operand(call, i, nc->operands[i].value);
+  for (int i = 0; m->trace && i < nc->nresults; i++)
+    if (sp_trace_move(m->trace, &nc->results[i], &call->results[i])) return NULL;
   sp_op_replace(nc, call);
   return fn;
 }

@@ -10,6 +10,7 @@
 #include "ir/op_list.h"
 #include "ir/ptr_map.h"
 #include "propagation/sharding_walk.h"
+#include "propagation/trace.h"
 
 bool sp_data_flow_is_data_flow_op(const sp_op *op) {
   switch (op->kind) {
@@ -272,6 +273,8 @@ int sp_data_flow_edges_sink(sp_module *m, sp_err *err) {
   for (int i = 0; !rc && i < l.n; i++) {
     sp_op *e = l.v[i];
     if (e->noperands != 1 || e->nresults != 1 || !e->operands[0].value) continue;
+    /* The owner is the value now: it keeps the origins recorded on the edge. */
+    if (m->trace && sp_trace_move(m->trace, &e->results[0], e->operands[0].value)) goto oom;
     sp_value_replace_all_uses(&e->results[0], e->operands[0].value);
     sp_op_erase(e);
   }

@@ -411,12 +411,15 @@ static sp_reshard_shape all_reduce_shape(const sp_cost_model *cm, uint32_t mask,
 /* The canonicalizer's fusion of all_reduce `ar` with the all_slice `sl` right after it
  * (propagation/canonicalize.c): when the leading axes of each sliced dim that are reduced make
  * up exactly the reduced axes, they become one reduce_scatter (`*rs`) and the rest of the slice
- * an all_slice after it (`*rest`, naxes 0 when nothing is left). False when they do not fuse. */
+ * an all_slice after it (`*rest`, naxes 0 when nothing is left). False when they do not fuse,
+ * or when the cluster's runtime has no reduce-scatter. */
 static bool fuse_reduce_scatter(const sp_cost_model *cm, const sp_reshard_shape *ar,
                                 const sp_reshard_shape *sl, sp_reshard_shape *rs,
                                 sp_reshard_shape *rest) {
   memset(rs, 0, sizeof *rs);
   memset(rest, 0, sizeof *rest);
+  /* A runtime without reduce-scatter runs the all_reduce, then the slice (cluster.h). */
+  if (cm->cluster && cm->cluster->no_reduce_scatter) return false;
   rs->kind = SP_COLL_REDUCE_SCATTER;
   rest->kind = SP_COLL_ALL_SLICE;
   int64_t redprod = 1;

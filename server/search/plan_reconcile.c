@@ -195,38 +195,131 @@ static bool make_plain(search *S, const pnode *n, sp_strategy *st, const sp_expo
   return true;
 }
 
-int sp_search_reconcile_scatter(search *S, pnode *n, sp_err *err) {
-  sp_op *op = n->op;
-  sp_arena *a = NULL;
-  int rc = SP_OK, k = 0;
-  for (int s = 0; s < n->set.n; s++) {
-    sp_strategy *st = &n->set.v[s];
-    bool keep = true;
-    if (st->scatter_dim >= 0) {
-      if (!a && !(a = sp_arena_new(0))) return sp_err_set(err, SP_ENOMEM, "out of memory");
-      sp_sharding **in = sp_arena_calloc(a, (size_t)op->noperands + 1, sizeof *in);
-      sp_sharding *outs[1] = {sharding_of(S, a, &st->results[0], op->results[0].sharding)};
-      if (!in || !outs[0]) {
-        rc = sp_err_set(err, SP_ENOMEM, "out of memory");
-        break;
-      }
-      for (int i = 0; i < op->noperands && !rc; i++)
-        if (!(in[i] = sharding_of(S, a, &st->operands[i], NULL)))
-          rc = sp_err_set(err, SP_ENOMEM, "out of memory");
-      sp_export_op_plan plan;
-      if (!rc) rc = sp_export_plan_op_rule(a, a, op, n->rule, S->mesh, S->mesh_ref, in, outs, &plan, err);
-      if (rc) break;
-      S->nscatter++;
-      if (plan.applies && keeps_scatter(S, st, &plan, op->noperands, op->results[0].type->rank))
-        S->nscatter_kept++;
-      else
-        keep = plan.applies && make_plain(S, n, st, &plan);
-    }
-    if (keep) n->set.v[k++] = *st;
+/* The decisions for the strategies of one op, kept for the structurally identical ops of
+ * repeated layers: an identical op (kind, rule, types, result sharding, keep-partial variants)
+ * enumerates identical strategies, and the pass decides alike on identical shardings. */
+enum { SCATTER_KEEP, SCATTER_DROP, SCATTER_PLAIN };
+
+typedef struct scatter_memo {
+  uint64_t hash;
+  const sp_op *op;          /* the first op decided */
+  const sp_rule *rule;
+  bool partial;
+  int n;                    /* its strategies as enumerated */
+  uint8_t *decision;        /* [n] */
+  sp_strategy *plain;       /* [n] the strategies made plain (others unset) */
+} scatter_memo;
+
+static uint64_t mix(uint64_t h, uint64_t v) {
+  h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+  return h * 0xff51afd7ed558ccdULL;
+}
+
+static uint64_t op_signature(const sp_op *op, const sp_rule *rule, bool partial, int n) {
+  uint64_t h = mix(mix(mix((uint64_t)op->kind, (uint64_t)partial), (uint64_t)n), (uint64_t)rule->nfactors);
+  for (int f = 0; f < rule->nfactors; f++)
+    h = mix(mix(h, (uint64_t)rule->factors[f].size), (uint64_t)rule->factors[f].kind);
+  for (int i = 0; i < op->noperands; i++)
+    h = mix(h, (uint64_t)sp_type_num_elements(op->operands[i].value->type));
+  for (int r = 0; r < op->nresults; r++) h = mix(h, (uint64_t)sp_type_num_elements(op->results[r].type));
+  return h;
+}
+
+static bool same_op(const scatter_memo *e, uint64_t h, const sp_op *op, const sp_rule *rule,
+                    bool partial, int n) {
+  if (e->hash != h || e->n != n || e->partial != partial || e->op->kind != op->kind ||
+      e->op->noperands != op->noperands || e->op->nresults != op->nresults ||
+      !sp_rule_equal(e->rule, rule))
+    return false;
+  for (int i = 0; i < op->noperands; i++)
+    if (!sp_type_equal(e->op->operands[i].value->type, op->operands[i].value->type)) return false;
+  for (int r = 0; r < op->nresults; r++) {
+    const sp_sharding *x = e->op->results[r].sharding, *y = op->results[r].sharding;
+    if (!sp_type_equal(e->op->results[r].type, op->results[r].type)) return false;
+    if ((x == NULL) != (y == NULL) || (x && !sp_sharding_equal(x, y))) return false;
   }
+  return true;
+}
+
+/* Asks the pass about reduce-scatter strategy `st` of `n`: its decision. */
+static int decide(search *S, sp_arena *a, const pnode *n, sp_strategy *st, uint8_t *decision,
+                  sp_err *err) {
+  const sp_op *op = n->op;
+  sp_sharding **in = sp_arena_calloc(a, (size_t)op->noperands + 1, sizeof *in);
+  sp_sharding *outs[1] = {sharding_of(S, a, &st->results[0], op->results[0].sharding)};
+  if (!in || !outs[0]) return sp_err_set(err, SP_ENOMEM, "out of memory");
+  for (int i = 0; i < op->noperands; i++)
+    if (!(in[i] = sharding_of(S, a, &st->operands[i], NULL)))
+      return sp_err_set(err, SP_ENOMEM, "out of memory");
+  sp_export_op_plan plan;
+  int rc = sp_export_plan_op_rule(a, a, op, n->rule, S->mesh, S->mesh_ref, in, outs, &plan, err);
+  if (rc) return rc;
+  S->nscatter++;
+  if (plan.applies && keeps_scatter(S, st, &plan, op->noperands, op->results[0].type->rank)) {
+    S->nscatter_kept++;
+    *decision = SCATTER_KEEP;
+  } else {
+    *decision = plan.applies && make_plain(S, n, st, &plan) ? SCATTER_PLAIN : SCATTER_DROP;
+  }
+  return SP_OK;
+}
+
+/* Strategy `st` made plain as `like` was (operand layouts copied: the arrays are the
+ * strategy's own). */
+static void apply_plain(sp_strategy *st, const sp_strategy *like, int noperands) {
+  memcpy(st->operands, like->operands, (size_t)noperands * sizeof *st->operands);
+  st->axis_factor = like->axis_factor;
+  st->nreduce = 0;
+  st->reduce_axes = NULL;
+  st->scatter_dim = -1;
+  st->plain = NULL;
+}
+
+int sp_search_reconcile_scatter(search *S, pnode *n, bool partial, sp_err *err) {
+  sp_op *op = n->op;
+  int n0 = n->set.n;
+  bool any = false;
+  for (int s = 0; s < n0 && !any; s++) any = n->set.v[s].scatter_dim >= 0;
+  if (!any) return SP_OK;
+  uint64_t h = op_signature(op, n->rule, partial, n0);
+  scatter_memo *e = NULL;
+  for (int i = 0; i < S->nsmemo && !e; i++)
+    if (same_op(&S->smemo[i], h, op, n->rule, partial, n0)) e = &S->smemo[i];
+  int rc = SP_OK;
+  if (!e) {   /* the first of its kind: ask the pass, keep the answers */
+    if (sp_arena_grow(S->a, (void **)&S->smemo, &S->capsmemo, S->nsmemo, sizeof *S->smemo))
+      return sp_err_set(err, SP_ENOMEM, "out of memory");
+    e = &S->smemo[S->nsmemo++];
+    *e = (scatter_memo){h, op, n->rule, partial, n0, NULL, NULL};
+    e->decision = sp_arena_calloc(S->a, (size_t)n0, sizeof *e->decision);
+    e->plain = sp_arena_calloc(S->a, (size_t)n0, sizeof *e->plain);
+    sp_arena *a = sp_arena_new(0);
+    if (!e->decision || !e->plain || !a) {
+      sp_arena_free(a);
+      S->nsmemo--;
+      return sp_err_set(err, SP_ENOMEM, "out of memory");
+    }
+    for (int s = 0; s < n0 && !rc; s++) {
+      sp_strategy *st = &n->set.v[s];
+      if (st->scatter_dim < 0) continue;
+      rc = decide(S, a, n, st, &e->decision[s], err);
+      if (!rc && e->decision[s] == SCATTER_PLAIN) e->plain[s] = *st;
+    }
+    sp_arena_free(a);
+    if (rc) {
+      S->nsmemo--;
+      return rc;
+    }
+  } else {
+    for (int s = 0; s < n0; s++)
+      if (n->set.v[s].scatter_dim >= 0 && e->decision[s] == SCATTER_PLAIN)
+        apply_plain(&n->set.v[s], &e->plain[s], op->noperands);
+  }
+  int k = 0;
+  for (int s = 0; s < n0; s++)
+    if (e->decision[s] != SCATTER_DROP) n->set.v[k++] = n->set.v[s];
   n->set.n = k;
-  sp_arena_free(a);
-  return rc;
+  return SP_OK;
 }
 
 /* ------------------------------------------------------------------ fixed nodes */

@@ -137,12 +137,18 @@ static bool has_placeable(const sp_op *op) {
   return false;
 }
 
+
+/* Reductions only all-reduce: asked for, or the cluster's runtime has no reduce-scatter. */
+static bool no_reduce_scatter(const search *S) {
+  return S->o->no_reduce_scatter || (S->o->cluster && S->o->cluster->no_reduce_scatter);
+}
+
 static int add_source(search *S, sp_value *v, sp_op *op, sp_err *err) {
   int rc = check_mesh_of(S, v, err);
   if (rc) return rc;
   int node = add_node(S, NODE_SOURCE, op, err);
   if (node < 0) return node;
-  sp_strategy_opts so = {S->fixed, S->o->no_reduce_scatter, false};
+  sp_strategy_opts so = {S->fixed, no_reduce_scatter(S), false};
   rc = sp_strategies_for_value(S->a, v, S->mesh, &so, &S->nodes[node].set, err);
   if (rc) return sp_err_prefix(err, "%s", value_name(S, v));
   if (S->nodes[node].set.n == 0)
@@ -202,9 +208,9 @@ static int add_op(search *S, sp_op *op, int index, sp_err *err) {
   n->rule = rule;
   n->whole = whole;
   if (enumerable) {
-    sp_strategy_opts so = {S->fixed, S->o->no_reduce_scatter, sp_search_offers_partial(S, op)};
+    sp_strategy_opts so = {S->fixed, no_reduce_scatter(S), sp_search_offers_partial(S, op)};
     rc = sp_strategies_for_op(S->a, op, rule, S->mesh, &so, &n->set, err);
-    if (!rc) rc = sp_search_reconcile_scatter(S, n, err);
+    if (!rc) rc = sp_search_reconcile_scatter(S, n, so.partial, err);
     if (rc) return rc;
     if (n->set.n == 0) n->kind = NODE_FIXED;
   }
@@ -946,6 +952,7 @@ static int run(sp_module *m, const sp_plan_search_opts *o, bool fixed, sp_plan_s
   out->solve_s = t2 - t1;
   out->mesh_name = sp_arena_strdup(m->arena, S.mesh_name);
   out->mesh = S.mesh;
+  out->no_reduce_scatter = no_reduce_scatter(&S);
   out->mesh_axes = S.mesh->naxes;
   memcpy(out->axis, S.cm.axis, sizeof out->axis);
   out->ndevices = sp_mesh_num_devices(S.mesh);

@@ -88,6 +88,8 @@ typedef struct search {
   const char *mesh_name;
   sp_sharding *mesh_ref;        /* a sharding naming the mesh (the export's plans need one) */
   int64_t nscatter, nscatter_kept;   /* reduce-scatter variants asked of the export, kept */
+  struct scatter_memo *smemo;   /* the export's decisions per op signature (plan_reconcile.c) */
+  int nsmemo, capsmemo;
   sp_cost_model cm;
   sp_op *func;
   sp_block *body;
@@ -206,8 +208,9 @@ bool sp_search_one_priced_consumer(search *S, const sp_value *v);
 /* plan_reconcile.c: the reduce-scatter strategies of op node `n` as the export's explicit
  * reshards run them: kept when the pass keeps the reduction (it all-reduces, then slices),
  * otherwise made the plain strategy the pass makes of them (the result's dim takes the axes,
- * the operands are resharded to match, nothing is reduced). */
-int sp_search_reconcile_scatter(search *S, pnode *n, sp_err *err);
+ * the operands are resharded to match, nothing is reduced). `partial`: the strategies were
+ * enumerated with keep-partial variants. */
+int sp_search_reconcile_scatter(search *S, pnode *n, bool partial, sp_err *err);
 /* plan_reconcile.c: gives every fixed node whose op explicit reshard insertion reconciles the
  * operand layouts the pass reshards to and its results' reconciliation (fixed_result); call
  * after the nodes and state pairs are known, before pricing edges. */

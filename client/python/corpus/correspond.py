@@ -315,7 +315,13 @@ class Graph:
                     operands[0] in self.splat and ty == self.nodes[operands[0]].type:
                 splat = self.splat[operands[0]]
             tsrc, tmap = -1, ()
-            if splat is not None:
+            if name in ("sdy.reshard", "sdy.sharding_constraint"):
+                # The same data in another sharding: operands read through it to the value it
+                # reshards (XLA's import adds a reshard to the sharding a loop-invariant
+                # argument already has), but its own sharding is its own.
+                src = self.nodes[operands[0]]
+                key, root = ("reshard", src.key, specs[i] if i < len(specs) else ()), src.root
+            elif splat is not None:
                 key = ("splat", ty, splat)
             elif self._identity_operand(name, operands, ty) is not None:
                 src = self.nodes[self.nodes[self._identity_operand(name, operands, ty)].root]
@@ -425,7 +431,7 @@ def correspond(ours: Graph, theirs: Graph) -> Correspondence:
                     image[n.index] = image[n.operands[0]]
                     changed = True
                 continue
-            if n.root != n.index and n.type == ours.nodes[n.root].type:   # an identity
+            if n.op == "view" and n.type == ours.nodes[n.root].type:   # an identity
                 if n.root in image:
                     image[n.index] = image[n.root]
                     changed = True
