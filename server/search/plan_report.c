@@ -73,6 +73,47 @@ static int op_computes(search *S, int k, int s, sp_plan_summary *out, int *cap) 
   return SP_OK;
 }
 
+/* What the export does after fixed node `n`'s op (plan_reconcile.c): each result's all-reduce (or
+ * reduce-scatter) at the op, its reshard back to its own layout at its first consumer. */
+static int fixed_collectives(search *S, const pnode *n, sp_plan_summary *out, int *cap) {
+  const sp_op *op = n->op;
+  for (int r = 0; r < op->nresults; r++) {
+    sp_reshard rs;
+    int rc = sp_search_fixed_result(S, n, r, &rs);
+    if (rc) return rc;
+    const sp_op *at = op;
+    int operand = -1;
+    if (n->fres[r].back && !sp_search_first_consumer(S, &op->results[r], &at, &operand)) at = op;
+    for (int q = 0; q < rs.nsteps; q++) {
+      const sp_collective *c = &rs.steps[q];
+      bool own = c->kind == SP_COLL_ALL_REDUCE || c->kind == SP_COLL_REDUCE_SCATTER;
+      if (own || operand < 0) out->collective_s += c->seconds;
+      else out->reshard_s += c->seconds;
+      if (push_collective(S, out, cap, &op->results[r], own ? op : at, own ? -1 : operand, c))
+        return SP_ENOMEM;
+    }
+  }
+  return SP_OK;
+}
+
+/* The collectives of an edge from `src` (value `v`) to layout `to` read by operand j of `at`:
+ * a folded reduction at the op that makes `v` (operand -1), the rest at the consumer. */
+static int edge_collectives(search *S, const sp_value *v, const edge_src *src,
+                            const sp_layout *to, const sp_op *at, int j, sp_plan_summary *out,
+                            int *cap) {
+  sp_reshard rs;
+  sp_search_edge_reshard(S, v->type, src, to, &rs);
+  for (int q = 0; q < rs.nsteps; q++) {
+    const sp_collective *c = &rs.steps[q];
+    bool own = src->nred && v->def &&
+               (c->kind == SP_COLL_ALL_REDUCE || c->kind == SP_COLL_REDUCE_SCATTER);
+    if (own) out->collective_s += c->seconds;
+    else out->reshard_s += c->seconds;
+    if (push_collective(S, out, cap, v, own ? v->def : at, own ? -1 : j, c)) return SP_ENOMEM;
+  }
+  return SP_OK;
+}
+
 /* Totals and the collectives list of the chosen plan, in seconds. */
 int sp_search_summarize(search *S, const int *choice, sp_plan_summary *out, sp_err *err) {
   int cap = 0, ccap = 0;
@@ -86,7 +127,8 @@ int sp_search_summarize(search *S, const int *choice, sp_plan_summary *out, sp_e
     int cn = S->op_node[i];
     pnode *c = &S->nodes[cn];
     int t = choice[cn];
-    if (c->kind == NODE_OP && c->op == S->ops[i] && c->set.v[t].nreduce && !c->set.v[t].partial) {
+    if (c->kind == NODE_OP && c->op == S->ops[i] && c->set.v[t].nreduce && !c->set.v[t].partial &&
+        !c->folds) {
       sp_collective own[8];
       const sp_op *op = S->ops[i];
       if (op->nresults <= 8) {
@@ -98,19 +140,18 @@ int sp_search_summarize(search *S, const int *choice, sp_plan_summary *out, sp_e
         out->collective_s += sp_search_own_collective_s(S, op, &c->set.v[t], NULL);
       }
     }
+    if (c->kind == NODE_FIXED && c->op == S->ops[i] && c->fres && !c->folds &&
+        fixed_collectives(S, c, out, &cap))
+      return sp_err_set(err, SP_ENOMEM, "out of memory");
     for (int j = 0; j < S->ops[i]->noperands; j++) {
       sp_value *v = S->ops[i]->operands[j].value;
       int slot = v ? (int)sp_ptr_map_get(&S->valmap, v, -1) : -1;
       if (slot < 0) continue;
       int pn = S->slot_node[slot];
       pnode *p = &S->nodes[pn];
-      sp_reshard rs;
-      sp_cost_reshard(&S->cm, v->type, member_layout(p, &p->mem[S->slot_mem[slot]], choice[pn]),
-                      consumer_layout(S, i, j, t), &rs);
-      out->reshard_s += rs.seconds;
-      for (int q = 0; q < rs.nsteps; q++)
-        if (push_collective(S, out, &cap, v, S->ops[i], j, &rs.steps[q]))
-          return sp_err_set(err, SP_ENOMEM, "out of memory");
+      edge_src src = sp_search_edge_src(S, p, &p->mem[S->slot_mem[slot]], choice[pn]);
+      if (edge_collectives(S, v, &src, consumer_layout(S, i, j, t), S->ops[i], j, out, &cap))
+        return sp_err_set(err, SP_ENOMEM, "out of memory");
     }
   }
   for (int k = 0; k < S->nstates; k++) {
@@ -118,13 +159,10 @@ int sp_search_summarize(search *S, const int *choice, sp_plan_summary *out, sp_e
     if (!sp_search_state_values(S, &S->states[k], &av, &rv)) continue;
     int as = (int)sp_ptr_map_get(&S->valmap, av, -1), rs = (int)sp_ptr_map_get(&S->valmap, rv, -1);
     pnode *p = &S->nodes[S->slot_node[rs]], *c = &S->nodes[S->slot_node[as]];
-    sp_reshard r;
-    sp_cost_reshard(&S->cm, rv->type, member_layout(p, &p->mem[S->slot_mem[rs]], choice[S->slot_node[rs]]),
-                    member_layout(c, &c->mem[S->slot_mem[as]], choice[S->slot_node[as]]), &r);
-    out->reshard_s += r.seconds;
-    for (int q = 0; q < r.nsteps; q++)
-      if (push_collective(S, out, &cap, rv, S->body->last, S->states[k].result, &r.steps[q]))
-        return sp_err_set(err, SP_ENOMEM, "out of memory");
+    edge_src src = sp_search_edge_src(S, p, &p->mem[S->slot_mem[rs]], choice[S->slot_node[rs]]);
+    if (edge_collectives(S, rv, &src, member_layout(c, &c->mem[S->slot_mem[as]], choice[S->slot_node[as]]),
+                         S->body->last, S->states[k].result, out, &cap))
+      return sp_err_set(err, SP_ENOMEM, "out of memory");
   }
   out->comm_s = out->collective_s + out->reshard_s;
   out->total_s = out->compute_s + out->comm_s;
@@ -222,6 +260,36 @@ int sp_search_write_back(search *S, const int *choice, sp_plan_summary *out, sp_
                                             S->mesh, S->mesh_name, NULL);
     if (!sh) return sp_err_set(err, SP_ENOMEM, "out of memory");
     out->state_results[out->nstate_results++] = (sp_plan_operand_reshard){ret, S->states[k].result, sh};
+  }
+  return SP_OK;
+}
+
+/* ------------------------------------------------------------------ the module */
+
+int sp_plan_insert_operand_reshards(sp_module *m, const sp_plan_summary *s, sp_err *err) {
+  for (int k = 0; k < s->npartial_values; k++)
+    s->partial_values[k].value->sharding = s->partial_values[k].sharding;
+  for (int k = 0; k < s->nstate_results; k++) {
+    const sp_plan_operand_reshard *r = &s->state_results[k];
+    sp_op *func = r->op ? sp_op_parent(r->op) : NULL;
+    sp_func_info *fi = func ? func->func : NULL;
+    if (!fi || r->operand >= fi->nresults) continue;
+    if (!fi->result_shardings) {
+      fi->result_shardings = sp_arena_calloc(m->arena, (size_t)fi->nresults,
+                                             sizeof *fi->result_shardings);
+      if (!fi->result_shardings) return sp_err_set(err, SP_ENOMEM, "out of memory");
+    }
+    fi->result_shardings[r->operand] = r->sharding;
+  }
+  for (int k = 0; k < s->noperand_reshards; k++) {
+    const sp_plan_operand_reshard *r = &s->operand_reshards[k];
+    sp_value *v = r->op->operands[r->operand].value;
+    sp_op *op = sp_op_create(m->arena, "sdy.reshard", 1, &v, 1, &v->type, 0);
+    if (!op) return sp_err_set(err, SP_ENOMEM, "out of memory inserting reshards");
+    op->loc = r->op->loc;
+    op->results[0].sharding = r->sharding;
+    sp_op_insert_before(r->op, op);
+    sp_op_set_operand(r->op, r->operand, &op->results[0]);
   }
   return SP_OK;
 }
