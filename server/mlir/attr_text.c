@@ -415,13 +415,19 @@ static int hash_text(sp__mlir_parser *p, sp_strbuf *sb, bool elide, sp_type **ty
     if (!rc) sp__mlir_lex_seek(&p->lx, after);
     return rc;
   }
+  sp__mlir_token at = *t;
+  size_t from = sb->len;
   sp_strbuf_putn(sb, t->p, t->n);
+  int rc = SP_OK;
   if (sp__mlir_lex_peek(&p->lx) == '<') {
     p->lx.cur = t->p + t->n;
-    return copy_balanced(p, sb, "attribute");
+    rc = copy_balanced(p, sb, "attribute");
+  } else {
+    sp__mlir_next(p);
   }
-  sp__mlir_next(p);
-  return SP_OK;
+  if (!rc && sp_strbuf_ok(sb))
+    rc = sp__mlir_check_dialect_symbol(p, &at, sp_strbuf_str(sb) + from, sb->len - from);
+  return rc;
 }
 
 /* dense_resource<...>, affine_map<...>, ... kept verbatim, with an optional `: type`. */

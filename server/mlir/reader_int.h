@@ -23,6 +23,7 @@
 
 #include "ir/ir.h"
 #include "mlir/lexer_int.h"
+#include "mlir/mlir.h"
 
 typedef struct sp__mlir_names sp__mlir_names;   /* SSA name scopes (reader_names.c) */
 typedef struct sp__mlir_tables sp__mlir_tables; /* aliases, interned names, op kinds (reader_names.c) */
@@ -39,6 +40,7 @@ typedef struct sp__mlir_parser {
   int64_t nops;           /* ops created so far, <= SP_MAX_OPS */
   bool failed;
   int trial;              /* > 0 while trying an optional parse: errors are not recorded */
+  sp_mlir_dialects dialects; /* which unregistered dialects are accepted (mlir.h) */
   sp__mlir_names *names;
   sp__mlir_tables *tables;
 } sp__mlir_parser;
@@ -99,6 +101,13 @@ int sp__mlir_parse_int(sp__mlir_parser *p, int64_t *out, const char *context);
 int sp__mlir_parse_string(sp__mlir_parser *p, const char **out, size_t *len, const char *context);
 /* `@name` or `@"name"` under the cursor: the name without '@' (module arena). */
 int sp__mlir_parse_symbol(sp__mlir_parser *p, const char **out);
+/* Whether the dialect of `name` (its text up to the first '.', of [name, name+n)) is one the
+ * reader treats as registered (mlir.h). */
+bool sp__mlir_dialect_registered(const char *name, size_t n);
+/* SP_OK when the parser's mode accepts an attribute (`#`) or type (`!`) of the dialect of
+ * [s, s+n) (the whole text from the sigil, `#foo.bar<...>`); else MLIR's error at `at`. */
+int sp__mlir_check_dialect_symbol(sp__mlir_parser *p, const sp__mlir_token *at, const char *s,
+                                  size_t n);
 /* Is [s, s+n) a valid op name (`dialect.op`, identifier characters)? */
 bool sp__mlir_valid_op_name(const char *s, size_t n);
 /* Skips a trailing `loc(...)` if present. */

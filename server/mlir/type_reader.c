@@ -140,11 +140,16 @@ static int parse_tensor_body(sp__mlir_parser *p, sp_type **out) {
 static int parse_opaque_type(sp__mlir_parser *p, sp_type_kind kind, sp_type **out) {
   sp__mlir_lexer *lx = &p->lx;
   const char *start = lx->tok.p;
+  sp__mlir_token at = lx->tok;
   if (sp__mlir_lex_peek(lx) == '<') {
     int rc = skip_balanced_angle(p, "type");
     if (rc) return rc;
   }
   const char *end = lx->cur;
+  if (start[0] == '!') {
+    int rc = sp__mlir_check_dialect_symbol(p, &at, start, (size_t)(end - start));
+    if (rc) return rc;
+  }
   sp_type *t = sp_arena_calloc(p->a, 1, sizeof *t);
   if (!t) return sp__mlir_oom(p);
   t->kind = kind;

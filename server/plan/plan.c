@@ -11,7 +11,6 @@
 #include "plan/plan.h"
 
 #include <cjson/cJSON.h>
-#include <glpk.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +29,7 @@
 #include "propagation/trace.h"
 #include "rules/registry.h"
 #include "search/search_pass.h"
+#include "solver/solver.h"
 
 void sp_plan_options_init(sp_plan_options *o) {
   memset(o, 0, sizeof *o);
@@ -226,4 +226,4 @@ done:
   return rc;
 }
 
-void sp_plan_thread_end(void) { glp_free_env(); }
+void sp_plan_thread_end(void) { sp_sg_thread_end(); }

@@ -225,8 +225,9 @@ typedef struct sp_plan {
 
 void sp_plan_free(sp_plan *p);
 
-/* Releases what the engine keeps per thread (GLPK's environment, created on a thread's first
- * solve). A host thread that ran sp_plan_run calls it before it exits; harmless otherwise. */
+/* Releases what the engine keeps per thread (the solver's, sp_sg_thread_end: GLPK's
+ * environment, created on a thread's first solve). A host thread that ran sp_plan_run calls
+ * it before it exits; harmless otherwise. */
 void sp_plan_thread_end(void);
 
 /* ------------------------------------------------------------------ making a plan */
