@@ -2,18 +2,17 @@
  * exported.c - the collectives the export inserts into a planned module, priced (see
  * exported.h).
  *
- * The copy is made with sp_op_clone; a pre-order walk of both modules before the export pairs
- * each copied op with its original (same structure, same order), so an inserted collective's
- * source value and consumer are found in the copy and named in the original.
+ * The export runs on a copy (ir/module_copy.h), whose pairing of ops and values with the
+ * original's, made before the export, lets an inserted collective's source value and consumer
+ * be found in the copy and named in the original.
  */
 #include "plan/exported.h"
 
 #include <string.h>
 
 #include "export/export_pipeline.h"
-#include "ir/clone.h"
+#include "ir/module_copy.h"
 #include "ir/op_list.h"
-#include "ir/ptr_map.h"
 #include "propagation/canonicalize.h"
 #include "search/cost_model.h"
 
@@ -29,36 +28,9 @@ static bool is_collective(const sp_op *op) {
   }
 }
 
-typedef struct pairing {
-  sp_op_list orig, copy;
-  sp_ptr_map index;        /* copied op -> its index in both lists */
-} pairing;
-
-static bool new_collective(const pairing *p, const sp_op *op) {
-  return op && is_collective(op) && sp_ptr_map_get(&p->index, op, -1) < 0;
-}
-
-static sp_op *original_op(const pairing *p, const sp_op *copy) {
-  long i = copy ? (long)sp_ptr_map_get(&p->index, copy, -1) : -1;
-  return i < 0 ? NULL : p->orig.v[i];
-}
-
-/* The original of a value of the copy: a paired op's result, or a paired op's block
- * argument (same region, block and index). */
-static sp_value *original_value(const pairing *p, const sp_value *v) {
-  if (v->def) {
-    sp_op *o = original_op(p, v->def);
-    return o && v->index < o->nresults ? &o->results[v->index] : NULL;
-  }
-  const sp_op *owner = v->block ? sp_block_parent_op(v->block) : NULL;
-  sp_op *o = original_op(p, owner);
-  if (!o) return NULL;
-  for (int r = 0; r < owner->nregions; r++)
-    for (int b = 0; b < owner->regions[r].nblocks; b++)
-      if (owner->regions[r].blocks[b] == v->block && r < o->nregions &&
-          b < o->regions[r].nblocks && v->index < o->regions[r].blocks[b]->nargs)
-        return o->regions[r].blocks[b]->args[v->index];
-  return NULL;
+/* A collective the export inserted: in the copy, paired with no op of the original. */
+static bool new_collective(const sp_module_copy *p, const sp_op *op) {
+  return op && is_collective(op) && !sp_module_copy_original_op(p, op);
 }
 
 /* "%name" as the search's list names values. */
@@ -87,7 +59,7 @@ static bool sums_partial_value(const sp_mesh *mesh, const sp_collective *c, cons
   return true;
 }
 
-static int add_entry(sp_module *m, const pairing *p, const sp_cost_model *cm, sp_op *op,
+static int add_entry(sp_module *m, const sp_module_copy *p, const sp_cost_model *cm, sp_op *op,
                      sp_search_collective **out, int *n, int *cap, sp_err *err) {
   sp_collective c;
   int rc = sp_cost_collective_op(cm, op, &c, err);
@@ -115,8 +87,8 @@ static int add_entry(sp_module *m, const pairing *p, const sp_cost_model *cm, sp
   memset(e, 0, sizeof *e);
   e->c = c;
   e->operand = operand;
-  e->value_ref = original_value(p, src);
-  e->op_ref = original_op(p, at);
+  e->value_ref = sp_module_copy_original_value(p, src);
+  e->op_ref = sp_module_copy_original_op(p, at);
   e->value = value_label(m->arena, e->value_ref ? e->value_ref : src);
   e->op = e->op_ref ? e->op_ref->name : (at ? at->name : op->name);
   e->line = e->op_ref ? e->op_ref->loc.line : op->loc.line;
@@ -140,30 +112,11 @@ int sp_plan_exported_collectives(sp_module *m, const sp_plan_summary *s,
   memset(&cm, 0, sizeof cm);
   cm.mesh = s->mesh;
   memcpy(cm.axis, s->axis, sizeof cm.axis);   /* links only: nothing here prices compute */
-  pairing p;
-  memset(&p, 0, sizeof p);
-  sp_ptr_map_init(&p.index);
-  sp_value_map map;
-  sp_value_map_init(&map);
+  sp_module_copy p;
   sp_op_list found = {.keep = is_collective};
-  int rc = SP_OK, cap = 0;
-  sp_module *copy = sp_module_new(m->filename);
-  if (!copy || !(copy->op = sp_op_clone(copy->arena, m->op, &map))) {
-    rc = sp_err_set(err, SP_ENOMEM, "out of memory copying the module");
-    goto done;
-  }
-  sp_op_walk(m->op, sp_op_list_collect, &p.orig);
-  sp_op_walk(copy->op, sp_op_list_collect, &p.copy);
-  if (p.orig.oom || p.copy.oom || sp_ptr_map_reserve(&p.index, (size_t)p.copy.n)) {
-    rc = sp_err_set(err, SP_ENOMEM, "out of memory");
-    goto done;
-  }
-  if (p.orig.n != p.copy.n) {
-    rc = sp_err_set(err, SP_EINTERNAL, "the module's copy has %d ops, the module %d", p.copy.n,
-                    p.orig.n);
-    goto done;
-  }
-  for (int i = 0; i < p.copy.n; i++) sp_ptr_map_put(&p.index, p.copy.v[i], i);
+  int rc = sp_module_copy_make(m, NULL, &p, err), cap = 0;
+  if (rc) return rc;
+  sp_module *copy = p.module;
   copy->diags = m->diags;
   copy->warned = m->warned;
   if ((rc = sp_export_explicit_collectives(copy, err)) || (rc = sp_canonicalize(copy, err))) {
@@ -179,11 +132,7 @@ int sp_plan_exported_collectives(sp_module *m, const sp_plan_summary *s,
     if (new_collective(&p, found.v[i])) rc = add_entry(m, &p, &cm, found.v[i], out, n, &cap, err);
 done:
   sp_op_list_free(&found);
-  sp_op_list_free(&p.orig);
-  sp_op_list_free(&p.copy);
-  sp_ptr_map_free(&p.index);
-  sp_value_map_free(&map);
-  sp_module_free(copy);
+  sp_module_copy_free(&p);
   return rc;
 }
 

@@ -524,6 +524,7 @@ static void callback(glp_tree *tree, void *info) {
     glp_ios_terminate(tree);
     return;
   }
+  if (s->r->poll) s->r->poll(s->r->poll_ctx);
   if (s->r->node_limit > 0) {
     int active, nodes, total;
     glp_ios_tree_size(tree, &active, &nodes, &total);
