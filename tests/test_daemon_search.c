@@ -124,6 +124,25 @@ START_TEST(a_short_caller_is_answered_at_its_deadline_while_a_longer_joiner_keep
   ck_assert_int_eq(run, 1);
   ck_assert_int_eq(coal, 1);
   th_close(c);
+  /* The plans handed out near their deadlines were stored with their detail rows too (added
+   * after the answer): the dashboard's value rows and the plan's JSON are there. */
+  char path[400];
+  snprintf(path, sizeof path, "%s/plans.db", d.data_dir);
+  sp_store_options so = {.path = path, .skip_integrity_check = true};
+  sp_store *st = sp_test_store_open(&so);
+  sp_store_section_count *sec = NULL;
+  size_t nsec = 0;
+  sp_err err;
+  ck_assert_int_eq(sp_store_sections(st, pa->key, &sec, &nsec, &err), SP_OK);
+  int64_t plan_rows = 0, value_rows = 0;
+  for (size_t i = 0; i < nsec; i++) {
+    if (!strcmp(sec[i].name, "plan")) plan_rows = sec[i].rows;
+    if (!strcmp(sec[i].name, "value")) value_rows = sec[i].rows;
+  }
+  free(sec);
+  sp_store_close(st);
+  ck_assert_int_eq(plan_rows, 1);
+  ck_assert_int_gt(value_rows, 0);
   shardplan__v1__plan_response__free_unpacked(pa, NULL);
   shardplan__v1__plan_response__free_unpacked(pb, NULL);
   th_result_free(&a.r);

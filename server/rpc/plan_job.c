@@ -25,8 +25,12 @@
  * for the others.
  *
  * Storing: a plan is stored before anyone is answered from it (nothing acknowledged is lost),
- * one plan of a job at a time (keep_mu), replacing a stored plan only when better; then the
- * provenance rows the dashboard reads are added, off the answer path (store/plan_rows.h).
+ * one plan of a job at a time (keep_mu), replacing a stored plan only when better. A snapshot,
+ * whose callers' deadlines are near, stores its answer, record and strategy choice first and
+ * the detail rows (the dashboard's rows and the plan's JSON, seconds for a large plan) once
+ * they are answered; a DETAIL_FULL request meanwhile is no hit (plan_service.c). So does a
+ * final plan cut short by the deadline; one the search finished stores everything at once.
+ * Then the provenance rows are added, off the answer path (store/plan_rows.h).
  *
  * Shutdown (sp_service_drain): a queued job answers UNAVAILABLE; a running search is stopped
  * as by a deadline, and its best plan is stored and answered (UNAVAILABLE when it had none:
@@ -306,47 +310,98 @@ static void mesh_text(const Shardplan__V1__PlanResponse *resp, char *buf, size_t
              (long long)m->axes[i]->size);
 }
 
-static int store_plan(sp_job *j, const sp_plan *p, const Shardplan__V1__PlanResponse *resp,
-                      const uint8_t *bytes, size_t n, sp_err *err) {
-  /* The rows the dashboard reads (store/plan_rows.h), plus the whole plan's JSON, from which
-   * a DETAIL_FULL answer is rebuilt. */
-  sp_plan_rows pr = {0};
-  int rc = sp_plan_rows_build_with(p, SP_PLAN_ROWS_NO_ORIGINS, &pr, err);
+/* The rows of a plan the dashboard reads (store/plan_rows.h) and the whole plan's JSON, from
+ * which a DETAIL_FULL answer is rebuilt ("plan"), into *rows (malloc'd, *n of them; the rows
+ * point into *pr and *full, which the caller frees too). */
+static int detail_rows(const sp_plan *p, sp_plan_rows *pr, char **full, sp_store_row **rows,
+                       size_t *n, sp_err *err) {
+  memset(pr, 0, sizeof *pr);
+  *rows = NULL;
+  *full = NULL;
+  int rc = sp_plan_rows_build_with(p, SP_PLAN_ROWS_NO_ORIGINS, pr, err);
   if (rc) return rc;
-  sp_store_row *rows = malloc((pr.n + 2) * sizeof *rows);
-  char *full = sp_plan_to_json_text(p, false);
-  char *choice = choice_json(p);
-  if (!rows || !full || !choice) {
-    free(rows);
-    free(full);
-    free(choice);
-    sp_plan_rows_free(&pr);
-    return sp_err_set(err, SP_ENOMEM, "out of memory storing the plan");
+  *rows = malloc((pr->n + 1) * sizeof **rows);
+  *full = sp_plan_to_json_text(p, false);
+  if (!*rows || !*full) return sp_err_set(err, SP_ENOMEM, "out of memory storing the plan");
+  if (pr->n) memcpy(*rows, pr->v, pr->n * sizeof **rows);
+  (*rows)[pr->n] = (sp_store_row){"plan", 0, NULL, *full};
+  *n = pr->n + 1;
+  return SP_OK;
+}
+
+/* Stores job j's plan (its answer `bytes` and record) with the search's strategy choice (a
+ * later search of this key starts from it), and with the detail rows unless `later` (then
+ * store_details adds them once the callers have their answer). */
+static int store_plan(sp_job *j, const sp_plan *p, const Shardplan__V1__PlanResponse *resp,
+                      const uint8_t *bytes, size_t n, bool later, sp_err *err) {
+  sp_plan_rows pr;
+  char *full = NULL, *choice = choice_json(p);
+  sp_store_row *detail = NULL, *rows = NULL;
+  size_t ndetail = 0;
+  int rc = later ? SP_OK : detail_rows(p, &pr, &full, &detail, &ndetail, err);
+  if (!rc && (!choice || !(rows = malloc((ndetail + 1) * sizeof *rows))))
+    rc = sp_err_set(err, SP_ENOMEM, "out of memory storing the plan");
+  if (!rc) {
+    if (ndetail) memcpy(rows, detail, ndetail * sizeof *rows);
+    size_t nrows = ndetail;
+    if (p->nchoice) rows[nrows++] = (sp_store_row){"choice", 0, NULL, choice};
+    char mesh[256];
+    mesh_text(resp, mesh, sizeof mesh);
+    sp_store_plan rec = {0};
+    snprintf(rec.key, sizeof rec.key, "%s", j->key);
+    snprintf(rec.raw_hash, sizeof rec.raw_hash, "%s", j->raw);
+    rec.planner_version = sp_rpc_planner_version();
+    rec.module_name = j->module_name;
+    rec.mesh = mesh;
+    rec.status = sp_rpc_status_word(resp);
+    rec.gap = resp->status == SHARDPLAN__V1__PLAN_STATUS__PLAN_STATUS_PROPAGATED ? NAN
+                                                                                 : resp->gap;
+    rec.total_cost = resp->plan && resp->plan->costs ? resp->plan->costs->total_seconds : NAN;
+    rec.request = j->request;
+    rec.request_len = j->request_len;
+    rec.plan = bytes;
+    rec.plan_len = n;
+    rc = sp_store_put(j->svc->store, &rec, rows, nrows, err);
   }
-  if (pr.n) memcpy(rows, pr.v, pr.n * sizeof *rows);
-  size_t nrows = pr.n;
-  rows[nrows++] = (sp_store_row){"plan", 0, NULL, full};
-  /* The search's strategy choice: a later search of this key starts from it. */
-  if (p->nchoice) rows[nrows++] = (sp_store_row){"choice", 0, NULL, choice};
-  char mesh[256];
-  mesh_text(resp, mesh, sizeof mesh);
-  sp_store_plan rec = {0};
-  snprintf(rec.key, sizeof rec.key, "%s", j->key);
-  snprintf(rec.raw_hash, sizeof rec.raw_hash, "%s", j->raw);
-  rec.planner_version = sp_rpc_planner_version();
-  rec.module_name = j->module_name;
-  rec.mesh = mesh;
-  rec.status = sp_rpc_status_word(resp);
-  rec.gap = resp->status == SHARDPLAN__V1__PLAN_STATUS__PLAN_STATUS_PROPAGATED ? NAN : resp->gap;
-  rec.total_cost = resp->plan && resp->plan->costs ? resp->plan->costs->total_seconds : NAN;
-  rec.request = j->request;
-  rec.request_len = j->request_len;
-  rec.plan = bytes;
-  rec.plan_len = n;
-  rc = sp_store_put(j->svc->store, &rec, rows, nrows, err);
   free(rows);
+  free(detail);
   free(full);
   free(choice);
+  if (!later) sp_plan_rows_free(&pr);
+  return rc;
+}
+
+/* The detail rows of a plan stored with store_plan(later), added once its callers have their
+ * answer, section by section; nothing when the stored plan is no longer this one (a better
+ * one replaced it meanwhile). Under j->keep_mu. */
+static int store_details(sp_job *j, const sp_plan *p, const uint8_t *bytes, size_t n,
+                         sp_err *err) {
+  sp_store_plan cur = {0};
+  int rc = sp_store_get(j->svc->store, j->key, SP_STORE_WITH_PLAN, &cur, err);
+  bool ours = rc == SP_OK && cur.plan_len == n && memcmp(cur.plan, bytes, n) == 0;
+  sp_store_plan_free(&cur);
+  if (!ours) return rc == SP_ENOTFOUND ? SP_OK : rc;
+  sp_plan_rows pr;
+  char *full = NULL;
+  sp_store_row *rows = NULL, *one = NULL;
+  size_t nrows = 0;
+  rc = detail_rows(p, &pr, &full, &rows, &nrows, err);
+  if (!rc && !(one = malloc((nrows + 1) * sizeof *one)))
+    rc = sp_err_set(err, SP_ENOMEM, "out of memory storing the plan");
+  /* One section at a time (sp_store_add_rows), in the order the sections first appear. */
+  for (size_t i = 0; !rc && i < nrows; i++) {
+    bool seen = false;
+    for (size_t k = 0; k < i && !seen; k++) seen = strcmp(rows[k].section, rows[i].section) == 0;
+    if (seen) continue;
+    size_t m = 0;
+    for (size_t k = i; k < nrows; k++)
+      if (strcmp(rows[k].section, rows[i].section) == 0) one[m++] = rows[k];
+    rc = sp_store_add_rows(j->svc->store, j->key, one, m, err);
+    if (rc == SP_ENOTFOUND) rc = SP_OK;   /* evicted or replaced meanwhile */
+  }
+  free(one);
+  free(rows);
+  free(full);
   sp_plan_rows_free(&pr);
   return rc;
 }
@@ -426,11 +481,15 @@ static void answer_waiters(sp_job *j, waiter *ws, Shardplan__V1__PlanResponse *r
 /* A plan of job j, built into an answer, stored (a final one also remembered for the
  * creator's exact bytes) unless the stored plan is at least as good, which then answers
  * instead. Waiters are taken by `take` (after the store, so that callers joining meanwhile
- * are answered too) and answered, or failed when the plan could not be stored or built.
- * Returns whether the plan was stored (its provenance rows follow). */
+ * are answered too) or given in `ws`, and answered, or failed when the plan could not be
+ * stored or built. With `later` (a snapshot, whose callers' deadlines are near) the answer
+ * and the record are stored before the callers are answered, the detail rows after.
+ * *answered_ms (may be NULL) gets the time the callers were answered. Returns whether the
+ * plan was stored (its provenance rows follow). */
 typedef waiter *(*take_fn)(sp_job *j);
 
-static bool answer_plan(sp_job *j, sp_plan *plan, double search_s, take_fn take, waiter *ws) {
+static bool answer_plan(sp_job *j, sp_plan *plan, double search_s, take_fn take, waiter *ws,
+                        bool later, int64_t *answered_ms) {
   sp_service *s = j->svc;
   sp_err err;
   sp_err_clear(&err);
@@ -452,7 +511,8 @@ static bool answer_plan(sp_job *j, sp_plan *plan, double search_s, take_fn take,
   bool stored = false;
   if (!rc) {
     pthread_mutex_lock(&j->keep_mu);
-    if (!(old = better_stored(j, resp)) && !(rc = store_plan(j, plan, resp, bytes, n, &err))) {
+    if (!(old = better_stored(j, resp)) &&
+        !(rc = store_plan(j, plan, resp, bytes, n, later, &err))) {
       stored = true;
       if (!resp->provisional) {
         sp_store_plan mine = {.plan = bytes, .plan_len = n, .status = sp_rpc_status_word(resp)};
@@ -471,6 +531,13 @@ static bool answer_plan(sp_job *j, sp_plan *plan, double search_s, take_fn take,
                                                                   : sp__svc_status_of(rc), msg);
   else if (old) answer_waiters(j, ws, old, NULL, "(kept the better stored plan)");
   else answer_waiters(j, ws, resp, plan, sp_rpc_status_word(resp));
+  if (answered_ms) *answered_ms = sp_clock_now_ms();
+  if (stored && later) {
+    pthread_mutex_lock(&j->keep_mu);
+    if (store_details(j, plan, bytes, n, &err))
+      sp__svc_log(s, NULL, "Plan", j->key, "details", SP_RPC_INTERNAL, err.msg);
+    pthread_mutex_unlock(&j->keep_mu);
+  }
   if (old) shardplan__v1__plan_response__free_unpacked(old, NULL);
   free(bytes);
   sp_arena_free(a);
@@ -494,9 +561,10 @@ static void *answer_snapshot(void *arg) {
   answerer *x = arg;
   sp_job *j = x->job;
   sp_service *s = j->svc;
-  if (x->plan) answer_plan(j, x->plan, x->search_s, NULL, x->due);
+  int64_t done = 0;
+  if (x->plan) answer_plan(j, x->plan, x->search_s, NULL, x->due, true, &done);
   else answer_error(s, x->due, j->key, sp__svc_status_of(x->err.code), x->err.msg);
-  int64_t done = sp_clock_now_ms();
+  if (!done) done = sp_clock_now_ms();
   sp__svc_debug(s, "snapshot key=%.16s for %s: handed out %lld ms after its time, answered "
                 "%lld ms after that", j->key, x->plan ? "a plan" : "an error",
                 (long long)(x->served_ms - x->asked_ms), (long long)(done - x->served_ms));
@@ -673,7 +741,9 @@ static void run_job(void *arg) {
   long long deadline_us = atomic_load(&j->deadline_us);
   double cut_at = plan->searched && !strcmp(plan->solver.status, "timeout") && deadline_us > 1
                       ? (double)deadline_us / 1e6 : 0;
-  bool stored = answer_plan(j, plan, search_s, take_all, NULL);
+  /* Cut by a deadline, its callers are near theirs: the detail rows after the answer. */
+  bool cut = plan->searched && !strcmp(plan->solver.status, "timeout");
+  bool stored = answer_plan(j, plan, search_s, take_all, NULL, cut, NULL);
   if (cut_at > 0 && !s->draining) note_answer_time(s, (sp_clock_now() - cut_at) * 1000.0, j->nops);
   if (s->obs.on_search) s->obs.on_search(s->obs.ctx, search_s);
   /* Everyone has the answer: now the provenance the dashboard's value pages show (seconds for

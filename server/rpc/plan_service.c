@@ -126,6 +126,20 @@ static bool usable(const sp_service *s, const sp_store_plan *sp, const sp_rpc_re
   return allowed_seconds(s, r, ms_left) <= had * 1.2 + 0.05;
 }
 
+/* Whether a stored plan can give the detail asked for: a DETAIL_FULL answer is rebuilt from
+ * the plan's JSON row, which a plan handed out while its search went on gets only after it
+ * was answered (plan_job.c); until then such a request is not a hit (it joins the search). */
+static bool complete_enough(sp_service *s, const sp_store_plan *sp, int detail) {
+  if (detail != SHARDPLAN__V1__DETAIL__DETAIL_FULL) return true;
+  sp_store_section_count *sec = NULL;
+  size_t n = 0;
+  bool ok = false;
+  if (sp_store_sections(s->store, sp->key, &sec, &n, NULL) == SP_OK)
+    for (size_t i = 0; i < n && !ok; i++) ok = strcmp(sec[i].name, "plan") == 0 && sec[i].rows > 0;
+  free(sec);
+  return ok;
+}
+
 /* Answers from a stored plan; `labels` NULL when the stored labels are the caller's. Returns
  * whether the answer's bytes equal the stored ones up to the appended fields (same labels). */
 static bool answer_stored(sp_service *s, sp_rpc_call *call, bool stream, int detail,
@@ -209,7 +223,7 @@ static bool raw_hit(sp_service *s, sp_rpc_call *call, bool stream, const char *r
   sp_store_plan sp = {0};
   bool hit = sp_store_get_by_raw(s->store, req->raw, SP_STORE_WITH_PLAN | SP_STORE_COUNT_HIT,
                                  &sp, NULL) == SP_OK &&
-             usable(s, &sp, req, ms_left);
+             usable(s, &sp, req, ms_left) && complete_enough(s, &sp, (int)req->msg->detail);
   if (hit) {
     answer_stored(s, call, stream, (int)req->msg->detail, &sp, NULL, "hit (raw)");
     sp__plan_remember(s, raw, (int)req->msg->detail, &sp);
@@ -225,7 +239,7 @@ static bool key_hit(sp_service *s, sp_rpc_call *call, bool stream, const sp_rpc_
   sp_store_plan sp = {0};
   bool hit = sp_store_get(s->store, req->key, SP_STORE_WITH_PLAN | SP_STORE_COUNT_HIT |
                           SP_STORE_COUNT_MISS, &sp, NULL) == SP_OK &&
-             usable(s, &sp, req, ms_left);
+             usable(s, &sp, req, ms_left) && complete_enough(s, &sp, req->detail);
   if (hit && answer_stored(s, call, stream, req->detail, &sp, labels, "hit")) {
     sp_store_add_raw_hash(s->store, req->raw, req->key, NULL);   /* same bytes next time */
     sp__plan_remember(s, req->raw, req->detail, &sp);
