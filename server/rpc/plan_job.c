@@ -139,7 +139,7 @@ sp__waiter *sp__waiter_new(sp_service *s, sp_rpc_call *call, bool stream, int de
   int64_t now = sp_clock_now_ms(), deadline = sp_rpc_call_deadline_ms(call);
   w->end_ms = INT64_MAX;
   if (deadline != INT64_MAX) {
-    int64_t end = deadline - answer_margin_ms(s, nops) - (deadline - now) / 10;
+    int64_t end = deadline - answer_margin_ms(s, nops) - (deadline - now) / 5;
     w->end_ms = end > now ? end : now;
   }
   if (time_limit > 0) {
@@ -478,18 +478,18 @@ static void answer_waiters(sp_job *j, waiter *ws, Shardplan__V1__PlanResponse *r
   free(shared);
 }
 
-/* A plan of job j, built into an answer, stored (a final one also remembered for the
- * creator's exact bytes) unless the stored plan is at least as good, which then answers
- * instead. Waiters are taken by `take` (after the store, so that callers joining meanwhile
- * are answered too) or given in `ws`, and answered, or failed when the plan could not be
- * stored or built. With `later` (a snapshot, whose callers' deadlines are near) the answer
+/* A plan of job j (searched for search_s seconds, given time_limit), built into an answer,
+ * stored (a final one also remembered for the creator's exact bytes) unless the stored plan
+ * is at least as good, which then answers instead. Waiters are taken by `take` (after the
+ * store, so that callers joining meanwhile are answered too) or given in `ws`, and answered,
+ * or failed when the plan could not be stored or built. With `later` (a snapshot, whose callers' deadlines are near) the answer
  * and the record are stored before the callers are answered, the detail rows after.
  * *answered_ms (may be NULL) gets the time the callers were answered. Returns whether the
  * plan was stored (its provenance rows follow). */
 typedef waiter *(*take_fn)(sp_job *j);
 
-static bool answer_plan(sp_job *j, sp_plan *plan, double search_s, take_fn take, waiter *ws,
-                        bool later, int64_t *answered_ms) {
+static bool answer_plan(sp_job *j, sp_plan *plan, double search_s, double time_limit,
+                        take_fn take, waiter *ws, bool later, int64_t *answered_ms) {
   sp_service *s = j->svc;
   sp_err err;
   sp_err_clear(&err);
@@ -502,7 +502,7 @@ static bool answer_plan(sp_job *j, sp_plan *plan, double search_s, take_fn take,
   int rc = !a || sp_rpc_plan_summary(plan, &j->names, j->key, a, &resp, &err) ? SP_ENOMEM : SP_OK;
   if (!rc) {
     resp->search_seconds = search_s;
-    resp->time_limit_seconds = j->req.popts.time_limit;
+    resp->time_limit_seconds = time_limit;
     n = shardplan__v1__plan_response__get_packed_size(resp);
     if (!(bytes = malloc(n ? n : 1))) rc = SP_ENOMEM;
     else shardplan__v1__plan_response__pack(resp, bytes);
@@ -552,7 +552,7 @@ typedef struct answerer {
   waiter *due;
   sp_plan *plan;               /* NULL: it could not be built, see err */
   sp_err err;
-  double search_s;
+  double search_s, time_limit;
   int64_t asked_ms;            /* when the engine was asked for it (sp_clock_now_ms) */
   int64_t served_ms;           /* when the engine handed it out */
 } answerer;
@@ -562,7 +562,7 @@ static void *answer_snapshot(void *arg) {
   sp_job *j = x->job;
   sp_service *s = j->svc;
   int64_t done = 0;
-  if (x->plan) answer_plan(j, x->plan, x->search_s, NULL, x->due, true, &done);
+  if (x->plan) answer_plan(j, x->plan, x->search_s, x->time_limit, NULL, x->due, true, &done);
   else answer_error(s, x->due, j->key, sp__svc_status_of(x->err.code), x->err.msg);
   if (!done) done = sp_clock_now_ms();
   sp__svc_debug(s, "snapshot key=%.16s for %s: handed out %lld ms after its time, answered "
@@ -603,6 +603,7 @@ static void on_snapshot(void *ctx, sp_plan *plan, const sp_err *err) {
   else sp_err_clear(&x->err);
   if (!plan && !err) sp_err_set(&x->err, SP_EINTERNAL, "no plan");
   x->search_s = sp_clock_now() - j->run_start;
+  x->time_limit = j->req.popts.time_limit;   /* read here: a search run again rewrites it */
   x->asked_ms = asked_us > 0 ? now - (int64_t)((sp_clock_now() * 1e6 - (double)asked_us) / 1e3)
                              : now;
   x->served_ms = now;
@@ -743,7 +744,8 @@ static void run_job(void *arg) {
                       ? (double)deadline_us / 1e6 : 0;
   /* Cut by a deadline, its callers are near theirs: the detail rows after the answer. */
   bool cut = plan->searched && !strcmp(plan->solver.status, "timeout");
-  bool stored = answer_plan(j, plan, search_s, take_all, NULL, cut, NULL);
+  bool stored = answer_plan(j, plan, search_s, j->req.popts.time_limit, take_all, NULL, cut,
+                            NULL);
   if (cut_at > 0 && !s->draining) note_answer_time(s, (sp_clock_now() - cut_at) * 1000.0, j->nops);
   if (s->obs.on_search) s->obs.on_search(s->obs.ctx, search_s);
   /* Everyone has the answer: now the provenance the dashboard's value pages show (seconds for

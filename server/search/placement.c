@@ -253,8 +253,14 @@ static bool hand_out_kept(ctx *c) {
 
 /* The solver of the configuration being planned offers its best plan so far (on_best): the
  * caller gets the cheapest plan priced with the cluster's links, else the cheapest probe's. */
+static void serve_between(ctx *c);
+
 static void offered(void *arg, const sp_search_incumbent *inc) {
   ctx *c = arg;
+  if (!inc) {   /* the graph is being built: the configurations planned so far may serve */
+    serve_between(c);
+    return;
+  }
   bool probe = inc->uniform_links;
   bool take = probe ? !c->best.have && (!c->fallback.have || inc->cost < c->fallback.s.cost)
                     : !c->best.have || inc->cost < c->best.s.cost;
@@ -273,7 +279,8 @@ static void offered(void *arg, const sp_search_incumbent *inc) {
   else hand_out(c, &snap, c->trial_mesh, c->trial_dev, c->ntrials - 1, probe);
 }
 
-/* Between configurations: a snapshot whose time has come gets the best plan kept. */
+/* Between configurations, or while one's graph is built: a snapshot whose time has come gets
+ * the best plan kept (if any). */
 static void serve_between(ctx *c) {
   long long at = c->po->on_snapshot ? sp_run_ctl_snapshot_due(c->m->ctl) : 0;
   if (at && at != c->served && hand_out_kept(c)) c->served = at;
@@ -308,6 +315,7 @@ static int plan_one(ctx *c, const sp_mesh *mesh, int64_t *dev, bool probe, sp_pl
     oc.on_best = offered;
     oc.best_ctx = c;
   }
+  oc.cut_short = c->best.have || c->fallback.have;
   c->trials_left--;
   sp_plan_trial *t = new_trial(c, mesh, dev ? dev : c->o->device_of);
   if (!t) return sp_err_set(err, SP_ENOMEM, "out of memory");
@@ -316,6 +324,13 @@ static int plan_one(ctx *c, const sp_mesh *mesh, int64_t *dev, bool probe, sp_pl
   c->trial_dev = dev ? dev : (int64_t *)c->o->device_of;
   sp_err terr;
   int rc = sp_plan_search_module(c->m, &oc, s, &terr);
+  if (rc == SP_ETIMEOUT && oc.cut_short && !sp_run_ctl_cancelled(c->m->ctl)) {
+    c->cut = true;   /* the deadline came while its graph was built: the plan in hand stands */
+    t->status = SP_SG_TIMEOUT;
+    t->bound = INT64_MIN;
+    t->error = sp_arena_strdup(c->m->arena, terr.msg);
+    return t->error ? SP_OK : sp_err_set(err, SP_ENOMEM, "out of memory");
+  }
   if (rc) {
     if (!trial_error(rc)) {
       if (err) *err = terr;

@@ -226,6 +226,17 @@ static bool is_constant(const sp_op *op) {
 }
 
 /* Phase 1. */
+/* While the graph is built (seconds for a large module), every 256 ops: a caller that hands
+ * out snapshots may serve what it has from earlier searches (on_best with no incumbent); a
+ * caller with a plan in hand ends this search once the deadline has passed (cut_short). */
+static int building(search *S, int i, sp_err *err) {
+  if ((i & 255) != 0 || S->fixed) return SP_OK;
+  if (S->o->on_best) S->o->on_best(S->o->best_ctx, NULL);
+  if (S->o->cut_short && sp_run_ctl_stopped(S->m->ctl))
+    return sp_err_set(err, SP_ETIMEOUT, "the deadline passed while the strategy graph was built");
+  return SP_OK;
+}
+
 static int build_nodes(search *S, sp_err *err) {
   for (int i = 0; i < S->body->nargs; i++) {
     sp_value *v = S->body->args[i];
@@ -235,6 +246,8 @@ static int build_nodes(search *S, sp_err *err) {
   }
   for (int i = 0; i < S->nops; i++) {
     sp_op *op = S->ops[i];
+    int brc = building(S, i, err);
+    if (brc) return brc;
     S->op_node[i] = -1;
     S->op_follow_result[i] = -1;
     if (op->kind == SP_OP_FUNC_RETURN) continue;
@@ -554,6 +567,8 @@ static int build_edges(search *S, sp_err *err) {
   }
   /* Every op with a node, followers of sources included (a constant has no operands). */
   for (int i = 0; i < S->nops; i++) {
+    int brc = building(S, i, err);
+    if (brc) return brc;
     if (S->op_node[i] < 0) continue;
     for (int j = 0; j < S->ops[i]->noperands; j++) {
       int rc = price_operand(S, i, j, err);

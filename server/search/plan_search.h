@@ -130,10 +130,15 @@ typedef struct sp_plan_search_opts {
   /* The solver's best plan so far, offered while it goes on (ir/run_ctl.h snapshot_at_us: once
    * the module's ctl says a snapshot is due): called on the searching thread, between solver
    * steps, with a handle the callee may turn into a planned copy of the module
-   * (sp_search_incumbent_plan) during the call. The placement search (placement.h) sets it
-   * per configuration and decides what to hand out. NULL: none. */
+   * (sp_search_incumbent_plan) during the call; also every 256 ops while the graph is built,
+   * with NULL (no incumbent yet: the callee may serve a plan of its own). The placement search
+   * (placement.h) sets it per configuration and decides what to hand out. NULL: none. */
   void (*on_best)(void *ctx, const sp_search_incumbent *inc);
   void *best_ctx;
+  /* The caller has a plan in hand (placement.c, from an earlier configuration): a deadline
+   * (ir/run_ctl.h) that passes while the strategy graph is built ends this search with
+   * SP_ETIMEOUT rather than building on to a first plan of its own. */
+  bool cut_short;
   const char *dump_graph;     /* write each strategy graph before it is solved (IOPDDL JSON,
                                  solver/solver.h) to this file; NULL: none */
 } sp_plan_search_opts;
