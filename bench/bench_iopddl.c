@@ -15,7 +15,6 @@
 
 #include "ir/clock.h"
 #include "solver/solver.h"
-#include "solver/sg_heuristic_int.h"
 
 typedef struct instance {
   const char *name, *file;

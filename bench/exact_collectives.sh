@@ -3,8 +3,9 @@
 # with the cost model before and after it priced exactly the collectives the export inserts,
 # in one session (the two bench_search binaries alternate, so both see the same machine load).
 #   - 1, 4 and 8 layers (one 8-GPU machine, data=2 x model=4): plan and Megatron ms/step from
-#     each binary, and the instructions (callgrind, collection on inside
-#     sp_plan_search_module only, one dump per call: sharing on, then off) of each search;
+#     each binary, the instructions (callgrind, collection on inside
+#     sp_plan_search_module only, one dump per call: sharing on, then off) of each search, and
+#     the wall seconds of each run (bench_search's, natively, one run of each binary);
 #   - 96 layers over 64 devices: plan and Megatron ms/step, and the search's build and solve
 #     wall seconds, the best of RUNS runs of each binary (default 3); then the instructions of
 #     the search without its time limit (--deep-limit 0: bounded by work, so callgrind's slowness
@@ -27,18 +28,25 @@ search_ir() {   # BIN TAG
 }
 search_ir "$before" before > "$tmp/before.ir"
 search_ir "$after" after > "$tmp/after.ir"
+# Wall seconds of each layers run (last column of bench_search's table), natively.
+layers_wall() {   # BIN
+  "$1" --seconds 600 --source "$src" --only layers 2>/dev/null |
+    grep -E '^\| [0-9]+ \| (on|off) ' | awk -F'|' '{ gsub(/ /, "", $(NF-1)); print $(NF-1) }'
+}
+layers_wall "$before" > "$tmp/before.wall"
+layers_wall "$after" > "$tmp/after.wall"
 
 echo "### 1, 4 and 8 layers (one 8-GPU machine, mesh data=2 x model=4)"
 echo
-echo "| layers | sharing | plan ms/step before | after | Megatron ms/step before | after | search instructions before | after | after / before |"
-echo "|---:|---|---:|---:|---:|---:|---:|---:|---:|"
+echo "| layers | sharing | plan ms/step before | after | Megatron ms/step before | after | search instructions before | after | after / before | wall s before | after |"
+echo "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 paste -d' ' <(grep -E '^\| [0-9]+ \| (on|off) ' "$tmp/before.out") <(grep -E '^\| [0-9]+ \| (on|off) ' "$tmp/after.out") \
-  <(cat "$tmp/before.ir") <(cat "$tmp/after.ir") | awk -F'|' '
+  <(cat "$tmp/before.ir") <(cat "$tmp/after.ir") <(cat "$tmp/before.wall") <(cat "$tmp/after.wall") | awk -F'|' '
   function t(s) { gsub(/ /, "", s); return s }
   {
-    n = split($0, w, " "); irb = w[n-1]; ira = w[n];
-    printf("| %s | %s | %s | %s | %s | %s | %.0f | %.0f | %.3f |\n", t($2), t($3), t($4), t($16),
-           t($5), t($17), irb, ira, ira / irb) }'
+    n = split($0, w, " "); irb = w[n-3]; ira = w[n-2]; wb = w[n-1]; wa = w[n];
+    printf("| %s | %s | %s | %s | %s | %s | %.0f | %.0f | %.3f | %s | %s |\n", t($2), t($3), t($4),
+           t($16), t($5), t($17), irb, ira, ira / irb, wb, wa) }'
 echo
 
 deep() {   # BIN -> "| 8161 | ..." line

@@ -5,8 +5,9 @@
 Runs the checks of client/python/tests/test_corpus.py on the full-size configurations of
 client/python/corpus/full_models.py (GPT-2 small, BERT base, ViT-B/16, ResNet-50, a 271M
 Llama; random weights), on 8 host CPU devices, against a daemon it starts (build/bin/shardpland):
-  1. shardplan's propagation vs JAX's Shardy (XLA's dump), value by value, and @main's
-     shardings vs the executable's;
+  1. the daemon's propagation-only plan of the lowered text vs JAX's Shardy (XLA's dump),
+     value by value (corpus/correspond.py), @main's shardings vs the executable's, and the
+     plan of XLA's own input (01) vs 02 op by op;
   2. the searched plan (cluster client/python/corpus/cpu8.json) compiled and run by JAX,
      allclose to the unsharded run, the executable's @main shardings as planned;
   3. predicted vs compiled collective bytes.
@@ -48,20 +49,21 @@ def run_one(name: str, address: str, time_limit: float) -> dict:
     out["params"] = int(sum(np.size(x) for x in leaves))
     out["build_s"] = time.time() - t
 
+    client = shardplan.Client(address, timeout=3600)
     t = time.time()
     lowered = jax.jit(case.fn, in_shardings=case.in_shardings, keep_unused=True).lower(*case.args)
-    r = checks.check_propagation(lowered, case.mesh)
+    r = checks.check_propagation(lowered, case.mesh, client)
     out["check1_s"] = time.time() - t
     out["check1"] = checks.check1_row(name, r)
-    out["check1_diffs"] = [checks.check1_diff_row(name, d) for d in r.diffs + r.sig_diffs]
-    out["warnings"] = r.warnings
+    out["check1_diffs"] = [checks.check1_diff_row(name, d)
+                           for d in r.diffs + r.sig_diffs + r.xla_diffs]
+    out["warnings"] = r.warnings + r.xla_warnings
 
     t = time.time()
     ref = jax.jit(case.fn)(*case.args)
     jax.block_until_ready(ref)
     out["reference_s"] = time.time() - t
 
-    client = shardplan.Client(address, timeout=3600)
     t = time.time()
     planned, plan = sj.plan(case.fn, *case.args, mesh=case.mesh, in_shardings=case.in_shardings,
                             search=True, cluster=CLUSTER, client=client, time_limit=time_limit)
@@ -121,7 +123,7 @@ def render(results: list, failures: list, a) -> str:
     for r in results:
         for m, where, j, o, cause in r["check1_diffs"]:
             op = where.split("= ", 1)[1] if "= " in where else where
-            key = (m, op, "merged away" if j == "(merged away)" else "survivor unpaired",
+            key = (m, op, "no counterpart" if j == "(no counterpart)" else j,
                    cause.split(":")[0])
             groups[key] = groups.get(key, 0) + 1
     if groups:

@@ -6,9 +6,11 @@
  *   "summary"     idx 0: {"searched", "file", "costs", "solver", "mesh", "nwarnings",
  *                 "nvalues", "nops", "ncollectives", "nconflicts"} (costs/solver/mesh only
  *                 when the plan was searched; the counts let a page read rows by idx)
- *   "value"       idx = position in the plan's value list; label = the value's name; with
- *                 "origins", where each axis of its sharding came from (plan/provenance.h),
- *                 unless built with SP_PLAN_ROWS_NO_ORIGINS
+ *   "value"       idx = position in the plan's value list; label = the value's name; its
+ *                 "sharding_origins" (Shardy's record of each axis, plan data, always there
+ *                 when the plan has them); with "origins", where each axis of its sharding
+ *                 came from along which ops (plan/provenance.h, each entry naming Shardy's
+ *                 origin next to it), unless built with SP_PLAN_ROWS_NO_ORIGINS
  *   "origin"      (added after the plan is stored, see sp_plan_rows_store_origins) idx =
  *                 the value's position; JSON = its "origins" array
  *   "op"          idx = op number; label = "NAME #N"; the op's factor tables, plus its

@@ -14,6 +14,7 @@ target_compile_definitions(sp_daemon PUBLIC SP_SOURCE_DIR="${CMAKE_SOURCE_DIR}"
                            SP_BIN_DIR="${CMAKE_BINARY_DIR}/bin")
 target_link_libraries(sp_daemon PUBLIC sp_rpc)
 add_dependencies(sp_daemon shardpland shardplan-gen)
+sp_layers(sp_daemon tests)
 add_library(sp_soak ALIAS sp_daemon)   # bench/bench_soak.c links it (bench_X -> sp_X)
 
 foreach(t test_daemon test_daemon_errors test_daemon_overflow test_daemon_search
@@ -42,6 +43,7 @@ add_executable(shardpland-faults ${_shardpland_src} ${PROJECT_SOURCE_DIR}/store/
 target_link_libraries(shardpland-faults PRIVATE sp_rpc sp_web sp_store_faults)
 set_target_properties(shardpland-faults PROPERTIES RUNTIME_OUTPUT_DIRECTORY
                       ${CMAKE_BINARY_DIR}/test-bin)
+sp_layers(shardpland-faults daemon)
 if(TARGET test_daemon_faults)
   target_link_libraries(test_daemon_faults PRIVATE sp_daemon sp_store_faults)
   target_compile_definitions(test_daemon_faults PRIVATE

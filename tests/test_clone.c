@@ -15,13 +15,13 @@ START_TEST(value_map_grows_and_finds_every_key) {
   sp_value_map_init(&map);
   sp_value *keys = calloc(1000, sizeof *keys);
   for (int i = 0; i < 1000; i++) ck_assert_int_eq(sp_value_map_put(&map, &keys[i], &keys[(i + 1) % 1000]), SP_OK);
-  ck_assert_uint_eq(map.n, 1000);
+  ck_assert_uint_eq(map.map.n, 1000);
   for (int i = 0; i < 1000; i++) ck_assert_ptr_eq(sp_value_map_get(&map, &keys[i]), &keys[(i + 1) % 1000]);
   sp_value other;
   ck_assert_ptr_null(sp_value_map_get(&map, &other));
   ck_assert_ptr_eq(sp_value_map_lookup_or_self(&map, &other), &other);
   ck_assert_int_eq(sp_value_map_put(&map, &keys[3], &other), SP_OK);  /* replace */
-  ck_assert_uint_eq(map.n, 1000);
+  ck_assert_uint_eq(map.map.n, 1000);
   ck_assert_ptr_eq(sp_value_map_get(&map, &keys[3]), &other);
   sp_value_map_free(&map);
   free(keys);

@@ -129,6 +129,30 @@ START_TEST(malformed_cluster_files_name_the_field) {
 }
 END_TEST
 
+START_TEST(reduce_scatter_false_says_the_runtime_has_none) {
+  const char *base =
+      "{\"device_types\": {\"g\": {\"memory_bytes\": 1e9, \"flops\": {\"f32\": 1e12}}},"
+      " \"machines\": [{\"device_type\": \"g\", \"num_devices\": 2, \"link\": {\"bandwidth\": 1e9}}]";
+  char buf[512];
+  sp_cluster *c;
+  sp_err err;
+  snprintf(buf, sizeof buf, "%s}", base);
+  ck_assert_int_eq(sp_cluster_parse(buf, &c, &err), SP_OK);
+  ck_assert(!c->no_reduce_scatter);
+  sp_cluster_free(c);
+  snprintf(buf, sizeof buf, "%s, \"reduce_scatter\": false}", base);
+  ck_assert_int_eq(sp_cluster_parse(buf, &c, &err), SP_OK);
+  ck_assert(c->no_reduce_scatter);
+  sp_cluster_free(c);
+  snprintf(buf, sizeof buf, "%s, \"reduce_scatter\": true}", base);
+  ck_assert_int_eq(sp_cluster_parse(buf, &c, &err), SP_OK);
+  ck_assert(!c->no_reduce_scatter);
+  sp_cluster_free(c);
+  snprintf(buf, sizeof buf, "%s, \"reduce_scatter\": 0}", base);
+  assert_parse_error(buf, "reduce_scatter: expected true or false");
+}
+END_TEST
+
 START_TEST(explicit_links_override_the_machine_link) {
   const char *json =
       "{\"device_types\": {\"g\": {\"memory_bytes\": 1e9, \"flops\": {\"f32\": 1e12}}},"
@@ -161,6 +185,7 @@ static Suite *cluster_suite(void) {
   tcase_add_test(tc, mesh_shapes_with_size_one_axes_include_the_single_axis_meshes);
   tcase_add_test(tc, malformed_cluster_files_name_the_field);
   tcase_add_test(tc, explicit_links_override_the_machine_link);
+  tcase_add_test(tc, reduce_scatter_false_says_the_runtime_has_none);
   suite_add_tcase(s, tc);
   return s;
 }

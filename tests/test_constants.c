@@ -45,34 +45,71 @@ END_TEST
 
 START_TEST(copies_for_uses_in_nested_regions_go_before_the_original) {
   const char *in =
-      "func.func @main(%arg0: tensor<i32>) -> tensor<i32> {\n"
-      "  %0 = stablehlo.constant dense<1> : tensor<i32>\n"
+      "func.func @main(%arg0: tensor<4xi32>) -> tensor<4xi32> {\n"
+      "  %0 = stablehlo.constant dense<1> : tensor<4xi32>\n"
       "  %1 = stablehlo.constant dense<8> : tensor<i32>\n"
-      "  %2:2 = stablehlo.while(%iterArg = %arg0, %iterArg_0 = %0) : tensor<i32>, tensor<i32>\n"
+      "  %2:2 = stablehlo.while(%iterArg = %arg0, %iterArg_0 = %0) : tensor<4xi32>, tensor<4xi32>\n"
       "    cond {\n"
-      "    %3 = stablehlo.compare LT, %iterArg, %1 : (tensor<i32>, tensor<i32>) -> tensor<i1>\n"
-      "    stablehlo.return %3 : tensor<i1>\n"
+      "    %3 = stablehlo.compare LT, %iterArg, %iterArg : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi1>\n"
+      "    %4 = stablehlo.compare LT, %1, %1 : (tensor<i32>, tensor<i32>) -> tensor<i1>\n"
+      "    stablehlo.return %4 : tensor<i1>\n"
       "  } do {\n"
-      "    %3 = stablehlo.add %iterArg, %0 : tensor<i32>\n"
-      "    stablehlo.return %3, %iterArg_0 : tensor<i32>, tensor<i32>\n"
+      "    %3 = stablehlo.add %iterArg, %0 : tensor<4xi32>\n"
+      "    stablehlo.return %3, %iterArg_0 : tensor<4xi32>, tensor<4xi32>\n"
       "  }\n"
-      "  return %2#0 : tensor<i32>\n"
+      "  return %2#0 : tensor<4xi32>\n"
+      "}\n";
+  /* The rank-1 constant gets a copy per use (the while operand, the add in the body), both
+   * before the original; the scalar keeps its uses. */
+  const char *want =
+      "module {\n"
+      "  func.func @main(%arg0: tensor<4xi32>) -> tensor<4xi32> {\n"
+      "    %0 = sdy.constant dense<1> : tensor<4xi32>\n"
+      "    %1 = sdy.constant dense<1> : tensor<4xi32>\n"
+      "    %2 = sdy.constant dense<8> : tensor<i32>\n"
+      "    %3:2 = stablehlo.while(%iterArg = %arg0, %iterArg_0 = %0) : tensor<4xi32>, tensor<4xi32>\n"
+      "     cond {\n"
+      "      %4 = stablehlo.compare  LT, %iterArg, %iterArg : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi1>\n"
+      "      %5 = stablehlo.compare  LT, %2, %2 : (tensor<i32>, tensor<i32>) -> tensor<i1>\n"
+      "      stablehlo.return %5 : tensor<i1>\n"
+      "    } do {\n"
+      "      %4 = stablehlo.add %iterArg, %1 : tensor<4xi32>\n"
+      "      stablehlo.return %4, %iterArg_0 : tensor<4xi32>, tensor<4xi32>\n"
+      "    }\n"
+      "    return %3#0 : tensor<4xi32>\n"
+      "  }\n"
+      "}\n";
+  pt_expect1(in, sp_constants_split, want);
+}
+END_TEST
+
+/* Found by the JAX corpus (keras' layer norm): JAX's Shardy keeps one `convert` of a scalar
+ * constant, and one scalar expression, for all their uses, and copies only what is not a
+ * scalar (here the broadcasts of the scalar, one per use). */
+START_TEST(scalar_constant_expressions_are_never_cloned) {
+  const char *in =
+      "func.func @main(%arg0: tensor<8xf32>, %arg1: tensor<i32>) -> (tensor<8xf32>, tensor<8xf32>, tensor<f32>) {\n"
+      "  %c = stablehlo.constant dense<7> : tensor<i32>\n"
+      "  %0 = stablehlo.convert %c : (tensor<i32>) -> tensor<f32>\n"
+      "  %1 = stablehlo.broadcast_in_dim %0, dims = [] : (tensor<f32>) -> tensor<8xf32>\n"
+      "  %2 = stablehlo.add %arg0, %1 : tensor<8xf32>\n"
+      "  %3 = stablehlo.multiply %arg0, %1 : tensor<8xf32>\n"
+      "  %4 = stablehlo.convert %arg1 : (tensor<i32>) -> tensor<f32>\n"
+      "  %5 = stablehlo.subtract %0, %4 : tensor<f32>\n"
+      "  return %2, %3, %5 : tensor<8xf32>, tensor<8xf32>, tensor<f32>\n"
       "}\n";
   const char *want =
       "module {\n"
-      "  func.func @main(%arg0: tensor<i32>) -> tensor<i32> {\n"
-      "    %0 = sdy.constant dense<1> : tensor<i32>\n"
-      "    %1 = sdy.constant dense<1> : tensor<i32>\n"
-      "    %2 = sdy.constant dense<8> : tensor<i32>\n"
-      "    %3:2 = stablehlo.while(%iterArg = %arg0, %iterArg_0 = %0) : tensor<i32>, tensor<i32>\n"
-      "     cond {\n"
-      "      %4 = stablehlo.compare  LT, %iterArg, %2 : (tensor<i32>, tensor<i32>) -> tensor<i1>\n"
-      "      stablehlo.return %4 : tensor<i1>\n"
-      "    } do {\n"
-      "      %4 = stablehlo.add %iterArg, %1 : tensor<i32>\n"
-      "      stablehlo.return %4, %iterArg_0 : tensor<i32>, tensor<i32>\n"
-      "    }\n"
-      "    return %3#0 : tensor<i32>\n"
+      "  func.func @main(%arg0: tensor<8xf32>, %arg1: tensor<i32>) -> (tensor<8xf32>, tensor<8xf32>, tensor<f32>) {\n"
+      "    %0 = sdy.constant dense<7> : tensor<i32>\n"
+      "    %1 = stablehlo.convert %0 : (tensor<i32>) -> tensor<f32>\n"
+      "    %2 = stablehlo.broadcast_in_dim %1, dims = [] : (tensor<f32>) -> tensor<8xf32>\n"
+      "    %3 = stablehlo.broadcast_in_dim %1, dims = [] : (tensor<f32>) -> tensor<8xf32>\n"
+      "    %4 = stablehlo.add %arg0, %2 : tensor<8xf32>\n"
+      "    %5 = stablehlo.multiply %arg0, %3 : tensor<8xf32>\n"
+      "    %6 = stablehlo.convert %arg1 : (tensor<i32>) -> tensor<f32>\n"
+      "    %7 = stablehlo.subtract %1, %6 : tensor<f32>\n"
+      "    return %4, %5, %7 : tensor<8xf32>, tensor<8xf32>, tensor<f32>\n"
       "  }\n"
       "}\n";
   pt_expect1(in, sp_constants_split, want);
@@ -155,6 +192,7 @@ static Suite *constants_suite(void) {
   TCase *tc = tcase_create("split");
   tcase_add_test(tc, constant_expressions_and_scalar_broadcasts_get_one_copy_per_use);
   tcase_add_test(tc, copies_for_uses_in_nested_regions_go_before_the_original);
+  tcase_add_test(tc, scalar_constant_expressions_are_never_cloned);
   suite_add_tcase(s, tc);
   tc = tcase_create("merge");
   tcase_add_test(tc, merger_keeps_the_first_of_identical_constants_and_scalar_broadcasts);

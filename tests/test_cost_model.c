@@ -337,6 +337,40 @@ START_TEST(a_layout_change_is_lowered_once_and_priced_for_each_tensor) {
 }
 END_TEST
 
+/* The kinds of r's steps as letters: g(ather) s(lice) a(ll-to-all) p(ermute) r(educe). */
+static const char *kinds(const sp_reshard *r) {
+  static char buf[SP_RESHARD_MAX_STEPS + 1];
+  static const char letter[] = {'g', 'R', 'r', 'a', 's', 'p'};
+  int n = 0;
+  for (int i = 0; i < r->nsteps; i++) buf[n++] = letter[r->steps[i].kind];
+  buf[n] = 0;
+  return buf;
+}
+
+START_TEST(a_dim_without_room_is_lowered_as_the_export_lowers_it_for_that_tensor) {
+  /* "model" then "data" onto dim 0, from "model" on dim 1. With room on dim 1 the pass slices
+   * "data" there and moves both with one all_to_all; a dim 1 of 4 rows holds "model" but not
+   * "data" too, so it slices "data" on dim 0, swaps the dims' axes and moves "data". */
+  const char *from[2] = {"", "m"}, *to[2] = {"md", ""};
+  sp_reshard roomy, tight;
+  ck_assert_int_eq(sp_cost_reshard(&CM, f32_2d(64, 64), lay(2, from), lay(2, to), &roomy), SP_OK);
+  ck_assert_int_eq(sp_cost_reshard(&CM, f32_2d(64, 4), lay(2, from), lay(2, to), &tight), SP_OK);
+  ck_assert_str_eq(kinds(&roomy), "sa");
+  ck_assert_str_eq(kinds(&tight), "spa");
+  /* Only a dim's divisibility by the mesh's parts matters: 128 rows lower as 64 do, from the
+   * same entry; 4 and 12 rows (gcd 4 with the 8 devices) share one too. */
+  sp_reshard r;
+  ck_assert_int_eq(sp_cost_reshard(&CM, f32_2d(128, 128), lay(2, from), lay(2, to), &r), SP_OK);
+  ck_assert_str_eq(kinds(&r), "sa");
+  ck_assert_int_eq(sp_cost_reshard(&CM, f32_2d(64, 12), lay(2, from), lay(2, to), &r), SP_OK);
+  ck_assert_str_eq(kinds(&r), "spa");
+  int64_t lookups, misses;
+  sp_reshard_memo_stats(CM.memo, &lookups, &misses);
+  ck_assert_int_eq(lookups, 4);
+  ck_assert_int_eq(misses, 2);
+}
+END_TEST
+
 START_TEST(the_same_layout_costs_nothing) {
   sp_type *t = f32_2d(64, 64);
   const char *spec[2] = {"d", "m"};
@@ -415,6 +449,7 @@ static Suite *cost_model_suite(void) {
   tcase_add_test(tc, a_new_axis_is_sliced_before_the_old_one_is_gathered);
   tcase_add_test(tc, a_layout_change_is_lowered_once_and_priced_for_each_tensor);
   tcase_add_test(tc, the_same_layout_costs_nothing);
+  tcase_add_test(tc, a_dim_without_room_is_lowered_as_the_export_lowers_it_for_that_tensor);
   tcase_add_test(tc, layout_round_trips_through_a_closed_sharding_keeping_replicated_axes);
   tcase_add_test(tc, sharding_naming_an_unknown_axis_is_an_error_naming_it);
   tcase_add_test(tc, mesh_larger_than_the_cluster_is_refused);

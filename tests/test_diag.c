@@ -302,6 +302,19 @@ START_TEST(op_errors_and_located_errors_have_one_form_with_the_place_as_data) {
 }
 END_TEST
 
+START_TEST(op_messages_spell_the_op_prefix_once_and_truncate_safely) {
+  char buf[64];
+  ck_assert_str_eq(sp_op_message(buf, sizeof buf, "sdy.reshard", "operand %d must be sharded.", 0),
+                   "'sdy.reshard' op operand 0 must be sharded.");
+  /* Truncated, still terminated: the prefix first, then as much of the message as fits. */
+  char small[16];
+  ck_assert_str_eq(sp_op_message(small, sizeof small, "stablehlo.add", "%s", "long message"),
+                   "'stablehlo.add'");
+  char tiny[8];
+  ck_assert_str_eq(sp_op_message(tiny, sizeof tiny, "stablehlo.add", "x"), "'stable");
+}
+END_TEST
+
 static Suite *diag_suite(void) {
   Suite *s = suite_create("diag");
   TCase *tc = tcase_create("list");
@@ -310,6 +323,7 @@ static Suite *diag_suite(void) {
   tcase_add_test(tc, module_warnings_go_to_the_attached_list_or_nowhere);
   tcase_add_test(tc, error_messages_split_into_place_and_text);
   tcase_add_test(tc, op_errors_and_located_errors_have_one_form_with_the_place_as_data);
+  tcase_add_test(tc, op_messages_spell_the_op_prefix_once_and_truncate_safely);
   suite_add_tcase(s, tc);
   tc = tcase_create("verify");
   tcase_add_checked_fixture(tc, setup, teardown);

@@ -146,6 +146,57 @@ START_TEST(call_operand_reshards_follow_the_operand_definition) {
 }
 END_TEST
 
+START_TEST(a_while_body_argument_passed_to_a_call_has_the_while_results_sharding) {
+  /* Found by the JAX corpus (a Flax nn.scan body calls a function on the carry): the body
+   * argument has the sharding of the while result it is tied to, so a callee wanting the same
+   * gets no reshard, and one wanting another gets one. */
+  const char *in =
+      "sdy.mesh @mesh = <[\"a\"=2, \"b\"=4]>\n"
+      "func.func private @g(%arg0: tensor<16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"a\"}]>}) -> tensor<16xf32> {\n"
+      "  return %arg0 : tensor<16xf32>\n"
+      "}\n"
+      "func.func private @h(%arg0: tensor<16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"b\"}]>}) -> tensor<16xf32> {\n"
+      "  return %arg0 : tensor<16xf32>\n"
+      "}\n"
+      "func.func @main(%arg0: tensor<16xf32>, %arg1: tensor<i32>) -> tensor<16xf32> {\n"
+      "  %0:2 = stablehlo.while(%iterArg = %arg0, %iterArg_0 = %arg1) : tensor<16xf32>, tensor<i32> attributes {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{\"a\"}]>, <@mesh, []>]>}\n"
+      "    cond {\n"
+      "    %1 = stablehlo.compare LT, %iterArg_0, %iterArg_0 : (tensor<i32>, tensor<i32>) -> tensor<i1>\n"
+      "    stablehlo.return %1 : tensor<i1>\n"
+      "  } do {\n"
+      "    %1 = func.call @g(%iterArg) : (tensor<16xf32>) -> tensor<16xf32>\n"
+      "    %2 = func.call @h(%iterArg) : (tensor<16xf32>) -> tensor<16xf32>\n"
+      "    stablehlo.return %1, %iterArg_0 : tensor<16xf32>, tensor<i32>\n"
+      "  }\n"
+      "  return %0#0 : tensor<16xf32>\n"
+      "}\n";
+  const char *want =
+      "module {\n"
+      "  sdy.mesh @mesh = <[\"a\"=2, \"b\"=4]>\n"
+      "  func.func private @g(%arg0: tensor<16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"a\"}]>}) -> tensor<16xf32> {\n"
+      "    return %arg0 : tensor<16xf32>\n"
+      "  }\n"
+      "  func.func private @h(%arg0: tensor<16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"b\"}]>}) -> tensor<16xf32> {\n"
+      "    return %arg0 : tensor<16xf32>\n"
+      "  }\n"
+      "  func.func @main(%arg0: tensor<16xf32>, %arg1: tensor<i32>) -> tensor<16xf32> {\n"
+      "    %0:2 = stablehlo.while(%iterArg = %arg0, %iterArg_0 = %arg1) : tensor<16xf32>, tensor<i32> attributes {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{\"a\"}]>, <@mesh, []>]>}\n"
+      "     cond {\n"
+      "      %1 = stablehlo.compare  LT, %iterArg_0, %iterArg_0 : (tensor<i32>, tensor<i32>) -> tensor<i1>\n"
+      "      stablehlo.return %1 : tensor<i1>\n"
+      "    } do {\n"
+      "      %1 = sdy.reshard %iterArg <@mesh, [{\"b\"}]> : tensor<16xf32>\n"
+      "      %2 = func.call @g(%iterArg) : (tensor<16xf32>) -> tensor<16xf32>\n"
+      "      %3 = func.call @h(%1) : (tensor<16xf32>) -> tensor<16xf32>\n"
+      "      stablehlo.return %2, %iterArg_0 : tensor<16xf32>, tensor<i32>\n"
+      "    }\n"
+      "    return %0#0 : tensor<16xf32>\n"
+      "  }\n"
+      "}\n";
+  pt_expect1(in, sp_export_insert_explicit_reshards, want);
+}
+END_TEST
+
 START_TEST(use_keeping_a_sub_axis_unreduced_all_reduces_the_rest_of_the_axis) {
   /* The returned value is unreduced over all of "b"; the function result keeps "b":(1)2:
    * only "b":(2)2 is all-reduced. */
@@ -272,6 +323,7 @@ static Suite *export_shardings_suite(void) {
   tc = tcase_create("reshards");
   tcase_add_test(tc, unreduced_axes_a_user_drops_get_all_reduced_and_call_operands_resharded);
   tcase_add_test(tc, call_operand_reshards_follow_the_operand_definition);
+  tcase_add_test(tc, a_while_body_argument_passed_to_a_call_has_the_while_results_sharding);
   tcase_add_test(tc, use_keeping_a_sub_axis_unreduced_all_reduces_the_rest_of_the_axis);
   tcase_add_test(tc, partial_sums_a_result_does_not_keep_unreduced_are_reduced_after_the_op);
   tcase_add_test(tc, each_result_of_a_reduce_gets_its_own_all_reduce_in_result_order);

@@ -138,6 +138,182 @@ END_TEST
 START_TEST(megatron_four_layer_gpt_step_prices_exactly_the_exported_collectives) { gpt_plan(4, true); }
 END_TEST
 
+/* ------------------------------------------------------------------ other meshes and shapes */
+
+/* A generated GPT training step: `layers` layers of hidden size `hidden` (0: the training
+ * default, 4096) with `heads` heads over a sequence of `seq` (0: 32 and 2048) on `mesh` of the
+ * cluster in examples/clusters/`cluster`; searched, or (`megatron`) the Megatron plan
+ * evaluated. */
+typedef struct gpt_case {
+  const char *cluster, *mesh;
+  int layers, hidden, heads, seq;
+  bool megatron;
+} gpt_case;
+
+/* Plans case `c` and checks it op by op (check_plan); counts the collectives per kind into
+ * kinds[6] (sp_collective_kind order). */
+static void plan_gpt_case(const gpt_case *c, int kinds[6]) {
+  sp_cluster *cl = sp_test_load_cluster(c->cluster);
+  sp_gen_options o;
+  sp_gen_gpt_training_options(&o, c->layers);
+  if (c->hidden) o.hidden = c->hidden;
+  if (c->heads) o.heads = c->heads;
+  if (c->seq) o.seq = c->seq;
+  o.annotate = c->megatron ? SP_GEN_ANNOTATE_MEGATRON : SP_GEN_ANNOTATE_NONE;
+  sp_err err;
+  ck_assert_msg(sp_gen_parse_mesh(c->mesh, &o, &err) == SP_OK, "%s", err.msg);
+  sp_module *m = sp_test_generate(&o);
+  sp_plan_search_opts so;
+  training_opts(&so, c->layers);
+  so.cluster = cl;
+  sp_plan_summary s;
+  int rc = c->megatron ? sp_plan_evaluate_module(m, &so, &s, &err)
+                       : sp_plan_search_module(m, &so, &s, &err);
+  ck_assert_msg(rc == SP_OK, "%s", err.msg);
+  memset(kinds, 0, 6 * sizeof *kinds);
+  for (int i = 0; i < s.ncollectives; i++) kinds[s.collectives[i].c.kind]++;
+  char what[160];
+  snprintf(what, sizeof what, "%s %d-layer GPT, hidden %lld, %lld heads, seq %lld, %s on %s",
+           c->megatron ? "Megatron" : "searched", c->layers, (long long)o.hidden,
+           (long long)o.heads, (long long)o.seq, c->mesh, c->cluster);
+  check_plan(m, &s, what);
+  printf("    kinds: all-gather %d, reduce-scatter %d, all-reduce %d, all-to-all %d, all-slice %d, "
+         "collective-permute %d\n", kinds[0], kinds[1], kinds[2], kinds[3], kinds[4], kinds[5]);
+  sp_module_free(m);
+  sp_cluster_free(cl);
+}
+
+START_TEST(searched_64_device_gpt_step_prices_exactly_the_exported_collectives) {
+  /* Eight machines: the plan moves axes between dims, gathers, slices and reduce-scatters. */
+  int k[6];
+  plan_gpt_case(&(gpt_case){"eight_machines_64gpu.json", "data=8,model=8", 1, 0, 0, 0, false}, k);
+  ck_assert(k[SP_COLL_ALL_GATHER] && k[SP_COLL_ALL_REDUCE] && k[SP_COLL_ALL_TO_ALL] &&
+            k[SP_COLL_ALL_SLICE] && k[SP_COLL_REDUCE_SCATTER]);
+}
+END_TEST
+
+START_TEST(megatron_64_device_gpt_step_prices_exactly_the_exported_collectives) {
+  int k[6];
+  plan_gpt_case(&(gpt_case){"eight_machines_64gpu.json", "data=8,model=8", 1, 0, 0, 0, true}, k);
+  ck_assert_int_gt(k[SP_COLL_ALL_REDUCE], 0);
+}
+END_TEST
+
+/* Sub-axis all-gathers before the head reshapes: what the export inserts when the model axis
+ * does not divide the head count. */
+static int sub_axis_gathers_at_reshapes(const gpt_case *c) {
+  sp_cluster *cl = sp_test_load_cluster(c->cluster);
+  sp_gen_options o;
+  sp_gen_gpt_training_options(&o, c->layers);
+  o.hidden = c->hidden;
+  o.heads = c->heads;
+  o.seq = c->seq;
+  o.annotate = SP_GEN_ANNOTATE_MEGATRON;
+  sp_err err;
+  ck_assert_int_eq(sp_gen_parse_mesh(c->mesh, &o, &err), SP_OK);
+  sp_module *m = sp_test_generate(&o);
+  sp_plan_search_opts so;
+  training_opts(&so, c->layers);
+  so.cluster = cl;
+  sp_plan_summary s;
+  ck_assert_msg(sp_plan_evaluate_module(m, &so, &s, &err) == SP_OK, "%s", err.msg);
+  int n = 0;
+  for (int i = 0; i < s.ncollectives; i++) {
+    const sp_search_collective *x = &s.collectives[i];
+    n += x->c.kind == SP_COLL_ALL_GATHER && strcmp(x->op, "stablehlo.reshape") == 0 &&
+         strstr(x->axes, "\"model\":(") != NULL && x->c.bytes > 0;
+  }
+  sp_module_free(m);
+  sp_cluster_free(cl);
+  return n;
+}
+
+START_TEST(megatron_with_heads_the_model_axis_does_not_divide_prices_the_reshapes_reshards) {
+  /* 6 heads over model=4: the q/k/v (and backward) reshapes read their operand with "model"
+   * split as (1)2 along the heads; the export gathers the other half first, and the plan now
+   * prices those gathers (and the all-slices after the merging reshapes). */
+  gpt_case c8 = {"one_machine_8gpu.json", "data=2,model=4", 1, 768, 6, 128, true};
+  int k[6];
+  plan_gpt_case(&c8, k);
+  ck_assert_int_eq(sub_axis_gathers_at_reshapes(&c8), 4);
+  ck_assert_int_eq(k[SP_COLL_ALL_SLICE], 4);
+  /* 12 and 10 heads over model=8 on 64 devices. */
+  gpt_case c64 = {"eight_machines_64gpu.json", "data=8,model=8", 1, 768, 12, 128, true};
+  plan_gpt_case(&c64, k);
+  ck_assert_int_eq(sub_axis_gathers_at_reshapes(&c64), 4);
+  c64.hidden = 640;
+  c64.heads = 10;
+  plan_gpt_case(&c64, k);
+  ck_assert_int_eq(sub_axis_gathers_at_reshapes(&c64), 4);
+  /* The searched plans of the same steps. */
+  c8.megatron = c64.megatron = false;
+  plan_gpt_case(&c8, k);
+  plan_gpt_case(&c64, k);
+}
+END_TEST
+
+/* A weight gradient summed over a batch split by "data", given split by "data" on its rows:
+ * reduce-scattering the partial gradient would make it so, but the gradient outweighs the
+ * batch, so the explicit reshard pass keeps "data" on the gradient's rows and gathers the
+ * batch instead; the plan is priced as that runs. */
+static const char *const HEAVY_GRADIENT =
+    "sdy.mesh @mesh = <[\"data\"=2, \"model\"=4]>\n"
+    "func.func @main(%arg0: tensor<16x256xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"data\"}, {}]>},\n"
+    "                %arg1: tensor<16x256xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"data\"}, {}]>})\n"
+    "    -> (tensor<256x256xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"data\"}, {}]>}) {\n"
+    "  %0 = stablehlo.dot_general %arg0, %arg1, contracting_dims = [0] x [0] {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{\"data\"}, {}]>]>} : (tensor<16x256xf32>, tensor<16x256xf32>) -> tensor<256x256xf32>\n"
+    "  return %0 : tensor<256x256xf32>\n"
+    "}\n";
+
+START_TEST(a_reduce_scatter_the_export_decides_otherwise_is_priced_as_it_runs) {
+  sp_module *m = sp_test_parse(HEAVY_GRADIENT);
+  sp_plan_search_opts o;
+  sp_plan_search_opts_init(&o);
+  o.cluster = ONE;
+  sp_plan_summary s;
+  sp_err err;
+  ck_assert_msg(sp_plan_evaluate_module(m, &o, &s, &err) == SP_OK, "%s", err.msg);
+  for (int i = 0; i < s.ncollectives; i++)
+    ck_assert_msg(s.collectives[i].c.kind != SP_COLL_REDUCE_SCATTER &&
+                      s.collectives[i].c.kind != SP_COLL_ALL_REDUCE,
+                  "the plan reduces the gradient: %s", describe(&s.collectives[i]));
+  check_plan(m, &s, "a heavy gradient");
+  sp_module_free(m);
+  /* The same in a generated GPT step: the Megatron plan with a short sequence. */
+  int k[6];
+  plan_gpt_case(&(gpt_case){"eight_machines_64gpu.json", "data=16,model=4", 1, 1536, 24, 128, true}, k);
+}
+END_TEST
+
+/* An operand read with "data" and "model" on a dim of 8 rows, where 8 devices of "data" fit but
+ * not the 64 of both: the export plans that reshard knowing the rows (a collective_permute and
+ * an all_to_all instead of one all_to_all), and so does the search. */
+static const char *const NO_ROOM =
+    "sdy.mesh @mesh = <[\"data\"=8, \"model\"=8]>\n"
+    "func.func @main(%arg0: tensor<8x64x512xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"data\"}, {}, {}]>})\n"
+    "    -> (tensor<8x64x512xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}, {}, {\"data\", \"model\"}]>}) {\n"
+    "  %0 = stablehlo.negate %arg0 {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{}, {}, {\"data\", \"model\"}]>]>} : tensor<8x64x512xf32>\n"
+    "  return %0 : tensor<8x64x512xf32>\n"
+    "}\n";
+
+START_TEST(a_reshard_is_priced_with_the_rows_of_the_tensor_as_the_export_plans_it) {
+  sp_cluster *cl = sp_test_load_cluster("eight_machines_64gpu.json");
+  sp_module *m = sp_test_parse(NO_ROOM);
+  sp_plan_search_opts o;
+  sp_plan_search_opts_init(&o);
+  o.cluster = cl;
+  sp_plan_summary s;
+  sp_err err;
+  ck_assert_msg(sp_plan_evaluate_module(m, &o, &s, &err) == SP_OK, "%s", err.msg);
+  bool permute = false;
+  for (int i = 0; i < s.ncollectives; i++) permute |= s.collectives[i].c.kind == SP_COLL_COLLECTIVE_PERMUTE;
+  ck_assert_msg(permute, "the reshard is priced as if dim 0 had room for 64 devices");
+  check_plan(m, &s, "a reshard of a dim without room");
+  sp_module_free(m);
+  sp_cluster_free(cl);
+}
+END_TEST
+
 /* Propagated, then searched with the default options on one 8-GPU machine. */
 static sp_plan_summary propagate_and_search(sp_module *m) {
   sp_test_propagate(m);
@@ -219,6 +395,98 @@ START_TEST(the_plan_reports_the_exported_collectives_with_their_places) {
    * ran on a copy. */
   ck_assert_ptr_null(strstr(p->module, "sdy.all_"));
   sp_plan_free(p);
+}
+END_TEST
+
+/* A host callback (JAX's pure_callback: a custom call on a single-device mesh) between two
+ * ops of the searched mesh: XLA gathers its operand onto the device (all-gather over the axes
+ * that shard it) and sends its result back to every device (an all-reduce of the device's
+ * value with zeros); the export leaves both as reshards between meshes, and the plan prices
+ * them as those collectives (found by the JAX corpus: 2 x 2048 bytes in the HLO, 0 before). */
+static const char *const CALLBACK =
+    "sdy.mesh @mesh = <[\"data\"=4, \"model\"=2]>\n"
+    "sdy.mesh @maximal_mesh_0 = <[], device_ids=[0]>\n"
+    "func.func @main(%arg0: tensor<32x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"data\"}, {}]>},\n"
+    "                %arg1: tensor<32x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"data\"}, {\"model\"}]>})\n"
+    "    -> (tensor<32x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"data\"}, {\"model\"}]>}) {\n"
+    "  %0 = stablehlo.custom_call @host_callback(%arg0) {has_side_effect = true, sdy.sharding = #sdy.sharding_per_value<[<@maximal_mesh_0, []>]>} : (tensor<32x16xf32>) -> tensor<32x16xf32>\n"
+    "  %1 = stablehlo.add %0, %arg1 : tensor<32x16xf32>\n"
+    "  return %1 : tensor<32x16xf32>\n"
+    "}\n";
+
+START_TEST(a_single_device_op_is_fed_by_an_all_gather_and_read_back_by_an_all_reduce) {
+  sp_plan_options po;
+  sp_plan_options_init(&po);
+  sp_plan_input in = {.text = CALLBACK, .len = strlen(CALLBACK), .filename = "callback.mlir"};
+  sp_plan *p;
+  sp_err err;
+  int rc = sp_plan_run(&in, ONE, &po, &p, &err);
+  ck_assert_msg(rc == SP_OK, "%s", err.msg);
+  int gathers = 0, reduces = 0;
+  for (int i = 0; i < p->ncollectives; i++) {
+    const sp_plan_collective *c = &p->collectives[i];
+    if (strcmp(c->kind, "all-gather") == 0) {
+      gathers++;
+      ck_assert_str_eq(c->axes, "\"data\"");
+      ck_assert(c->bytes == 32 * 16 * 4 && c->group_size == 4 && c->seconds > 0);
+      ck_assert_str_eq(c->op_name, "stablehlo.custom_call");
+      ck_assert_int_eq(c->operand, 0);
+    } else if (strcmp(c->kind, "all-reduce") == 0) {
+      reduces++;
+      ck_assert_str_eq(c->axes, "\"data\", \"model\"");
+      ck_assert(c->bytes == 32 * 16 * 4 && c->group_size == 8 && c->seconds > 0);
+      ck_assert_str_eq(c->op_name, "stablehlo.add");
+    }
+  }
+  ck_assert_int_eq(gathers, 1);
+  ck_assert_int_eq(reduces, 1);
+  sp_plan_free(p);
+}
+END_TEST
+
+/* A row-parallel product whose result stays sharded: a reduce-scatter on a cluster whose
+ * runtime has one; on one whose runtime has none ("reduce_scatter": false; XLA on CPU runs
+ * all-reduce + dynamic-slice, found by the JAX corpus) the search is not offered it, and the
+ * plan moves the data otherwise (here it gathers the activations and moves the weight's axis,
+ * cheaper on NVLink than the all-reduce form) and lists no reduce-scatter. */
+static const char *const ROW_PARALLEL =
+    "sdy.mesh @mesh = <[\"data\"=4, \"model\"=2]>\n"
+    "func.func @main(%arg0: tensor<32x64xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"data\"}, {}]>},\n"
+    "                %arg1: tensor<64x256xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}, {\"model\"}]>},\n"
+    "                %arg2: tensor<256x128xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"model\"}, {}]>})\n"
+    "    -> (tensor<32x128xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"data\"}, {\"model\"}]>}) {\n"
+    "  %0 = stablehlo.dot_general %arg0, %arg1, contracting_dims = [1] x [0] : (tensor<32x64xf32>, tensor<64x256xf32>) -> tensor<32x256xf32>\n"
+    "  %1 = stablehlo.dot_general %0, %arg2, contracting_dims = [1] x [0] : (tensor<32x256xf32>, tensor<256x128xf32>) -> tensor<32x128xf32>\n"
+    "  return %1 : tensor<32x128xf32>\n"
+    "}\n";
+
+static int count_kind(const sp_plan *p, const char *kind) {
+  int n = 0;
+  for (int i = 0; i < p->ncollectives; i++) n += strcmp(p->collectives[i].kind, kind) == 0;
+  return n;
+}
+
+START_TEST(a_runtime_without_reduce_scatter_gets_none_planned_or_listed) {
+  for (int none = 0; none < 2; none++) {
+    sp_cluster *c = sp_test_load_cluster("one_machine_8gpu.json");
+    c->no_reduce_scatter = none;
+    sp_plan_options po;
+    sp_plan_options_init(&po);
+    sp_plan_input in = {.text = ROW_PARALLEL, .len = strlen(ROW_PARALLEL), .filename = "rows.mlir"};
+    sp_plan *p;
+    sp_err err;
+    int rc = sp_plan_run(&in, c, &po, &p, &err);
+    ck_assert_msg(rc == SP_OK, "%s", err.msg);
+    if (none) {
+      ck_assert_int_eq(count_kind(p, "reduce-scatter"), 0);
+      ck_assert_int_gt(p->ncollectives, 0);
+    } else {
+      ck_assert_int_eq(count_kind(p, "reduce-scatter"), 1);
+      ck_assert_int_eq(count_kind(p, "all-reduce"), 0);
+    }
+    sp_plan_free(p);
+    sp_cluster_free(c);
+  }
 }
 END_TEST
 
@@ -430,9 +698,16 @@ static Suite *exported_suite(void) {
   tcase_add_test(tc, mlp_example_prices_exactly_the_exported_collectives);
   tcase_add_test(tc, an_all_to_all_and_a_collective_permute_are_priced_as_the_export_inserts_them);
   tcase_add_test(tc, the_plan_reports_the_exported_collectives_with_their_places);
+  tcase_add_test(tc, a_single_device_op_is_fed_by_an_all_gather_and_read_back_by_an_all_reduce);
+  tcase_add_test(tc, a_runtime_without_reduce_scatter_gets_none_planned_or_listed);
   tcase_add_test(tc, a_partial_sum_flowing_through_an_add_is_all_reduced_once_as_the_export_inserts_it);
   tcase_add_test(tc, a_product_added_to_a_whole_value_is_reduced_before_the_add);
   tcase_add_test(tc, megatron_backward_pays_one_all_reduce_for_the_qkv_input_gradients);
+  tcase_add_test(tc, searched_64_device_gpt_step_prices_exactly_the_exported_collectives);
+  tcase_add_test(tc, megatron_64_device_gpt_step_prices_exactly_the_exported_collectives);
+  tcase_add_test(tc, megatron_with_heads_the_model_axis_does_not_divide_prices_the_reshapes_reshards);
+  tcase_add_test(tc, a_reduce_scatter_the_export_decides_otherwise_is_priced_as_it_runs);
+  tcase_add_test(tc, a_reshard_is_priced_with_the_rows_of_the_tensor_as_the_export_plans_it);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -1,12 +1,13 @@
 /*
  * test_func_calls.c - calls around propagation (propagation/func_calls.h): func shardings onto
- * calls, importing calls as named computations (flattening), function order, exporting named
- * computations back to functions with un-flattening, result shardings from returned values and
- * call reshards; text in, text out.
+ * calls, importing calls as named computations (flattening), function order, result shardings
+ * from returned values and call reshards, and the way back through call_graph.h as the
+ * propagation pipeline runs it; text in, text out.
  */
 #include <check.h>
 
 #include "pass_test.h"
+#include "propagation/call_graph.h"
 #include "propagation/data_flow_edges.h"
 #include "propagation/func_calls.h"
 #include "propagation/mesh_import.h"
@@ -16,6 +17,16 @@
 /* foo calls bar; main calls foo, then bar with its own result sharding. */
 /* The import with data-flow edges, as the propagation pipeline runs it. */
 static int import_calls(sp_module *m, sp_err *err) { return sp_func_calls_import(m, true, err); }
+
+/* The way back, as the propagation pipeline runs it (pipeline.h): named computations to
+ * functions (call_graph.h), result shardings from the returned values, un-flattening, symbol
+ * DCE. */
+static int export_calls(sp_module *m, sp_err *err) {
+  int rc = sp_call_graph_export_named(m, err);
+  if (!rc) rc = sp_func_calls_results_from_returns(m, err);
+  if (!rc) rc = sp_call_graph_unflatten(m, false, err);
+  return rc ? rc : sp_symbol_dce(m, err);
+}
 
 static const char *const CALL_GRAPH_MODULE =
     "sdy.mesh @mesh = <[\"a\"=2, \"b\"=2]>\n"
@@ -103,7 +114,10 @@ START_TEST(each_call_becomes_a_named_computation_with_its_own_body_copy_and_edge
 }
 END_TEST
 
-START_TEST(import_then_export_gives_one_function_per_distinct_call) {
+/* The two copies of @bar return their argument, unsharded in both: once the results take the
+ * returned values' shardings they agree, so both calls go to the first one called (main's,
+ * whose call keeps its own result sharding) and symbol DCE erases the other. */
+START_TEST(import_then_export_merges_the_copies_whose_shardings_agree) {
   const char *want =
       "module {\n"
       "  sdy.mesh @mesh = <[\"a\"=2, \"b\"=2]>\n"
@@ -112,19 +126,16 @@ START_TEST(import_then_export_gives_one_function_per_distinct_call) {
       "    %1 = call @bar_0(%0) {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{?}]>]>} : (tensor<8xf32>) -> tensor<8xf32>\n"
       "    return %0, %1 : tensor<8xf32>, tensor<8xf32>\n"
       "  }\n"
-      "  func.func private @bar(%arg0: tensor<8xf32>) -> tensor<8xf32> {\n"
-      "    return %arg0 : tensor<8xf32>\n"
-      "  }\n"
       "  func.func private @foo(%arg0: tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"a\"}]>}) -> tensor<8xf32> {\n"
       "    %0 = stablehlo.negate %arg0 : tensor<8xf32>\n"
-      "    %1 = call @bar(%0) : (tensor<8xf32>) -> tensor<8xf32>\n"
+      "    %1 = call @bar_0(%0) : (tensor<8xf32>) -> tensor<8xf32>\n"
       "    return %1 : tensor<8xf32>\n"
       "  }\n"
-      "  func.func private @bar_0(%arg0: tensor<8xf32>) -> (tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{?}]>}) {\n"
+      "  func.func private @bar_0(%arg0: tensor<8xf32>) -> tensor<8xf32> {\n"
       "    return %arg0 : tensor<8xf32>\n"
       "  }\n"
       "}\n";
-  const pt_pass_fn passes[] = {import_calls, sp_symbol_dce, sp_data_flow_edges_sink, sp_func_calls_export, NULL};
+  const pt_pass_fn passes[] = {import_calls, sp_symbol_dce, sp_data_flow_edges_sink, export_calls, NULL};
   pt_expect(CALL_GRAPH_MODULE, passes, want);
 }
 END_TEST
@@ -135,17 +146,17 @@ START_TEST(export_reuses_the_first_called_copy_with_the_same_signature) {
       "func.func @main(%arg0: tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>) {\n"
       "  %0 = sdy.named_computation<\"f\">(%arg0) in_shardings=[<@mesh, [{\"a\"}]>] out_shardings=[<@mesh, [{\"a\"}]>] (%arg1: tensor<8xf32>) {\n"
       "    %3 = sdy.named_computation<\"g\">(%arg1) in_shardings=[<@mesh, [{\"a\"}]>] out_shardings=[<@mesh, [{\"a\"}]>] (%arg2: tensor<8xf32>) {\n"
-      "      %4 = stablehlo.abs %arg2 : tensor<8xf32>\n"
+      "      %4 = stablehlo.abs %arg2 {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{\"a\"}]>]>} : tensor<8xf32>\n"
       "      sdy.return %4 : tensor<8xf32>\n"
       "    } : (tensor<8xf32>) -> tensor<8xf32>\n"
       "    sdy.return %3 : tensor<8xf32>\n"
       "  } : (tensor<8xf32>) -> tensor<8xf32>\n"
       "  %1 = sdy.named_computation<\"g\">(%0) in_shardings=[<@mesh, [{\"a\"}]>] out_shardings=[<@mesh, [{\"a\"}]>] (%arg1: tensor<8xf32>) {\n"
-      "    %4 = stablehlo.abs %arg1 : tensor<8xf32>\n"
+      "    %4 = stablehlo.abs %arg1 {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{\"a\"}]>]>} : tensor<8xf32>\n"
       "    sdy.return %4 : tensor<8xf32>\n"
       "  } : (tensor<8xf32>) -> tensor<8xf32>\n"
       "  %2 = sdy.named_computation<\"g\">(%0) in_shardings=[<@mesh, [{\"b\"}]>] out_shardings=[<@mesh, [{\"b\"}]>] (%arg1: tensor<8xf32>) {\n"
-      "    %4 = stablehlo.abs %arg1 : tensor<8xf32>\n"
+      "    %4 = stablehlo.abs %arg1 {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{\"b\"}]>]>} : tensor<8xf32>\n"
       "    sdy.return %4 : tensor<8xf32>\n"
       "  } : (tensor<8xf32>) -> tensor<8xf32>\n"
       "  return %1, %2 : tensor<8xf32>, tensor<8xf32>\n"
@@ -164,15 +175,15 @@ START_TEST(export_reuses_the_first_called_copy_with_the_same_signature) {
       "    return %0 : tensor<8xf32>\n"
       "  }\n"
       "  func.func private @g_0(%arg0: tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"a\"}]>}) -> (tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"a\"}]>}) {\n"
-      "    %0 = stablehlo.abs %arg0 : tensor<8xf32>\n"
+      "    %0 = stablehlo.abs %arg0 {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{\"a\"}]>]>} : tensor<8xf32>\n"
       "    return %0 : tensor<8xf32>\n"
       "  }\n"
       "  func.func private @g_1(%arg0: tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"b\"}]>}) -> (tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"b\"}]>}) {\n"
-      "    %0 = stablehlo.abs %arg0 : tensor<8xf32>\n"
+      "    %0 = stablehlo.abs %arg0 {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{\"b\"}]>]>} : tensor<8xf32>\n"
       "    return %0 : tensor<8xf32>\n"
       "  }\n"
       "}\n";
-  pt_expect1(in, sp_func_calls_export, want);
+  pt_expect1(in, export_calls, want);
 }
 END_TEST
 
@@ -285,7 +296,7 @@ static Suite *func_calls_suite(void) {
   tcase_add_test(tc, functions_move_to_the_end_callers_first);
   suite_add_tcase(s, tc);
   tc = tcase_create("export");
-  tcase_add_test(tc, import_then_export_gives_one_function_per_distinct_call);
+  tcase_add_test(tc, import_then_export_merges_the_copies_whose_shardings_agree);
   tcase_add_test(tc, export_reuses_the_first_called_copy_with_the_same_signature);
   tcase_add_test(tc, call_result_differing_from_callee_gets_a_reshard);
   suite_add_tcase(s, tc);

@@ -2,6 +2,7 @@
  * test_ir.c - the IR core: arena, use lists, op insertion and erasure, attributes, types.
  */
 #include <check.h>
+#include <limits.h>
 #include <signal.h>
 #include <string.h>
 
@@ -44,6 +45,34 @@ START_TEST(arena_grow_doubles_only_when_full_and_keeps_the_elements) {
 }
 END_TEST
 
+START_TEST(arena_grow_from_starts_at_its_first_capacity_inline_or_far_past_the_end) {
+  sp_arena *a = sp_arena_new(0);
+  int *v = NULL, cap = 0;
+  ck_assert_int_eq(sp_arena_grow_from(a, (void **)&v, &cap, 0, sizeof *v, 1), SP_OK);
+  ck_assert_int_eq(cap, 1);
+  v[0] = 5;
+  ck_assert_int_eq(sp_arena_grow_from(a, (void **)&v, &cap, 1, sizeof *v, 1), SP_OK);
+  ck_assert_int_eq(cap, 2);
+  ck_assert_int_eq(v[0], 5);
+  /* An index far past the end doubles until it fits, in one step. */
+  ck_assert_int_eq(sp_arena_grow_from(a, (void **)&v, &cap, 100, sizeof *v, 1), SP_OK);
+  ck_assert_int_eq(cap, 128);
+  ck_assert_int_eq(v[0], 5);
+  /* An array that starts in an inline buffer is copied out; the buffer is left alone. */
+  int buf[4] = {1, 2, 3, 4}, *w = buf, wcap = 4;
+  ck_assert_int_eq(sp_arena_grow_from(a, (void **)&w, &wcap, 4, sizeof *w, 16), SP_OK);
+  ck_assert_ptr_ne(w, buf);
+  ck_assert_int_eq(wcap, 8);
+  for (int i = 0; i < 4; i++) ck_assert_int_eq(w[i], i + 1);
+  /* A capacity past INT_MAX fails and leaves the array as it was. */
+  int *before = v;
+  ck_assert_int_eq(sp_arena_grow_from(a, (void **)&v, &cap, INT_MAX, sizeof *v, 1), SP_ENOMEM);
+  ck_assert_ptr_eq(v, before);
+  ck_assert_int_eq(cap, 128);
+  sp_arena_free(a);
+}
+END_TEST
+
 START_TEST(uses_are_listed_newest_first_and_replaced) {
   sp_module *m = sp_module_new("t.mlir");
   sp_arena *a = m->arena;
@@ -82,6 +111,34 @@ START_TEST(erasing_an_op_whose_result_is_still_used_aborts_in_debug_builds) {
 }
 END_TEST
 #endif
+
+START_TEST(replacing_an_op_moves_its_place_uses_shardings_and_names_to_the_new_one) {
+  sp_module *m = sp_module_new("t.mlir");
+  sp_arena *a = m->arena;
+  sp_block *body = sp_module_body(m);
+  sp_type *t = t_f32(a, 8, 8);
+  sp_op *c = sp_op_create(a, "stablehlo.constant", 0, NULL, 1, &t, 0);
+  sp_value *x = &c->results[0];
+  sp_op *old = sp_op_create(a, "stablehlo.abs", 1, &x, 1, &t, 0);
+  sp_value *y = &old->results[0];
+  sp_op *neg = sp_op_create(a, "stablehlo.negate", 1, &y, 1, &t, 0);
+  sp_block_append(body, c);
+  sp_block_append(body, old);
+  sp_block_append(body, neg);
+  y->name_hint = "y";
+  y->loc = (sp_loc){3, 5};
+  sp_op *op = sp_op_create(a, "stablehlo.sine", 1, &x, 1, &t, 0);
+  sp_op_replace(old, op);
+  ck_assert_ptr_eq(c->next, op);
+  ck_assert_ptr_eq(op->next, neg);
+  ck_assert_ptr_null(old->block);
+  ck_assert_ptr_eq(neg->operands[0].value, &op->results[0]);
+  ck_assert_str_eq(op->results[0].name_hint, "y");
+  ck_assert_int_eq(op->results[0].loc.line, 3);
+  ck_assert_int_eq(sp_value_num_uses(x), 1);   /* the old op's operand use is dropped */
+  sp_module_free(m);
+}
+END_TEST
 
 START_TEST(ops_insert_and_unlink_keep_block_order) {
   sp_module *m = sp_module_new(NULL);
@@ -202,11 +259,13 @@ static Suite *ir_suite(void) {
   TCase *tc = tcase_create("core");
   tcase_add_test(tc, arena_serves_large_and_small_requests);
   tcase_add_test(tc, arena_grow_doubles_only_when_full_and_keeps_the_elements);
+  tcase_add_test(tc, arena_grow_from_starts_at_its_first_capacity_inline_or_far_past_the_end);
   tcase_add_test(tc, uses_are_listed_newest_first_and_replaced);
 #ifndef NDEBUG
   tcase_add_test_raise_signal(tc, erasing_an_op_whose_result_is_still_used_aborts_in_debug_builds,
                               SIGABRT);
 #endif
+  tcase_add_test(tc, replacing_an_op_moves_its_place_uses_shardings_and_names_to_the_new_one);
   tcase_add_test(tc, ops_insert_and_unlink_keep_block_order);
   tcase_add_test(tc, attributes_are_set_replaced_and_removed);
   tcase_add_test(tc, types_print_and_measure);

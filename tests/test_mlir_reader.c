@@ -556,6 +556,33 @@ START_TEST(project_example_mlp_parses) {
 }
 END_TEST
 
+/* The engine's reader (the daemon's) takes any dialect; the mlir-opt modes take the registered
+ * ones, and with unregistered dialects allowed their generic form only. */
+START_TEST(dialect_modes_accept_what_mlir_opt_would) {
+  const char *custom =
+      "func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {\n"
+      "  %0 = foo.bar %a {k = #foo.kind<2>} : tensor<4xf32>\n"
+      "  return %0 : tensor<4xf32>\n}\n";
+  const char *registered =
+      "func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {\n"
+      "  %c = arith.constant dense<1.0> : tensor<4xf32>\n"
+      "  %0 = chlo.erf %a : tensor<4xf32> -> tensor<4xf32>\n"
+      "  %1 = \"mhlo.copy\"(%0) : (tensor<4xf32>) -> tensor<4xf32>\n"
+      "  return %1 : tensor<4xf32>\n}\n";
+  sp_module *m = NULL;
+  sp_err err;
+  ck_assert_int_eq(sp_mlir_parse(custom, strlen(custom), "t.mlir", 1, &m, &err), SP_OK);
+  ck_assert_str_eq(nth_op(first_func(m), 0)->name, "foo.bar");
+  sp_module_free(m);
+  for (int d = SP_MLIR_REGISTERED_DIALECTS; d <= SP_MLIR_UNREGISTERED_GENERIC; d++) {
+    ck_assert_int_eq(sp_mlir_parse_dialects(custom, strlen(custom), "t.mlir", 1, d, &m, &err), SP_EINVAL);
+    ck_assert_str_eq(err.msg, "t.mlir:2:8: Dialect `foo' not found for custom op 'foo.bar' ");
+    ck_assert_int_eq(sp_mlir_parse_dialects(registered, strlen(registered), "t.mlir", 1, d, &m, &err), SP_OK);
+    sp_module_free(m);
+  }
+}
+END_TEST
+
 static Suite *reader_suite(void) {
   Suite *s = suite_create("mlir_reader");
   TCase *tc = tcase_create("structure");
@@ -581,6 +608,7 @@ static Suite *reader_suite(void) {
                       (int)(sizeof bad_cases / sizeof bad_cases[0]));
   tcase_add_test(tc, deep_nesting_is_a_limit_error_not_a_crash);
   tcase_add_test(tc, every_prefix_of_a_valid_module_fails_cleanly);
+  tcase_add_test(tc, dialect_modes_accept_what_mlir_opt_would);
   tcase_set_timeout(tc, 60);
   suite_add_tcase(s, tc);
   return s;

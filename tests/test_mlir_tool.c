@@ -154,6 +154,61 @@ START_TEST(parse_and_verify_errors_exit_one_with_a_position) {
 }
 END_TEST
 
+/* As mlir-opt: ops, attributes and types of dialects that are not registered are errors
+ * unless -allow-unregistered-dialect, which admits them in the generic form only; a
+ * registered dialect's ops parse either way. */
+START_TEST(unregistered_dialects_need_the_flag_and_the_generic_form) {
+  write_file("custom.mlir",
+             "func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {\n"
+             "  %0 = foo.bar %a : tensor<4xf32>\n"
+             "  return %0 : tensor<4xf32>\n}\n");
+  write_file("generic.mlir",
+             "func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {\n"
+             "  %0 = \"foo.bar\"(%a) {k = #foo.kind<2>} : (tensor<4xf32>) -> tensor<4xf32>\n"
+             "  %1 = chlo.erf %0 : tensor<4xf32> -> tensor<4xf32>\n"
+             "  return %1 : tensor<4xf32>\n}\n");
+  write_file("type.mlir", "func.func @f(%a: !foo.handle) {\n  return\n}\n");
+  const char *custom_err = "custom.mlir:2:8: error: Dialect `foo' not found for custom op 'foo.bar' \n";
+  ck_assert_int_eq(run("custom.mlir"), 1);
+  char *err = read_back("err.txt");
+  ck_assert_str_eq(err, custom_err);
+  free(err);
+  ck_assert_int_eq(run("custom.mlir -allow-unregistered-dialect"), 1); /* no custom parser */
+  err = read_back("err.txt");
+  ck_assert_str_eq(err, custom_err);
+  free(err);
+  ck_assert_int_eq(run("generic.mlir"), 1);
+  err = read_back("err.txt");
+  ck_assert_str_eq(err, "generic.mlir:2:8: error: operation being parsed with an unregistered dialect. "
+                        "If this is intended, please use -allow-unregistered-dialect with the MLIR "
+                        "tool used\n");
+  free(err);
+  ck_assert_int_eq(run("generic.mlir -allow-unregistered-dialect"), 0);
+  char *out = read_back("out.txt");
+  ck_assert_ptr_nonnull(strstr(out, "%0 = \"foo.bar\"(%arg0) {k = #foo.kind<2>} : (tensor<4xf32>) -> tensor<4xf32>\n"));
+  free(out);
+  ck_assert_int_eq(run("type.mlir"), 1);
+  err = read_back("err.txt");
+  ck_assert_str_eq(err, "type.mlir:1:18: error: `!foo<\"handle\">` type created with unregistered dialect. "
+                        "If this is intended, please call allowUnregisteredDialects() on the MLIRContext, "
+                        "or use -allow-unregistered-dialect with the MLIR opt tool used\n");
+  free(err);
+  ck_assert_int_eq(run("type.mlir -allow-unregistered-dialect"), 0);
+  /* The attribute alone, on a registered op. */
+  write_file("attr.mlir",
+             "func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {\n"
+             "  %0 = stablehlo.negate %a {k = #foo.kind<2>} : tensor<4xf32>\n"
+             "  return %0 : tensor<4xf32>\n}\n");
+  ck_assert_int_eq(run("attr.mlir"), 1);
+  err = read_back("err.txt");
+  ck_assert_str_eq(err, "attr.mlir:2:33: error: #foo<\"kind<2>\"> : none attribute created with "
+                        "unregistered dialect. If this is intended, please call "
+                        "allowUnregisteredDialects() on the MLIRContext, or use "
+                        "-allow-unregistered-dialect with the MLIR opt tool used\n");
+  free(err);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("mlir_tool");
   TCase *tc = tcase_create("driver");
@@ -163,6 +218,7 @@ int main(void) {
   tcase_add_test(tc, reads_stdin_and_writes_the_o_file);
   tcase_add_test(tc, unknown_flags_are_usage_errors);
   tcase_add_test(tc, parse_and_verify_errors_exit_one_with_a_position);
+  tcase_add_test(tc, unregistered_dialects_need_the_flag_and_the_generic_form);
   suite_add_tcase(s, tc);
   return sp_test_run(s);
 }

@@ -94,13 +94,28 @@ static void parse_fails(const char *text, int code, const char *fragment) {
   ck_assert_msg(strstr(err.msg, fragment) != NULL, "message '%s' lacks '%s'", err.msg, fragment);
 }
 
-/* A function called twice, only one call site's operand sharded. */
-static const char *const TWO_CALLS =
+/* One function called three times: with an operand sharded on "x", one on "y", one unsharded. */
+static const char *const THREE_CALLS =
     "sdy.mesh @m = <[\"x\"=2, \"y\"=2]>\n"
-    "func.func @main(%arg0: tensor<8x4xf32> {sdy.sharding = #sdy.sharding<@m, [{}, {\"y\"}]>}, %arg1: tensor<8x4xf32>) -> (tensor<8x4xf32>, tensor<8x4xf32>) {\n"
+    "func.func @main(%arg0: tensor<8x4xf32> {sdy.sharding = #sdy.sharding<@m, [{\"x\"}, {}]>}, %arg1: tensor<8x4xf32> {sdy.sharding = #sdy.sharding<@m, [{\"y\"}, {}]>}, %arg2: tensor<8x4xf32>) -> (tensor<8x4xf32>, tensor<8x4xf32>, tensor<8x4xf32>) {\n"
     "  %0 = call @scale(%arg0) : (tensor<8x4xf32>) -> tensor<8x4xf32>\n"
     "  %1 = call @scale(%arg1) : (tensor<8x4xf32>) -> tensor<8x4xf32>\n"
-    "  return %0, %1 : tensor<8x4xf32>, tensor<8x4xf32>\n"
+    "  %2 = call @scale(%arg2) : (tensor<8x4xf32>) -> tensor<8x4xf32>\n"
+    "  return %0, %1, %2 : tensor<8x4xf32>, tensor<8x4xf32>, tensor<8x4xf32>\n"
+    "}\n"
+    "func.func private @scale(%arg0: tensor<8x4xf32>) -> tensor<8x4xf32> {\n"
+    "  %0 = stablehlo.multiply %arg0, %arg0 : tensor<8x4xf32>\n"
+    "  return %0 : tensor<8x4xf32>\n"
+    "}\n";
+
+/* The same, the second and third operands both on "y". */
+static const char *const Y_TWICE =
+    "sdy.mesh @m = <[\"x\"=2, \"y\"=2]>\n"
+    "func.func @main(%arg0: tensor<8x4xf32> {sdy.sharding = #sdy.sharding<@m, [{\"x\"}, {}]>}, %arg1: tensor<8x4xf32> {sdy.sharding = #sdy.sharding<@m, [{\"y\"}, {}]>}, %arg2: tensor<8x4xf32> {sdy.sharding = #sdy.sharding<@m, [{\"y\"}, {}]>}) -> (tensor<8x4xf32>, tensor<8x4xf32>, tensor<8x4xf32>) {\n"
+    "  %0 = call @scale(%arg0) : (tensor<8x4xf32>) -> tensor<8x4xf32>\n"
+    "  %1 = call @scale(%arg1) : (tensor<8x4xf32>) -> tensor<8x4xf32>\n"
+    "  %2 = call @scale(%arg2) : (tensor<8x4xf32>) -> tensor<8x4xf32>\n"
+    "  return %0, %1, %2 : tensor<8x4xf32>, tensor<8x4xf32>, tensor<8x4xf32>\n"
     "}\n"
     "func.func private @scale(%arg0: tensor<8x4xf32>) -> tensor<8x4xf32> {\n"
     "  %0 = stablehlo.multiply %arg0, %arg0 : tensor<8x4xf32>\n"
@@ -117,30 +132,68 @@ static int count_funcs(const sp_module *m) {
   return n;
 }
 
-START_TEST(dedup_functions_fully_keeps_one_function_whose_sharding_all_calls_share) {
-  sp_module *m = pt_parse(TWO_CALLS);
-  pt_run(m, pipeline_dedup);
-  ck_assert_int_eq(count_funcs(m), 2); /* main and the one @scale */
-  sp_op *main_fn = sp_module_lookup_func(m, "main");
-  /* The second call's operand reaches the shared body: it takes the first one's sharding. */
-  const sp_sharding *a1 = main_fn->regions[0].blocks[0]->args[1]->sharding;
-  ck_assert_ptr_nonnull(a1);
-  ck_assert_int_eq(a1->dims[1].naxes, 1);
-  ck_assert_str_eq(a1->dims[1].axes[0].name, "y");
-  char *out = pt_print(m);
-  ck_assert_ptr_null(strstr(out, "func_data_flow_edge")); /* the edges are sunk */
-  ck_assert_ptr_nonnull(strstr(out, "call @scale(%arg1)"));
-  free(out);
-  sp_module_free(m);
+/* Shardy's pipeline flattens, propagates each copy on its own, and only the un-flattening
+ * differs: every call goes to one copy (the first called, as no sharding class has more calls).
+ * The calls keep what propagation gave them, so the main function's arguments and results keep
+ * their own shardings; call reshards and the operands' reshards reconcile them with the copy. */
+START_TEST(dedup_functions_fully_sends_every_call_to_one_copy_and_reshards_around_it) {
+  const char *want =
+      "module {\n"
+      "  sdy.mesh @m = <[\"x\"=2, \"y\"=2]>\n"
+      "  func.func @main(%arg0: tensor<8x4xf32> {sdy.sharding = #sdy.sharding<@m, [{\"x\"}, {}]>}, %arg1: tensor<8x4xf32> {sdy.sharding = #sdy.sharding<@m, [{\"y\"}, {}]>}, %arg2: tensor<8x4xf32>) -> (tensor<8x4xf32> {sdy.sharding = #sdy.sharding<@m, [{\"x\"}, {}]>}, tensor<8x4xf32> {sdy.sharding = #sdy.sharding<@m, [{\"y\"}, {}]>}, tensor<8x4xf32>) {\n"
+      "    %0 = sdy.reshard %arg2 <@m, [{\"x\"}, {}]> : tensor<8x4xf32>\n"
+      "    %1 = sdy.reshard %arg1 <@m, [{\"x\"}, {}]> : tensor<8x4xf32>\n"
+      "    %2 = call @scale(%arg0) {sdy.sharding = #sdy.sharding_per_value<[<@m, [{\"x\"}, {}]>]>} : (tensor<8x4xf32>) -> tensor<8x4xf32>\n"
+      "    %3 = call @scale(%1) {sdy.sharding = #sdy.sharding_per_value<[<@m, [{\"x\"}, {}]>]>} : (tensor<8x4xf32>) -> tensor<8x4xf32>\n"
+      "    %4 = sdy.reshard %3 <@m, [{\"y\"}, {}]> : tensor<8x4xf32>\n"
+      "    %5 = call @scale(%0) {sdy.sharding = #sdy.sharding_per_value<[<@m, [{\"x\"}, {}]>]>} : (tensor<8x4xf32>) -> tensor<8x4xf32>\n"
+      "    return %2, %4, %5 : tensor<8x4xf32>, tensor<8x4xf32>, tensor<8x4xf32>\n"
+      "  }\n"
+      "  func.func private @scale(%arg0: tensor<8x4xf32> {sdy.sharding = #sdy.sharding<@m, [{\"x\"}, {}]>}) -> (tensor<8x4xf32> {sdy.sharding = #sdy.sharding<@m, [{\"x\"}, {}]>}) {\n"
+      "    %0 = stablehlo.multiply %arg0, %arg0 {sdy.sharding = #sdy.sharding_per_value<[<@m, [{\"x\"}, {}]>]>} : tensor<8x4xf32>\n"
+      "    return %0 : tensor<8x4xf32>\n"
+      "  }\n"
+      "}\n";
+  pt_expect1(THREE_CALLS, pipeline_dedup, want);
 }
 END_TEST
 
-START_TEST(without_dedup_each_call_site_gets_its_own_function) {
-  sp_module *m = pt_parse(TWO_CALLS);
+/* The copy kept is the one of the sharding class with the most calls: here the "y" one (the
+ * third call's copy, the class having two calls when it is met), so only the "x" call
+ * reshards. */
+START_TEST(dedup_functions_fully_keeps_the_copy_of_the_most_called_sharding) {
+  const char *want =
+      "module {\n"
+      "  sdy.mesh @m = <[\"x\"=2, \"y\"=2]>\n"
+      "  func.func @main(%arg0: tensor<8x4xf32> {sdy.sharding = #sdy.sharding<@m, [{\"x\"}, {}]>}, %arg1: tensor<8x4xf32> {sdy.sharding = #sdy.sharding<@m, [{\"y\"}, {}]>}, %arg2: tensor<8x4xf32> {sdy.sharding = #sdy.sharding<@m, [{\"y\"}, {}]>}) -> (tensor<8x4xf32> {sdy.sharding = #sdy.sharding<@m, [{\"x\"}, {}]>}, tensor<8x4xf32> {sdy.sharding = #sdy.sharding<@m, [{\"y\"}, {}]>}, tensor<8x4xf32> {sdy.sharding = #sdy.sharding<@m, [{\"y\"}, {}]>}) {\n"
+      "    %0 = sdy.reshard %arg0 <@m, [{\"y\"}, {}]> : tensor<8x4xf32>\n"
+      "    %1 = call @scale_1(%0) {sdy.sharding = #sdy.sharding_per_value<[<@m, [{\"y\"}, {}]>]>} : (tensor<8x4xf32>) -> tensor<8x4xf32>\n"
+      "    %2 = sdy.reshard %1 <@m, [{\"x\"}, {}]> : tensor<8x4xf32>\n"
+      "    %3 = call @scale_1(%arg1) {sdy.sharding = #sdy.sharding_per_value<[<@m, [{\"y\"}, {}]>]>} : (tensor<8x4xf32>) -> tensor<8x4xf32>\n"
+      "    %4 = call @scale_1(%arg2) {sdy.sharding = #sdy.sharding_per_value<[<@m, [{\"y\"}, {}]>]>} : (tensor<8x4xf32>) -> tensor<8x4xf32>\n"
+      "    return %2, %3, %4 : tensor<8x4xf32>, tensor<8x4xf32>, tensor<8x4xf32>\n"
+      "  }\n"
+      "  func.func private @scale_1(%arg0: tensor<8x4xf32> {sdy.sharding = #sdy.sharding<@m, [{\"y\"}, {}]>}) -> (tensor<8x4xf32> {sdy.sharding = #sdy.sharding<@m, [{\"y\"}, {}]>}) {\n"
+      "    %0 = stablehlo.multiply %arg0, %arg0 {sdy.sharding = #sdy.sharding_per_value<[<@m, [{\"y\"}, {}]>]>} : tensor<8x4xf32>\n"
+      "    return %0 : tensor<8x4xf32>\n"
+      "  }\n"
+      "}\n";
+  pt_expect1(Y_TWICE, pipeline_dedup, want);
+}
+END_TEST
+
+/* Without the option the copies that differ stay apart: one function per sharding class. */
+START_TEST(without_dedup_each_sharding_class_gets_its_own_function) {
+  sp_module *m = pt_parse(THREE_CALLS);
   pt_run(m, pipeline_default);
-  ck_assert_int_eq(count_funcs(m), 3); /* main, @scale and its copy for the second call */
-  sp_op *main_fn = sp_module_lookup_func(m, "main");
-  ck_assert_ptr_null(main_fn->regions[0].blocks[0]->args[1]->sharding);
+  ck_assert_int_eq(count_funcs(m), 4); /* main, @scale and two copies */
+  char *out = pt_print(m);
+  ck_assert_ptr_null(strstr(out, "sdy.reshard"));
+  free(out);
+  sp_module_free(m);
+  m = pt_parse(Y_TWICE);
+  pt_run(m, pipeline_default);
+  ck_assert_int_eq(count_funcs(m), 3); /* main, the "x" copy, one "y" copy for two calls */
   sp_module_free(m);
 }
 END_TEST
@@ -164,6 +217,18 @@ START_TEST(pipeline_options_parse_with_shardy_defaults_and_name_bad_ones) {
   ck_assert_int_eq(sp_pipeline_parse_options("dedup-functions-fully=true", &o, &err), SP_OK);
   ck_assert(o.dedup_functions_fully);
   parse_fails("module-dump-directory=/tmp", SP_EUNSUPPORTED, "module-dump-directory is not supported");
+  /* shardplan's own: which propagation runs between the import and the export. */
+  ck_assert_int_eq(sp_pipeline_parse_options(NULL, &o, &err), SP_OK);
+  ck_assert_int_eq(o.pass, SP_PASS_USER_PRIORITY);
+  ck_assert_int_eq(sp_pipeline_parse_options("propagation-pass=op-priority", &o, &err), SP_OK);
+  ck_assert_int_eq(o.pass, SP_PASS_OP_PRIORITY);
+  ck_assert_int_eq(o.prop.strategy, SP_PROP_AGGRESSIVE);
+  ck_assert_int_eq(sp_pipeline_parse_options("propagation-pass=basic", &o, &err), SP_OK);
+  ck_assert_int_eq(o.pass, SP_PASS_BASIC);
+  ck_assert_int_eq(o.prop.strategy, SP_PROP_BASIC);
+  parse_fails("propagation-pass=greedy", SP_EINVAL,
+              "propagation-pass must be user-priority, op-priority, aggressive or basic, not "
+              "'greedy'");
 }
 END_TEST
 
@@ -245,8 +310,9 @@ static Suite *pipeline_suite(void) {
   suite_add_tcase(s, tc);
   tc = tcase_create("options");
   tcase_add_test(tc, pipeline_options_parse_with_shardy_defaults_and_name_bad_ones);
-  tcase_add_test(tc, dedup_functions_fully_keeps_one_function_whose_sharding_all_calls_share);
-  tcase_add_test(tc, without_dedup_each_call_site_gets_its_own_function);
+  tcase_add_test(tc, dedup_functions_fully_sends_every_call_to_one_copy_and_reshards_around_it);
+  tcase_add_test(tc, dedup_functions_fully_keeps_the_copy_of_the_most_called_sharding);
+  tcase_add_test(tc, without_dedup_each_sharding_class_gets_its_own_function);
   tcase_add_test(tc, pass_adapters_check_their_options);
   suite_add_tcase(s, tc);
   return s;

@@ -199,6 +199,48 @@ START_TEST(test_search_plans_call_results_through_their_callees) {
 }
 END_TEST
 
+/* Every propagation strategy the API offers runs after the pipeline's import, so call results
+ * carry what propagation found through the callees, with the search off and on (the bare
+ * passes stopped at a call and left its results unplanned). */
+static void expect_calls_planned(sp_plan *p, const char *how) {
+  const sp_plan_value *relu = NULL, *inner = NULL;
+  for (int i = 0; i < p->nvalues; i++) {
+    const sp_plan_value *v = &p->values[i];
+    if (v->pos.kind != SP_PLAN_OP_RESULT || v->pos.func != 0) continue;
+    if (strcmp(v->name, "%1") == 0) relu = v;
+    if (strcmp(v->name, "%2") == 0) inner = v;
+  }
+  ck_assert_msg(relu && inner, "%s: no call results in @main", how);
+  ck_assert_msg(strcmp(relu->sdy, "#sdy.sharding<@mesh, [{\"data\"}, {\"model\"}]>") == 0,
+                "%s: relu's result %s", how, relu->sdy);
+  ck_assert_msg(strcmp(inner->sdy, "#sdy.sharding<@mesh, [{\"data\"}, {}]>") == 0,
+                "%s: inner's result %s", how, inner->sdy);
+}
+
+START_TEST(test_every_strategy_plans_call_results_after_the_import) {
+  static const struct {
+    sp_plan_strategy s;
+    const char *name;
+  } strategies[] = {{SP_PLAN_USER_PRIORITY, "user-priority"}, {SP_PLAN_OP_PRIORITY, "op-priority"},
+                    {SP_PLAN_AGGRESSIVE, "aggressive"},       {SP_PLAN_BASIC, "basic"}};
+  sp_cluster *c = sp_test_load_cluster("one_machine_8gpu.json");
+  for (size_t k = 0; k < sizeof strategies / sizeof strategies[0]; k++) {
+    for (int search = 0; search < 2; search++) {
+      sp_plan_options o;
+      sp_plan_options_init(&o);
+      o.strategy = strategies[k].s;
+      o.mode = search ? SP_PLAN_PROPAGATE_SEARCH : SP_PLAN_PROPAGATE;
+      sp_plan *p = run_plan(calls, search ? c : NULL, &o);
+      char how[64];
+      snprintf(how, sizeof how, "%s, search %s", strategies[k].name, search ? "on" : "off");
+      expect_calls_planned(p, how);
+      sp_plan_free(p);
+    }
+  }
+  sp_cluster_free(c);
+}
+END_TEST
+
 START_TEST(test_json_round_trip_is_byte_identical) {
   sp_cluster *c = sp_test_load_cluster("one_machine_8gpu.json");
   sp_plan_options o;
@@ -213,10 +255,16 @@ START_TEST(test_json_round_trip_is_byte_identical) {
   ck_assert_str_eq(a, b);
   ck_assert_int_eq(q->nvalues, p->nvalues);
   ck_assert_str_eq(q->values[0].gspmd, p->values[0].gspmd);
+  /* Shardy's origins travel too: %arg0's "data" is its own annotation. */
+  ck_assert_int_eq(q->values[0].norigins, 1);
+  ck_assert_str_eq(q->values[0].origins[0].axis, "data");
+  ck_assert_str_eq(q->values[0].origins[0].origin, "self");
   /* Per-element JSON is the element of the whole document. */
   cJSON *whole = cJSON_Parse(a);
   cJSON *v0 = sp_plan_value_to_json(&p->values[0]);
   ck_assert(cJSON_Compare(v0, cJSON_GetArrayItem(cJSON_GetObjectItem(whole, "values"), 0), 1));
+  ck_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetObjectItem(v0, "sharding_origins"), "data")),
+                   "self");
   cJSON_Delete(v0);
   cJSON_Delete(whole);
   free(a);
@@ -224,6 +272,100 @@ START_TEST(test_json_round_trip_is_byte_identical) {
   sp_plan_free(q);
   sp_plan_free(p);
   sp_cluster_free(c);
+}
+END_TEST
+
+/* A constraint, a call (a named computation while propagating) and a result annotation. */
+static const char *const traced =
+    "sdy.mesh @mesh = <[\"data\"=2, \"model\"=4]>\n"
+    "func.func @main(%arg0: tensor<16x64xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"data\"}, {}]>}, %arg1: tensor<64x256xf32>, %arg2: tensor<256x64xf32>) -> (tensor<16x64xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}, {\"model\"}]>}) {\n"
+    "  %0 = stablehlo.dot_general %arg0, %arg1, contracting_dims = [1] x [0] : (tensor<16x64xf32>, tensor<64x256xf32>) -> tensor<16x256xf32>\n"
+    "  %1 = sdy.sharding_constraint %0 <@mesh, [{?}, {\"model\"}]> : tensor<16x256xf32>\n"
+    "  %2 = call @act(%1) : (tensor<16x256xf32>) -> tensor<16x256xf32>\n"
+    "  %3 = stablehlo.dot_general %2, %arg2, contracting_dims = [1] x [0] : (tensor<16x256xf32>, tensor<256x64xf32>) -> tensor<16x64xf32>\n"
+    "  return %3 : tensor<16x64xf32>\n"
+    "}\n"
+    "func.func private @act(%arg0: tensor<16x256xf32>) -> tensor<16x256xf32> {\n"
+    "  %0 = stablehlo.tanh %arg0 : tensor<16x256xf32>\n"
+    "  return %0 : tensor<16x256xf32>\n"
+    "}\n";
+
+static const sp_plan_value *named(const sp_plan *p, sp_plan_value_kind kind, int func,
+                                  const char *name) {
+  for (int i = 0; i < p->nvalues; i++)
+    if (p->values[i].pos.kind == kind && p->values[i].pos.func == func &&
+        strcmp(p->values[i].name, name) == 0)
+      return &p->values[i];
+  ck_abort_msg("no value %s in function %d", name, func);
+  return NULL;
+}
+
+/* The origin the plan gives `axis` of `v` ("-" when it has none). */
+static const char *origin_of(const sp_plan_value *v, const char *axis) {
+  for (int i = 0; i < v->norigins; i++)
+    if (strcmp(v->origins[i].axis, axis) == 0) return v->origins[i].origin;
+  return "-";
+}
+
+START_TEST(test_plan_keeps_shardy_sharding_origins_as_data) {
+  sp_plan_options o;
+  sp_plan_options_init(&o);
+  o.mode = SP_PLAN_PROPAGATE;
+  sp_plan *p = run_plan(traced, NULL, &o);
+  /* As data only: the module text is the plain pipeline's, without debugging attributes. */
+  const char *plain[] = {"sdy-propagation-pipeline", NULL, NULL};
+  char *want = passes_print(traced, plain, NULL);
+  ck_assert_str_eq(p->module, want);
+  free(want);
+  const sp_plan_value *arg0 = named(p, SP_PLAN_ARG, 0, "%arg0"), *arg1 = named(p, SP_PLAN_ARG, 0, "%arg1");
+  ck_assert_str_eq(origin_of(arg0, "data"), "self");
+  ck_assert_str_eq(origin_of(arg1, "model"), "constraint_0");
+  const sp_plan_value *res = named(p, SP_PLAN_FUNC_RESULT, 0, "result 0");
+  ck_assert_str_eq(origin_of(res, "data"), "input: 0");
+  ck_assert_str_eq(origin_of(res, "model"), "self");
+  const sp_plan_value *dot = named(p, SP_PLAN_OP_RESULT, 0, "%0");
+  ck_assert_int_eq(dot->norigins, 2);
+  ck_assert_str_eq(dot->origins[0].axis, "data");   /* sorted by axis, as Shardy's attribute */
+  ck_assert_str_eq(dot->origins[0].origin, "input: 0");
+  ck_assert_str_eq(dot->origins[1].origin, "constraint_0");
+  /* The call was a named computation while propagating: its results' origins (on data-flow
+   * edges then) and its body's argument (now @act's) are carried over. */
+  ck_assert_str_eq(origin_of(named(p, SP_PLAN_OP_RESULT, 0, "%2"), "model"), "constraint_0");
+  const sp_plan_value *act_arg = named(p, SP_PLAN_ARG, 1, "%arg0");
+  ck_assert_str_eq(origin_of(act_arg, "data"), "input: 0");
+  ck_assert_str_eq(origin_of(act_arg, "model"), "constraint_0");
+  /* The same names Shardy prints with debug-sharding-origins. */
+  const char *debug[] = {"sdy-propagation-pipeline", "debug-sharding-origins=true", NULL};
+  char *printed = passes_print(traced, debug, NULL);
+  ck_assert_ptr_nonnull(strstr(printed, "sdy.sharding_origins = [{data = \"input: 0\", model = \"constraint_0\"}]} : (tensor<16x64xf32>"));
+  ck_assert_ptr_nonnull(strstr(printed, "sdy.sharding_origins = {data = \"input: 0\", model = \"self\"}}) {"));
+  free(printed);
+  sp_plan_free(p);
+
+  o.no_origins = true;
+  p = run_plan(traced, NULL, &o);
+  for (int i = 0; i < p->nvalues; i++) ck_assert_int_eq(p->values[i].norigins, 0);
+  char *json = sp_plan_to_json_text(p, false);
+  ck_assert_ptr_null(strstr(json, "sharding_origins"));
+  free(json);
+  sp_plan_free(p);
+}
+END_TEST
+
+/* A module handed in parsed goes back without the trace the plan made for itself. */
+START_TEST(test_plan_leaves_no_trace_on_the_callers_module) {
+  sp_module *m = sp_test_parse(traced);
+  sp_plan_options o;
+  sp_plan_options_init(&o);
+  o.mode = SP_PLAN_PROPAGATE;
+  sp_plan_input in = {.module = m, .filename = "t.mlir"};
+  sp_plan *p = NULL;
+  sp_err err;
+  ck_assert_msg(sp_plan_run(&in, NULL, &o, &p, &err) == SP_OK, "%s", err.msg);
+  ck_assert_ptr_null(m->trace);
+  ck_assert_str_eq(origin_of(named(p, SP_PLAN_ARG, 0, "%arg0"), "data"), "self");
+  sp_plan_free(p);
+  sp_module_free(m);
 }
 END_TEST
 
@@ -420,8 +562,11 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_propagation_plan_module_is_the_pipeline_output);
   tcase_add_test(tc, test_search_plan_matches_the_search_pass);
   tcase_add_test(tc, test_search_plans_call_results_through_their_callees);
+  tcase_add_test(tc, test_every_strategy_plans_call_results_after_the_import);
   tcase_add_test(tc, test_json_round_trip_is_byte_identical);
   tcase_add_test(tc, test_json_reader_names_the_bad_field);
+  tcase_add_test(tc, test_plan_keeps_shardy_sharding_origins_as_data);
+  tcase_add_test(tc, test_plan_leaves_no_trace_on_the_callers_module);
   tcase_add_test(tc, test_parse_error_names_the_place);
   tcase_add_test(tc, test_search_without_cluster_is_rejected);
   tcase_add_test(tc, test_error_place_survives_a_prefix);

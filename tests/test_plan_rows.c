@@ -129,7 +129,7 @@ START_TEST(rows_without_origins_leave_them_to_the_origin_section) {
   ck_assert_int_eq(count(&lean, "value"), p->nvalues);
   ck_assert_int_eq(count(&org, "origin"), p->nvalues);
   ck_assert_uint_eq(full.n, lean.n);
-  int traced = 0;
+  int traced = 0, shardy = 0;
   for (size_t i = 0; i < full.n; i++) {
     if (strcmp(full.v[i].section, "value") != 0) {
       ck_assert_str_eq(full.v[i].json, lean.v[i].json);   /* the other rows are the same */
@@ -138,6 +138,12 @@ START_TEST(rows_without_origins_leave_them_to_the_origin_section) {
     /* The value row with its origins = the lean row + the origin row of the same idx. */
     cJSON *f = cJSON_Parse(full.v[i].json), *l = cJSON_Parse(lean.v[i].json);
     ck_assert_ptr_null(cJSON_GetObjectItem(l, "origins"));
+    /* Shardy's own origins are plan data: the lean row has them already. */
+    const cJSON *so = cJSON_GetObjectItem(l, "sharding_origins");
+    if (so) {
+      ck_assert(cJSON_IsObject(so) && so->child && cJSON_IsString(so->child));
+      shardy++;
+    }
     const sp_store_row *o = &org.v[lean.v[i].idx];
     ck_assert_int_eq(o->idx, lean.v[i].idx);
     cJSON_AddItemToObject(l, "origins", cJSON_Parse(o->json));
@@ -150,6 +156,7 @@ START_TEST(rows_without_origins_leave_them_to_the_origin_section) {
     cJSON_Delete(l);
   }
   ck_assert_int_gt(traced, 0);
+  ck_assert_int_gt(shardy, 0);
   sp_plan_rows_free(&org);
   sp_plan_rows_free(&lean);
   sp_plan_rows_free(&full);

@@ -117,6 +117,49 @@ START_TEST(each_axis_is_traced_to_its_annotation_through_the_ops_it_crossed) {
 }
 END_TEST
 
+static const char *str_of(const cJSON *o, const char *k) {
+  const cJSON *x = cJSON_GetObjectItem(o, k);
+  return cJSON_IsString(x) ? x->valuestring : "-";
+}
+
+/* Shardy's own record of each axis sits next to the derived one, and says when they name the
+ * same annotation. */
+START_TEST(shardys_origin_sits_next_to_the_derived_one) {
+  sp_plan *p = plan(CHAIN);
+  cJSON *all = NULL;
+  sp_err err;
+  ck_assert_int_eq(sp_plan_provenance(p, &all, &err), SP_OK);
+  int v2 = value_named(p, "%2");
+  const cJSON *data = origin_of(all, v2, "data"), *model = origin_of(all, v2, "model");
+  ck_assert_str_eq(str_of(data, "shardy"), "input: 0");
+  ck_assert(cJSON_IsTrue(cJSON_GetObjectItem(data, "agrees")));
+  ck_assert_str_eq(str_of(model, "shardy"), "input: 1");
+  ck_assert(cJSON_IsTrue(cJSON_GetObjectItem(model, "agrees")));
+  const cJSON *a0 = origin_of(all, value_named(p, "%arg0"), "data");
+  ck_assert_str_eq(str_of(a0, "shardy"), "self");
+  ck_assert(cJSON_IsTrue(cJSON_GetObjectItem(a0, "agrees")));
+  cJSON_Delete(all);
+  sp_plan_free(p);
+
+  /* An axis a constraint gave: Shardy names the constraint, which the plan's values do not
+   * number, so nothing is claimed about agreement. */
+  p = plan("sdy.mesh @mesh = <[\"data\"=4, \"model\"=2]>\n"
+           "func.func @main(%arg0: tensor<64x128xf32>) -> tensor<64x128xf32> {\n"
+           "  %0 = stablehlo.negate %arg0 : tensor<64x128xf32>\n"
+           "  %1 = sdy.sharding_constraint %0 <@mesh, [{\"data\"}, {}]> : tensor<64x128xf32>\n"
+           "  %2 = stablehlo.abs %1 : tensor<64x128xf32>\n"
+           "  return %2 : tensor<64x128xf32>\n"
+           "}\n");
+  ck_assert_int_eq(sp_plan_provenance(p, &all, &err), SP_OK);
+  const cJSON *d = origin_of(all, value_named(p, "%2"), "data");
+  ck_assert_ptr_nonnull(d);
+  ck_assert_str_eq(str_of(d, "shardy"), "constraint_0");
+  ck_assert_ptr_null(cJSON_GetObjectItem(d, "agrees"));
+  cJSON_Delete(all);
+  sp_plan_free(p);
+}
+END_TEST
+
 START_TEST(a_module_without_annotations_has_no_origins) {
   sp_plan *p = plan("func.func @main(%arg0: tensor<8xf32>) -> tensor<8xf32> {\n"
                     "  %0 = stablehlo.negate %arg0 : tensor<8xf32>\n"
@@ -196,6 +239,7 @@ static Suite *suite(void) {
   Suite *s = suite_create("provenance");
   TCase *t = tcase_create("origins");
   tcase_add_test(t, each_axis_is_traced_to_its_annotation_through_the_ops_it_crossed);
+  tcase_add_test(t, shardys_origin_sits_next_to_the_derived_one);
   tcase_add_test(t, a_module_without_annotations_has_no_origins);
   tcase_add_test(t, a_deep_chain_keeps_one_step_per_value_and_the_whole_path);
   tcase_add_test(t, an_axis_the_search_added_is_said_to_be_the_searchs);

@@ -185,6 +185,40 @@ START_TEST(sub_axes_that_cannot_coexist_are_gathered_before_the_other_is_sliced)
 }
 END_TEST
 
+START_TEST(the_largest_valid_mesh_never_holds_more_pieces_than_the_planner_does) {
+  /* A dim's pieces are disjoint parts of mesh axes, each of size >= 2 but for size-1 axes:
+   * at most log2(SP_MAX_DEVICES) = 20 of them, plus one per size-1 axis (at most
+   * SP_MAX_MESH_AXES = 32 axes in all), under SP_RL_MAX_PIECES (64). So the planner never gives
+   * up on a valid mesh: the cost search never meets a reshard the export keeps. Here 20 axes
+   * of size 2 and 12 of size 1, all on one dim, move in reverse order onto the other. */
+  char axes[1024] = "", from[1024] = "[{", to[1024] = "[{}, {";
+  for (int i = 0; i < 32; i++) {
+    char b[32];
+    snprintf(b, sizeof b, "%s\"a%d\"=%d", i ? ", " : "", i, i < 20 ? 2 : 1);
+    strcat(axes, b);
+    snprintf(b, sizeof b, "%s\"a%d\"", i ? ", " : "", i);
+    strcat(from, b);
+    snprintf(b, sizeof b, "%s\"a%d\"", i ? ", " : "", 31 - i);
+    strcat(to, b);
+  }
+  strcat(from, "}, {}]");
+  strcat(to, "}]");
+  ck_assert_int_le(20 + 12, SP_RL_MAX_PIECES);
+  char got[4096];
+  plan_text(axes, "1048576x1048576", from, to, false, got, sizeof got);
+  const char *end = strrchr(got, '>');
+  ck_assert_ptr_nonnull(end);
+  char want[1024] = " [{}{";
+  for (int i = 0; i < 32; i++) {
+    char b[16];
+    snprintf(b, sizeof b, "%sa%d", i ? " " : "", 31 - i);
+    strcat(want, b);
+  }
+  strcat(want, "}]");
+  ck_assert_str_eq(end + 1, want);
+}
+END_TEST
+
 START_TEST(a_size_one_target_axis_is_not_cut_out_of_a_bigger_piece) {
   /* z (size 1) has no piece of its size to take, and no piece splits into one: the plan
    * ends in the target layout without reading past the dim's pieces (found by fuzz_export:
@@ -212,6 +246,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, a_device_order_change_alone_is_one_permute);
   tcase_add_test(tc, sub_axes_that_cannot_coexist_are_gathered_before_the_other_is_sliced);
   tcase_add_test(tc, a_size_one_target_axis_is_not_cut_out_of_a_bigger_piece);
+  tcase_add_test(tc, the_largest_valid_mesh_never_holds_more_pieces_than_the_planner_does);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -207,6 +207,51 @@ START_TEST(pipeline_with_debug_options_keeps_origins_through_export) {
 }
 END_TEST
 
+/* Origins asked for as data (the plan's way): the pipeline records them without writing any
+ * attribute, and the while's results, whose origins sat on data-flow edges while
+ * propagating, keep them once the edges are sunk. */
+START_TEST(origins_wanted_as_data_leave_the_module_text_alone) {
+  sp_module *plain = sp_test_parse(LOOP);
+  run(plain, sp_pipeline_pass_propagation, NULL);
+  char *want = sp_test_print(plain);
+  sp_module_free(plain);
+  sp_module *m = sp_test_parse(LOOP);
+  sp_err err = {0};
+  ck_assert_int_eq(sp_trace_want_origins(m, &err), SP_OK);
+  run(m, sp_pipeline_pass_propagation, NULL);
+  char *text = sp_test_print(m);
+  ck_assert_str_eq(text, want);
+  const sp_op *w = nth_op(m, 0);
+  while (w->kind != SP_OP_WHILE) w = w->next;
+  int n;
+  const sp_axis_origin *o = sp_trace_origins(sp_trace_get(m), &w->results[0], &n);
+  ck_assert_int_eq(n, 1);
+  ck_assert(axis_is(&o[0].axis, "s"));
+  ck_assert_int_eq(o[0].origin.kind, SP_ORIGIN_INPUT);
+  free(text);
+  free(want);
+  sp_module_free(m);
+}
+END_TEST
+
+/* A constraint numbered while origins were wanted as data gets its name attribute when a pass
+ * asks for the debugging attributes after all. */
+START_TEST(debug_origins_after_data_only_origins_still_name_constraints) {
+  sp_module *m = sp_test_parse(APPLIED);
+  sp_err err = {0};
+  ck_assert_int_eq(sp_trace_want_origins(m, &err), SP_OK);
+  ck_assert_int_eq(sp_trace_enable(m, false, false, &err), SP_OK);
+  char *text = sp_test_print(m);
+  ck_assert_ptr_null(strstr(text, "sharding_origin_name"));
+  free(text);
+  run(m, sp_pipeline_pass_apply_sharding_constraints, "debug-sharding-origins=true");
+  text = sp_test_print(m);
+  ck_assert_ptr_nonnull(strstr(text, "sdy.sharding_origin_name = \"constraint_0\""));
+  free(text);
+  sp_module_free(m);
+}
+END_TEST
+
 START_TEST(origin_text_names_every_kind_as_shardy_does) {
   int self = 0, other = 0;
   struct {
@@ -238,6 +283,8 @@ static Suite *suite(void) {
   tcase_add_test(tc, applied_constraint_is_the_origin_of_its_input);
   tcase_add_test(tc, sinking_edges_gathers_their_origins_on_the_owner);
   tcase_add_test(tc, pipeline_with_debug_options_keeps_origins_through_export);
+  tcase_add_test(tc, origins_wanted_as_data_leave_the_module_text_alone);
+  tcase_add_test(tc, debug_origins_after_data_only_origins_still_name_constraints);
   tcase_add_test(tc, origin_text_names_every_kind_as_shardy_does);
   suite_add_tcase(s, tc);
   return s;

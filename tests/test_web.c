@@ -287,6 +287,24 @@ START_TEST(value_page_shows_sharding_and_defining_op) {
 }
 END_TEST
 
+/* Value 6 is the tanh's result (%2), whose "model" came from %arg2 (its dim 0 is left empty
+ * by the add's conflict). Shardy's record of each axis is shown as a table, and again next to
+ * the derived path with whether the two agree. */
+START_TEST(value_page_shows_shardys_origin_of_each_axis) {
+  put_plan(CONFLICT_MLIR, KEY_A, "m", false);
+  char *b = get_plan_page("/plans/%s/values/6", KEY_A);
+  ck_assert_ptr_nonnull(strstr(b, "Value <code>%2</code>"));
+  ck_assert_ptr_nonnull(strstr(b, "<caption>Shardy's sharding origins</caption>"));
+  ck_assert_ptr_nonnull(strstr(b, "<tr><th><code>&quot;model&quot;</code></th><td class=\"mono\">input: 2</td></tr>"));
+  ck_assert_ptr_nonnull(strstr(b, "came from <b>user annotation on %arg2</b> across 2 ops; Shardy's origin "
+                                  "<code>input: 2</code> (the same annotation)"));
+  free(b);
+  b = get_plan_page("/plans/%s/values/0", KEY_A);
+  ck_assert_ptr_nonnull(strstr(b, "<tr><th><code>&quot;data&quot;</code></th><td class=\"mono\">self</td></tr>"));
+  free(b);
+}
+END_TEST
+
 START_TEST(unknown_plan_and_page_are_404) {
   int st;
   char path[160];
@@ -589,6 +607,7 @@ static Suite *suite(void) {
   tcase_add_test(t, op_page_draws_factor_table_with_conflict_cells);
   tcase_add_test(t, conflicts_page_lists_each_conflict_with_resolution);
   tcase_add_test(t, value_page_shows_sharding_and_defining_op);
+  tcase_add_test(t, value_page_shows_shardys_origin_of_each_axis);
   tcase_add_test(t, unknown_plan_and_page_are_404);
   tcase_add_test(t, names_with_markup_render_as_text);
   tcase_add_test(t, foreign_host_is_refused);

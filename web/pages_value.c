@@ -3,10 +3,14 @@
  * value list; its name is a label) and its provenance: which user annotation each of its axes
  * came from and the path it travelled.
  *
- * The provenance comes from the value row's "origins" (plan/provenance.h): per axis, the
- * annotation it came from and the step before this value; the page follows those steps
- * through the earlier values' rows to draw the whole path (the first and last steps of a very
- * long one). It also shows the defining op's factor tables.
+ * Two records of where each axis came from: Shardy's own, made while propagating (the value
+ * row's "sharding_origins", plan/plan.h: "input: 0", "constraint_1", ... as Shardy's
+ * debug-sharding-origins names them), shown as a table as soon as the plan is stored; and the
+ * derived provenance (the row's "origins", plan/provenance.h, added after the answer): per
+ * axis, the annotation it came from and the step before this value, with Shardy's origin next
+ * to it and whether the two agree. The page follows those steps through the earlier values'
+ * rows to draw the whole path (the first and last steps of a very long one). It also shows
+ * the defining op's factor tables.
  */
 #include <cjson/cJSON.h>
 #include <stdio.h>
@@ -89,9 +93,27 @@ static void provenance(sp_web *w, sp_strbuf *sb, const char *key, const cJSON *v
     sp_html_printf(sb, "<p>came from <b>%s</b>", sp__web_str(o, "origin"));
     if (sp__web_num(o, "hops") > 0) sp_html_printf(sb, " across %.0f op%s", sp__web_num(o, "hops"),
                                            sp__web_num(o, "hops") == 1 ? "" : "s");
+    const cJSON *agrees = sp__web_get(o, "agrees");
+    if (cJSON_IsString(sp__web_get(o, "shardy")))
+      sp_html_printf(sb, "; Shardy's origin <code>%s</code>%s", sp__web_str(o, "shardy"),
+                     cJSON_IsTrue(agrees)    ? " (the same annotation)"
+                     : cJSON_IsFalse(agrees) ? " (another annotation: Shardy keeps the first that "
+                                               "reached it, this path is the shortest)"
+                                             : "");
     sp_strbuf_puts(sb, "</p>");
     if (cJSON_IsObject(sp__web_get(o, "source"))) path(w, sb, key, o, value, sp__web_str(o, "axis"));
   }
+}
+
+/* Shardy's sharding origins of the value, one row per axis. */
+static void shardy_origins(sp_strbuf *sb, const cJSON *origins) {
+  sp_strbuf_puts(sb, "<table class=\"kv\"><caption>Shardy's sharding origins</caption>");
+  const cJSON *e;
+  cJSON_ArrayForEach(e, origins)
+    if (cJSON_IsString(e))
+      sp_html_printf(sb, "<tr><th><code>&quot;%s&quot;</code></th><td class=\"mono\">%s</td></tr>",
+                     e->string, e->valuestring);
+  sp_strbuf_puts(sb, "</table>");
 }
 
 void sp__web_page_value(sp_web *w, const sp_web_request *req, const char *key, long n,
@@ -129,9 +151,13 @@ void sp__web_page_value(sp_web *w, const sp_web_request *req, const char *key, l
     sp_strbuf_puts(sb, "<p>This value has no sharding: it is replicated.</p>");
   }
   sp_strbuf_puts(sb, "<h2>Provenance</h2>");
-  const cJSON *origins = sp__web_get(v, "origins");
+  const cJSON *origins = sp__web_get(v, "origins"), *shardy = sp__web_get(v, "sharding_origins");
+  bool has_shardy = cJSON_IsObject(shardy) && shardy->child;
+  if (has_shardy) shardy_origins(sb, shardy);
   if (cJSON_GetArraySize(origins) > 0) {
     provenance(w, sb, key, v);
+  } else if (has_shardy) {
+    /* the derived paths come later (or never, for a plan stored without them) */
   } else if (cJSON_IsObject(sh)) {
     sp_strbuf_puts(sb, "<p>The plan recorded no origins for this value's axes.</p>");
   } else {

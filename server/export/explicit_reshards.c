@@ -355,7 +355,7 @@ static bool row_keeps_layout(sp_arena *scratch, const sp_factor_table *t, int r,
 }
 
 /* The sharding of row `r` with `common` axes per factor. */
-static int row_sharding(sp_module *m, sp_arena *scratch, const sp_factor_table *t, int r,
+static int row_sharding(sp_arena *a, sp_arena *scratch, const sp_factor_table *t, int r,
                         const sp_ft_axes *common, const sp_sharding *old,
                         const sp_sharding *mesh_ref, sp_sharding **out, sp_err *err) {
   sp_factor_table *c = sp_factor_table_copy(scratch, t);
@@ -368,7 +368,7 @@ static int row_sharding(sp_module *m, sp_arena *scratch, const sp_factor_table *
     int rc = sp_ft_axes_assign(scratch, &cell->axes, &common[f]);
     if (rc) return sp_err_set(err, rc, "out of memory inserting explicit reshards");
   }
-  int rc = sp_factor_table_to_sharding(m->arena, c, r, old, mesh_ref, out, err);
+  int rc = sp_factor_table_to_sharding(a, c, r, old, mesh_ref, out, err);
   if (rc) return rc;
   for (int d = 0; d < (*out)->rank; d++) (*out)->dims[d].closed = true;
   return SP_OK;
@@ -421,33 +421,37 @@ static bool same_axes_mesh(const sp_mesh *a, const sp_mesh *b) {
   return true;
 }
 
-/* The sharding of row r of `op` (operands, then results). */
-static const sp_sharding *row_of(const sp_op *op, int r) {
-  return r < op->noperands ? op->operands[r].value->sharding : op->results[r - op->noperands].sharding;
-}
-
-/* The mesh the op runs on: the only one its tensors use, or, when they use meshes with the same
- * axes in other device orders, the one most of them use (the first on a tie); NULL when the
- * meshes differ in their axes. `other[r]` marks the rows sharded on another mesh (replicated
- * tensors place data alike on any mesh). */
-static const sp_sharding *op_mesh_ref(const sp_module *m, const sp_op *op, bool *other) {
-  int rows = op->noperands + op->nresults, best = 0;
+/* The mesh the op runs on: the only one its tensors (`rows`, operands then results; NULL
+ * entries have no sharding) use, or, when they use meshes with the same axes in other device
+ * orders, the one most of them use (the first on a tie); NULL when the meshes differ in their
+ * axes. `other[r]` marks the rows sharded on another mesh (replicated tensors place data alike
+ * on any mesh). */
+static const sp_sharding *op_mesh_ref(const sp_module *m, sp_sharding *const *rows, int nrows,
+                                      bool *other) {
+  int best = 0;
   const sp_sharding *ref = NULL;
-  for (int r = 0; r < rows; r++) {
-    const sp_sharding *s = row_of(op, r);
+  for (int r = 0; r < nrows; r++) {
+    const sp_sharding *s = rows[r];
     if (!s) continue;
     if (ref && !same_axes_mesh(sp_sharding_mesh(m, s), sp_sharding_mesh(m, ref))) return NULL;
     int count = 0;
-    for (int k = 0; k < rows; k++) count += row_of(op, k) && sp_sharding_same_mesh(m, row_of(op, k), s);
+    for (int k = 0; k < nrows; k++) count += rows[k] && sp_sharding_same_mesh(m, rows[k], s);
     if (count > best) {
       best = count;
       ref = s;
     }
   }
-  for (int r = 0; ref && r < rows; r++)
-    other[r] = row_of(op, r) && !sp_sharding_is_unsharded(row_of(op, r)) &&
-               !sp_sharding_same_mesh(m, row_of(op, r), ref);
+  for (int r = 0; ref && r < nrows; r++)
+    other[r] = rows[r] && !sp_sharding_is_unsharded(rows[r]) && !sp_sharding_same_mesh(m, rows[r], ref);
   return ref;
+}
+
+/* Operand i's sharding as the op's mesh is chosen from: `in[i]`, except for a manual
+ * computation's block argument without a sharding of its own (what the body sees of its
+ * in_sharding counts for the factors, not for the mesh). */
+static sp_sharding *mesh_row(const sp_op *op, int i, sp_sharding *const *in) {
+  const sp_value *v = op->operands[i].value;
+  return !v->sharding && !v->def && v->block ? NULL : in[i];
 }
 
 /* `x` minus the part of it `u` covers: up to two pieces (the major part before `u`, the minor
@@ -497,40 +501,70 @@ static int reduction_axes_left(sp_arena *a, const sp_mesh *mesh, const sp_axis_r
   return SP_OK;
 }
 
-static int reconcile(sp_module *m, sp_arena *scratch, sp_op *op, sp_err *err) {
-  if (op->kind == SP_OP_FUNC_RETURN) return reshard_returns(m, op, err);
-  if (sp_export_is_data_flow_op(op)) return sp_export_data_flow_reshards(m, op, err);
-  if (op->kind == SP_OP_SDY_MANUAL_COMPUTATION) return sp_export_manual_computation_reshards(m, op, err);
-  if (skipped_kind(op)) return SP_OK;
-  /* Unreduced axes of an operand that the op does not keep are all-reduced first (operand by
-   * operand), so that the operands' reshards below start from reduced values. */
-  for (int i = 0; i < op->noperands; i++) {
-    int rc = sp_export_all_reduce_operand(m, op, i, sp_export_local_sharding(m, op->operands[i].value));
-    if (rc) return sp_err_set(err, rc, "out of memory inserting explicit reshards");
-  }
-  bool *other = sp_arena_calloc(scratch, (size_t)(op->noperands + op->nresults) + 1, sizeof *other);
-  if (!other) return sp_err_set(err, SP_ENOMEM, "out of memory inserting explicit reshards");
-  const sp_sharding *mesh_ref = op_mesh_ref(m, op, other);
+static int plan_on(sp_arena *a, sp_arena *scratch, const sp_op *op, const sp_rule *rule,
+                   const sp_mesh *mesh, const sp_sharding *mesh_ref, const bool *other,
+                   sp_sharding *const *in, sp_sharding *const *outs, sp_export_op_plan *plan,
+                   sp_err *err);
+
+/* Steps 1-4 of the header for one op, as a plan (see sp_export_plan_op). */
+int sp_export_plan_op(sp_module *m, sp_arena *a, sp_arena *scratch, const sp_op *op,
+                      sp_sharding *const *in, sp_sharding *const *outs, sp_export_op_plan *plan,
+                      sp_err *err) {
+  memset(plan, 0, sizeof *plan);
+  if (skipped_kind(op) || sp_export_is_data_flow_op(op) ||
+      op->kind == SP_OP_SDY_MANUAL_COMPUTATION)
+    return SP_OK;
+  int nrows = op->noperands + op->nresults;
+  bool *other = sp_arena_calloc(scratch, (size_t)nrows + 1, sizeof *other);
+  sp_sharding **rows = sp_arena_calloc(scratch, (size_t)nrows + 1, sizeof *rows);
+  if (!other || !rows) return sp_err_set(err, SP_ENOMEM, "out of memory planning explicit reshards");
+  for (int i = 0; i < op->noperands; i++) rows[i] = mesh_row(op, i, in);
+  for (int j = 0; j < op->nresults; j++) rows[op->noperands + j] = outs[j];
+  const sp_sharding *mesh_ref = op_mesh_ref(m, rows, nrows, other);
   if (!mesh_ref) return SP_OK;
   const sp_mesh *mesh = sp_sharding_mesh(m, mesh_ref);
   if (!mesh || sp_mesh_is_maximal(mesh)) return SP_OK;
   sp_rule *rule = NULL;
   int rc = sp_rules_for_op(scratch, op, NULL, &rule, NULL, err);
-  if (rc || !rule || rule->noperands != op->noperands || rule->nresults != op->nresults) return rc;
+  if (rc || !rule) return rc;
+  return plan_on(a, scratch, op, rule, mesh, mesh_ref, other, in, outs, plan, err);
+}
+
+int sp_export_plan_op_rule(sp_arena *a, sp_arena *scratch, const sp_op *op, const sp_rule *rule,
+                           const sp_mesh *mesh, const sp_sharding *mesh_ref,
+                           sp_sharding *const *in, sp_sharding *const *outs,
+                           sp_export_op_plan *plan, sp_err *err) {
+  memset(plan, 0, sizeof *plan);
+  bool *other = sp_arena_calloc(scratch, (size_t)(op->noperands + op->nresults) + 1, sizeof *other);
+  if (!other) return sp_err_set(err, SP_ENOMEM, "out of memory planning explicit reshards");
+  return plan_on(a, scratch, op, rule, mesh, mesh_ref, other, in, outs, plan, err);
+}
+
+/* The plan of `op` under `rule` on `mesh` (rows on another mesh marked in `other`). */
+static int plan_on(sp_arena *a, sp_arena *scratch, const sp_op *op, const sp_rule *rule,
+                   const sp_mesh *mesh, const sp_sharding *mesh_ref, const bool *other,
+                   sp_sharding *const *in, sp_sharding *const *outs, sp_export_op_plan *plan,
+                   sp_err *err) {
+  int rc = SP_OK, nrows = op->noperands + op->nresults;
+  if (rule->noperands != op->noperands || rule->nresults != op->nresults) return SP_OK;
   /* A user's rule for a custom call says how shardings flow through it, not how to partition
    * it: such an op keeps the shardings it has. */
   if (rule->custom) return SP_OK;
-  sp_sharding **in = sp_arena_calloc(scratch, (size_t)op->noperands + 1, sizeof *in);
-  sp_sharding **outs = sp_arena_calloc(scratch, (size_t)op->nresults + 1, sizeof *outs);
-  if (!in || !outs) return sp_err_set(err, SP_ENOMEM, "out of memory inserting explicit reshards");
-  for (int i = 0; i < op->noperands; i++) in[i] = sp_export_local_sharding(m, op->operands[i].value);
-  for (int i = 0; i < op->nresults; i++) outs[i] = op->results[i].sharding;
   sp_factor_table *t = NULL;
-  if (sp_factor_table_build_regrouped(scratch, rule, mesh, in, outs, &t, NULL) != SP_OK) return SP_OK;
-  int nrows = sp_factor_table_nrows(t);
+  if (sp_factor_table_build_regrouped(scratch, rule, mesh, (sp_sharding **)in,
+                                      (sp_sharding **)outs, &t, NULL) != SP_OK)
+    return SP_OK;
   int64_t *sizes = sp_arena_calloc(scratch, (size_t)nrows + 1, sizeof *sizes);
   sp_ft_axes *common = sp_arena_calloc(scratch, (size_t)t->nfactors + 1, sizeof *common);
-  if (!sizes || !common) return sp_err_set(err, SP_ENOMEM, "out of memory inserting explicit reshards");
+  plan->operands = sp_arena_calloc(a, (size_t)op->noperands + 1, sizeof *plan->operands);
+  plan->results = sp_arena_calloc(a, (size_t)op->nresults + 1, sizeof *plan->results);
+  plan->differs = sp_arena_calloc(a, (size_t)op->nresults + 1, sizeof *plan->differs);
+  plan->nreduce = sp_arena_calloc(a, (size_t)op->nresults + 1, sizeof *plan->nreduce);
+  plan->reduce = sp_arena_calloc(a, (size_t)op->nresults + 1, sizeof *plan->reduce);
+  if (!sizes || !common || !plan->operands || !plan->results || !plan->differs ||
+      !plan->nreduce || !plan->reduce)
+    return sp_err_set(err, SP_ENOMEM, "out of memory planning explicit reshards");
+  plan->applies = true;
   for (int r = 0; r < nrows; r++) {
     const sp_type *ty = r < op->noperands ? op->operands[r].value->type : op->results[r - op->noperands].type;
     int64_t n = sp_type_num_elements(ty);
@@ -550,7 +584,7 @@ static int reconcile(sp_module *m, sp_arena *scratch, sp_op *op, sp_err *err) {
     }
     if (first && first->n && t->rule->factors[f].kind == SP_FACTOR_NEED_REPLICATION) compatible = false;
     if (compatible && first && (rc = sp_ft_axes_assign(scratch, &common[f], first)))
-      return sp_err_set(err, rc, "out of memory inserting explicit reshards");
+      return sp_err_set(err, rc, "out of memory planning explicit reshards");
   }
   /* ... and no axis serves two factors (one tensor's factor and another's alike). */
   if (compatible && factors_share_an_axis(t, common)) compatible = false;
@@ -562,66 +596,97 @@ static int reconcile(sp_module *m, sp_arena *scratch, sp_op *op, sp_err *err) {
       for (int f = 0; f < t->nfactors; f++)
         if (t->rows[pick].cells[f].present &&
             (rc = sp_ft_axes_assign(scratch, &common[f], &t->rows[pick].cells[f].axes)))
-          return sp_err_set(err, rc, "out of memory inserting explicit reshards");
+          return sp_err_set(err, rc, "out of memory planning explicit reshards");
     } else if ((rc = choose_greedy(scratch, t, sizes, common))) {
-      return sp_err_set(err, rc, "out of memory inserting explicit reshards");
+      return sp_err_set(err, rc, "out of memory planning explicit reshards");
     }
     sp_export_drop_dependent_factor_axes(t, common);
   }
   /* Operands. */
   for (int i = 0; i < op->noperands; i++) {
     if (row_matches(t, i, common) && !other[i] && row_keeps_layout(scratch, t, i, in[i])) continue;
-    sp_sharding *s;
-    if ((rc = row_sharding(m, scratch, t, i, common, in[i], mesh_ref, &s, err))) return rc;
-    sp_op *rs = sp_export_reshard_op(m, op->operands[i].value, NULL, s, op->loc);
-    if (!rs) return sp_err_set(err, SP_ENOMEM, "out of memory inserting explicit reshards");
-    sp_op_insert_before(op, rs);
-    sp_op_set_operand(op, i, &rs->results[0]);
+    if ((rc = row_sharding(a, scratch, t, i, common, in[i], mesh_ref, &plan->operands[i], err)))
+      return rc;
   }
   /* Reduction axes to all-reduce. */
   sp_axis_ref *red = NULL;
   int nred = 0, cap = 0;
   for (int f = 0; f < t->nfactors; f++)
     if (t->rule->factors[f].kind == SP_FACTOR_REDUCTION) cap += common[f].n;
-  if (cap && !(red = sp_arena_alloc(m->arena, (size_t)cap * sizeof *red)))
-    return sp_err_set(err, SP_ENOMEM, "out of memory inserting explicit reshards");
+  if (cap && !(red = sp_arena_alloc(scratch, (size_t)cap * sizeof *red)))
+    return sp_err_set(err, SP_ENOMEM, "out of memory planning explicit reshards");
   for (int f = 0; f < t->nfactors; f++)
     if (t->rule->factors[f].kind == SP_FACTOR_REDUCTION)
       for (int k = 0; k < common[f].n; k++) red[nred++] = sp_ft_axis_ref(mesh, common[f].v[k]);
-  /* Results, their all-reduces and reshards in result order. */
-  sp_op *anchor = op;
+  /* Results: the sharding each is computed in, and what is all-reduced after it. */
   for (int j = 0; j < op->nresults; j++) {
     int r = op->noperands + j;
-    sp_value *res = &op->results[j];
-    sp_sharding *orig = res->sharding;
+    sp_sharding *orig = outs[j];
     bool differs = !row_matches(t, r, common) || other[r] || !row_keeps_layout(scratch, t, r, orig);
     sp_sharding *s = orig;
     /* A result without a sharding still gets the all-reduce of sharded reduction axes. */
     bool rebuilt = differs || (!orig && nred);
-    if (rebuilt && (rc = row_sharding(m, scratch, t, r, common, orig, mesh_ref, &s, err))) return rc;
+    if (rebuilt && (rc = row_sharding(a, scratch, t, r, common, orig, mesh_ref, &s, err))) return rc;
     if (!orig && !rebuilt) continue;
-    if (orig || differs) res->sharding = s;
-    /* All-reduce the reduction axes (or the parts of them) the result does not keep
-     * unreduced. */
-    int n = 0;
-    sp_axis_ref *axes = NULL;
-    if (nred && (rc = reduction_axes_left(m->arena, mesh, red, nred, s, &axes, &n)))
-      return sp_err_set(err, rc, "out of memory inserting explicit reshards");
+    plan->results[j] = s;
+    plan->differs[j] = differs;
+    /* The reduction axes (or the parts of them) the result does not keep unreduced. */
+    if (nred && (rc = reduction_axes_left(a, mesh, red, nred, s, &plan->reduce[j], &plan->nreduce[j])))
+      return sp_err_set(err, rc, "out of memory planning explicit reshards");
+    if (plan->nreduce[j]) sp_sharding_sort_axes(plan->reduce[j], plan->nreduce[j], mesh);
+  }
+  return SP_OK;
+}
+
+static int reconcile(sp_module *m, sp_arena *scratch, sp_op *op, sp_err *err) {
+  if (op->kind == SP_OP_FUNC_RETURN) return reshard_returns(m, op, err);
+  if (sp_export_is_data_flow_op(op)) return sp_export_data_flow_reshards(m, op, err);
+  if (op->kind == SP_OP_SDY_MANUAL_COMPUTATION) return sp_export_manual_computation_reshards(m, op, err);
+  if (skipped_kind(op)) return SP_OK;
+  /* Unreduced axes of an operand that the op does not keep are all-reduced first (operand by
+   * operand), so that the operands' reshards below start from reduced values. */
+  for (int i = 0; i < op->noperands; i++) {
+    int rc = sp_export_all_reduce_operand(m, op, i, sp_export_local_sharding(m, op->operands[i].value));
+    if (rc) return sp_err_set(err, rc, "out of memory inserting explicit reshards");
+  }
+  sp_sharding **in = sp_arena_calloc(scratch, (size_t)op->noperands + 1, sizeof *in);
+  sp_sharding **outs = sp_arena_calloc(scratch, (size_t)op->nresults + 1, sizeof *outs);
+  if (!in || !outs) return sp_err_set(err, SP_ENOMEM, "out of memory inserting explicit reshards");
+  for (int i = 0; i < op->noperands; i++) in[i] = sp_export_local_sharding(m, op->operands[i].value);
+  for (int i = 0; i < op->nresults; i++) outs[i] = op->results[i].sharding;
+  sp_export_op_plan plan;
+  int rc = sp_export_plan_op(m, m->arena, scratch, op, in, outs, &plan, err);
+  if (rc || !plan.applies) return rc;
+  /* Operands. */
+  for (int i = 0; i < op->noperands; i++) {
+    if (!plan.operands[i]) continue;
+    sp_op *rs = sp_export_reshard_op(m, op->operands[i].value, NULL, plan.operands[i], op->loc);
+    if (!rs) return sp_err_set(err, SP_ENOMEM, "out of memory inserting explicit reshards");
+    sp_op_insert_before(op, rs);
+    sp_op_set_operand(op, i, &rs->results[0]);
+  }
+  /* Results, their all-reduces and reshards in result order. */
+  sp_op *anchor = op;
+  for (int j = 0; j < op->nresults; j++) {
+    sp_value *res = &op->results[j];
+    sp_sharding *orig = res->sharding, *s = plan.results[j];
+    if (!s) continue;
+    if (orig || plan.differs[j]) res->sharding = s;
+    int n = plan.nreduce[j];
     sp_value *last = res;
     sp_op *ar = NULL, *rs = NULL;
     if (n) {
-      sp_sharding_sort_axes(axes, n, mesh);
       ar = sp_op_create(m->arena, "sdy.all_reduce", 1, NULL, 1, &res->type, 0);
       if (!ar) return sp_err_set(err, SP_ENOMEM, "out of memory inserting explicit reshards");
       ar->loc = op->loc;
       ar->results[0].sharding = s;
       sp_attr at = {.name = "reduction_axes", .kind = SP_ATTR_AXES};
       at.u.axes.n = n;
-      at.u.axes.v = axes;
+      at.u.axes.v = plan.reduce[j];
       if (sp_attrs_set(m->arena, &ar->attrs, &at))
         return sp_err_set(err, SP_ENOMEM, "out of memory inserting explicit reshards");
     }
-    if (differs && orig) {
+    if (plan.differs[j] && orig) {
       rs = sp_export_reshard_op(m, NULL, res->type, orig, op->loc);
       if (!rs) return sp_err_set(err, SP_ENOMEM, "out of memory inserting explicit reshards");
     }

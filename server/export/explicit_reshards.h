@@ -50,10 +50,43 @@
 #ifndef SP_EXPORT_EXPLICIT_RESHARDS_H
 #define SP_EXPORT_EXPLICIT_RESHARDS_H
 
+#include <stdbool.h>
+
+#include "ir/arena.h"
 #include "ir/err.h"
 #include "ir/ir.h"
+#include "ir/rule.h"
 
 int sp_export_insert_explicit_reshards_full(sp_module *m, sp_err *err);
+
+/* Steps 1-4 above for one op, as data, without changing the module: what the pass does to
+ * `op` when its operands read sharded `in` (after step 0; NULL: no sharding) and its results
+ * are sharded `outs`. The cost search asks it for the ops it cannot enumerate, so that it
+ * prices the reshards the pass will insert around them. */
+typedef struct sp_export_op_plan {
+  bool applies;              /* false: the pass leaves the op alone (nothing below is set) */
+  sp_sharding **operands;    /* [noperands]: the sharding operand i is resharded to before the
+                                op; NULL: it is read as it is */
+  sp_sharding **results;     /* [nresults]: the sharding result j is computed and all-reduced
+                                in; NULL: nothing happens to it */
+  bool *differs;             /* [nresults]: results[j] is not outs[j]: the result takes it,
+                                and is resharded back to outs[j] (when set) after its
+                                all-reduce */
+  int *nreduce;              /* [nresults] */
+  sp_axis_ref **reduce;      /* [nresults]: the axes all-reduced right after the op, mesh order */
+} sp_export_op_plan;
+
+/* Shardings and axis lists of the plan come from `a`, factor tables from `scratch`.
+ * SP_ENOMEM, or an error of the op's sharding rule. */
+int sp_export_plan_op(sp_module *m, sp_arena *a, sp_arena *scratch, const sp_op *op,
+                      sp_sharding *const *in, sp_sharding *const *outs, sp_export_op_plan *plan,
+                      sp_err *err);
+/* The same with the op's rule and mesh given (every tensor on `mesh`, `mesh_ref` a sharding
+ * naming it): what the search asks per strategy, its rule built once. */
+int sp_export_plan_op_rule(sp_arena *a, sp_arena *scratch, const sp_op *op, const sp_rule *rule,
+                           const sp_mesh *mesh, const sp_sharding *mesh_ref,
+                           sp_sharding *const *in, sp_sharding *const *outs,
+                           sp_export_op_plan *plan, sp_err *err);
 
 /* enable-full-version=false: a dot's result resharded to what its operands imply in Shardy's
  * narrow case (see reshard_dot_result in the .c), a concatenate with an operand placed unlike

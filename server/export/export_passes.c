@@ -6,7 +6,7 @@
 
 #include <string.h>
 
-#include "export/call_graph.h"
+#include "propagation/call_graph.h"
 #include "export/debug_info.h"
 #include "export/explicit_reshards.h"
 #include "export/permutation_factors.h"
@@ -40,7 +40,7 @@ SP_NO_OPTION_PASS(pass_constant_merger, "sdy-constant-or-scalar-merger", sp_cons
 SP_NO_OPTION_PASS(pass_drop_sharding_and_mesh, "sdy-drop-sharding-and-mesh", sp_export_drop_sharding_and_mesh)
 SP_NO_OPTION_PASS(pass_inline_meshes, "sdy-inline-meshes", sp_export_inline_meshes)
 SP_NO_OPTION_PASS(pass_verify_unreduced, "sdy-verify-unreduced-axes", sp_export_verify_unreduced_axes)
-SP_NO_OPTION_PASS(pass_export_named, "sdy-export-named-computations", sp_export_named_computations)
+SP_NO_OPTION_PASS(pass_export_named, "sdy-export-named-computations", sp_call_graph_export_named)
 SP_NO_OPTION_PASS(pass_results_from_returns, "sdy-propagate-to-func-results", sp_func_calls_results_from_returns)
 SP_NO_OPTION_PASS(pass_func_call_reshards, "sdy-insert-func-call-reshards", sp_func_calls_insert_reshards)
 SP_NO_OPTION_PASS(pass_non_divisible, "sdy-update-non-divisible-input-output-shardings", sp_export_update_non_divisible)
@@ -55,7 +55,7 @@ static int pass_unflatten(sp_module *m, const char *options, sp_err *err) {
   static const char *const keys[] = {"dedup-functions-fully"};
   bool *outs[] = {&fully};
   int rc = sp_options_parse_bools("sdy-unflatten-call-graph", options, keys, outs, 1, err);
-  return rc ? rc : sp_export_unflatten_call_graph(m, fully, err);
+  return rc ? rc : sp_call_graph_unflatten(m, fully, err);
 }
 
 static int pass_explicit_reshards(sp_module *m, const char *options, sp_err *err) {

@@ -5,7 +5,7 @@
 
 #include <string.h>
 
-#include "export/call_graph.h"
+#include "propagation/call_graph.h"
 #include "export/debug_info.h"
 #include "export/explicit_reshards.h"
 #include "export/export_passes.h"
@@ -75,8 +75,8 @@ int sp_export_pipeline_run(sp_module *m, const sp_export_options *o, sp_err *err
   STEP(sp_sharding_groups_remove(m, err));
   STEP(sp_sharding_constraints_to_reshard(m, err));
   STEP(sp_data_flow_edges_sink(m, err));
-  STEP(sp_export_named_computations(m, err));
-  STEP(sp_export_unflatten_call_graph(m, o->dedup_functions_fully, err));
+  STEP(sp_call_graph_export_named(m, err));
+  STEP(sp_call_graph_unflatten(m, o->dedup_functions_fully, err));
   STEP(sp_symbol_dce(m, err));
   STEP(sp_export_update_non_divisible(m, err));
   STEP(sp_export_remove_sub_axes_in_main(m, err));

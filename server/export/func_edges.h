@@ -1,6 +1,6 @@
 /*
- * func_edges.h - Shardy's -sdy-sink-func-data-flow-edges (the dedup-functions-fully mode's
- * counterpart of sinking data-flow edges).
+ * func_edges.h - Shardy's -sdy-sink-func-data-flow-edges (the counterpart of
+ * -sdy-add-func-data-flow-edges, propagation/func_data_flow_edges.h).
  *
  * `sdy.func_data_flow_edge %v` ops sit on the arguments of functions and on the results of
  * calls while propagation runs; their sharding is the live one. Sinking writes it back and

@@ -198,14 +198,14 @@ static int lower_reshard(sp_module *m, sp_op *rs, bool keep_redundant) {
 }
 
 int sp_reshard_to_collectives_steps(sp_arena *a, const sp_mesh *mesh, const sp_sharding *from,
-                                    const sp_sharding *to, int rank, sp_reshard_step *steps,
-                                    int cap, int *n) {
+                                    const sp_sharding *to, int rank, const int64_t *shape,
+                                    sp_reshard_step *steps, int cap, int *n) {
   *n = 0;
   if (sp_sharding_is_unsharded(from) && sp_sharding_is_unsharded(to)) return SP_OK;
   if (sp_sharding_same_axes(from, to)) return SP_OK;
   emitter e = {.a = a, .mesh = mesh, .rank = rank, .like = to, .like_after = to, .steps = steps,
                .cap = cap, .cur_s = from};
-  int rc = sp_rl_plan(mesh, from, to, rank, NULL, false, emit, &e);
+  int rc = sp_rl_plan(mesh, from, to, rank, shape, false, emit, &e);
   if (rc) return rc;
   *n = e.nsteps;
   return SP_OK;

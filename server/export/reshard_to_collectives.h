@@ -20,6 +20,7 @@
 #define SP_EXPORT_RESHARD_TO_COLLECTIVES_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "ir/arena.h"
 #include "ir/err.h"
@@ -38,12 +39,13 @@ typedef struct sp_reshard_step {
 } sp_reshard_step;
 
 /* The collectives the pass lowers a reshard from `from` to `to` (NULL: unsharded; both on
- * `mesh`, rank `rank`, no unreduced axes changing) into, in order, without creating ops: what
- * the cost search prices. *n = 0 when the reshard is redundant. Shardings and attributes are
- * allocated from `a`. SP_EUNSUPPORTED when the pass would keep the reshard (or it needs more
- * than `cap` steps), SP_ENOMEM. */
+ * `mesh`, rank `rank`, no unreduced axes changing) of a tensor of dims `shape` (NULL, or a
+ * dim <= 0: room for any slice) into, in order, without creating ops: what the cost search
+ * prices. *n = 0 when the reshard is redundant. Shardings and attributes are allocated from
+ * `a`. SP_EUNSUPPORTED when the pass would keep the reshard (or it needs more than `cap`
+ * steps), SP_ENOMEM. */
 int sp_reshard_to_collectives_steps(sp_arena *a, const sp_mesh *mesh, const sp_sharding *from,
-                                    const sp_sharding *to, int rank, sp_reshard_step *steps,
-                                    int cap, int *n);
+                                    const sp_sharding *to, int rank, const int64_t *shape,
+                                    sp_reshard_step *steps, int cap, int *n);
 
 #endif /* SP_EXPORT_RESHARD_TO_COLLECTIVES_H */

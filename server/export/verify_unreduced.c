@@ -17,8 +17,9 @@ typedef struct checker {
   bool oom;
 } checker;
 
-/* Reports one violation: the previous one goes to the diagnostics list, this one waits to be
- * the returned error (so that a failing run reports each exactly once). */
+/* Reports one violation of `op` ("'NAME' op " and the message, sp_op_message): the previous
+ * one goes to the diagnostics list, this one waits to be the returned error (so that a failing
+ * run reports each exactly once). */
 static void report(checker *c, const sp_op *op, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 static void report(checker *c, const sp_op *op, const char *fmt, ...) {
@@ -26,7 +27,7 @@ static void report(checker *c, const sp_op *op, const char *fmt, ...) {
     c->oom = true;
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(c->pending, sizeof c->pending, fmt, ap);
+  sp_op_messagev(c->pending, sizeof c->pending, op->name, fmt, ap);
   va_end(ap);
   c->pending_loc = op->loc;
   c->have_pending = true;
@@ -89,8 +90,8 @@ static bool check_kept_kind(checker *c, const sp_op *op, const sp_sharding *in,
   if (strcmp(kind_of(in), kind_of(out)) == 0) return false;
   for (int i = 0; i < in->nunreduced; i++)
     if (has_axis(out, &in->unreduced[i])) {
-      report(c, op, "'%s' op cannot change the reduction operator of kept unreduced axes from %s to %s.",
-             op->name, kind_of(in), kind_of(out));
+      report(c, op, "cannot change the reduction operator of kept unreduced axes from %s to %s.",
+             kind_of(in), kind_of(out));
       return true;
     }
   return false;
@@ -104,22 +105,20 @@ static void check_blessed(checker *c, const sp_op *op) {
   }
   if (op->kind == SP_OP_SDY_ALL_REDUCE) {
     if (!in) {
-      report(c, op, "'%s' op operand must be sharded.", op->name);
+      report(c, op, "operand must be sharded.");
       return;
     }
     sp_attr *at = sp_op_attr(op, "reduction_axes");
     int n = at && at->kind == SP_ATTR_AXES ? at->u.axes.n : 0;
     if (strcmp(kind_of(in), "sum") != 0 && any_overlap(in, n ? at->u.axes.v : NULL, n))
-      report(c, op, "'%s' op cannot reduce '%s' unreduced axes. Expected 'sum'.", op->name,
-             kind_of(in));
+      report(c, op, "cannot reduce '%s' unreduced axes. Expected 'sum'.", kind_of(in));
     return;
   }
   if (op->kind == SP_OP_ALL_REDUCE) {
     for (int i = 0; i < op->noperands; i++) {
       const sp_sharding *s = op->operands[i].value->sharding;
       if (s && s->nunreduced && strcmp(kind_of(s), body_kind(op)) != 0) {
-        report(c, op, "'%s' op cannot reduce '%s' unreduced axes. Expected '%s'.", op->name,
-               kind_of(s), body_kind(op));
+        report(c, op, "cannot reduce '%s' unreduced axes. Expected '%s'.", kind_of(s), body_kind(op));
         return;
       }
     }
@@ -138,9 +137,8 @@ static void check_default(checker *c, const sp_op *op) {
       for (int k = 0; k < in->nunreduced; k++)
         if (!has_axis(out, &in->unreduced[k])) {
           axis_text(ax, sizeof ax, &in->unreduced[k]);
-          report(c, op, "'%s' op dropped unreduced axis '%s' without a blessed operation (e.g., "
-                 "sdy.reshard). This is an invalid transition from unreduced to reduced.",
-                 op->name, ax);
+          report(c, op, "dropped unreduced axis '%s' without a blessed operation (e.g., "
+                 "sdy.reshard). This is an invalid transition from unreduced to reduced.", ax);
           return;
         }
       if (check_kept_kind(c, op, in, out)) return;
@@ -152,8 +150,7 @@ static void check_default(checker *c, const sp_op *op) {
       for (int i = 0; i < op->noperands && !old; i++)
         old = has_axis(op->operands[i].value->sharding, &out->unreduced[k]);
       if (!old) {
-        report(c, op, "'%s' op cannot introduce '%s' unreduced axes. Expected '%s'.", op->name,
-               kind_of(out), own);
+        report(c, op, "cannot introduce '%s' unreduced axes. Expected '%s'.", kind_of(out), own);
         introduced_reported = true;
       }
     }
@@ -170,7 +167,7 @@ static void check_call(checker *c, const sp_op *op) {
     const sp_axis_ref *bad = first_mismatch(op->operands[i].value->sharding, entry->args[i]->sharding);
     if (bad) {
       axis_text(ax, sizeof ax, bad);
-      report(c, op, "'%s' op has unreduced axes mismatch for '%s' at call argument %d.", op->name, ax, i);
+      report(c, op, "has unreduced axes mismatch for '%s' at call argument %d.", ax, i);
     }
   }
   for (int i = 0; i < op->nresults && i < f->func->nresults; i++) {
@@ -178,7 +175,7 @@ static void check_call(checker *c, const sp_op *op) {
     const sp_axis_ref *bad = first_mismatch(op->results[i].sharding, want);
     if (bad) {
       axis_text(ax, sizeof ax, bad);
-      report(c, op, "'%s' op has unreduced axes mismatch for '%s' at call result %d.", op->name, ax, i);
+      report(c, op, "has unreduced axes mismatch for '%s' at call result %d.", ax, i);
     }
   }
 }
@@ -194,9 +191,9 @@ static void check_return(checker *c, const sp_op *op) {
     for (int k = 0; want && k < want->nunreduced; k++) {
       if (has_axis(have, &want->unreduced[k])) continue;
       axis_text(ax, sizeof ax, &want->unreduced[k]);
-      report(c, op, "'%s' op has unreduced axes mismatch for '%s' at return value %d without a "
+      report(c, op, "has unreduced axes mismatch for '%s' at return value %d without a "
              "blessed operation (e.g., sdy.reshard). This is an invalid transition from "
-             "unreduced to reduced.", op->name, ax, i);
+             "unreduced to reduced.", ax, i);
       break;
     }
   }

@@ -7,6 +7,7 @@
  */
 #include "ir/arena.h"
 
+#include <assert.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -64,6 +65,9 @@ void *sp_arena_alloc(sp_arena *a, size_t n) {
   if (n > SIZE_MAX - SP_ARENA_ALIGN) return NULL;
   n = (n + SP_ARENA_ALIGN - 1) & ~(size_t)(SP_ARENA_ALIGN - 1);
   block *b = a->head;
+  /* Every allocation is SP_ARENA_ALIGN-aligned (arena.h): blocks start aligned and `used`
+   * only ever grows by multiples of the alignment. */
+  assert(!b || (b->used % SP_ARENA_ALIGN == 0 && b->used <= b->size));
   if (b && b->size - b->used >= n) {
     void *p = b->data + b->used;
     b->used += n;
@@ -106,12 +110,16 @@ void *sp_arena_realloc(sp_arena *a, void *old, size_t old_n, size_t new_n) {
   return p;
 }
 
-int sp_arena_grow(sp_arena *a, void **arr, int *cap, int count, size_t elem) {
-  if (count < *cap) return SP_OK;
-  if (*cap > INT_MAX / 2) return SP_ENOMEM;
-  int ncap = *cap ? *cap * 2 : 8;
-  void *p = sp_arena_realloc(a, *arr, (size_t)*cap * elem, (size_t)ncap * elem);
+int sp__arena_grow(sp_arena *a, void **arr, int *cap, int count, size_t elem, int first) {
+  assert(*cap >= 0 && count >= *cap && first > 0 && (*cap == 0 || *arr != NULL));
+  int ncap = *cap ? *cap : first;
+  while (ncap <= count) {
+    if (ncap > INT_MAX / 2) return SP_ENOMEM;
+    ncap *= 2;
+  }
+  void *p = sp_arena_alloc(a, (size_t)ncap * elem);
   if (!p) return SP_ENOMEM;
+  if (*cap) memcpy(p, *arr, (size_t)*cap * elem);   /* the old array stays where it was */
   *arr = p;
   *cap = ncap;
   return SP_OK;

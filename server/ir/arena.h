@@ -26,9 +26,24 @@ void *sp_arena_calloc(sp_arena *a, size_t count, size_t size); /* zeroed; overfl
 /* Grows `old` (of `old_n` bytes, from this arena) to `new_n` bytes; copies. */
 void *sp_arena_realloc(sp_arena *a, void *old, size_t old_n, size_t new_n);
 /* Makes room in an arena-backed array of `*cap` elements of `elem` bytes for element index
- * `count`: when count >= *cap, doubles the capacity (8 at first), copying, and updates *arr
- * and *cap. SP_OK, or SP_ENOMEM with *arr and *cap unchanged. */
-int sp_arena_grow(sp_arena *a, void **arr, int *cap, int count, size_t elem);
+ * `count`: when count >= *cap, the capacity doubles (from `first` when it is 0) until it is
+ * past `count`, the *cap old elements are copied, and *arr and *cap are updated. The old array
+ * is left where it was, so it may also be an inline or stack buffer of *cap elements. SP_OK, or
+ * SP_ENOMEM (out of memory, or a capacity past INT_MAX) with *arr and *cap unchanged. The one
+ * growth rule of arena-backed arrays (heap arrays: sp_grow in grow.h). */
+static inline int sp_arena_grow_from(sp_arena *a, void **arr, int *cap, int count, size_t elem,
+                                     int first);
+/* sp_arena_grow_from with 8 as the first capacity. */
+static inline int sp_arena_grow(sp_arena *a, void **arr, int *cap, int count, size_t elem) {
+  return sp_arena_grow_from(a, arr, cap, count, elem, 8);
+}
+/* The growing part (count >= *cap); call sp_arena_grow_from instead. */
+int sp__arena_grow(sp_arena *a, void **arr, int *cap, int count, size_t elem, int first);
+/* The check for room is inline, so a push in a hot loop costs a compare. */
+static inline int sp_arena_grow_from(sp_arena *a, void **arr, int *cap, int count, size_t elem,
+                                     int first) {
+  return count < *cap ? 0 : sp__arena_grow(a, arr, cap, count, elem, first);
+}
 char *sp_arena_strdup(sp_arena *a, const char *s);
 char *sp_arena_strndup(sp_arena *a, const char *s, size_t n);
 char *sp_arena_printf(sp_arena *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

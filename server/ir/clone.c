@@ -2,73 +2,10 @@
  * clone.c - deep copies of ops and regions (see clone.h).
  */
 #include "ir/clone.h"
-#include "ir/ptr_map.h"
 
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* ------------------------------------------------------------------ value map */
-
-void sp_value_map_init(sp_value_map *m) { memset(m, 0, sizeof *m); }
-
-void sp_value_map_free(sp_value_map *m) {
-  free(m->keys);
-  free(m->vals);
-  memset(m, 0, sizeof *m);
-}
-
-static void insert_slot(const sp_value **keys, sp_value **vals, size_t cap, const sp_value *k,
-                        sp_value *v) {
-  size_t mask = cap - 1, h = sp_ptr_hash(k) & mask;
-  while (keys[h] && keys[h] != k) h = (h + 1) & mask;
-  keys[h] = k;
-  vals[h] = v;
-}
-
-static int grow(sp_value_map *m) {
-  size_t cap = m->cap ? m->cap * 2 : 64;
-  const sp_value **keys = calloc(cap, sizeof *keys);
-  sp_value **vals = calloc(cap, sizeof *vals);
-  if (!keys || !vals) {
-    free(keys);
-    free(vals);
-    return SP_ENOMEM;
-  }
-  for (size_t i = 0; i < m->cap; i++)
-    if (m->keys[i]) insert_slot(keys, vals, cap, m->keys[i], m->vals[i]);
-  free(m->keys);
-  free(m->vals);
-  m->keys = keys;
-  m->vals = vals;
-  m->cap = cap;
-  return SP_OK;
-}
-
-int sp_value_map_put(sp_value_map *m, const sp_value *from, sp_value *to) {
-  if (2 * (m->n + 1) > m->cap && grow(m)) return SP_ENOMEM;
-  size_t mask = m->cap - 1, h = sp_ptr_hash(from) & mask;
-  while (m->keys[h] && m->keys[h] != from) h = (h + 1) & mask;
-  if (!m->keys[h]) m->n++;
-  m->keys[h] = from;
-  m->vals[h] = to;
-  return SP_OK;
-}
-
-sp_value *sp_value_map_get(const sp_value_map *m, const sp_value *from) {
-  if (!m || !m->cap) return NULL;
-  size_t mask = m->cap - 1, h = sp_ptr_hash(from) & mask;
-  while (m->keys[h]) {
-    if (m->keys[h] == from) return m->vals[h];
-    h = (h + 1) & mask;
-  }
-  return NULL;
-}
-
-sp_value *sp_value_map_lookup_or_self(const sp_value_map *m, sp_value *from) {
-  sp_value *v = from ? sp_value_map_get(m, from) : NULL;
-  return v ? v : from;
-}
 
 /* ------------------------------------------------------------------ cloning */
 

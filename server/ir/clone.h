@@ -19,25 +19,32 @@
 #define SP_CLONE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "ir/arena.h"
 #include "ir/ir.h"
+#include "ir/ptr_map.h"
 
-/* A pointer-keyed open-addressing table: original value -> its copy. */
+/* Original value -> its copy: the engine's pointer map (ptr_map.h) with the types spelled out. */
 typedef struct sp_value_map {
-  size_t cap, n;          /* cap is 0 or a power of two */
-  const sp_value **keys;
-  sp_value **vals;
+  sp_ptr_map map;
 } sp_value_map;
 
-void sp_value_map_init(sp_value_map *m);
-void sp_value_map_free(sp_value_map *m);
+static inline void sp_value_map_init(sp_value_map *m) { sp_ptr_map_init(&m->map); }
+static inline void sp_value_map_free(sp_value_map *m) { sp_ptr_map_free(&m->map); }
 /* Adds or replaces. SP_ENOMEM on allocation failure. */
-int sp_value_map_put(sp_value_map *m, const sp_value *from, sp_value *to);
+static inline int sp_value_map_put(sp_value_map *m, const sp_value *from, sp_value *to) {
+  return sp_ptr_map_put(&m->map, from, (intptr_t)to);
+}
 /* The copy of `from`, or NULL. */
-sp_value *sp_value_map_get(const sp_value_map *m, const sp_value *from);
+static inline sp_value *sp_value_map_get(const sp_value_map *m, const sp_value *from) {
+  return m ? (sp_value *)sp_ptr_map_get(&m->map, from, 0) : NULL;
+}
 /* The copy of `from` if there is one, else `from` itself. */
-sp_value *sp_value_map_lookup_or_self(const sp_value_map *m, sp_value *from);
+static inline sp_value *sp_value_map_lookup_or_self(const sp_value_map *m, sp_value *from) {
+  sp_value *v = from ? sp_value_map_get(m, from) : NULL;
+  return v ? v : from;
+}
 
 /* A deep copy of `op` (detached). Its results and nested block arguments are added to `map`.
  * NULL on out-of-memory. */

@@ -83,32 +83,39 @@ const char *sp_diag_severity_name(sp_diag_severity sev) {
   return (unsigned)sev < 4 ? severity_names[sev] : "diagnostic";
 }
 
-static int error_atv(sp_err *err, int code, const sp_module *m, sp_loc loc, const char *what,
-                     const char *fmt, va_list ap) {
-  char msg[SP_ERR_MSG_MAX];
-  vsnprintf(msg, sizeof msg, fmt, ap);
-  const char *file = m && m->filename ? m->filename : "<input>";
-  if (loc.line > 0)
-    return sp_err_set(err, code, "%s:%d:%d: %s%s", file, loc.line, loc.col, what, msg);
-  return sp_err_set(err, code, "%s: %s%s", file, what, msg);
-}
-
 int sp_error_at(sp_err *err, int code, const sp_module *m, sp_loc loc, const char *fmt, ...) {
+  char msg[SP_ERR_MSG_MAX];
   va_list ap;
   va_start(ap, fmt);
-  int rc = error_atv(err, code, m, loc, "", fmt, ap);
+  vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
-  return rc;
+  const char *file = m && m->filename ? m->filename : "<input>";
+  if (loc.line > 0) return sp_err_set(err, code, "%s:%d:%d: %s", file, loc.line, loc.col, msg);
+  return sp_err_set(err, code, "%s: %s", file, msg);
+}
+
+const char *sp_op_messagev(char *buf, size_t cap, const char *op_name, const char *fmt,
+                           va_list ap) {
+  int n = snprintf(buf, cap, "'%s' op ", op_name);
+  if (n >= 0 && (size_t)n < cap) vsnprintf(buf + n, cap - (size_t)n, fmt, ap);
+  return buf;
+}
+
+const char *sp_op_message(char *buf, size_t cap, const char *op_name, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  sp_op_messagev(buf, cap, op_name, fmt, ap);
+  va_end(ap);
+  return buf;
 }
 
 int sp_op_error(sp_err *err, int code, const sp_module *m, const sp_op *op, const char *fmt, ...) {
-  char what[SP_ERR_MSG_MAX];
-  snprintf(what, sizeof what, "'%s' op ", op->name);
+  char msg[SP_ERR_MSG_MAX];
   va_list ap;
   va_start(ap, fmt);
-  int rc = error_atv(err, code, m, op->loc, what, fmt, ap);
+  sp_op_messagev(msg, sizeof msg, op->name, fmt, ap);
   va_end(ap);
-  return rc;
+  return sp_error_at(err, code, m, op->loc, "%s", msg);
 }
 
 void sp_diag_format(sp_strbuf *sb, const char *file, const sp_diag *d) {

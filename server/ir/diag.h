@@ -23,6 +23,7 @@
 #ifndef SP_DIAG_H
 #define SP_DIAG_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -70,9 +71,17 @@ const char *sp_diag_severity_name(sp_diag_severity sev);   /* "error", "warning"
 int sp_error_at(sp_err *err, int code, const sp_module *m, sp_loc loc, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
 /* The one formatter for op errors: sp_error_at at the op's place with MLIR's
- * "'NAME' op message". Returns code. */
+ * "'NAME' op message" (sp_op_message). Returns code. */
 int sp_op_error(sp_err *err, int code, const sp_module *m, const sp_op *op, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
+/* The one place that spells MLIR's op prefix: writes "'NAME' op " and the formatted message
+ * to `buf` (`cap` bytes, truncated, always NUL-terminated) and returns buf. sp_op_error uses
+ * it; so do the messages that are placed differently (the verifier's, at a value; the
+ * unreduced-axes check's, queued as diagnostics; the MLIR reader's, at a token). */
+const char *sp_op_message(char *buf, size_t cap, const char *op_name, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+const char *sp_op_messagev(char *buf, size_t cap, const char *op_name, const char *fmt,
+                           va_list ap) __attribute__((format(printf, 4, 0)));
 
 /* Appends `FILE:LINE:COL: warning: message\n` (or `FILE: warning: message\n` without a line). */
 void sp_diag_format(sp_strbuf *sb, const char *file, const sp_diag *d);

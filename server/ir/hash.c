@@ -197,14 +197,12 @@ int sp_hasher_init(sp_hasher *h) {
 void sp_hasher_dispose(sp_hasher *h) {
   EVP_MD_CTX_free((EVP_MD_CTX *)h->md);
   h->md = NULL;
-  free(h->values);
+  sp_ptr_map_free(&h->values);
   free(h->sorted);
   free(h->funcs);
-  h->values = NULL;
   h->sorted = NULL;
   h->funcs = NULL;
   h->nfuncs = h->capfuncs = 0;
-  h->vcap = h->vcount = 0;
   h->capsorted = 0;
 }
 
@@ -233,38 +231,15 @@ char *sp_hash_hex(const uint8_t digest[SP_HASH_BYTES], char out[SP_HASH_HEX_BYTE
 
 /* ------------------------------------------------------------------ value numbers */
 
-static bool grow_values(sp_hasher *h) {
-  size_t cap = h->vcap ? h->vcap * 2 : 1024;
-  struct sp_hasher_slot *slots = calloc(cap, sizeof *slots);
-  if (!slots) {
-    fail(h, SP_ENOMEM);
-    return false;
-  }
-  for (size_t i = 0; i < h->vcap; i++) {
-    if (!h->values[i].key) continue;
-    size_t j = sp_ptr_hash(h->values[i].key) & (cap - 1);
-    while (slots[j].key) j = (j + 1) & (cap - 1);
-    slots[j] = h->values[i];
-  }
-  free(h->values);
-  h->values = slots;
-  h->vcap = cap;
-  return true;
-}
-
-/* The number of `v`, given on first sight. -1 after an allocation failure. Key and number sit
- * side by side: on big modules each lookup is one cache miss, not two. */
+/* The number of `v`, given on first sight (the count of values seen before it). -1 after an
+ * allocation failure. */
 static int64_t value_number(sp_hasher *h, const sp_value *v) {
-  if (2 * (h->vcount + 1) > h->vcap && !grow_values(h)) return -1;
-  size_t mask = h->vcap - 1;
-  size_t i = sp_ptr_hash(v) & mask;
-  while (h->values[i].key) {
-    if (h->values[i].key == v) return h->values[i].num;
-    i = (i + 1) & mask;
+  sp_ptr_map_slot *s = sp_ptr_map_slot_of(&h->values, v, (intptr_t)h->values.n, NULL);
+  if (!s) {
+    fail(h, SP_ENOMEM);
+    return -1;
   }
-  h->values[i].key = v;
-  h->values[i].num = (int64_t)h->vcount;
-  return (int64_t)h->vcount++;
+  return (int64_t)s->val;
 }
 
 static void put_value(sp_hasher *h, const sp_value *v) {
@@ -560,15 +535,9 @@ static void collect_funcs(sp_hasher *h, const sp_module *m) {
   for (const sp_op *op = sp_module_body(m)->first; op && h->status == SP_OK; op = op->next) {
     const char *name = op->kind == SP_OP_FUNC ? sp_op_get_str(op, "sym_name") : NULL;
     if (!name) continue;
-    if (h->nfuncs == h->capfuncs) {
-      int cap = h->capfuncs ? 2 * h->capfuncs : 16;
-      const char **v = realloc(h->funcs, (size_t)cap * sizeof *v);
-      if (!v) {
-        fail(h, SP_ENOMEM);
-        return;
-      }
-      h->funcs = v;
-      h->capfuncs = cap;
+    if (sp_grow((void **)&h->funcs, &h->capfuncs, h->nfuncs, sizeof *h->funcs)) {
+      fail(h, SP_ENOMEM);
+      return;
     }
     h->funcs[h->nfuncs++] = name;
   }
@@ -578,8 +547,7 @@ static void collect_funcs(sp_hasher *h, const sp_module *m) {
 void sp_hasher_update_module(sp_hasher *h, const sp_module *m) {
   if (h->status != SP_OK) return;
   /* Numbers restart with each module, so a module hashes alike wherever it is mixed in. */
-  if (h->values) memset(h->values, 0, h->vcap * sizeof *h->values);
-  h->vcount = 0;
+  sp_ptr_map_clear(&h->values);
   h->nfuncs = 0;
   put_tag(h, T_MODULE);
   if (!m || !m->op) {

@@ -38,6 +38,7 @@
 
 #include "ir/err.h"
 #include "ir/ir.h"
+#include "ir/ptr_map.h"
 
 #define SP_HASH_BYTES 32
 #define SP_HASH_HEX_BYTES (2 * SP_HASH_BYTES + 1)
@@ -47,9 +48,8 @@ typedef struct sp_hasher {
   int status;               /* first failure, SP_OK while healthy */
   size_t len;               /* bytes waiting in `buf` */
   unsigned char buf[4096];  /* batches the many small updates */
-  /* value -> number, open addressing (only while a module is being hashed) */
-  struct sp_hasher_slot { const void *key; int64_t num; } *values;
-  size_t vcap, vcount;
+  /* value -> number in order of first sight (only while a module is being hashed) */
+  sp_ptr_map values;
   /* scratch for sorting one attribute dictionary */
   const void **sorted;
   int capsorted;

@@ -162,18 +162,14 @@ sp_attr *sp_attrs_get(const sp_attrs *d, const char *name) {
 }
 
 int sp_attrs_set(sp_arena *a, sp_attrs *d, const sp_attr *attr) {
+  assert(attr->name && d->n <= d->cap);
   sp_attr *old = sp_attrs_get(d, attr->name);
   if (old) {
     *old = *attr;
     return SP_OK;
   }
-  if (d->n == d->cap) {
-    int cap = d->cap ? d->cap * 2 : 4;
-    sp_attr *v = sp_arena_realloc(a, d->v, (size_t)d->cap * sizeof *v, (size_t)cap * sizeof *v);
-    if (!v) return SP_ENOMEM;
-    d->v = v;
-    d->cap = cap;
-  }
+  /* Most ops carry a few attributes: 4 first. */
+  if (sp_arena_grow_from(a, (void **)&d->v, &d->cap, d->n, sizeof *d->v, 4)) return SP_ENOMEM;
   d->v[d->n++] = *attr;
   return SP_OK;
 }
@@ -189,7 +185,10 @@ bool sp_attrs_remove(sp_attrs *d, const char *name) {
 
 /* ------------------------------------------------------------------ values and uses */
 
+/* Use lists (ir.h): each use of a value is on that value's list, newest first, and `pprev`
+ * points at the pointer that points at it. */
 static void use_link(sp_use *u, sp_value *v) {
+  assert(!u->value && u->owner);
   u->value = v;
   if (!v) return;
   u->next = v->uses;
@@ -200,6 +199,7 @@ static void use_link(sp_use *u, sp_value *v) {
 
 static void use_unlink(sp_use *u) {
   if (!u->value) return;
+  assert(u->pprev && *u->pprev == u && (!u->next || u->next->value == u->value));
   *u->pprev = u->next;
   if (u->next) u->next->pprev = u->pprev;
   u->value = NULL;
@@ -225,6 +225,7 @@ void sp_value_replace_all_uses(sp_value *from, sp_value *to) {
   if (from == to) return;
   while (from->uses) {
     sp_use *u = from->uses;
+    assert(u->value == from && u->pprev == &from->uses);
     use_unlink(u);
     use_link(u, to);
   }
@@ -234,6 +235,7 @@ void sp_value_replace_all_uses(sp_value *from, sp_value *to) {
 
 sp_op *sp_op_create(sp_arena *a, const char *name, int noperands, sp_value *const *operands,
                     int nresults, sp_type *const *result_types, int nregions) {
+  assert(name && noperands >= 0 && nresults >= 0 && nregions >= 0);
   sp_op *op = sp_arena_calloc(a, 1, sizeof *op);
   if (!op) return NULL;
   op->name = name;
@@ -274,7 +276,7 @@ void sp_op_set_operand(sp_op *op, int i, sp_value *v) {
 }
 
 void sp_block_append(sp_block *b, sp_op *op) {
-  assert(!op->block);
+  assert(!op->block && (!b->last || (!b->last->next && b->last->block == b)));
   op->block = b;
   op->prev = b->last;
   op->next = NULL;
@@ -310,6 +312,9 @@ void sp_op_insert_after_value(sp_value *v, sp_op *op) {
 void sp_op_unlink(sp_op *op) {
   sp_block *b = op->block;
   if (!b) return;
+  /* Siblings are doubly linked, and the block knows its first and last op. */
+  assert(op->prev ? op->prev->next == op : b->first == op);
+  assert(op->next ? op->next->prev == op : b->last == op);
   if (op->prev) op->prev->next = op->next; else b->first = op->next;
   if (op->next) op->next->prev = op->prev; else b->last = op->prev;
   op->prev = op->next = NULL;
@@ -330,33 +335,36 @@ void sp_op_erase(sp_op *op) {
   sp_op_walk(op, drop_uses, NULL);
 }
 
+void sp_op_replace(sp_op *old, sp_op *op) {
+  assert(old->block && !op->block && old->nresults == op->nresults);
+  for (int i = 0; i < old->nresults; i++) {
+    op->results[i].sharding = old->results[i].sharding;
+    op->results[i].loc = old->results[i].loc;
+    op->results[i].name_hint = old->results[i].name_hint;
+  }
+  sp_op_insert_before(old, op);
+  for (int i = 0; i < old->nresults; i++)
+    sp_value_replace_all_uses(&old->results[i], &op->results[i]);
+  sp_op_erase(old);
+}
+
 sp_block *sp_region_add_block(sp_arena *a, sp_region *r) {
   sp_block *b = sp_arena_calloc(a, 1, sizeof *b);
   if (!b) return NULL;
-  if (r->nblocks == r->capblocks) {
-    int cap = r->capblocks ? r->capblocks * 2 : 1;
-    sp_block **v = sp_arena_realloc(a, r->blocks, (size_t)r->capblocks * sizeof *v,
-                                    (size_t)cap * sizeof *v);
-    if (!v) return NULL;
-    r->blocks = v;
-    r->capblocks = cap;
-  }
+  /* Regions have one block, nearly always. */
+  if (sp_arena_grow_from(a, (void **)&r->blocks, &r->capblocks, r->nblocks, sizeof *r->blocks, 1))
+    return NULL;
   b->parent = r;
   r->blocks[r->nblocks++] = b;
   return b;
 }
 
 sp_value *sp_block_add_arg(sp_arena *a, sp_block *b, sp_type *type) {
+  assert(b->parent && b->nargs <= b->capargs);
   sp_value *v = sp_arena_calloc(a, 1, sizeof *v);
   if (!v) return NULL;
-  if (b->nargs == b->capargs) {
-    int cap = b->capargs ? b->capargs * 2 : 4;
-    sp_value **args = sp_arena_realloc(a, b->args, (size_t)b->capargs * sizeof *args,
-                                       (size_t)cap * sizeof *args);
-    if (!args) return NULL;
-    b->args = args;
-    b->capargs = cap;
-  }
+  if (sp_arena_grow_from(a, (void **)&b->args, &b->capargs, b->nargs, sizeof *b->args, 4))
+    return NULL;
   v->type = type;
   v->block = b;
   v->index = b->nargs;

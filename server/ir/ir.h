@@ -249,6 +249,9 @@ void sp_op_unlink(sp_op *op);
 /* Detaches and drops every operand use of the op and of the ops nested in it. The results
  * must have no uses left. */
 void sp_op_erase(sp_op *op);
+/* Puts the detached `op` where `old` is and erases `old`: result i of `op` takes the sharding,
+ * location and name hint of result i of `old`, and all its uses. Both have as many results. */
+void sp_op_replace(sp_op *old, sp_op *op);
 
 sp_block *sp_region_add_block(sp_arena *a, sp_region *r);
 sp_value *sp_block_add_arg(sp_arena *a, sp_block *b, sp_type *type);

@@ -16,6 +16,11 @@ void sp_ptr_map_free(sp_ptr_map *m) {
   memset(m, 0, sizeof *m);
 }
 
+void sp_ptr_map_clear(sp_ptr_map *m) {
+  if (m->slots) memset(m->slots, 0, m->cap * sizeof *m->slots);
+  m->n = 0;
+}
+
 static void place(sp_ptr_map_slot *slots, size_t cap, const void *key, intptr_t val) {
   size_t mask = cap - 1, h = sp_ptr_hash(key) & mask;
   while (slots[h].key) h = (h + 1) & mask;
@@ -24,6 +29,7 @@ static void place(sp_ptr_map_slot *slots, size_t cap, const void *key, intptr_t 
 }
 
 int sp_ptr_map_reserve(sp_ptr_map *m, size_t n) {
+  assert((m->cap & (m->cap - 1)) == 0 && (m->cap == 0 || 2 * m->n < m->cap));
   size_t cap = m->cap ? m->cap : 16;
   while (cap < 2 * n + 2) cap *= 2;
   if (cap == m->cap) return SP_OK;
@@ -37,22 +43,8 @@ int sp_ptr_map_reserve(sp_ptr_map *m, size_t n) {
   return SP_OK;
 }
 
-sp_ptr_map_slot *sp_ptr_map_slot_of(sp_ptr_map *m, const void *key, intptr_t dflt, bool *inserted) {
-  assert(key != NULL);
-  if (2 * (m->n + 1) + 1 > m->cap && sp_ptr_map_reserve(m, m->n + 1)) return NULL;
-  size_t mask = m->cap - 1, h = sp_ptr_hash(key) & mask;
-  while (m->slots[h].key && m->slots[h].key != key) h = (h + 1) & mask;
-  bool fresh = !m->slots[h].key;
-  if (fresh) {
-    m->slots[h].key = key;
-    m->slots[h].val = dflt;
-    m->n++;
-  }
-  if (inserted) *inserted = fresh;
-  return &m->slots[h];
-}
-
 int sp_ptr_map_put(sp_ptr_map *m, const void *key, intptr_t val) {
+  assert(key != NULL);
   sp_ptr_map_slot *s = sp_ptr_map_slot_of(m, key, val, NULL);
   if (!s) return SP_ENOMEM;
   s->val = val;

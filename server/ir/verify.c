@@ -30,24 +30,29 @@
 
 /* ------------------------------------------------------------------ messages */
 
+/* "FILE:LINE:COL: " then the op as `w` names it (MLIR's "'NAME' op " through sp_op_message, or
+ * a lead of its own), the symbol, the value's role, and the message. */
 static int failv(verifier *v, int code, sp_loc loc, const where *w, const char *fmt,
                  va_list ap) {
-  char msg[SP_ERR_MSG_MAX], pos[64] = "", ctx[SP_ERR_MSG_MAX] = "";
-  vsnprintf(msg, sizeof msg, fmt, ap);
-  if (loc.line > 0) snprintf(pos, sizeof pos, ":%d:%d", loc.line, loc.col);
-  if (w) {
-    size_t n = 0;
-    if (w->lead) n += (size_t)snprintf(ctx + n, sizeof ctx - n, "%s", w->lead);
-    else if (w->op) n += (size_t)snprintf(ctx + n, sizeof ctx - n, "'%s' op ", w->op);
-    if (n < sizeof ctx && w->sym) n += (size_t)snprintf(ctx + n, sizeof ctx - n, "@%s: ", w->sym);
-    if (n < sizeof ctx && w->role) {
-      if (w->index >= 0 && !w->bare)
-        n += (size_t)snprintf(ctx + n, sizeof ctx - n, "%s %d - ", w->role, w->index);
-      else
-        n += (size_t)snprintf(ctx + n, sizeof ctx - n, "%s - ", w->role);
-    }
+  char body[SP_ERR_MSG_MAX], pos[64] = "", whole[SP_ERR_MSG_MAX];
+  size_t n = 0;
+  if (w && w->sym) n += (size_t)snprintf(body + n, sizeof body - n, "@%s: ", w->sym);
+  if (w && n < sizeof body && w->role) {
+    if (w->index >= 0 && !w->bare)
+      n += (size_t)snprintf(body + n, sizeof body - n, "%s %d - ", w->role, w->index);
+    else
+      n += (size_t)snprintf(body + n, sizeof body - n, "%s - ", w->role);
   }
-  return sp_err_set(v->err, code, "%s%s: %s%s", v->file, pos, ctx, msg);
+  if (n < sizeof body) vsnprintf(body + n, sizeof body - n, fmt, ap);
+  const char *text = body;
+  if (w && w->lead) {
+    snprintf(whole, sizeof whole, "%s%s", w->lead, body);
+    text = whole;
+  } else if (w && w->op) {
+    text = sp_op_message(whole, sizeof whole, w->op, "%s", body);
+  }
+  if (loc.line > 0) snprintf(pos, sizeof pos, ":%d:%d", loc.line, loc.col);
+  return sp_err_set(v->err, code, "%s%s: %s", v->file, pos, text);
 }
 
 int sp__verify_fail(verifier *v, sp_loc loc, const where *w, const char *fmt, ...) {

@@ -1,7 +1,7 @@
 /*
  * attr_reader.c - attribute entries: `{name = value, ...}` dictionaries and one value per entry,
  * dispatched to the structured StableHLO decoders (attr_stablehlo.c), the sdy attributes
- * (attr_sdy.c) or normalised text (attr_text.c, see reader.h); plus the small setters and the
+ * (attr_sdy.c) or normalised text (attr_text.c, see reader_int.h); plus the small setters and the
  * integer-list reader the other attribute files and the op formats share.
  *
  * Structured attributes are tried first when the schema lists the (op, name) pair; if the text
@@ -16,8 +16,8 @@
 
 #include "ir/sp_limits.h"
 #include "mlir/attr_reader_int.h"
-#include "mlir/attr_schema.h"
-#include "mlir/reader.h"
+#include "mlir/attr_schema_int.h"
+#include "mlir/reader_int.h"
 
 /* ------------------------------------------------------------------ small helpers */
 
@@ -52,15 +52,9 @@ int sp__mlir_parse_int_list(sp__mlir_parser *p, sp_ints *out, const char *contex
     for (;;) {
       int64_t x;
       if ((rc = sp__mlir_parse_int(p, &x, context))) return rc;
-      if (n == cap) {
-        if (n >= SP_MAX_OPERANDS)
-          return sp__mlir_error_code(p, SP_ELIMIT, NULL, "integer list too long in %s", context);
-        int64_t *nv = sp_arena_alloc(p->tmp, (size_t)cap * 2 * sizeof *nv);
-        if (!nv) return sp__mlir_oom(p);
-        memcpy(nv, v, (size_t)n * sizeof *nv);
-        v = nv;
-        cap *= 2;
-      }
+      if (n >= SP_MAX_OPERANDS)
+        return sp__mlir_error_code(p, SP_ELIMIT, NULL, "integer list too long in %s", context);
+      if (sp_arena_grow(p->tmp, (void **)&v, &cap, n, sizeof *v)) return sp__mlir_oom(p);
       v[n++] = x;
       if (!sp__mlir_accept(p, SP_TOK_COMMA)) break;
     }

@@ -1,17 +1,17 @@
 /*
  * attr_reader_int.h - helpers shared by the files of the attribute reader (internal to
  * server/mlir): attr_reader.c (entries, dictionaries), attr_text.c (normalised text),
- * attr_stablehlo.c (structured StableHLO), attr_sdy.c (sdy attributes; uses only reader.h).
+ * attr_stablehlo.c (structured StableHLO), attr_sdy.c (sdy attributes; uses only reader_int.h).
  *
- * Same error style and memory rules as reader.h: SP_OK or a negative sp_status, the first error
+ * Same error style and memory rules as reader_int.h: SP_OK or a negative sp_status, the first error
  * recorded in p->err, results in the module's arena.
  */
 #ifndef SP_MLIR_ATTR_READER_INT_H
 #define SP_MLIR_ATTR_READER_INT_H
 
 #include "ir/ir.h"
-#include "mlir/attr_schema.h"
-#include "mlir/reader.h"
+#include "mlir/attr_schema_int.h"
+#include "mlir/reader_int.h"
 
 /* The element type of a typed value: "f32" for tensor<2xf32> or f32 (NULL otherwise). */
 const char *sp__mlir_elem_of(const sp_type *t);

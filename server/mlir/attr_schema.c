@@ -1,10 +1,10 @@
 /*
- * attr_schema.c - the table of structured and inherent attributes (see attr_schema.h).
+ * attr_schema.c - the table of structured and inherent attributes (see attr_schema_int.h).
  *
  * Names and kinds follow ir/op_attrs.h; inherent attributes follow StableHLO's op definitions
  * (what MLIR prints inside `<{...}>` for ops without a custom syntax).
  */
-#include "mlir/attr_schema.h"
+#include "mlir/attr_schema_int.h"
 
 #include <string.h>
 

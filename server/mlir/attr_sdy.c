@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "ir/sp_limits.h"
-#include "mlir/reader.h"
+#include "mlir/reader_int.h"
 
 /* ------------------------------------------------------------------ sdy: meshes */
 
@@ -268,15 +268,9 @@ int sp__mlir_parse_shardings_stripped(sp__mlir_parser *p, int *n, sp_sharding **
   int k = 0, cap = 0;
   if (p->lx.tok.kind != SP_TOK_RSQUARE) {
     for (;;) {
-      if (k == cap) {
-        if (k >= SP_MAX_OPERANDS)
-          return sp__mlir_error_code(p, SP_ELIMIT, NULL, "too many shardings in list");
-        int ncap = cap ? cap * 2 : 4;
-        sp_sharding **nv = sp_arena_realloc(p->a, v, (size_t)cap * sizeof *v, (size_t)ncap * sizeof *v);
-        if (!nv) return sp__mlir_oom(p);
-        v = nv;
-        cap = ncap;
-      }
+      if (k >= SP_MAX_OPERANDS)
+        return sp__mlir_error_code(p, SP_ELIMIT, NULL, "too many shardings in list");
+      if (sp_arena_grow_from(p->a, (void **)&v, &cap, k, sizeof *v, 4)) return sp__mlir_oom(p);
       if ((rc = sp__mlir_parse_sharding_stripped(p, &v[k++]))) return rc;
       if (!sp__mlir_accept(p, SP_TOK_COMMA)) break;
     }
@@ -360,14 +354,9 @@ static int parse_rule_tensor_list(sp__mlir_parser *p, int *ntensors, sp_rule_ten
   int k = 0, cap = 0;
   {
     for (;;) {
-      if (k == cap) {
-        if (k >= SP_MAX_OPERANDS) return sp__mlir_error_code(p, SP_ELIMIT, NULL, "too many tensors in sharding rule");
-        int ncap = cap ? cap * 2 : 4;
-        sp_rule_tensor *nv = sp_arena_realloc(p->a, v, (size_t)cap * sizeof *v, (size_t)ncap * sizeof *v);
-        if (!nv) return sp__mlir_oom(p);
-        v = nv;
-        cap = ncap;
-      }
+      if (k >= SP_MAX_OPERANDS)
+        return sp__mlir_error_code(p, SP_ELIMIT, NULL, "too many tensors in sharding rule");
+      if (sp_arena_grow_from(p->a, (void **)&v, &cap, k, sizeof *v, 4)) return sp__mlir_oom(p);
       sp_rule_tensor *t = &v[k++];
       memset(t, 0, sizeof *t);
       if ((rc = sp__mlir_expect(p, SP_TOK_LSQUARE, "sharding rule"))) return rc;

@@ -1,5 +1,5 @@
 /*
- * attr_stablehlo.c - the structured StableHLO attributes listed in attr_schema.h: integers,
+ * attr_stablehlo.c - the structured StableHLO attributes listed in attr_schema_int.h: integers,
  * integer arrays and pairs, booleans, strings, symbols, enums (`#stablehlo<comparison_direction
  * LT>`), gather / scatter / dot dimension numbers and convolution dims, decoded into sp_attr
  * values instead of text.
@@ -16,9 +16,9 @@
 
 #include "ir/sp_limits.h"
 #include "mlir/attr_reader_int.h"
-#include "mlir/attr_schema.h"
-#include "mlir/reader.h"
-#include "mlir/spelling.h"
+#include "mlir/attr_schema_int.h"
+#include "mlir/reader_int.h"
+#include "mlir/spelling_int.h"
 
 /* ------------------------------------------------------------------ structured StableHLO */
 
@@ -77,14 +77,8 @@ static int decode_ints(sp__mlir_parser *p, sp_ints *out) {
     } else if (k == SP_TOK_COMMA) {
       sp__mlir_next(p);
     } else if (k == SP_TOK_INT || k == SP_TOK_MINUS) {
-      if (n == cap) {
-        int ncap = cap ? cap * 2 : 16;
-        if (ncap > SP_MAX_OPERANDS) return sp__mlir_error_code(p, SP_ELIMIT, NULL, "array too long");
-        int64_t *nv = sp_arena_realloc(p->a, v, (size_t)cap * sizeof *v, (size_t)ncap * sizeof *v);
-        if (!nv) return sp__mlir_oom(p);
-        v = nv;
-        cap = ncap;
-      }
+      if (n >= SP_MAX_OPERANDS) return sp__mlir_error_code(p, SP_ELIMIT, NULL, "array too long");
+      if (sp_arena_grow_from(p->a, (void **)&v, &cap, n, sizeof *v, 16)) return sp__mlir_oom(p);
       if ((rc = sp__mlir_parse_int(p, &v[n++], "integer array"))) return rc;
     } else {
       return sp__mlir_error(p, NULL, "expected integer array");

@@ -1,6 +1,6 @@
 /*
  * attr_text.c - every attribute value without a structured form, normalised to the text MLIR
- * prints for it (sp__mlir_parse_attr_text, see reader.h).
+ * prints for it (sp__mlir_parse_attr_text, see reader_int.h).
  *
  * Normalising means re-spelling, not re-interpreting: dictionaries are sorted by key, integers
  * and floats get MLIR's spelling and default types (`1` in a dictionary is `1 : i64`, inside an
@@ -18,8 +18,8 @@
 
 #include "ir/sp_limits.h"
 #include "mlir/attr_reader_int.h"
-#include "mlir/reader.h"
-#include "mlir/spelling.h"
+#include "mlir/reader_int.h"
+#include "mlir/spelling_int.h"
 
 /* ------------------------------------------------------------------ generic text */
 
@@ -151,13 +151,8 @@ typedef struct dense_item {
 typedef struct dense_items { dense_item *v; int n, cap; } dense_items;
 
 static int dense_push(sp__mlir_parser *p, dense_items *d, const dense_item *it) {
-  if (d->n == d->cap) {
-    int ncap = d->cap ? d->cap * 2 : 32;
-    dense_item *nv = sp_arena_realloc(p->tmp, d->v, (size_t)d->cap * sizeof *nv, (size_t)ncap * sizeof *nv);
-    if (!nv) return sp__mlir_oom(p);
-    d->v = nv;
-    d->cap = ncap;
-  }
+  if (sp_arena_grow_from(p->tmp, (void **)&d->v, &d->cap, d->n, sizeof *d->v, 32))
+    return sp__mlir_oom(p);
   d->v[d->n++] = *it;
   return SP_OK;
 }
@@ -339,12 +334,9 @@ static int dict_text(sp__mlir_parser *p, sp_strbuf *sb) {
   int n = 0, cap = 0;
   if (p->lx.tok.kind != SP_TOK_RBRACE) {
     for (;;) {
-      if (n == cap) {
-        int ncap = cap ? cap * 2 : 8;
-        dict_entry *nv = sp_arena_realloc(p->tmp, v, (size_t)cap * sizeof *v, (size_t)ncap * sizeof *v);
-        if (!nv) { rc = sp__mlir_oom(p); goto fail; }
-        v = nv;
-        cap = ncap;
+      if (sp_arena_grow(p->tmp, (void **)&v, &cap, n, sizeof *v)) {
+        rc = sp__mlir_oom(p);
+        goto fail;
       }
       dict_entry *e = &v[n++];
       if ((rc = sp__mlir_attr_key(p, &e->name))) goto fail;
@@ -423,13 +415,19 @@ static int hash_text(sp__mlir_parser *p, sp_strbuf *sb, bool elide, sp_type **ty
     if (!rc) sp__mlir_lex_seek(&p->lx, after);
     return rc;
   }
+  sp__mlir_token at = *t;
+  size_t from = sb->len;
   sp_strbuf_putn(sb, t->p, t->n);
+  int rc = SP_OK;
   if (sp__mlir_lex_peek(&p->lx) == '<') {
     p->lx.cur = t->p + t->n;
-    return copy_balanced(p, sb, "attribute");
+    rc = copy_balanced(p, sb, "attribute");
+  } else {
+    sp__mlir_next(p);
   }
-  sp__mlir_next(p);
-  return SP_OK;
+  if (!rc && sp_strbuf_ok(sb))
+    rc = sp__mlir_check_dialect_symbol(p, &at, sp_strbuf_str(sb) + from, sb->len - from);
+  return rc;
 }
 
 /* dense_resource<...>, affine_map<...>, ... kept verbatim, with an optional `: type`. */

@@ -1,6 +1,6 @@
 /*
  * format_builtin.c - custom syntax of module, func.func, func.return and func.call (see
- * format.h).
+ * format_int.h).
  *
  *   module @name attributes {...} { ... }
  *   func.func private @f(%arg0: T {sdy.sharding = ...}) -> (T {attrs}, T) attributes {...} {..}
@@ -10,8 +10,8 @@
 #include <pthread.h>
 #include <string.h>
 
-#include "mlir/format.h"
-#include "mlir/spelling.h"
+#include "mlir/format_int.h"
+#include "mlir/spelling_int.h"
 
 static int set_str(sp__mlir_parser *p, sp_attrs *dst, const char *name, const char *v) {
   sp_attr at = {.name = name, .kind = SP_ATTR_STR, .u.s = v};

@@ -1,5 +1,5 @@
 /*
- * format_sdy.c - custom syntax of the sdy dialect ops (see format.h).
+ * format_sdy.c - custom syntax of the sdy dialect ops (see format_int.h).
  *
  *   sdy.mesh @m = <["a"=2, "b"=4], device_ids=[...]>
  *   %1 = sdy.sharding_constraint %0 <@m, [{"a"}, {?}]> : T        (also sdy.reshard)
@@ -16,8 +16,8 @@
  */
 #include <string.h>
 
-#include "mlir/format.h"
-#include "mlir/spelling.h"
+#include "mlir/format_int.h"
+#include "mlir/spelling_int.h"
 
 /* ------------------------------------------------------------------ sdy.mesh */
 

@@ -1,5 +1,5 @@
 /*
- * format_sdy_collectives.c - custom syntax of the sdy collective ops (see format.h):
+ * format_sdy_collectives.c - custom syntax of the sdy collective ops (see format_int.h):
  *
  *   %1 = sdy.all_gather [{}, {"x"}] %0 out_sharding=<@m, [{"y"}, {}]> : T
  *   %1 = sdy.all_slice [{}, {"x"}] %0 out_sharding=<@m, [...]> : T
@@ -18,7 +18,7 @@
  */
 #include <string.h>
 
-#include "mlir/format.h"
+#include "mlir/format_int.h"
 
 /* What sits between the op name and the operand. */
 typedef enum lead_kind {

@@ -1,5 +1,5 @@
 /*
- * format_stablehlo.c - custom syntax of StableHLO ops (see format.h): the table of pieces, its
+ * format_stablehlo.c - custom syntax of StableHLO ops (see format_int.h): the table of pieces, its
  * interpreter, and the StableHLO format table.
  *
  * Most StableHLO custom forms are a fixed sequence of pieces (operands, keyword clauses such as
@@ -18,9 +18,9 @@
 #include <string.h>
 
 #include "ir/sp_limits.h"
-#include "mlir/format.h"
+#include "mlir/format_int.h"
 #include "mlir/format_stablehlo_int.h"
-#include "mlir/spelling.h"
+#include "mlir/spelling_int.h"
 
 /* ------------------------------------------------------------------ pieces */
 

@@ -1,6 +1,6 @@
 /*
  * format_stablehlo_dot_conv.c - custom syntax of stablehlo.dot_general and
- * stablehlo.convolution (see format.h): contracting / batching dims, `precision = [...]`,
+ * stablehlo.convolution (see format_int.h): contracting / batching dims, `precision = [...]`,
  * window strides, padding pairs, dilations, reversal and the compact `[b, 0, f]x[...]->[...]`
  * dimension numbers.
  *
@@ -12,9 +12,9 @@
 #include <string.h>
 
 #include "ir/sp_limits.h"
-#include "mlir/format.h"
+#include "mlir/format_int.h"
 #include "mlir/format_stablehlo_int.h"
-#include "mlir/spelling.h"
+#include "mlir/spelling_int.h"
 
 /* ------------------------------------------------------------------ dot_general */
 

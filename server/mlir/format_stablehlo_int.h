@@ -5,7 +5,7 @@
  * convolution) and format_stablehlo_region.c (custom_call, reduce, while) export their parser
  * and printer pairs to the table.
  *
- * Same conventions as format.h: parsers return SP_OK or a negative sp_status with the error in
+ * Same conventions as format_int.h: parsers return SP_OK or a negative sp_status with the error in
  * p->err; printers return false, having written nothing, when the op lacks its custom shape.
  */
 #ifndef SP_MLIR_FORMAT_STABLEHLO_INT_H
@@ -14,8 +14,8 @@
 #include <stdbool.h>
 
 #include "ir/ir.h"
-#include "mlir/reader.h"
-#include "mlir/writer.h"
+#include "mlir/reader_int.h"
+#include "mlir/writer_int.h"
 
 /* Consumes the tokens of literal text `s` (",", "=", "[", "]", ":", words). */
 int sp__mlir_parse_literal(sp__mlir_parser *p, const char *s, const char *op);

@@ -1,6 +1,6 @@
 /*
  * format_stablehlo_region.c - custom syntax of the StableHLO ops that call or carry other code
- * (see format.h): stablehlo.custom_call `@target(%a, %b)`, stablehlo.reduce (the compact
+ * (see format_int.h): stablehlo.custom_call `@target(%a, %b)`, stablehlo.reduce (the compact
  * `applies stablehlo.add across dimensions = [...]` form and the region form) and
  * stablehlo.while (`(%iter = %init)` with cond / do regions).
  *
@@ -14,9 +14,9 @@
 #include <string.h>
 
 #include "ir/sp_limits.h"
-#include "mlir/format.h"
+#include "mlir/format_int.h"
 #include "mlir/format_stablehlo_int.h"
-#include "mlir/spelling.h"
+#include "mlir/spelling_int.h"
 
 /* ------------------------------------------------------------------ custom_call */
 

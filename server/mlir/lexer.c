@@ -1,5 +1,5 @@
 /*
- * lexer.c - the MLIR tokenizer (see lexer.h).
+ * lexer.c - the MLIR tokenizer (see lexer_int.h).
  *
  * Grammar of the tokens (MLIR's, restricted to what StableHLO + sdy text uses):
  *   bare-id    (letter|_) (letter|digit|_|$|.)*
@@ -8,7 +8,7 @@
  *   integer    digit+ | 0x hex+          float  digit+ . digit* ([eE] [+-]? digit+)?
  *   string     " ( [^"\\\n] | \\ . )* "
  */
-#include "mlir/lexer.h"
+#include "mlir/lexer_int.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -31,6 +31,31 @@
 int sp_mlir_parse(const char *text, size_t len, const char *filename, int first_line,
                   sp_module **out, sp_err *err);
 
+/* Which ops, attributes and types of dialects other than the registered ones (builtin, func,
+ * sdy, stablehlo, chlo, mhlo, arith: sdy_opt's, the dialects JAX emits) the reader accepts:
+ *   SP_MLIR_ANY_DIALECT          all (sp_mlir_parse; the daemon and the engine): an op of an
+ *                                unknown dialect, in either form, is an op without a sharding
+ *                                rule, planned around with a warning, and unknown attributes
+ *                                and types are kept as text;
+ *   SP_MLIR_REGISTERED_DIALECTS  as mlir-opt: none. A custom-form op of another dialect is
+ *                                "Dialect `foo' not found for custom op 'foo.bar' ", a
+ *                                generic-form one "operation being parsed with an unregistered
+ *                                dialect. ...", an attribute `#foo.x` or a type `!foo.x` MLIR's
+ *                                "... created with unregistered dialect. ...";
+ *   SP_MLIR_UNREGISTERED_GENERIC as mlir-opt -allow-unregistered-dialect: their ops in the
+ *                                generic form ("foo.bar"(...)), their attributes and types; a
+ *                                custom-form op still has no parser, as in MLIR.
+ * Ops of a registered dialect that the engine does not model are accepted in every mode. */
+typedef enum sp_mlir_dialects {
+  SP_MLIR_ANY_DIALECT = 0,
+  SP_MLIR_REGISTERED_DIALECTS,
+  SP_MLIR_UNREGISTERED_GENERIC
+} sp_mlir_dialects;
+
+/* sp_mlir_parse accepting the dialects `d` says. */
+int sp_mlir_parse_dialects(const char *text, size_t len, const char *filename, int first_line,
+                           sp_mlir_dialects d, sp_module **out, sp_err *err);
+
 /* Appends the module's text, in sdy_opt's form, to `out`. */
 int sp_mlir_print(const sp_module *m, sp_strbuf *out, sp_err *err);
 

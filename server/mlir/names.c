@@ -1,11 +1,12 @@
 /*
- * names.c - MLIR-style SSA value naming for the printer (see names.h).
+ * names.c - MLIR-style SSA value naming for the printer (see names_int.h).
  *
- * Two hash tables: `slots` maps a value or block pointer to its printed name or number
- * (open addressing on the pointer), `used` is the set of suggested names visible in the region
- * being numbered, with an undo log so that leaving a subtree forgets its names in O(names).
+ * Two hash tables: `slots` (the engine's pointer map, ir/ptr_map.h) maps a value or block to
+ * its number, or to its suggested name as an index into `names`; `used` is the set of
+ * suggested names visible in the region being numbered, with an undo log so that leaving a
+ * subtree forgets its names in O(names).
  */
-#include "mlir/names.h"
+#include "mlir/names_int.h"
 #include "ir/ptr_map.h"
 
 #include <stdint.h>
@@ -14,12 +15,6 @@
 #include <string.h>
 
 #include "ir/grow.h"
-
-typedef struct slot {
-  const void *key;     /* sp_value* or sp_block*; NULL = empty */
-  const char *name;    /* suggested name (without '%'), or NULL when numbered */
-  int id;              /* number, or block index */
-} slot;
 
 typedef struct used_entry {
   const char *s;
@@ -33,9 +28,15 @@ typedef struct region_ctx {
   int undo_mark;
 } region_ctx;
 
+/* A slot's value: a number (value number or block index) when >= 0, else NAMED(i), the
+ * suggested name names[i]. */
+#define NAMED(i) (-1 - (intptr_t)(i))
+#define NAME_INDEX(val) ((size_t)(-1 - (val)))
+
 struct sp__mlir_namer {
-  slot *slots;
-  size_t slot_mask, nslots;
+  sp_ptr_map slots;      /* sp_value* or sp_block* -> number or NAMED(i) */
+  const char **names;    /* suggested names (without '%'), in bump storage */
+  size_t nnames, capnames;
   used_entry *used;      /* open addressing; entries are never moved while live */
   size_t used_mask, nused;
   size_t *undo;          /* indices into `used`, in insertion order */
@@ -76,43 +77,18 @@ static const char *store_string(sp__mlir_namer *n, const char *s, size_t len) {
   return dst;
 }
 
-static bool slots_grow(sp__mlir_namer *n) {
-  size_t cap = n->slots ? (n->slot_mask + 1) * 2 : 1024;
-  slot *ns = calloc(cap, sizeof *ns);
-  if (!ns) { n->oom = true; return false; }
-  if (n->slots) {
-    for (size_t i = 0; i <= n->slot_mask; i++) {
-      if (!n->slots[i].key) continue;
-      size_t j = sp_ptr_hash(n->slots[i].key) & (cap - 1);
-      while (ns[j].key) j = (j + 1) & (cap - 1);
-      ns[j] = n->slots[i];
-    }
-    free(n->slots);
-  }
-  n->slots = ns;
-  n->slot_mask = cap - 1;
-  return true;
+static const sp_ptr_map_slot *slot_find(const sp__mlir_namer *n, const void *key) {
+  return sp_ptr_map_find(&n->slots, key);
 }
 
-static slot *slot_find(const sp__mlir_namer *n, const void *key) {
-  if (!n->slots) return NULL;
-  size_t j = sp_ptr_hash(key) & n->slot_mask;
-  while (n->slots[j].key) {
-    if (n->slots[j].key == key) return &n->slots[j];
-    j = (j + 1) & n->slot_mask;
+/* Gives `key` the slot value `val` (a number or NAMED(i)). */
+static void slot_set(sp__mlir_namer *n, const void *key, intptr_t val) {
+  sp_ptr_map_slot *s = sp_ptr_map_slot_of(&n->slots, key, val, NULL);
+  if (!s) {
+    n->oom = true;
+    return;
   }
-  return NULL;
-}
-
-static slot *slot_insert(sp__mlir_namer *n, const void *key) {
-  if ((n->nslots + 1) * 2 > (n->slots ? n->slot_mask + 1 : 0) && !slots_grow(n)) return NULL;
-  size_t j = sp_ptr_hash(key) & n->slot_mask;
-  while (n->slots[j].key && n->slots[j].key != key) j = (j + 1) & n->slot_mask;
-  if (!n->slots[j].key) {
-    n->slots[j].key = key;
-    n->nslots++;
-  }
-  return &n->slots[j];
+  s->val = val;
 }
 
 /* ------------------------------------------------------------------ the used-name set */
@@ -190,10 +166,7 @@ static void used_truncate(sp__mlir_namer *n, size_t mark) {
 /* ------------------------------------------------------------------ numbering */
 
 static void name_value_numbered(sp__mlir_namer *n, const sp_value *v) {
-  slot *s = slot_insert(n, v);
-  if (!s) return;
-  s->name = NULL;
-  s->id = n->next_value++;
+  slot_set(n, v, n->next_value++);
 }
 
 /* Gives `v` the suggested `name`, made unique among the visible names. */
@@ -208,10 +181,13 @@ static void name_value_suggested(sp__mlir_namer *n, const sp_value *v, const cha
     chosen = buf;
   }
   const char *stored = store_string(n, chosen, strlen(chosen));
-  slot *s = stored ? slot_insert(n, v) : NULL;
-  if (!s || !used_add(n, stored)) return;
-  s->name = stored;
-  s->id = -1;
+  if (!stored || !used_add(n, stored)) return;
+  if (sp_grow_z((void **)&n->names, &n->capnames, n->nnames, sizeof *n->names)) {
+    n->oom = true;
+    return;
+  }
+  n->names[n->nnames] = stored;
+  slot_set(n, v, NAMED(n->nnames++));
 }
 
 static bool is_integer_elem(const char *e) {
@@ -253,11 +229,7 @@ static void number_region(sp__mlir_namer *n, const sp_region *r) {
     for (int i = 0; i < r->blocks[0]->nargs; i++)
       name_value_suggested(n, r->blocks[0]->args[i], "iterArg");
   for (int i = 0; i < r->nblocks; i++) {
-    slot *s = slot_insert(n, r->blocks[i]);
-    if (s) {
-      s->name = NULL;
-      s->id = i;
-    }
+    slot_set(n, r->blocks[i], i);
     number_block(n, r->blocks[i], i == 0);
   }
 }
@@ -302,7 +274,8 @@ int sp__mlir_namer_build(const sp_op *top, sp__mlir_namer **out) {
 
 void sp__mlir_namer_free(sp__mlir_namer *n) {
   if (!n) return;
-  free(n->slots);
+  sp_ptr_map_free(&n->slots);
+  free(n->names);
   free(n->used);
   free(n->undo);
   free(n->stack);
@@ -327,28 +300,28 @@ static void put_number(sp_strbuf *sb, char sigil, int v) {
   sp_strbuf_putn(sb, buf + k, sizeof buf - (size_t)k);
 }
 
-static void put_slot(sp_strbuf *sb, const slot *s) {
-  if (s->name) {
+static void put_slot(const sp__mlir_namer *n, sp_strbuf *sb, const sp_ptr_map_slot *s) {
+  if (s->val < 0) {
     sp_strbuf_putc(sb, '%');
-    sp_strbuf_puts(sb, s->name);
+    sp_strbuf_puts(sb, n->names[NAME_INDEX(s->val)]);
   } else {
-    put_number(sb, '%', s->id);
+    put_number(sb, '%', (int)s->val);
   }
 }
 
 void sp__mlir_namer_value(const sp__mlir_namer *n, sp_strbuf *sb, const sp_value *v) {
   if (v && v->def && v->def->nresults > 1) {
     /* Results of a multi-result op are %N#k, unless the op named each one (%a, %b). */
-    const slot *base = slot_find(n, &v->def->results[0]);
-    if (base && !base->name) {
-      put_slot(sb, base);
+    const sp_ptr_map_slot *base = slot_find(n, &v->def->results[0]);
+    if (base && base->val >= 0) {
+      put_slot(n, sb, base);
       put_number(sb, '#', v->index);
       return;
     }
   }
-  const slot *s = v ? slot_find(n, v) : NULL;
+  const sp_ptr_map_slot *s = v ? slot_find(n, v) : NULL;
   if (s) {
-    put_slot(sb, s);
+    put_slot(n, sb, s);
     return;
   }
   sp_strbuf_puts(sb, "<<UNKNOWN SSA VALUE>>");
@@ -356,9 +329,9 @@ void sp__mlir_namer_value(const sp__mlir_namer *n, sp_strbuf *sb, const sp_value
 
 void sp__mlir_namer_results(const sp__mlir_namer *n, sp_strbuf *sb, const sp_op *op) {
   if (op->nresults == 0) return;
-  const slot *base = slot_find(n, &op->results[0]);
-  if (base && !base->name && op->nresults > 1) {
-    put_slot(sb, base);
+  const sp_ptr_map_slot *base = slot_find(n, &op->results[0]);
+  if (base && base->val >= 0 && op->nresults > 1) {
+    put_slot(n, sb, base);
     put_number(sb, ':', op->nresults);
   } else {
     for (int i = 0; i < op->nresults; i++) {
@@ -370,6 +343,6 @@ void sp__mlir_namer_results(const sp__mlir_namer *n, sp_strbuf *sb, const sp_op 
 }
 
 int sp__mlir_namer_block(const sp__mlir_namer *n, const sp_block *b) {
-  const slot *s = slot_find(n, b);
-  return s ? s->id : 0;
+  const sp_ptr_map_slot *s = slot_find(n, b);
+  return s ? (int)s->val : 0;
 }

@@ -1,21 +1,21 @@
 /*
  * reader.c - the structure of an MLIR module as the reader sees it: operations (bound result
  * names, generic or custom form), blocks and regions, argument lists, the top level (aliases
- * and ops) and sp_mlir_parse itself (see reader.h and mlir.h).
+ * and ops) and sp_mlir_parse itself (see reader_int.h and mlir.h).
  *
  * The other reader files: reader_tokens.c (errors, tokens, literals), reader_names.c (interned
  * names, aliases, SSA scopes), reader_generic.c (building ops, generic and fallback forms),
- * type_reader.c, attr_*.c and format_*.c (see reader.h).
+ * type_reader.c, attr_*.c and format_*.c (see reader_int.h).
  *
  * Memory: the module and its IR are returned to the caller, who frees them with
  * sp_module_free(); everything temporary lives in an arena freed before sp_mlir_parse returns.
  */
-#include "mlir/reader.h"
+#include "mlir/reader_int.h"
 
 #include <string.h>
 
 #include "ir/sp_limits.h"
-#include "mlir/format.h"
+#include "mlir/format_int.h"
 #include "mlir/mlir.h"
 
 /* ------------------------------------------------------------------ argument lists */
@@ -161,6 +161,34 @@ static const char *resolve_op_name(sp__mlir_parser *p, const sp__mlir_token *t) 
   return sp__mlir_valid_op_name(t->p, t->n) ? sp__mlir_intern(p, t->p, t->n) : NULL;
 }
 
+/* ------------------------------------------------------------------ dialects */
+
+bool sp__mlir_dialect_registered(const char *name, size_t n) {
+  static const char *const registered[] = {"builtin", "func", "sdy", "stablehlo",
+                                           "chlo", "mhlo", "arith"};
+  const char *dot = memchr(name, '.', n);
+  size_t k = dot ? (size_t)(dot - name) : n;
+  for (size_t i = 0; i < sizeof registered / sizeof registered[0]; i++)
+    if (strlen(registered[i]) == k && memcmp(registered[i], name, k) == 0) return true;
+  return false;
+}
+
+int sp__mlir_check_dialect_symbol(sp__mlir_parser *p, const sp__mlir_token *at, const char *s,
+                                  size_t n) {
+  if (p->dialects != SP_MLIR_REGISTERED_DIALECTS || n < 2) return SP_OK;
+  const char *dot = memchr(s, '.', n);
+  if (!dot || sp__mlir_dialect_registered(s + 1, n - 1)) return SP_OK;
+  /* MLIR keeps it as an opaque attribute or type, #foo<"data"> / !foo<"data">, whose verifier
+   * refuses a dialect that is not loaded. */
+  int k = (int)(dot - s - 1), m = (int)(s + n - dot - 1);
+  static const char tail[] = "created with unregistered dialect. If this is intended, please call "
+                             "allowUnregisteredDialects() on the MLIRContext, or use "
+                             "-allow-unregistered-dialect with the MLIR opt tool used";
+  if (s[0] == '!')
+    return sp__mlir_error(p, at, "`!%.*s<\"%.*s\">` type %s", k, s + 1, m, dot + 1, tail);
+  return sp__mlir_error(p, at, "#%.*s<\"%.*s\"> : none attribute %s", k, s + 1, m, dot + 1, tail);
+}
+
 static int parse_bound_names(sp__mlir_parser *p, bound_name **names, int *n, int *total) {
   int cap = 0;
   *n = *total = 0;
@@ -178,11 +206,7 @@ static int parse_bound_names(sp__mlir_parser *p, bound_name **names, int *n, int
         return sp__mlir_error(p, &bn.tok, "invalid result count %lld", (long long)c);
       bn.count = (int)c;
     }
-    if (*n == cap) {
-      bound_name *nv = sp__mlir_grow(p, *names, &cap, sizeof *nv);
-      if (!nv) return sp__mlir_oom(p);
-      *names = nv;
-    }
+    if (sp_arena_grow(p->tmp, (void **)names, &cap, *n, sizeof **names)) return sp__mlir_oom(p);
     (*names)[(*n)++] = bn;
     *total += bn.count;
     if (*total > SP_MAX_OPERANDS)
@@ -213,6 +237,10 @@ static int parse_operation(sp__mlir_parser *p, sp_block *b) {
     if ((rc = sp__mlir_parse_string(p, &name, &len, "operation name"))) return rc;
     if (!sp__mlir_valid_op_name(name, len))
       return sp__mlir_error(p, &h.name_tok, "invalid operation name (expected dialect.op)");
+    if (p->dialects == SP_MLIR_REGISTERED_DIALECTS && !sp__mlir_dialect_registered(name, len))
+      return sp__mlir_error(p, &h.name_tok, "operation being parsed with an unregistered dialect. "
+                            "If this is intended, please use -allow-unregistered-dialect with the "
+                            "MLIR tool used");
     const char *interned = sp__mlir_intern(p, name, len);
     if (!interned) return sp__mlir_oom(p);
     h.kind = sp__mlir_op_kind_of(p, interned);
@@ -224,6 +252,13 @@ static int parse_operation(sp__mlir_parser *p, sp_block *b) {
     const char *name = resolve_op_name(p, &p->lx.tok);
     if (!name)
       return sp__mlir_error(p, NULL, "unknown operation '%.*s'", (int)p->lx.tok.n, p->lx.tok.p);
+    /* No dialect, no parser for its custom form: MLIR says so even when unregistered
+     * dialects are allowed (their ops exist only in the generic form). */
+    if (p->dialects != SP_MLIR_ANY_DIALECT && !sp__mlir_dialect_registered(name, strlen(name))) {
+      const char *dot = strchr(name, '.');
+      return sp__mlir_error(p, NULL, "Dialect `%.*s' not found for custom op '%s' ",
+                            (int)(dot - name), name, name);
+    }
     sp__mlir_next(p);
     h.kind = sp__mlir_op_kind_of(p, name);
     h.name = h.kind ? sp_op_kind_name(h.kind) : name;
@@ -276,6 +311,11 @@ static int parse_top_level(sp__mlir_parser *p) {
 
 int sp_mlir_parse(const char *text, size_t len, const char *filename, int first_line,
                   sp_module **out, sp_err *err) {
+  return sp_mlir_parse_dialects(text, len, filename, first_line, SP_MLIR_ANY_DIALECT, out, err);
+}
+
+int sp_mlir_parse_dialects(const char *text, size_t len, const char *filename, int first_line,
+                           sp_mlir_dialects d, sp_module **out, sp_err *err) {
   *out = NULL;
   sp_err_clear(err);
   if (!filename) filename = "<input>";
@@ -299,6 +339,7 @@ int sp_mlir_parse(const char *text, size_t len, const char *filename, int first_
   sp__mlir_parser p;
   memset(&p, 0, sizeof p);
   p.err = err;
+  p.dialects = d;
   p.filename = filename;
   p.first_line = first_line;
   p.m = sp_module_new(filename);

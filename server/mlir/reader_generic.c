@@ -8,8 +8,9 @@
  * attributes onto the values they describe. Memory: ops go into the module arena; operand and
  * type vectors into p->tmp.
  */
-#include "mlir/reader.h"
+#include "mlir/reader_int.h"
 
+#include "ir/diag.h"
 #include "ir/op_attrs.h"
 #include "ir/sp_limits.h"
 
@@ -18,9 +19,12 @@
 /* Moves shardings written as attributes onto the values they describe (see ir.h). */
 static int absorb_shardings(sp__mlir_parser *p, const sp__mlir_op_header *h, sp_op *op) {
   int n = 0;
-  if (sp_op_absorb_result_shardings(op, &n))
-    return sp__mlir_error(p, &h->name_tok, "'%s' op result shardings don't match number of "
-                          "values: %d shardings vs %d values", h->name, n, op->nresults);
+  if (sp_op_absorb_result_shardings(op, &n)) {
+    char msg[SP_ERR_MSG_MAX];
+    return sp__mlir_error(p, &h->name_tok, "%s", sp_op_message(msg, sizeof msg, h->name,
+                          "result shardings don't match number of values: %d shardings vs %d "
+                          "values", n, op->nresults));
+  }
   return SP_OK;
 }
 

@@ -13,7 +13,7 @@
  * Memory: the tables, vectors and name entries live in p->tmp (freed when parsing ends);
  * interned strings and value name hints in the module arena. Alias values point into the text.
  */
-#include "mlir/reader.h"
+#include "mlir/reader_int.h"
 
 #include <string.h>
 
@@ -98,45 +98,29 @@ sp_op_kind sp__mlir_op_kind_of(sp__mlir_parser *p, const char *interned) {
 
 /* ------------------------------------------------------------------ vectors */
 
-void *sp__mlir_grow(sp__mlir_parser *p, void *v, int *cap, size_t elem) {
-  int ncap = *cap ? *cap * 2 : 8;
-  void *nv = sp_arena_realloc(p->tmp, v, (size_t)*cap * elem, (size_t)ncap * elem);
-  if (nv) *cap = ncap;
-  return nv;
-}
-
 int sp__mlir_values_push(sp__mlir_parser *p, sp__mlir_values *vec, sp_value *v) {
-  if (vec->n == vec->cap) {
-    if (vec->n >= SP_MAX_OPERANDS)
-      return sp__mlir_error_code(p, SP_ELIMIT, NULL, "more than SP_MAX_OPERANDS values");
-    sp_value **nv = sp__mlir_grow(p, vec->v, &vec->cap, sizeof *nv);
-    if (!nv) return sp__mlir_oom(p);
-    vec->v = nv;
-  }
+  if (vec->n >= SP_MAX_OPERANDS)
+    return sp__mlir_error_code(p, SP_ELIMIT, NULL, "more than SP_MAX_OPERANDS values");
+  if (sp_arena_grow(p->tmp, (void **)&vec->v, &vec->cap, vec->n, sizeof *vec->v))
+    return sp__mlir_oom(p);
   vec->v[vec->n++] = v;
   return SP_OK;
 }
 
 int sp__mlir_types_push(sp__mlir_parser *p, sp__mlir_types *vec, sp_type *t) {
-  if (vec->n == vec->cap) {
-    if (vec->n >= SP_MAX_OPERANDS)
-      return sp__mlir_error_code(p, SP_ELIMIT, NULL, "more than SP_MAX_OPERANDS types");
-    sp_type **nv = sp__mlir_grow(p, vec->v, &vec->cap, sizeof *nv);
-    if (!nv) return sp__mlir_oom(p);
-    vec->v = nv;
-  }
+  if (vec->n >= SP_MAX_OPERANDS)
+    return sp__mlir_error_code(p, SP_ELIMIT, NULL, "more than SP_MAX_OPERANDS types");
+  if (sp_arena_grow(p->tmp, (void **)&vec->v, &vec->cap, vec->n, sizeof *vec->v))
+    return sp__mlir_oom(p);
   vec->v[vec->n++] = t;
   return SP_OK;
 }
 
 int sp__mlir_args_push(sp__mlir_parser *p, sp__mlir_args *vec, const sp__mlir_arg *arg) {
-  if (vec->n == vec->cap) {
-    if (vec->n >= SP_MAX_OPERANDS)
-      return sp__mlir_error_code(p, SP_ELIMIT, NULL, "more than SP_MAX_OPERANDS arguments");
-    sp__mlir_arg *nv = sp__mlir_grow(p, vec->v, &vec->cap, sizeof *nv);
-    if (!nv) return sp__mlir_oom(p);
-    vec->v = nv;
-  }
+  if (vec->n >= SP_MAX_OPERANDS)
+    return sp__mlir_error_code(p, SP_ELIMIT, NULL, "more than SP_MAX_OPERANDS arguments");
+  if (sp_arena_grow(p->tmp, (void **)&vec->v, &vec->cap, vec->n, sizeof *vec->v))
+    return sp__mlir_oom(p);
   vec->v[vec->n++] = *arg;
   return SP_OK;
 }
@@ -234,11 +218,8 @@ int sp__mlir_names_define(sp__mlir_parser *p, const sp__mlir_token *t, sp_value 
   m->b[h & m->mask] = e;
   m->count++;
   sp__mlir_names *ns = p->names;
-  if (ns->nundo == ns->capundo) {
-    name_entry **nu = sp__mlir_grow(p, ns->undo, &ns->capundo, sizeof *nu);
-    if (!nu) return sp__mlir_oom(p);
-    ns->undo = nu;
-  }
+  if (sp_arena_grow(p->tmp, (void **)&ns->undo, &ns->capundo, ns->nundo, sizeof *ns->undo))
+    return sp__mlir_oom(p);
   ns->undo[ns->nundo++] = e;
   const char *hint = sp_arena_strndup(p->a, s, n);
   if (!hint) return sp__mlir_oom(p);
@@ -311,11 +292,8 @@ int sp__mlir_parse_alias_def(sp__mlir_parser *p) {
   if (name.kind == SP_TOK_HASH && p->lx.tok.kind == SP_TOK_BARE &&
       sp__mlir_tok_is(&p->lx.tok, "loc"))
     return sp__mlir_skip_loc(p);
-  if (al->n == al->cap) {
-    void *nv = sp__mlir_grow(p, al->v, &al->cap, sizeof *al->v);
-    if (!nv) return sp__mlir_oom(p);
-    al->v = nv;
-  }
+  if (sp_arena_grow(p->tmp, (void **)&al->v, &al->cap, al->n, sizeof *al->v))
+    return sp__mlir_oom(p);
   al->v[al->n].name = name.p;
   al->v[al->n].len = name.n;
   al->v[al->n].value = p->lx.tok.p;

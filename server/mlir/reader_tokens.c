@@ -4,9 +4,9 @@
  * the nesting guard, character-level scans of bracketed text, and literals (integers, strings with escapes, symbols, `loc(...)`).
  *
  * Memory: decoded strings and symbols go into the module arena (p->a); nothing else is
- * allocated here. See reader.h for the conventions every reader file shares.
+ * allocated here. See reader_int.h for the conventions every reader file shares.
  */
-#include "mlir/reader.h"
+#include "mlir/reader_int.h"
 
 #include <stdarg.h>
 #include <stdio.h>

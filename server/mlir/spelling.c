@@ -1,7 +1,7 @@
 /*
- * spelling.c - MLIR's spelling of literals (see spelling.h).
+ * spelling.c - MLIR's spelling of literals (see spelling_int.h).
  */
-#include "mlir/spelling.h"
+#include "mlir/spelling_int.h"
 
 #include <inttypes.h>
 #include <math.h>

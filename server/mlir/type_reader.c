@@ -1,6 +1,6 @@
 /*
  * type_reader.c - MLIR types: tensor<2x?x8xf32>, tensor<*xf32>, tensor<f32, #enc>, tuple<...>,
- * !stablehlo.token, and anything else (i32, !dialect.type<...>) kept as text (see reader.h).
+ * !stablehlo.token, and anything else (i32, !dialect.type<...>) kept as text (see reader_int.h).
  *
  * Shapes are scanned character by character: `8x8xf32` is not a sequence of MLIR tokens.
  * Each op result gets the sp_type parsed for it (results never share one), so replacing or
@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "ir/sp_limits.h"
-#include "mlir/reader.h"
+#include "mlir/reader_int.h"
 
 static bool is_digit(int c) { return c >= '0' && c <= '9'; }
 static bool is_word(int c) {
@@ -140,11 +140,16 @@ static int parse_tensor_body(sp__mlir_parser *p, sp_type **out) {
 static int parse_opaque_type(sp__mlir_parser *p, sp_type_kind kind, sp_type **out) {
   sp__mlir_lexer *lx = &p->lx;
   const char *start = lx->tok.p;
+  sp__mlir_token at = lx->tok;
   if (sp__mlir_lex_peek(lx) == '<') {
     int rc = skip_balanced_angle(p, "type");
     if (rc) return rc;
   }
   const char *end = lx->cur;
+  if (start[0] == '!') {
+    int rc = sp__mlir_check_dialect_symbol(p, &at, start, (size_t)(end - start));
+    if (rc) return rc;
+  }
   sp_type *t = sp_arena_calloc(p->a, 1, sizeof *t);
   if (!t) return sp__mlir_oom(p);
   t->kind = kind;

@@ -1,22 +1,22 @@
 /*
  * writer.c - the MLIR printer: modules, regions, the generic op form, attribute dictionaries
- * (see writer.h and mlir.h).
+ * (see writer_int.h and mlir.h).
  *
  * The printer reads the IR only. Shardings, rules, meshes and the structured attributes of
- * attr_schema.h are spelled from their structured form; attributes kept as text are printed as
+ * attr_schema_int.h are spelled from their structured form; attributes kept as text are printed as
  * they are. Attribute dictionaries are sorted by name, as MLIR's are.
  */
-#include "mlir/writer.h"
+#include "mlir/writer_int.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "ir/op_attrs.h"
 #include "ir/sp_limits.h"
-#include "mlir/attr_schema.h"
-#include "mlir/format.h"
+#include "mlir/attr_schema_int.h"
+#include "mlir/format_int.h"
 #include "mlir/mlir.h"
-#include "mlir/spelling.h"
+#include "mlir/spelling_int.h"
 
 /* ------------------------------------------------------------------ basics */
 

@@ -16,8 +16,10 @@
  *     reduces is an unreduced axis of that value (a partial sum carried on, read whole by a
  *     consumer): then it is a resharding, as below;
  *   - any other is a resharding of the value it reads (through earlier inserted collectives)
- *     for the first op that reads its result (through later ones): op = that consumer (a
- *     func.return for a result sent back in its argument's layout), operand = its operand.
+ *     for the first op in program order that reads its result (through later collectives and
+ *     reshards; on a tie, its lowest operand): op = that consumer (a func.return for a result
+ *     sent back in its argument's layout), operand = its operand; op = the value's producer,
+ *     operand -1, when nothing reads it.
  * Entries are in the copy's program order.
  *
  * Memory: the list and its strings in the module's arena; the copy is freed before returning.

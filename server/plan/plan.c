@@ -12,8 +12,8 @@
 #include "plan/plan.h"
 
 #include <cjson/cJSON.h>
-#include <glpk.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,8 +27,10 @@
 #include "propagation/conflict.h"
 #include "propagation/export_shardings.h"
 #include "propagation/report.h"
+#include "propagation/trace.h"
 #include "rules/registry.h"
 #include "search/search_pass.h"
+#include "solver/solver.h"
 
 void sp_plan_options_init(sp_plan_options *o) {
   memset(o, 0, sizeof *o);
@@ -38,24 +40,48 @@ void sp_plan_options_init(sp_plan_options *o) {
   o->mesh_shape = SP_PLAN_DEFAULT;
 }
 
+/* Appends `key``value` to the option text in buf (len bytes so far), space-separated. */
+static bool append_option(char *buf, size_t nbuf, size_t *len, const char *key,
+                          const char *value) {
+  if (!*key) return true;
+  int n = snprintf(buf + *len, nbuf - *len, "%s%s%s", *len ? " " : "", key, value);
+  if (n < 0 || (size_t)n >= nbuf - *len) return false;
+  *len += (size_t)n;
+  return true;
+}
+
 /* The pass that propagates (out->flag NULL for none) and its options. The default is Shardy's
  * whole pipeline with or without the search: its import turns func.call ops into named
  * computations that propagation walks through (user-priority propagation alone stops at a call,
  * whose results the search could then only keep replicated), and its export brings them back as
- * calls with their shardings. Before the search the export leaves open dims open
- * (keep-shardings-open), so the search may still add axes to them; `*close_after` says that
- * the shardings the search does not write (callees, nested regions) are closed after it. */
-static int propagation_pass(const sp_plan_options *o, bool search, sp_pass_info *out,
-                            const char **options, bool *close_after, sp_err *err) {
+ * calls with their shardings. Another strategy is the pipeline's propagation step
+ * (propagation-pass=), so it keeps the import and export. Before the search the export leaves
+ * open dims open (keep-shardings-open), so the search may still add axes to them;
+ * `*close_after` says that the shardings the search does not write (callees, nested regions)
+ * are closed after it. The option text may be composed in `buf`. */
+static int propagation_pass(const sp_plan_options *o, bool search, char *buf, size_t nbuf,
+                            sp_pass_info *out, const char **options, bool *close_after,
+                            sp_err *err) {
+  static const char *const steps[] = {NULL, "op-priority", "aggressive", "basic"};
   const char *flag = o->propagation;
   *options = o->propagation_options;
   *close_after = false;
+  if ((int)o->strategy < 0 || (int)o->strategy > SP_PLAN_BASIC)
+    return sp_err_set(err, SP_EINVAL, "unknown propagation strategy %d", (int)o->strategy);
   if (!flag) {
     flag = "sdy-propagation-pipeline";
-    if (search && !*options) {
-      *options = "keep-shardings-open=true";
-      *close_after = true;
+    const char *step = steps[o->strategy];
+    bool open = search && !*options;
+    if (step || open) {
+      size_t len = 0;
+      bool fits = append_option(buf, nbuf, &len, *options ? *options : "", "") &&
+                  (!step || append_option(buf, nbuf, &len, "propagation-pass=", step)) &&
+                  (!open || append_option(buf, nbuf, &len, "keep-shardings-open=true", ""));
+      if (!fits)
+        return sp_err_set(err, SP_EINVAL, "propagation options longer than %zu bytes", nbuf);
+      *options = buf;
     }
+    *close_after = open;
   }
   out->flag = NULL;
   if (!*flag) return SP_OK;
@@ -88,7 +114,9 @@ int sp_plan_run(const sp_plan_input *in, const sp_cluster *cluster, const sp_pla
   sp_pass_info prop;
   const char *prop_options;
   bool close_after;
-  int rc = propagation_pass(o, search, &prop, &prop_options, &close_after, err);
+  char prop_buf[1024];
+  int rc = propagation_pass(o, search, prop_buf, sizeof prop_buf, &prop, &prop_options,
+                            &close_after, err);
   if (rc) return rc;
 
   sp_module *owned = NULL, *m = in->module;
@@ -110,6 +138,7 @@ int sp_plan_run(const sp_plan_input *in, const sp_cluster *cluster, const sp_pla
   const struct sp_run_ctl *saved_ctl = NULL;
   struct sp_rules_diag *saved_warned = NULL;
   sp_rules_diag warned;  /* registry warnings: once per kind per request */
+  bool own_trace = false;
   memset(&warned, 0, sizeof warned);
 
   if (!m) {
@@ -136,6 +165,10 @@ int sp_plan_run(const sp_plan_input *in, const sp_cluster *cluster, const sp_pla
     m->conflicts = &log;
     if ((rc = sp_prop_report_begin(m, false, &rep, err))) goto done;
   }
+  /* Shardy's sharding origins as data (trace.h): recorded where the debugging trace would
+   * start, no attribute written. A module that has a trace already keeps it as it is. */
+  own_trace = !o->no_origins && !m->trace;
+  if (own_trace && (rc = sp_trace_want_origins(m, err))) goto done;
   if (prop.flag && (rc = sp_pass_run(&prop, m, prop_options, NULL, err))) goto done;
   if (sp_run_ctl_stopped(&ctl)) {
     rc = cancelled(&ctl, err);
@@ -187,6 +220,10 @@ done:
   m->conflicts = saved_log;
   m->ctl = saved_ctl;
   m->warned = saved_warned;
+  if (own_trace && m->trace) {   /* the plan has the origins now; the caller's module goes on without */
+    m->trace_free(m->trace);
+    m->trace = NULL;
+  }
   cJSON_Delete(report);
   sp_prop_report_free(rep);
   sp_arena_free(log_arena);
@@ -196,4 +233,4 @@ done:
   return rc;
 }
 
-void sp_plan_thread_end(void) { glp_free_env(); }
+void sp_plan_thread_end(void) { sp_sg_thread_end(); }

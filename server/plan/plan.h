@@ -25,6 +25,8 @@
  *     per device, memory limit), solver statistics (status, cost, bound, gap, seconds, model
  *     size before and after the solver's reductions), the mesh shape and rank mapping
  *     (device_of: mesh coordinate -> cluster device);
+ *   - per value, where each axis came from as Shardy's debug-sharding-origins names it
+ *     (propagation/trace.h, recorded as data: no attribute in the module text);
  *   - warnings (ir/diag.h), e.g. an op without a sharding rule, planned conservatively.
  * Op numbers: the ops of the module body in pre-order (nested ops included, the module op
  * not), counted from 0 before propagation; an op inserted by the passes has no number before
@@ -91,6 +93,17 @@ typedef struct sp_plan_dim {
   int priority;         /* -1: none */
 } sp_plan_dim;
 
+/* Where one axis of a value's sharding came from, as Shardy names it (its
+ * debug-sharding-origins attribute): "self" (the value's own annotation), "input: 0" /
+ * "output: 1" (the enclosing function's argument / result as the user wrote it),
+ * "constraint_2" (the module's sdy.sharding_constraint 2, pre-order, counted when
+ * propagation started), "mc_0_input: 1" / "mc_0_output: 0" (an in / out sharding of
+ * sdy.manual_computation 0). */
+typedef struct sp_plan_origin {
+  const char *axis;     /* "x", or "x:(1)2" for a sub-axis */
+  const char *origin;
+} sp_plan_origin;
+
 typedef struct sp_plan_value {
   sp_plan_pos pos;
   const char *name;     /* printed name: "%arg0", "%3", "%2#1"; a label only */
@@ -104,6 +117,12 @@ typedef struct sp_plan_value {
   const char *sdy;      /* #sdy.sharding<@mesh, [{"x"}, {}]> */
   const char *pspec;    /* PartitionSpec('x', None) */
   const char *gspmd;    /* {devices=[2,1,4]<=[8] last_tile_dim_replicate} */
+  /* Shardy's sharding origins, recorded while propagating (sp_plan_options.no_origins off),
+   * sorted by axis as Shardy's attribute is; an axis the value has and the list lacks got
+   * there another way (the cost search, an export pass). May list an axis the final
+   * sharding no longer has (Shardy keeps an origin once recorded). */
+  int norigins;
+  sp_plan_origin *origins;
 } sp_plan_value;
 
 /* One op: its place and factor tables (the propagation report's entry for it). */
@@ -206,8 +225,9 @@ typedef struct sp_plan {
 
 void sp_plan_free(sp_plan *p);
 
-/* Releases what the engine keeps per thread (GLPK's environment, created on a thread's first
- * solve). A host thread that ran sp_plan_run calls it before it exits; harmless otherwise. */
+/* Releases what the engine keeps per thread (the solver's, sp_sg_thread_end: GLPK's
+ * environment, created on a thread's first solve). A host thread that ran sp_plan_run calls
+ * it before it exits; harmless otherwise. */
 void sp_plan_thread_end(void);
 
 /* ------------------------------------------------------------------ making a plan */
@@ -223,6 +243,15 @@ typedef enum sp_plan_choice {
   SP_PLAN_AUTO = 1
 } sp_plan_choice;
 
+/* The propagation the pipeline runs between its import and export (every one of them after
+ * the import, so func.call results are propagated through the callees alike). */
+typedef enum sp_plan_strategy {
+  SP_PLAN_USER_PRIORITY = 0,   /* Shardy's default: user priorities, op priorities, aggressive */
+  SP_PLAN_OP_PRIORITY,
+  SP_PLAN_AGGRESSIVE,
+  SP_PLAN_BASIC
+} sp_plan_strategy;
+
 typedef struct sp_plan_options {
   sp_plan_mode mode;
   /* The propagation: a pass flag of the registry (plan/passes.h) without the dash and its
@@ -232,6 +261,9 @@ typedef struct sp_plan_options {
    * closed after it); "" : no propagation. */
   const char *propagation;
   const char *propagation_options;
+  /* With the pipeline (propagation NULL): its propagation step (propagation-pass=, see
+   * propagation/pipeline.h). A named pass (propagation set) runs bare, without the import. */
+  sp_plan_strategy strategy;
   /* The search (search/search_pass.h options text for whatever is not below, e.g.
    * "max-strategies=64 share-layers=false"); cluster= is ignored: the cluster argument is
    * used. */
@@ -244,6 +276,7 @@ typedef struct sp_plan_options {
   sp_plan_choice placement;    /* rank mapping by traffic (auto) or the mesh's devices */
   sp_plan_choice mesh_shape;   /* try every factorisation of the device count (auto) */
   bool no_tables;              /* leave out factor tables and conflicts (faster) */
+  bool no_origins;             /* leave out Shardy's sharding origins (sp_plan_value) */
   /* Control (ir/run_ctl.h): absolute deadline in sp_clock_now() seconds (0: none), cancel
    * flag (may be NULL), progress callback (may be NULL). */
   double deadline;
@@ -321,7 +354,8 @@ int sp_plan_from_json(const char *text, size_t len, sp_plan **out, sp_err *err);
  * dashboard page reads one by one):
  *   value:      {"pos": {"kind": "arg"|"func_result"|"op_result", "func", "op", "index"},
  *                "name", "type", "sharding": null | {"mesh", "dims": [{"axes": [...],
- *                "closed", "priority"}], "replicated", "unreduced", "sdy", "pspec", "gspmd"}}
+ *                "closed", "priority"}], "replicated", "unreduced", "sdy", "pspec", "gspmd"},
+ *                "sharding_origins": {"x": "input: 0", ...} (only when it has origins)}
  *   op:         the report's op object (see sp_plan_op.table)
  *   collective: {"kind", "axes", "group_size", "bytes", "seconds", "value": <pos>,
  *                "value_name", "op", "op_name", "line", "operand"}

@@ -8,6 +8,7 @@
  */
 #include "plan/plan_int.h"
 
+#include <assert.h>
 #include <cjson/cJSON.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,7 @@
 #include "ir/ptr_map.h"
 #include "mlir/mlir.h"
 #include "plan/sharding_forms.h"
+#include "propagation/trace.h"
 #include "search/plan_search.h"
 #include "solver/solver.h"
 
@@ -81,6 +83,7 @@ typedef struct builder {
   sp_ptr_map *numbers;     /* op -> number */
   sp_ptr_map funcs;        /* func.func op -> function index */
   sp_ptr_map vals;         /* sp_value -> index in p->values */
+  sp_ptr_map texts;        /* origin texts and axis names made once (fill_origins) */
   op_ref *ops;             /* every op by number (build_values), for the op tables' operands */
   int nops;
   int cap;
@@ -101,18 +104,21 @@ static const char *sb_str(builder *b, sp_strbuf *sb) {
   return c;
 }
 
+/* "x", or "x:(1)2" for a sub-axis. */
+static const char *axis_text(builder *b, const sp_axis_ref *r) {
+  sp_strbuf sb = SP_STRBUF_INIT;
+  if (r->size) sp_strbuf_printf(&sb, "%s:(%lld)%lld", r->name, (long long)r->pre, (long long)r->size);
+  else sp_strbuf_puts(&sb, r->name);
+  return sb_str(b, &sb);
+}
+
 static const char **axis_list(builder *b, const sp_axis_ref *v, int n) {
   const char **out = sp_arena_calloc(b->p->arena, (size_t)(n ? n : 1), sizeof *out);
   if (!out) {
     b->status = SP_ENOMEM;
     return NULL;
   }
-  for (int i = 0; i < n; i++) {
-    sp_strbuf sb = SP_STRBUF_INIT;
-    if (v[i].size) sp_strbuf_printf(&sb, "%s:(%lld)%lld", v[i].name, (long long)v[i].pre, (long long)v[i].size);
-    else sp_strbuf_puts(&sb, v[i].name);
-    out[i] = sb_str(b, &sb);
-  }
+  for (int i = 0; i < n; i++) out[i] = axis_text(b, &v[i]);
   return out;
 }
 
@@ -160,8 +166,58 @@ static sp_plan_value *add_value(builder *b) {
   return pv;
 }
 
+static int cmp_origin(const void *x, const void *y) {
+  const sp_plan_origin *a = x, *c = y;
+  return strcmp(a->axis, c->axis);
+}
+
+/* An origin's text as seen from `self`, made once per distinct origin: a module has a few
+ * (its arguments, results, constraints), its values many. The cache key packs the origin
+ * into a pointer-sized integer (never a real address: kind + 1 in the top bits). */
+static const char *origin_text(builder *b, const sp_origin *o, const void *self) {
+  if (o->owner == self) return "self";
+  uintptr_t key = ((uintptr_t)(o->kind + 1) << 48) | ((uintptr_t)(o->id & 0xffffff) << 24) |
+                  (uintptr_t)(o->index & 0xffffff);
+  intptr_t hit = sp_ptr_map_get(&b->texts, (const void *)key, 0);
+  if (hit) return (const char *)hit;
+  sp_strbuf sb = SP_STRBUF_INIT;
+  sp_trace_origin_print(&sb, o, self);
+  const char *t = sb_str(b, &sb);
+  if (t && sp_ptr_map_put(&b->texts, (const void *)key, (intptr_t)t)) b->status = SP_ENOMEM;
+  return t;
+}
+
+/* An axis's text, a whole axis's made once per name. */
+static const char *origin_axis(builder *b, const sp_axis_ref *r) {
+  if (r->size) return axis_text(b, r);
+  intptr_t hit = sp_ptr_map_get(&b->texts, r->name, 0);
+  if (hit) return (const char *)hit;
+  const char *t = axis_text(b, r);
+  if (t && sp_ptr_map_put(&b->texts, r->name, (intptr_t)t)) b->status = SP_ENOMEM;
+  return t;
+}
+
+/* The origins the trace recorded on `node`, printed as seen from `self` (trace.h). */
+static void fill_origins(builder *b, sp_plan_value *pv, const void *node, const void *self) {
+  int n = 0;
+  const sp_trace *t = sp_trace_get(b->m);
+  const sp_axis_origin *v = t && node ? sp_trace_origins(t, node, &n) : NULL;
+  if (!v || !n) return;
+  pv->origins = sp_arena_calloc(b->p->arena, (size_t)n, sizeof *pv->origins);
+  if (!pv->origins) {
+    b->status = SP_ENOMEM;
+    return;
+  }
+  for (int i = 0; i < n && !b->status; i++) {
+    sp_plan_origin *po = &pv->origins[pv->norigins++];
+    po->axis = origin_axis(b, &v[i].axis);
+    po->origin = origin_text(b, &v[i].origin, self);
+  }
+  if (!b->status && n > 1) qsort(pv->origins, (size_t)pv->norigins, sizeof *pv->origins, cmp_origin);
+}
+
 static void put_value(builder *b, sp_plan_pos pos, const sp_value *v, const sp_type *type,
-                      const sp_sharding *s) {
+                      const sp_sharding *s, const void *node, const void *self) {
   sp_plan_value *pv = add_value(b);
   if (!pv) return;
   if (v && sp_ptr_map_put(&b->vals, v, b->p->nvalues - 1)) b->status = SP_ENOMEM;
@@ -173,6 +229,7 @@ static void put_value(builder *b, sp_plan_pos pos, const sp_value *v, const sp_t
   sp_type_print(&sb, type);
   pv->type = sb_str(b, &sb);
   fill_sharding(b, pv, s);
+  if (!b->status) fill_origins(b, pv, node, self);
 }
 
 /* The function index of the func.func that (transitively) holds `op`, -1 if none. */
@@ -214,11 +271,14 @@ static void build_values(builder *b) {
     sp_block *entry = op->nregions && op->regions[0].nblocks ? op->regions[0].blocks[0] : NULL;
     for (int i = 0; i < fi->nargs; i++) {
       sp_value *v = entry && i < entry->nargs ? entry->args[i] : NULL;
-      put_value(b, (sp_plan_pos){SP_PLAN_ARG, nf, -1, i}, v, fi->arg_types[i], v ? v->sharding : NULL);
+      put_value(b, (sp_plan_pos){SP_PLAN_ARG, nf, -1, i}, v, fi->arg_types[i],
+                v ? v->sharding : NULL, v, v);
     }
     for (int i = 0; i < fi->nresults; i++)
       put_value(b, (sp_plan_pos){SP_PLAN_FUNC_RESULT, nf, -1, i}, NULL, fi->result_types[i],
-                fi->result_shardings ? fi->result_shardings[i] : NULL);
+                fi->result_shardings ? fi->result_shardings[i] : NULL,
+                fi->result_shardings ? sp_trace_func_result_node(op, i) : NULL,
+                fi->result_shardings ? sp_trace_func_result(op, i) : NULL);
     nf++;
   }
   /* Op results, in op-number order. */
@@ -231,7 +291,8 @@ static void build_values(builder *b) {
     sp_op *op = ops[k].op;
     for (int r = 0; r < op->nresults; r++)
       put_value(b, (sp_plan_pos){SP_PLAN_OP_RESULT, func_of(b, op), ops[k].number, r},
-                &op->results[r], op->results[r].type, op->results[r].sharding);
+                &op->results[r], op->results[r].type, op->results[r].sharding, &op->results[r],
+                &op->results[r]);
   }
   b->ops = ops;
   b->nops = n;
@@ -418,6 +479,52 @@ static void build_warnings(builder *b) {
   }
 }
 
+/* ------------------------------------------------------------------ invariants */
+
+#ifndef NDEBUG
+/* What plan.h says of a plan, checked in debug builds on every plan the engine builds (a plan
+ * read from JSON is checked by its reader instead, as input): positions are well formed;
+ * functions' arguments and results come first, then op results in op-number order; an
+ * unsharded value has empty sharding fields; ops are listed in op order; a searched plan's
+ * mesh maps every coordinate to a device. */
+static bool value_valid(const sp_plan_value *v) {
+  const sp_plan_pos *q = &v->pos;
+  if (q->index < 0 || (q->kind == SP_PLAN_OP_RESULT ? q->op < 0 || q->func < -1
+                                                     : q->op != -1 || q->func < 0))
+    return false;
+  if (!v->name || !v->type) return false;
+  if (!v->sharded) return !v->rank && !v->dims && !v->nreplicated && !v->nunreduced;
+  return v->rank >= 0 && (!v->rank || v->dims) && v->sdy;
+}
+
+static bool plan_valid(const sp_plan *p) {
+  if (!p->arena || !p->module || p->nvalues < 0 || p->nops < 0) return false;
+  int last_op = -1;
+  bool in_ops = false;
+  for (int i = 0; i < p->nvalues; i++) {
+    const sp_plan_value *v = &p->values[i];
+    if (!value_valid(v)) return false;
+    if (v->pos.kind == SP_PLAN_OP_RESULT) {
+      if (v->pos.op < last_op) return false;
+      last_op = v->pos.op;
+      in_ops = true;
+    } else if (in_ops) {
+      return false;
+    }
+  }
+  for (int i = 1; i < p->nops; i++)
+    if (p->ops[i].op <= p->ops[i - 1].op) return false;
+  if (p->searched) {
+    int64_t n = 1;
+    for (int a = 0; a < p->mesh.naxes; a++) n *= p->mesh.axes[a].size;
+    if (p->mesh.ndevices && n != p->mesh.ndevices) return false;
+    for (int64_t d = 0; d < p->mesh.ndevices; d++)
+      if (!p->mesh.device_of || p->mesh.device_of[d] < 0) return false;
+  }
+  return true;
+}
+#endif
+
 /* ------------------------------------------------------------------ API */
 
 int sp__plan_build(sp_module *m, sp_ptr_map *numbers, int next, cJSON *report,
@@ -430,6 +537,7 @@ int sp__plan_build(sp_module *m, sp_ptr_map *numbers, int next, cJSON *report,
   builder b = {.m = m, .numbers = numbers, .err = err};
   sp_ptr_map_init(&b.funcs);
   sp_ptr_map_init(&b.vals);
+  sp_ptr_map_init(&b.texts);
   int rc = sp__plan_number_ops(m, numbers, &next, err);
   if (rc) goto fail;
   if (!(b.p = sp__plan_new())) {
@@ -452,6 +560,7 @@ int sp__plan_build(sp_module *m, sp_ptr_map *numbers, int next, cJSON *report,
     rc = sp_err_set(err, b.status, "out of memory building the plan");
     goto fail;
   }
+  assert(plan_valid(b.p));
   *out = b.p;
   b.p = NULL;
 fail:
@@ -459,6 +568,7 @@ fail:
   sp_mlir_names_free(b.names);
   sp_ptr_map_free(&b.funcs);
   sp_ptr_map_free(&b.vals);
+  sp_ptr_map_free(&b.texts);
   sp_ptr_map_free(&own);
   return rc;
 }

@@ -78,11 +78,23 @@ static cJSON *sharding_json(const sp_plan_value *v) {
   return NULL;
 }
 
+/* {"x": "input: 0", ...}: Shardy's attribute as JSON. */
+static cJSON *origins_json(const sp_plan_value *v) {
+  cJSON *o = cJSON_CreateObject();
+  for (int i = 0; o && i < v->norigins; i++)
+    if (!add(o, v->origins[i].axis, text(v->origins[i].origin))) {
+      cJSON_Delete(o);
+      return NULL;
+    }
+  return o;
+}
+
 cJSON *sp_plan_value_to_json(const sp_plan_value *v) {
   cJSON *o = cJSON_CreateObject();
   if (o && add(o, "pos", pos_json(&v->pos)) && add(o, "name", text(v->name)) &&
       add(o, "type", text(v->type)) &&
-      add(o, "sharding", v->sharded ? sharding_json(v) : cJSON_CreateNull()))
+      add(o, "sharding", v->sharded ? sharding_json(v) : cJSON_CreateNull()) &&
+      (!v->norigins || add(o, "sharding_origins", origins_json(v))))
     return o;
   cJSON_Delete(o);
   return NULL;
@@ -331,10 +343,35 @@ static const char **rstrings(reader *r, const cJSON *o, const char *k, int *n) {
   return v;
 }
 
+/* "sharding_origins" (optional: plans without origins leave it out). */
+static void read_origins(reader *r, const cJSON *o, sp_plan_value *v) {
+  cJSON *x = get(o, "sharding_origins");
+  if (!x) return;
+  if (!cJSON_IsObject(x)) {
+    bad(r, "sharding_origins", "an object");
+    return;
+  }
+  int n = cJSON_GetArraySize(x);
+  if (!(v->origins = alloc(r, n, sizeof *v->origins))) return;
+  cJSON *e;
+  cJSON_ArrayForEach(e, x) {
+    sp_plan_origin *po = &v->origins[v->norigins++];
+    if (!cJSON_IsString(e)) {
+      bad(r, "sharding_origins", "an object of strings");
+      return;
+    }
+    po->axis = sp_arena_strdup(r->p->arena, e->string);
+    po->origin = sp_arena_strdup(r->p->arena, e->valuestring);
+    if ((!po->axis || !po->origin) && !r->rc)
+      r->rc = sp_err_set(r->err, SP_ENOMEM, "out of memory reading the plan");
+  }
+}
+
 static void read_value(reader *r, const cJSON *o, sp_plan_value *v) {
   v->pos = rpos(r, o, "pos");
   v->name = rstr(r, o, "name");
   v->type = rstr(r, o, "type");
+  read_origins(r, o, v);
   cJSON *s = get(o, "sharding");
   if (cJSON_IsNull(s)) return;
   if (!cJSON_IsObject(s)) {

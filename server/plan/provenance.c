@@ -252,12 +252,45 @@ static cJSON *step_json(const graph *g, int v, int opi) {
   return s;
 }
 
+/* Shardy's origin of `axis` on value `v` (sp_plan_value.origins): the entry of that axis, else
+ * of the same axis cut differently ("x" against an older "x:(1)2"); NULL if none. */
+static const char *shardy_origin(const sp_plan_value *v, const char *axis) {
+  size_t base = strcspn(axis, ":");
+  for (int i = 0; i < v->norigins; i++)
+    if (strcmp(v->origins[i].axis, axis) == 0) return v->origins[i].origin;
+  for (int i = 0; i < v->norigins; i++)
+    if (strncmp(v->origins[i].axis, axis, base) == 0 && strcspn(v->origins[i].axis, ":") == base)
+      return v->origins[i].origin;
+  return NULL;
+}
+
+/* Whether Shardy's origin names the same annotation as the derived source `src` of value `v`:
+ * 1 or 0 where the two can be compared ("self", "input: N", "output: N"), -1 otherwise (a
+ * constraint or manual computation, whose number the plan's values do not carry, or no
+ * derived source). "input: N" names argument N of the function that introduced it, which for
+ * a callee's values is its caller's: the argument number and kind are compared. */
+static int shardy_agrees(const sp_plan *p, int v, int src, const char *shardy) {
+  if (src < 0) return -1;
+  if (strcmp(shardy, "self") == 0) return src == v;
+  const sp_plan_pos *pos = &p->values[src].pos;
+  int n;
+  if (sscanf(shardy, "input: %d", &n) == 1) return pos->kind == SP_PLAN_ARG && pos->op < 0 && pos->index == n;
+  if (sscanf(shardy, "output: %d", &n) == 1) return pos->kind == SP_PLAN_FUNC_RESULT && pos->index == n;
+  return -1;
+}
+
 static cJSON *origin_json(const graph *g, const walk *w, int v, int dim, const char *axis) {
   cJSON *o = cJSON_CreateObject();
   if (!o) return NULL;
   cJSON_AddNumberToObject(o, "dim", dim);
   cJSON_AddStringToObject(o, "axis", axis);
   int src = w->origin[v];
+  const char *shardy = shardy_origin(&g->p->values[v], axis);
+  if (shardy) {
+    cJSON_AddStringToObject(o, "shardy", shardy);
+    int agrees = shardy_agrees(g->p, v, src, shardy);
+    if (agrees >= 0) cJSON_AddBoolToObject(o, "agrees", agrees);
+  }
   if (src < 0) {
     /* no annotation reaches it along the factors: after a search, the search put it there */
     cJSON_AddStringToObject(o, "origin", g->p->searched ? "chosen by the cost search"

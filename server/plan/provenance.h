@@ -15,9 +15,14 @@
  * of its sharding, dimension by dimension:
  *   {"dim": D, "axis": "x", "origin": "user annotation on %arg0" | "this value's own
  *    annotation" | "chosen by the cost search" (a searched plan) | "not traced", "source": {"value": I, "name": "%arg0"}, "hops": H,
- *    "prev": {"value": J, "name": "%0", "op": N, "op_name": "stablehlo.add"}}
+ *    "prev": {"value": J, "name": "%0", "op": N, "op_name": "stablehlo.add"},
+ *    "shardy": "input: 0", "agrees": true}
  * where H is the number of ops crossed from the source and `prev` the step before this value
- * (absent at the source): the value it came from and the op it crossed. The whole path is read
+ * (absent at the source): the value it came from and the op it crossed. "shardy" is the
+ * axis's origin as Shardy recorded it while propagating (sp_plan_value.origins; absent when
+ * the plan has none for it) and "agrees" whether it names the same annotation as `source`
+ * (absent when that cannot be told from the plan: a constraint's or manual computation's
+ * origin, or no source). The whole path is read
  * by following `prev` through the origins of the earlier values (each value keeps only one
  * step, so the plan stays linear in size however deep the graph).
  *

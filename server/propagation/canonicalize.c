@@ -9,31 +9,13 @@
 #include "ir/axis_ref.h"
 #include "ir/op_list.h"
 #include "ir/sp_limits.h"
+#include "propagation/dead_ops.h"
 #include "propagation/export_shardings.h"
 
 /* Replaces the op's single result by `v` everywhere and erases the op. */
 static void replace_with(sp_op *op, sp_value *v) {
   sp_value_replace_all_uses(&op->results[0], v);
   sp_op_erase(op);
-}
-
-/* Shardy marks these collectives free of side effects; the others stay when dead. */
-static bool dead_and_erasable(const sp_op *op) {
-  if (!sp_op_results_unused(op) || op->nresults == 0) return false;
-  switch (op->kind) {
-    case SP_OP_SDY_ALL_GATHER:
-    case SP_OP_SDY_ALL_SLICE:
-    case SP_OP_SDY_ALL_REDUCE:
-    case SP_OP_SDY_REDUCE_SCATTER:
-    case SP_OP_SDY_COLLECTIVE_PERMUTE:
-    case SP_OP_SDY_SHARDED_TO_UNREDUCED:
-    case SP_OP_SDY_REPLICATED_TO_UNREDUCED:
-    case SP_OP_SDY_MANUAL_COMPUTATION:
-    case SP_OP_SDY_NAMED_COMPUTATION:
-      return false;
-    default:
-      return sp_op_is_pure(op);
-  }
 }
 
 static const sp_attr *dim_axes(const sp_op *op, const char *name) {
@@ -385,7 +367,7 @@ static int canonicalize_manual(sp_module *m, sp_op *mc, bool *changed) {
 /* ------------------------------------------------------------------ the driver */
 
 static int visit(sp_module *m, sp_op *op, bool collectives_only, bool *changed) {
-  if (dead_and_erasable(op)) {
+  if (sp_op_is_trivially_dead(op)) {
     sp_op_erase(op);
     *changed = true;
     return SP_OK;

@@ -21,16 +21,9 @@ void sp_conflict_log_init(sp_conflict_log *log, sp_arena *a) {
 }
 
 sp_conflict *sp_conflict_log_add(sp_conflict_log *log) {
-  if (log->n == log->cap) {
-    int cap = log->cap ? log->cap * 2 : 16;
-    sp_conflict *v = sp_arena_realloc(log->arena, log->v, (size_t)log->cap * sizeof *v,
-                                      (size_t)cap * sizeof *v);
-    if (!v) {
-      log->oom = true;
-      return NULL;
-    }
-    log->v = v;
-    log->cap = cap;
+  if (sp_arena_grow_from(log->arena, (void **)&log->v, &log->cap, log->n, sizeof *log->v, 16)) {
+    log->oom = true;
+    return NULL;
   }
   sp_conflict *c = &log->v[log->n++];
   memset(c, 0, sizeof *c);

@@ -11,13 +11,14 @@
 
 #include "ir/clone.h"
 #include "ir/grow.h"
+#include "ir/ptr_map.h"
 #include "rules/registry.h"
 
 enum { KIND_CONSTANT = 1, KIND_SCALAR_EXPANSION = 2 };
 
 typedef struct splitter {
   sp_module *m;
-  sp_value_map kinds;   /* first result -> (sp_value *)(intptr_t)KIND_* */
+  sp_ptr_map kinds;     /* first result -> KIND_* */
   sp_op **ops;          /* constant expressions and scalar expansions, pre-order */
   int nops, cap;
   int rc;
@@ -25,7 +26,7 @@ typedef struct splitter {
 
 static int kind_of(const splitter *s, const sp_op *op) {
   if (!op || op->nresults != 1) return 0;
-  return (int)(intptr_t)sp_value_map_get(&s->kinds, &op->results[0]);
+  return (int)sp_ptr_map_get(&s->kinds, &op->results[0], 0);
 }
 
 static bool is_rank0(const sp_value *v) {
@@ -62,7 +63,7 @@ static bool classify(sp_op *op, void *ctx) {
   if (!kind) return true;
   if (sp_grow((void **)&s->ops, &s->cap, s->nops, sizeof *s->ops)) goto oom;
   s->ops[s->nops++] = op;
-  if (sp_value_map_put(&s->kinds, &op->results[0], (sp_value *)(intptr_t)kind)) goto oom;
+  if (sp_ptr_map_put(&s->kinds, &op->results[0], kind)) goto oom;
   return true;
 oom:
   s->rc = SP_ENOMEM;
@@ -70,12 +71,13 @@ oom:
 }
 
 /* Clones the expression rooted at `op` right before `root`; operands that are constant
- * expressions are cloned first (once per root copy, through `map`). */
+ * expressions are cloned first (once per root copy, through `map`), except scalars: a copy
+ * uses the one scalar sub-expression there is (sp_op_clone keeps unmapped operands). */
 static sp_op *clone_expression(splitter *s, sp_op *op, sp_op *root, sp_value_map *map) {
   if (kind_of(s, op) == KIND_CONSTANT) {
     for (int i = 0; i < op->noperands; i++) {
       sp_value *v = op->operands[i].value;
-      if (sp_value_map_get(map, v)) continue;
+      if (sp_value_map_get(map, v) || is_rank0(v)) continue;
       if (!clone_expression(s, v->def, root, map)) return NULL;
     }
   }
@@ -90,7 +92,9 @@ static bool split_uses(sp_op *user, void *ctx) {
   for (int i = 0; i < user->noperands; i++) {
     sp_value *v = user->operands[i].value;
     sp_op *root = v ? v->def : NULL;
-    if (!kind_of(s, root)) continue;
+    /* Scalars are never cloned: nothing to shard, and Shardy shares them (JAX's splitter
+     * keeps one `convert` of a scalar constant for all its uses). */
+    if (!kind_of(s, root) || is_rank0(v)) continue;
     sp_value_map map;
     sp_value_map_init(&map);
     sp_op *c = clone_expression(s, root, root, &map);
@@ -108,14 +112,14 @@ int sp_constants_split(sp_module *m, sp_err *err) {
   splitter s;
   memset(&s, 0, sizeof s);
   s.m = m;
-  sp_value_map_init(&s.kinds);
+  sp_ptr_map_init(&s.kinds);
   sp_op_walk(m->op, classify, &s);
   if (!s.rc) sp_op_walk(m->op, split_uses, &s);
   /* Users come after their operands in pre-order: erase backwards. */
   for (int i = s.nops - 1; !s.rc && i >= 0; i--)
     if (!sp_value_has_uses(&s.ops[i]->results[0])) sp_op_erase(s.ops[i]);
   free(s.ops);
-  sp_value_map_free(&s.kinds);
+  sp_ptr_map_free(&s.kinds);
   return s.rc ? sp_err_set(err, s.rc, "out of memory splitting constants") : SP_OK;
 }
 

@@ -9,8 +9,11 @@
  * expression (terminators included) gets its own copy of the whole expression (for a scalar
  * expansion only the broadcast is copied; the scalar stays shared), inserted right before the
  * original, copies in the order of the uses; originals left without uses are erased. So each
- * use can be sharded on its own during propagation.
- *
+ * use can be sharded on its own during propagation. Scalars are never cloned: a rank-0
+ * constant expression keeps all its uses, and the copy of a larger expression uses the
+ * original of each rank-0 sub-expression (what JAX's Shardy does: run on a rank-0
+ * `convert` of a constant with two users, its splitter keeps the one convert).
+
  * Merger: within one block, a constant (sdy.constant or stablehlo.constant) with the same value, type, attributes and sharding
  * as an earlier one, or a broadcast_in_dim of the same operand with the same dimensions, type
  * and sharding as an earlier one, is replaced by the earlier one and erased.

@@ -7,9 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ir/clone.h"
 #include "ir/op_list.h"
+#include "ir/ptr_map.h"
 #include "propagation/sharding_walk.h"
+#include "propagation/trace.h"
 
 bool sp_data_flow_is_data_flow_op(const sp_op *op) {
   switch (op->kind) {
@@ -238,8 +239,8 @@ static bool edge_owner(const sp_op *edge, sp_op **op, bool *is_arg, int *index) 
 int sp_data_flow_edges_sink(sp_module *m, sp_err *err) {
   sp_op_list l = {.keep = is_edge};
   owner_group *groups = NULL;
-  sp_value_map index_of;   /* owner key -> 1 + group index */
-  sp_value_map_init(&index_of);
+  sp_ptr_map index_of;   /* owner key -> group index */
+  sp_ptr_map_init(&index_of);
   int ngroups = 0, rc = SP_OK;
   sp_op_walk(m->op, sp_op_list_collect, &l);
   if (l.oom) goto oom;
@@ -252,10 +253,10 @@ int sp_data_flow_edges_sink(sp_module *m, sp_err *err) {
     if (!edge_owner(l.v[i], &owner, &is_arg, &index)) continue;
     /* The group is found through the owner's first result / first body argument. */
     const sp_value *key = is_arg ? owner->regions[0].blocks[0]->args[0] : &owner->results[0];
-    intptr_t k = (intptr_t)sp_value_map_get(&index_of, key);
-    owner_group *g = k ? &groups[k - 1] : NULL;
+    intptr_t k = sp_ptr_map_get(&index_of, key, -1);
+    owner_group *g = k >= 0 ? &groups[k] : NULL;
     if (!g) {
-      if (sp_value_map_put(&index_of, key, (sp_value *)(intptr_t)(ngroups + 1))) goto oom;
+      if (sp_ptr_map_put(&index_of, key, ngroups)) goto oom;
       g = &groups[ngroups++];
       g->op = owner;
       g->args = is_arg;
@@ -272,15 +273,17 @@ int sp_data_flow_edges_sink(sp_module *m, sp_err *err) {
   for (int i = 0; !rc && i < l.n; i++) {
     sp_op *e = l.v[i];
     if (e->noperands != 1 || e->nresults != 1 || !e->operands[0].value) continue;
+    /* The owner is the value now: it keeps the origins recorded on the edge. */
+    if (m->trace && sp_trace_move(m->trace, &e->results[0], e->operands[0].value)) goto oom;
     sp_value_replace_all_uses(&e->results[0], e->operands[0].value);
     sp_op_erase(e);
   }
-  sp_value_map_free(&index_of);
+  sp_ptr_map_free(&index_of);
   free(groups);
   sp_op_list_free(&l);
   return rc;
 oom:
-  sp_value_map_free(&index_of);
+  sp_ptr_map_free(&index_of);
   free(groups);
   sp_op_list_free(&l);
   return sp_err_set(err, SP_ENOMEM, "out of memory sinking data-flow edges");

@@ -10,6 +10,7 @@
 #include "ir/axis_ref.h"
 #include "ir/int_math.h"
 #include "ir/op_list.h"
+#include "propagation/dead_ops.h"
 #include "propagation/sharding_walk.h"
 #include "rules/registry.h"
 
@@ -336,6 +337,16 @@ int sp_export_all_reduce_operand(sp_module *m, sp_op *user, int i, const sp_shar
   return SP_OK;
 }
 
+/* The sharding `v` has: a while's body or condition argument carries none of its own once the
+ * data-flow edges are sunk; it has the while result's at its place (the edge's owner). */
+static const sp_sharding *sharding_of(const sp_value *v) {
+  if (!v->sharding && !v->def && v->block) {
+    const sp_op *p = sp_block_parent_op(v->block);
+    if (p && p->kind == SP_OP_WHILE && v->index < p->nresults) return p->results[v->index].sharding;
+  }
+  return v->sharding;
+}
+
 static int reshard_call_operands(sp_module *m, sp_op *call) {
   const char *callee = sp_op_get_str(call, "callee");
   sp_op *fn = callee ? sp_module_lookup_func(m, callee) : NULL;
@@ -344,7 +355,7 @@ static int reshard_call_operands(sp_module *m, sp_op *call) {
   for (int i = 0; i < call->noperands && i < entry->nargs; i++) {
     sp_value *v = call->operands[i].value;
     sp_sharding *want = entry->args[i]->sharding;
-    if (!v || !want || sp_sharding_same_axes(v->sharding, want)) continue;
+    if (!v || !want || sp_sharding_same_axes(sharding_of(v), want)) continue;
     sp_op *r = sp_op_create(m->arena, "sdy.reshard", 1, &v, 1, &v->type, 0);
     if (!r) return SP_ENOMEM;
     r->loc = call->loc;
@@ -457,43 +468,6 @@ int sp_export_insert_explicit_reshards_mode(sp_module *m, bool reduce_after_ops,
 
 /* ------------------------------------------------------------------ canonicalizer */
 
-bool sp_op_is_pure(const sp_op *op) {
-  if (sp_rules_is_elementwise(op)) return true;
-  switch (op->kind) {
-    case SP_OP_SDY_CONSTANT:
-    case SP_OP_CONSTANT:
-    case SP_OP_IOTA:
-    case SP_OP_SDY_SHARDING_CONSTRAINT:
-    case SP_OP_SDY_RESHARD:
-    case SP_OP_SDY_DATA_FLOW_EDGE:
-    case SP_OP_SDY_PROPAGATION_BARRIER:
-    case SP_OP_SDY_ALL_REDUCE:
-    case SP_OP_SDY_ALL_GATHER:
-    case SP_OP_SDY_ALL_SLICE:
-    case SP_OP_SDY_ALL_TO_ALL:
-    case SP_OP_SDY_COLLECTIVE_PERMUTE:
-    case SP_OP_SDY_REDUCE_SCATTER:
-    case SP_OP_BROADCAST_IN_DIM:
-    case SP_OP_CONCATENATE:
-    case SP_OP_CONVOLUTION:
-    case SP_OP_DOT:
-    case SP_OP_DOT_GENERAL:
-    case SP_OP_DYNAMIC_SLICE:
-    case SP_OP_DYNAMIC_UPDATE_SLICE:
-    case SP_OP_GATHER:
-    case SP_OP_PAD:
-    case SP_OP_RESHAPE:
-    case SP_OP_REVERSE:
-    case SP_OP_SLICE:
-    case SP_OP_TRANSPOSE:
-    case SP_OP_GET_TUPLE_ELEMENT:
-    case SP_OP_TUPLE:
-      return true;
-    default:
-      return false;
-  }
-}
-
 /* An sdy collective whose axis list is empty does nothing. */
 static bool is_noop_collective(const sp_op *op) {
   if (op->kind != SP_OP_SDY_ALL_REDUCE || op->noperands != 1 || op->nresults != 1) return false;
@@ -518,7 +492,7 @@ int sp_export_canonicalize(sp_module *m, sp_err *err) {
         sp_value_replace_all_uses(&op->results[0], op->operands[0].value);
         sp_op_erase(op);
         changed = true;
-      } else if (op->nresults && sp_op_is_pure(op) && sp_op_results_unused(op)) {
+      } else if (sp_op_is_trivially_dead(op)) {
         sp_op_erase(op);
         changed = true;
       }

@@ -50,9 +50,6 @@ int sp_export_insert_explicit_reshards_mode(sp_module *m, bool reduce_after_ops,
 int sp_export_all_reduce_operand(sp_module *m, sp_op *user, int i, const sp_sharding *s);
 int sp_export_canonicalize(sp_module *m, sp_err *err);
 
-/* Whether `op` has no side effects, so that it may be erased once its results are unused. */
-bool sp_op_is_pure(const sp_op *op);
-
 /* The main function: the only func.func of the module, else @main; NULL if neither. */
 sp_op *sp_export_main_func(const sp_module *m);
 

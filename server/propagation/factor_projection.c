@@ -34,6 +34,7 @@ static sp_ft_axis from_ref(int axis, sp_axis_ref r) {
 }
 
 sp_ft_axis sp_ft_axis_make(const sp_mesh *m, int axis, int64_t pre, int64_t size) {
+  assert(axis >= 0 && axis < m->naxes);
   return from_ref(axis, sp_axis_make(m->axes[axis].name, pre, size, m->axes[axis].size));
 }
 
@@ -90,16 +91,9 @@ void sp_ft_axis_print(sp_strbuf *sb, const sp_mesh *m, sp_ft_axis a, bool quoted
 
 /* ------------------------------------------------------------------ axis lists */
 
+/* Room for `need` axes (most lists hold a few: 4 first). */
 static int axes_reserve(sp_arena *a, sp_ft_axes *l, int need) {
-  if (need <= l->cap) return SP_OK;
-  int cap = l->cap ? l->cap * 2 : 4;
-  while (cap < need) cap *= 2;
-  sp_ft_axis *v = sp_arena_alloc(a, (size_t)cap * sizeof *v);
-  if (!v) return SP_ENOMEM;
-  if (l->n) memcpy(v, l->v, (size_t)l->n * sizeof *v);
-  l->v = v;
-  l->cap = cap;
-  return SP_OK;
+  return need ? sp_arena_grow_from(a, (void **)&l->v, &l->cap, need - 1, sizeof *l->v, 4) : SP_OK;
 }
 
 int sp_ft_axes_push(sp_arena *a, sp_ft_axes *l, sp_ft_axis x) {
@@ -435,6 +429,35 @@ static int project_row(sp_factor_table *t, int r, const sp_sharding *s, sp_err *
   return SP_OK;
 }
 
+#ifndef NDEBUG
+/* The header's invariants, checked in debug builds: a cell that is not present has no axes,
+ * every axis names an axis of the table's mesh with a part inside it, and a list holds no
+ * more than its capacity. */
+static bool axes_valid(const sp_factor_table *t, const sp_ft_axes *l) {
+  if (l->n < 0 || l->n > l->cap || (l->n && !l->v)) return false;
+  for (int i = 0; i < l->n; i++) {
+    sp_ft_axis x = l->v[i];
+    if (x.axis < 0 || x.axis >= t->mesh->naxes) return false;
+    int64_t n = axis_n(t->mesh, x);
+    if (x.size && (x.pre < 1 || x.size < 1 || x.pre * x.size > n)) return false;
+  }
+  return true;
+}
+
+static bool table_valid(const sp_factor_table *t) {
+  for (int r = 0; r < sp_factor_table_nrows(t); r++) {
+    const sp_ft_row *row = &t->rows[r];
+    if (!axes_valid(t, &row->replicated) || !axes_valid(t, &row->unreduced)) return false;
+    for (int f = 0; f < t->nfactors; f++) {
+      const sp_ft_cell *c = &row->cells[f];
+      if (!c->present && (c->axes.n || c->overflow.n)) return false;
+      if (!axes_valid(t, &c->axes) || !axes_valid(t, &c->overflow)) return false;
+    }
+  }
+  return true;
+}
+#endif
+
 static int build(sp_arena *a, const sp_rule *rule, const sp_mesh *mesh, bool regrouped,
                  sp_sharding *const *operands, sp_sharding *const *results,
                  sp_factor_table **out, sp_err *err) {
@@ -461,6 +484,7 @@ static int build(sp_arena *a, const sp_rule *rule, const sp_mesh *mesh, bool reg
     rc = project_row(t, r, s, err);
     if (rc) return rc;
   }
+  assert(table_valid(t));
   *out = t;
   return SP_OK;
 oom:

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "ir/clone.h"
+#include "ir/diag.h"
 #include "ir/op_list.h"
 
 #define ORIGINAL_NAME "sdy.original_func_name"
@@ -33,6 +34,7 @@ typedef struct flattener {
   sp_op_list used;   /* functions that already have their call site */
   int counter;    /* the module-wide suffix counter */
   bool oom;
+  sp_op *cycle;   /* the first call found closing a cycle (it cannot be flattened) */
 } flattener;
 
 static sp_op *callee(const flattener *f, const sp_op *call) {
@@ -51,6 +53,7 @@ static void post_order(flattener *f, sp_op *fn, sp_op_list *visiting) {
   f->oom |= calls.oom;
   for (int i = 0; i < calls.n && !f->oom; i++) {
     sp_op *g = callee(f, calls.v[i]);
+    if (g && sp_op_list_contains(visiting, g) && !f->cycle) f->cycle = calls.v[i];
     if (g) post_order(f, g, visiting);
   }
   free(calls.v);
@@ -101,6 +104,11 @@ int sp_flatten_call_graph(sp_module *m, sp_err *err) {
   for (sp_op *op = sp_module_body(m)->first; op && !f.oom; op = op->next)
     if (op->kind == SP_OP_FUNC) post_order(&f, op, &visiting);
   free(visiting.v);
+  if (f.cycle && !f.oom) {
+    free(f.order.v);
+    return sp_error_at(err, SP_EUNSUPPORTED, m, f.cycle->loc, "recursive call to @%s: the call "
+                       "graph cannot be flattened", sp_op_get_str(f.cycle, "callee"));
+  }
   for (int i = 0; i < f.order.n && !f.oom; i++) {
     sp_op_list calls = calls_in(f.order.v[i]);
     f.oom |= calls.oom;

@@ -8,7 +8,8 @@
  * first, recursively, since they already have a caller). A copy is private, appended to the
  * module, named `<name>_<N>` with N a module-wide counter (skipping names in use) and carries
  * `sdy.original_func_name` (the original's, or the original's own name). Argument and result
- * shardings and attributes are copied with the body.
+ * shardings and attributes are copied with the body. A call graph with a cycle (recursion)
+ * cannot be flattened: SP_EUNSUPPORTED at the first call found closing one.
  *
  * Memory: copies in the module's arena; scratch lists malloc'd.
  */

@@ -1,8 +1,8 @@
 /*
  * func_calls.h - functions and calls around propagation: Shardy's
- * propagate-sharding-from-func-to-call, flatten-call-graph + import-func-calls,
- * pre-order-funcs, export-named-computations + unflatten-call-graph,
- * propagate-to-func-results and insert-func-call-reshards.
+ * propagate-sharding-from-func-to-call, import-func-calls, pre-order-funcs,
+ * propagate-to-func-results and insert-func-call-reshards (the way back, named computations
+ * to functions and un-flattening, is call_graph.h).
  *
  *   sp_func_calls_shardings_to_calls: a func.call none of whose results has a sharding takes
  *     the callee's result shardings (missing ones become fully open on the same mesh).
@@ -19,13 +19,6 @@
  *     an error. Imported callees left without callers are erased.
  *   sp_func_calls_pre_order: moves the functions to the end of the module, callers before
  *     their callees (module order otherwise).
- *   sp_func_calls_export: each sdy.named_computation (innermost first) becomes a private
- *     func.func named after it (made unique with _0, _1, ...; appended to the module) whose
- *     argument and result shardings are the in/out shardings, and a func.call carrying the
- *     out shardings replaces it. Then the call graph is un-flattened: walking the calls in
- *     module order, a call to a function exported from a computation of the same name and with
- *     the same argument and result shardings and types as one met before is redirected to
- *     that earlier function; functions left unused are erased.
  *   sp_func_calls_results_from_returns: every function but the main one takes the shardings
  *     of the values it returns as its result shardings (where they have one).
  *   sp_func_calls_insert_reshards: where a call result's sharding differs from the callee's
@@ -46,19 +39,7 @@
 int sp_func_calls_shardings_to_calls(sp_module *m, sp_err *err);
 int sp_func_calls_import(sp_module *m, bool add_edges, sp_err *err);
 int sp_func_calls_pre_order(sp_module *m, sp_err *err);
-int sp_func_calls_export(sp_module *m, sp_err *err);
 int sp_func_calls_results_from_returns(sp_module *m, sp_err *err);
-/* One named computation to a private function and a call (the function, `nc` itself when it
- * is left alone, NULL on out-of-memory). shardy_export: Shardy's export-named-computations
- * (export/call_graph.h): the function is marked with sdy.original_func_name and carries no
- * result shardings, the call keeps the computation's other attributes, and data-flow edges on
- * the computation's arguments and results go, their shardings taking the in/out shardings'
- * place; otherwise the pipeline's form (result shardings on the function). A clashing name
- * gets the suffix sp_module_unique_symbol_counted picks with `counter`, shared by the run. */
-sp_op *sp_func_calls_export_one(sp_module *m, sp_op *nc, bool shardy_export, unsigned *counter);
 int sp_func_calls_insert_reshards(sp_module *m, sp_err *err);
-/* Appends the sdy.named_computation ops at and below `op` to `l`, innermost first (post-order,
- * the order they are exported in); false when memory ran out (l->oom). */
-bool sp_func_calls_collect_named(sp_op *op, sp_op_list *l);
 
 #endif /* SP_FUNC_CALLS_H */

@@ -1,6 +1,9 @@
 /*
- * func_data_flow_edges.h - Shardy's -sdy-add-func-data-flow-edges: the edges of the
- * dedup-functions-fully mode, where functions stay functions during propagation.
+ * func_data_flow_edges.h - Shardy's -sdy-add-func-data-flow-edges: edges that let propagation
+ * run through functions that stay functions (a call graph that is not flattened). They are
+ * passes of their own: Shardy's propagation pipeline flattens the call graph instead, in every
+ * mode (dedup-functions-fully changes only the un-flattening, pipeline.h), and so does
+ * shardplan's; the pipeline still sinks edges a module arrives with.
  *
  * Every function but the main one gets an `sdy.func_data_flow_edge` on each of its arguments
  * (at the top of its body, in argument order, carrying the argument's sharding), and every

@@ -8,13 +8,12 @@
 #include "ir/pass_options.h"
 #include "propagation/canonicalize.h"
 #include "propagation/constants.h"
-#include "propagation/data_flow_edges.h"
 #include "propagation/flatten_call_graph.h"
 #include "propagation/func_calls.h"
 #include "propagation/gather_scatter_batching.h"
 #include "propagation/func_data_flow_edges.h"
 #include "propagation/mesh_import.h"
-#include "propagation/sharding_constraints.h"
+#include "propagation/pipeline.h"
 #include "propagation/sharding_groups.h"
 
 
@@ -38,20 +37,6 @@ SP_NO_OPTION_PASS(pass_canonicalize, "canonicalize", sp_canonicalize)
 SP_NO_OPTION_PASS(pass_pre_order, "sdy-pre-order-funcs", sp_func_calls_pre_order)
 SP_NO_OPTION_PASS(pass_splitter, "sdy-constant-or-scalar-splitter", sp_constants_split)
 SP_NO_OPTION_PASS(pass_group_import, "sdy-sharding-group-import", sp_sharding_groups_import)
-SP_NO_OPTION_PASS(pass_pipeline, "sdy-import-pipeline", sp_import_pipeline)
-
-int sp_import_pipeline(sp_module *m, sp_err *err) {
-  int rc;
-  if ((rc = sp_symbol_dce(m, err)) || (rc = sp_mesh_lift_inlined(m, err)) ||
-      (rc = sp_mesh_remove_size_one_axes(m, err)) ||
-      (rc = sp_func_calls_shardings_to_calls(m, err)) || (rc = sp_constants_split(m, err)) ||
-      (rc = sp_symbol_dce(m, err)) || (rc = sp_mesh_manual_axes_cleanup(m, err)) ||
-      (rc = sp_data_flow_edges_add(m, err)) || (rc = sp_func_calls_import(m, true, err)) ||
-      (rc = sp_symbol_dce(m, err)) || (rc = sp_sharding_constraints_apply(m, err)) ||
-      (rc = sp_sharding_groups_import(m, err)) || (rc = sp_func_calls_pre_order(m, err)))
-    return rc;
-  return SP_OK;
-}
 
 const sp_pass_info sp_import_passes[] = {
     {"sdy-lift-inlined-meshes", pass_lift_meshes, "inline meshes become module meshes (deduplicated)", NULL},
@@ -66,5 +51,5 @@ const sp_pass_info sp_import_passes[] = {
     {"sdy-constant-or-scalar-splitter", pass_splitter, "one constant (or scalar broadcast) per use", NULL},
     {"sdy-sharding-group-import", pass_group_import, "merge and check sharding groups", NULL},
     {"canonicalize", pass_canonicalize, "fold and simplify the sdy ops (collectives, manual computations), erase dead pure ops", NULL},
-    {"sdy-import-pipeline", pass_pipeline, "every import pass in Shardy's order", NULL},
+    {"sdy-import-pipeline", sp_pipeline_pass_import, "every import pass in Shardy's order, as -sdy-propagation-pipeline runs them (skip-inline, debug-sharding-origins, debug-propagation-edge-sharding)", NULL},
     {NULL, NULL, NULL, NULL}};

@@ -7,15 +7,17 @@
  *
  *   -sdy-lift-inlined-meshes, -sdy-remove-size-one-axes, -sdy-manual-axes-cleanup
  *                                            mesh_import.h
- *   -sdy-propagate-sharding-from-func-to-call, -sdy-flatten-call-graph,
- *   -sdy-import-func-calls (add-data-flow-edges-on-named-computations), -sdy-pre-order-funcs
+ *   -sdy-propagate-sharding-from-func-to-call, -sdy-import-func-calls
+ *   (add-data-flow-edges-on-named-computations), -sdy-pre-order-funcs
  *                                            func_calls.h
+ *   -sdy-flatten-call-graph                  flatten_call_graph.h
  *   -sdy-add-func-data-flow-edges            func_data_flow_edges.h
  *   -sdy-constant-or-scalar-splitter         constants.h
  *   -sdy-explicit-gather-scatter-batching    gather_scatter_batching.h
  *   -sdy-sharding-group-import               sharding_groups.h
- *   -sdy-import-pipeline                     all of the above in Shardy's order, with the
- *                                            data-flow edges and sharding constraints
+ *   -sdy-import-pipeline                     pipeline.h's import half (sp_pipeline_import:
+ *                                            the one code path -sdy-propagation-pipeline
+ *                                            runs too), with its options
  *
  * Memory: none kept.
  */
@@ -28,9 +30,5 @@
 
 /* The import passes (rows of ir/pass_info.h; run_ctx NULL), ending with an all-NULL entry. */
 extern const sp_pass_info sp_import_passes[];
-
-/* The import pipeline (what -sdy-import-pipeline runs; -sdy-propagation-pipeline runs the same
- * steps, skipping those with nothing to work on). */
-int sp_import_pipeline(sp_module *m, sp_err *err);
 
 #endif /* SP_IMPORT_PASSES_H */

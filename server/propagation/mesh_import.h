@@ -13,6 +13,15 @@
  *     StableHLO meshes written inline in replica groups (`#stablehlo.replica_group_mesh_axes<
  *     mesh = #stablehlo.mesh<axes = [...]>, ...>`) are lifted the same way, after the
  *     shardings, and referred to as `mesh = @name`.
+ *     Not done: shardy-import/lift_inlined_meshes.mlir chunk 11 expects every sdy.mesh after
+ *     lifting, the module's own and the lifted one alike, to carry a discardable attribute
+ *     `stablehlo.mesh = {axes = [{name = "a", size = 4 : i64}]}`. Nothing in that chunk's input
+ *     differs from the other chunks' (no StableHLO mesh, no tag, no module attribute), and
+ *     their CHECK lines match a mesh line by prefix, so "every mesh, always" and "every mesh of
+ *     a module with any StableHLO op" fit the files equally, and the files give the
+ *     attribute's form only for axes: not for device_ids, maximal or empty meshes, nor for a
+ *     mesh tagged already. Without a rule that holds for any module it is left out (it would
+ *     also change every propagated module's text).
  *   sp_mesh_remove_size_one_axes: drops every axis of size 1 from every sharding (dims,
  *     replicated, unreduced), from manual_axes and from all-reduce axes; a priority left on a
  *     closed dim that became empty is dropped too. Meshes keep their size-one axes.

@@ -7,9 +7,11 @@
 #include <string.h>
 
 #include "ir/pass_options.h"
+#include "propagation/call_graph.h"
 #include "propagation/constants.h"
 #include "propagation/data_flow_edges.h"
 #include "propagation/export_shardings.h"
+#include "propagation/flatten_call_graph.h"
 #include "propagation/func_calls.h"
 #include "propagation/func_data_flow_edges.h"
 #include "propagation/gather_scatter_batching.h"
@@ -25,6 +27,25 @@
 static const char PIPELINE[] = "sdy-propagation-pipeline";
 
 /* One `key[=value]` item of the pipeline's options. */
+/* propagation-pass=user-priority|op-priority|aggressive|basic. */
+static int parse_pass(const sp_option_item *it, sp_pipeline_options *o, sp_err *err) {
+  static const struct {
+    const char *name;
+    sp_prop_pass_kind kind;
+  } passes[] = {{"user-priority", SP_PASS_USER_PRIORITY}, {"op-priority", SP_PASS_OP_PRIORITY},
+                {"aggressive", SP_PASS_AGGRESSIVE},       {"basic", SP_PASS_BASIC}};
+  for (size_t i = 0; i < sizeof passes / sizeof passes[0]; i++)
+    if (it->value && it->value_len == strlen(passes[i].name) &&
+        memcmp(it->value, passes[i].name, it->value_len) == 0) {
+      o->pass = passes[i].kind;
+      if (o->pass == SP_PASS_BASIC) o->prop.strategy = SP_PROP_BASIC;
+      return SP_OK;
+    }
+  return sp_err_set(err, SP_EINVAL, "-%s: propagation-pass must be user-priority, op-priority, "
+                    "aggressive or basic, not '%.*s'", PIPELINE, it->value ? (int)it->value_len : 0,
+                    it->value ? it->value : "");
+}
+
 static int pipeline_item(const sp_option_item *it, sp_pipeline_options *o, sp_err *err) {
   sp_propagate_options *p = &o->prop;
   if (sp_option_is(it, "keep-sharding-rules"))
@@ -48,15 +69,43 @@ static int pipeline_item(const sp_option_item *it, sp_pipeline_options *o, sp_er
     return sp_option_bool(PIPELINE, it, &o->dedup_functions_fully, err);
   if (sp_option_is(it, "keep-shardings-open"))
     return sp_option_bool(PIPELINE, it, &o->keep_shardings_open, err);
+  if (sp_option_is(it, "propagation-pass")) return parse_pass(it, o, err);
   if (sp_option_is(it, "module-dump-directory"))
     return sp_err_set(err, SP_EUNSUPPORTED, "-%s: module-dump-directory is not supported", PIPELINE);
   return sp_err_set(err, SP_EINVAL, "-%s: unknown option '%.*s'", PIPELINE, (int)it->key_len,
                     it->key);
 }
 
+static const char IMPORT[] = "sdy-import-pipeline";
+
+/* One item of -sdy-import-pipeline's options: those of the pipeline its steps read. */
+static int import_item(const sp_option_item *it, sp_pipeline_options *o, sp_err *err) {
+  if (sp_option_is(it, "skip-inline")) return sp_option_bool(IMPORT, it, &o->skip_inline, err);
+  if (sp_option_is(it, "debug-sharding-origins"))
+    return sp_option_bool(IMPORT, it, &o->prop.debug_origins, err);
+  if (sp_option_is(it, "debug-propagation-edge-sharding"))
+    return sp_option_bool(IMPORT, it, &o->prop.debug_edges, err);
+  if (sp_option_is(it, "module-dump-directory"))
+    return sp_err_set(err, SP_EUNSUPPORTED, "-%s: module-dump-directory is not supported", IMPORT);
+  return sp_err_set(err, SP_EINVAL, "-%s: unknown option '%.*s'", IMPORT, (int)it->key_len, it->key);
+}
+
+int sp_pipeline_parse_import_options(const char *text, sp_pipeline_options *out, sp_err *err) {
+  memset(out, 0, sizeof *out);
+  out->prop.strategy = SP_PROP_AGGRESSIVE;
+  const char *p = sp_options_begin(text);
+  sp_option_item it;
+  while (sp_options_next(&p, &it)) {
+    int rc = import_item(&it, out, err);
+    if (rc) return rc;
+  }
+  return SP_OK;
+}
+
 int sp_pipeline_parse_options(const char *text, sp_pipeline_options *out, sp_err *err) {
   memset(out, 0, sizeof *out);
   out->prop.strategy = SP_PROP_AGGRESSIVE;
+  out->pass = SP_PASS_USER_PRIORITY;
   const char *p = sp_options_begin(text);
   sp_option_item it;
   while (sp_options_next(&p, &it)) {
@@ -150,12 +199,11 @@ static void scan_meshes(const sp_module *m, bool *duplicates, bool *size_one) {
     if ((cond) && (rc = (call))) return rc; \
   } while (0)
 
-static int import_steps(sp_module *m, const sp_pipeline_options *o, sp_err *err) {
+int sp_pipeline_import(sp_module *m, const sp_pipeline_options *o, sp_err *err) {
   features f = scan(m);
   bool duplicate_meshes, size_one_axes;
   scan_meshes(m, &duplicate_meshes, &size_one_axes);
-  /* dedup-functions-fully: functions stay functions, linked by func data-flow edges. */
-  bool inline_calls = f.calls && !o->skip_inline && !o->dedup_functions_fully;
+  bool inline_calls = f.calls && !o->skip_inline;
   int rc;
   STEP(f.private_funcs, sp_symbol_dce(m, err));
   STEP(f.inline_meshes || duplicate_meshes, sp_mesh_lift_inlined(m, err));
@@ -166,12 +214,13 @@ static int import_steps(sp_module *m, const sp_pipeline_options *o, sp_err *err)
   STEP(f.manual, sp_mesh_manual_axes_cleanup(m, err));
   STEP(f.gathers, sp_gather_scatter_explicit_batching(m, err));
   STEP(f.data_flow, sp_data_flow_edges_add(m, err));
-  STEP(f.calls && o->dedup_functions_fully, sp_func_data_flow_edges_add(m, err));
+  STEP(inline_calls, sp_flatten_call_graph(m, err));
+  STEP(inline_calls, sp_symbol_dce(m, err));
   STEP(inline_calls, sp_func_calls_import(m, true, err));
   STEP(inline_calls, sp_symbol_dce(m, err));
-  /* The debugging options start the trace here, so that applied constraints are recorded. */
-  STEP(o->prop.debug_origins || o->prop.debug_edges,
-       sp_trace_enable(m, o->prop.debug_origins, o->prop.debug_edges, err));
+  /* The debugging options (or the plan's wish for origins as data, trace.h) start the trace
+   * here, so that applied constraints are recorded. */
+  STEP(true, sp_trace_enable(m, o->prop.debug_origins, o->prop.debug_edges, err));
   STEP(f.constraints || f.manual, sp_sharding_constraints_apply(m, err));
   STEP(f.groups, sp_sharding_groups_import(m, err));
   STEP(true, sp_func_calls_pre_order(m, err));
@@ -186,9 +235,10 @@ static int export_steps(sp_module *m, const sp_pipeline_options *o, sp_err *err)
   STEP(f.edges && (o->prop.debug_origins || o->prop.debug_edges),
        sp_trace_sink_attrs(m, o->prop.debug_origins, o->prop.debug_edges, err));
   STEP(f.edges, sp_data_flow_edges_sink(m, err));
-  STEP(export_calls, sp_func_calls_export(m, err));
+  STEP(export_calls, sp_call_graph_export_named(m, err));
   STEP(export_calls || f.calls, sp_func_calls_results_from_returns(m, err));
-  STEP(export_calls, sp_symbol_dce(m, err));
+  STEP(export_calls || f.calls, sp_call_graph_unflatten(m, o->dedup_functions_fully, err));
+  STEP(export_calls || f.calls, sp_symbol_dce(m, err));
   STEP(export_calls || f.calls, sp_func_calls_insert_reshards(m, err));
   STEP(f.constants, sp_constants_merge(m, err));
   STEP(f.groups, sp_sharding_groups_remove(m, err));
@@ -211,10 +261,10 @@ static int export_steps(sp_module *m, const sp_pipeline_options *o, sp_err *err)
 #undef STEP
 
 int sp_pipeline_run(sp_module *m, const sp_pipeline_options *o, sp_err *err) {
-  int rc = import_steps(m, o, err);
+  int rc = sp_pipeline_import(m, o, err);
   if (rc) return rc;
   /* The propagation step also drops the non-custom sharding rules unless keep-sharding-rules. */
-  if ((rc = sp_prop_pass_run(m, SP_PASS_USER_PRIORITY, &o->prop, err))) return rc;
+  if ((rc = sp_prop_pass_run(m, o->pass, &o->prop, err))) return rc;
   return export_steps(m, o, err);
 }
 
@@ -224,6 +274,14 @@ int sp_pipeline_pass_propagation(sp_module *m, const char *options, sp_err *err)
   sp_pipeline_options o;
   int rc = sp_pipeline_parse_options(options, &o, err);
   return rc ? rc : sp_pipeline_run(m, &o, err);
+}
+
+int sp_pipeline_pass_import(sp_module *m, const char *options, sp_err *err) {
+  sp_pipeline_options o;
+  int rc = sp_pipeline_parse_import_options(options, &o, err);
+  if (!rc) rc = sp_pipeline_import(m, &o, err);
+  /* The pipeline writes them after propagation; alone, the import's are its output. */
+  return rc || !(o.prop.debug_origins || o.prop.debug_edges) ? rc : sp_trace_write_attrs(m, err);
 }
 
 int sp_pipeline_pass_add_data_flow_edges(sp_module *m, const char *options, sp_err *err) {

@@ -38,6 +38,7 @@
 #include "ir/grow.h"
 #include "ir/op_attrs.h"
 #include "ir/run_ctl.h"
+#include "propagation/dead_ops.h"
 #include "propagation/propagate_int.h"
 #include "propagation/sharding_groups.h"
 
@@ -54,45 +55,6 @@ sp_sharding *sp_propagate_live_sharding(sp_value *v) {
 }
 
 sp_value *sp_propagate_slot(sp_value *v) { return slot(v); }
-/* Ops without side effects whose results, once unused, make them dead. */
-static bool is_pure(const sp_op *op) {
-  if (sp_rules_is_elementwise(op)) return true;
-  switch (op->kind) {
-    case SP_OP_CONSTANT:
-    case SP_OP_SDY_CONSTANT:
-    case SP_OP_IOTA:
-    case SP_OP_BROADCAST_IN_DIM:
-    case SP_OP_CONCATENATE:
-    case SP_OP_CONVOLUTION:
-    case SP_OP_DOT:
-    case SP_OP_DOT_GENERAL:
-    case SP_OP_DYNAMIC_SLICE:
-    case SP_OP_DYNAMIC_UPDATE_SLICE:
-    case SP_OP_FFT:
-    case SP_OP_GATHER:
-    case SP_OP_PAD:
-    case SP_OP_REDUCE:
-    case SP_OP_REDUCE_WINDOW:
-    case SP_OP_RESHAPE:
-    case SP_OP_REVERSE:
-    case SP_OP_SCATTER:
-    case SP_OP_SELECT_AND_SCATTER:
-    case SP_OP_SLICE:
-    case SP_OP_SORT:
-    case SP_OP_TRANSPOSE:
-    case SP_OP_CHOLESKY:
-    case SP_OP_TRIANGULAR_SOLVE:
-    case SP_OP_BATCH_NORM_INFERENCE:
-    case SP_OP_BATCH_NORM_TRAINING:
-    case SP_OP_BATCH_NORM_GRAD:
-    case SP_OP_GET_TUPLE_ELEMENT:
-    case SP_OP_TUPLE:
-    case SP_OP_SDY_RESHARD:
-      return true;
-    default:
-      return false;
-  }
-}
 
 /* ------------------------------------------------------------------ numbering */
 
@@ -379,8 +341,7 @@ static int visit(driver *d, int idx, sp_err *err) {
   d->stats->visits++;
   /* Dead ops are all found in a session's first run (every op is popped, erasures cascade);
    * propagation never makes an op dead, so later runs skip the check. */
-  if (d->runs == 0 && op->nresults > 0 && is_pure(op) && !is_terminator(op) &&
-      sp_op_results_unused(op)) {
+  if (d->runs == 0 && sp_op_is_trivially_dead(op)) {
     erase_dead(d, op);
     return SP_OK;
   }

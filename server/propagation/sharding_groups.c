@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "ir/clone.h"
+#include "ir/ptr_map.h"
 #include "ir/diag.h"
 #include "ir/grow.h"
 #include "propagation/propagate.h"
@@ -157,8 +157,8 @@ int sp_sharding_groups_import(sp_module *m, sp_err *err) {
   int *parent = NULL, *number = NULL, *first = NULL;
   int64_t *ids = NULL;
   id_index *order = NULL;
-  sp_value_map member;   /* value -> 1 + index of its first op */
-  sp_value_map_init(&member);
+  sp_ptr_map member;   /* value -> index of its first op */
+  sp_ptr_map_init(&member);
   int rc = SP_OK;
   sp_op_walk(m->op, collect, &g);
   if (g.oom) goto oom;
@@ -185,9 +185,9 @@ int sp_sharding_groups_import(sp_module *m, sp_err *err) {
   /* Ops on the same value. */
   for (int i = 0; i < g.nops; i++) {
     sp_value *v = g.ops[i]->operands[0].value;
-    sp_value *seen = sp_value_map_get(&member, v);
-    if (seen) parent[find(parent, i)] = find(parent, (int)((intptr_t)seen - 1));
-    else if (sp_value_map_put(&member, v, (sp_value *)(intptr_t)(i + 1))) goto oom;
+    intptr_t seen = sp_ptr_map_get(&member, v, -1);
+    if (seen >= 0) parent[find(parent, i)] = find(parent, (int)seen);
+    else if (sp_ptr_map_put(&member, v, i)) goto oom;
   }
   /* Renumber in order of first appearance and check each group against its first member. */
   int next = 0;
@@ -212,7 +212,7 @@ int sp_sharding_groups_import(sp_module *m, sp_err *err) {
   /* A value is in one group only, so any op after its first one is a duplicate. */
   for (int i = 0; i < g.nops; i++) {
     sp_op *op = g.ops[i];
-    if ((intptr_t)sp_value_map_get(&member, op->operands[0].value) != i + 1) {
+    if (sp_ptr_map_get(&member, op->operands[0].value, -1) != i) {
       sp_op_erase(op);
       continue;
     }
@@ -229,7 +229,7 @@ int sp_sharding_groups_import(sp_module *m, sp_err *err) {
 oom:
   rc = sp_err_set(err, SP_ENOMEM, "out of memory importing sharding groups");
 done:
-  sp_value_map_free(&member);
+  sp_ptr_map_free(&member);
   free(parent);
   free(number);
   free(first);

@@ -1,8 +1,11 @@
 /*
  * trace.c - the propagation trace: per-node axis origins and per-op edges (see trace.h).
  *
- * Nodes and ops are found through pointer maps (key -> 1 + index into a record array); each
- * record holds a small growable array. Origins and edges are appended and never removed.
+ * Nodes and ops are found through pointer maps (key -> 1 + index into a record array). A
+ * node's origins sit together in one pool shared by all nodes (a node that outgrows its slots
+ * moves to the pool's end with twice the room: no allocation per node, at most half the pool
+ * left unused); an op's edges are a small growable array of its own. Origins and edges are
+ * appended and never removed.
  */
 #include "propagation/trace.h"
 
@@ -15,8 +18,7 @@
 #include "propagation/data_flow_edges.h"
 
 typedef struct node_rec {
-  int n, cap;
-  sp_axis_origin *v;
+  int first, n, cap;        /* pool[first .. first + n) in use, cap slots reserved */
 } node_rec;
 
 typedef struct op_rec {
@@ -26,11 +28,15 @@ typedef struct op_rec {
 
 struct sp_trace {
   bool origins, edges;      /* what is being recorded */
+  bool wanted;              /* origins asked for as data only (sp_trace_want_origins) */
   bool named;               /* constraints and manual computations are numbered */
+  bool labelled;            /* ... and carry sdy.sharding_origin_name */
   int next_step;
   sp_ptr_map node_of;       /* node -> 1 + index into nodes */
   node_rec *nodes;
   int nnodes, capnodes;
+  sp_axis_origin *pool;     /* every node's origins */
+  int npool, cappool;
   sp_ptr_map op_of;         /* op -> 1 + index into ops */
   op_rec *ops;
   int nops, capops;
@@ -52,7 +58,7 @@ const sp_trace *sp_trace_get(const sp_module *m) { return m->trace; }
 
 void sp_trace_free(sp_trace *t) {
   if (!t) return;
-  for (int i = 0; i < t->nnodes; i++) free(t->nodes[i].v);
+  free(t->pool);
   for (int i = 0; i < t->nops; i++) {
     for (int k = 0; k < t->ops[i].n; k++) free(t->ops[i].v[k].targets);
     free(t->ops[i].v);
@@ -74,11 +80,15 @@ int sp_trace_steps(const sp_trace *t) { return t ? t->next_step : 0; }
 /* The record index of `key` in `map`, a new empty record when absent; -1 on out-of-memory. */
 static int record_of(sp_ptr_map *map, const void *key, void **recs, int *n, int *cap,
                      size_t elem) {
-  intptr_t k = sp_ptr_map_get(map, key, 0);
-  if (k) return (int)k - 1;
-  if (sp_grow(recs, cap, *n, elem)) return -1;
+  bool fresh;
+  sp_ptr_map_slot *slot = sp_ptr_map_slot_of(map, key, 0, &fresh);  /* one probe either way */
+  if (!slot) return -1;
+  if (!fresh) return (int)slot->val - 1;
+  if (sp_grow(recs, cap, *n, elem)) {
+    return -1;        /* the key stays, mapped to 0: "no record" to every lookup */
+  }
   memset((char *)*recs + (size_t)*n * elem, 0, elem);
-  if (sp_ptr_map_put(map, key, *n + 1)) return -1;
+  slot->val = *n + 1;
   return (*n)++;
 }
 
@@ -105,6 +115,7 @@ static int64_t axis_size(const sp_mesh *mesh, const sp_axis_ref *r) {
 
 static bool overlaps(const sp_mesh *mesh, const sp_axis_ref *a, const sp_axis_ref *b) {
   if (strcmp(a->name, b->name) != 0) return false;
+  if (a->pre == b->pre && a->size == b->size) return true;  /* equal: no size needed */
   int64_t n = axis_size(mesh, a);
   return n > 0 ? sp_axis_overlaps(a, b, n) : axis_equal(a, b);
 }
@@ -141,10 +152,19 @@ static int add_origin(sp_trace *t, const void *node, const sp_axis_ref *x, const
   node_rec *r = node_of(t, node);
   if (!r) return SP_ENOMEM;
   for (int i = 0; i < r->n; i++)
-    if (axis_equal(&r->v[i].axis, x)) return SP_OK;
-  if (sp_grow((void **)&r->v, &r->cap, r->n, sizeof *r->v)) return SP_ENOMEM;
-  r->v[r->n].axis = *x;
-  r->v[r->n++].origin = *o;
+    if (axis_equal(&t->pool[r->first + i].axis, x)) return SP_OK;
+  if (r->n == r->cap) {
+    int cap = r->cap ? 2 * r->cap : 2;
+    if (sp_grow((void **)&t->pool, &t->cappool, t->npool + cap - 1, sizeof *t->pool))
+      return SP_ENOMEM;
+    if (r->n) memcpy(&t->pool[t->npool], &t->pool[r->first], (size_t)r->n * sizeof *t->pool);
+    r->first = t->npool;
+    r->cap = cap;
+    t->npool += cap;
+  }
+  sp_axis_origin *e = &t->pool[r->first + r->n++];
+  e->axis = *x;
+  e->origin = *o;
   return SP_OK;
 }
 
@@ -161,7 +181,7 @@ static int own_axes(sp_trace *t, const void *node, const sp_sharding *s, const s
 const sp_axis_origin *sp_trace_origins(const sp_trace *t, const void *node, int *n) {
   intptr_t k = t ? sp_ptr_map_get(&t->node_of, node, 0) : 0;
   *n = k ? t->nodes[k - 1].n : 0;
-  return k ? t->nodes[k - 1].v : NULL;
+  return k && *n ? &t->pool[t->nodes[k - 1].first] : NULL;
 }
 
 const sp_trace_edge *sp_trace_edges(const sp_trace *t, const void *op, int *n) {
@@ -202,7 +222,9 @@ static sp_value *edge_node(sp_value *owner) {
 typedef struct namer {
   sp_module *m;
   sp_trace *t;
+  bool label;               /* write sdy.sharding_origin_name */
   int nconstraints, nmc;
+  size_t nvalues;           /* op results seen: what the origins will be keyed by */
   int rc;
 } namer;
 
@@ -214,7 +236,7 @@ static int set_name(sp_module *m, sp_op *op, const char *fmt, int id) {
 
 static int name_manual(namer *nm, sp_op *op) {
   int id = nm->nmc++;
-  int rc = set_name(nm->m, op, "mc_%d", id);
+  int rc = nm->label ? set_name(nm->m, op, "mc_%d", id) : SP_OK;
   if (!rc) rc = sp_ptr_map_put(&nm->t->id_of, op, id);
   const sp_attr *in = sp_op_attr(op, "in_shardings");
   sp_block *body = op->nregions && op->regions[0].nblocks ? op->regions[0].blocks[0] : NULL;
@@ -236,6 +258,7 @@ static int name_manual(namer *nm, sp_op *op) {
 
 static bool name_op(sp_op *op, void *ctx) {
   namer *nm = ctx;
+  nm->nvalues += (size_t)op->nresults;
   if (op->kind == SP_OP_FUNC && op->func && op->nregions && op->regions[0].nblocks) {
     sp_block *b = op->regions[0].blocks[0];
     for (int i = 0; !nm->rc && i < b->nargs; i++) {
@@ -250,7 +273,7 @@ static bool name_op(sp_op *op, void *ctx) {
   } else if (op->kind == SP_OP_SDY_SHARDING_CONSTRAINT && op->nresults == 1) {
     int id = nm->nconstraints++;
     sp_origin o = {SP_ORIGIN_CONSTRAINT, 0, id, &op->results[0]};
-    nm->rc = set_name(nm->m, op, "constraint_%d", id);
+    nm->rc = nm->label ? set_name(nm->m, op, "constraint_%d", id) : SP_OK;
     if (!nm->rc) nm->rc = sp_ptr_map_put(&nm->t->id_of, op, id);
     if (!nm->rc) nm->rc = own_axes(nm->t, &op->results[0], op->results[0].sharding, &o);
   } else if (op->kind == SP_OP_SDY_MANUAL_COMPUTATION) {
@@ -259,16 +282,58 @@ static bool name_op(sp_op *op, void *ctx) {
   return nm->rc == SP_OK;
 }
 
+/* Writes sdy.sharding_origin_name on the ops numbered earlier without it. */
+static bool label_op(sp_op *op, void *ctx) {
+  namer *nm = ctx;
+  intptr_t id = sp_ptr_map_get(&nm->t->id_of, op, -1);
+  if (id < 0) return true;
+  nm->rc = set_name(nm->m, op, op->kind == SP_OP_SDY_MANUAL_COMPUTATION ? "mc_%d" : "constraint_%d",
+                    (int)id);
+  return nm->rc == SP_OK;
+}
+
+int sp_trace_want_origins(sp_module *m, sp_err *err) {
+  sp_trace *t = sp_trace_of(m);
+  if (!t) return sp_err_set(err, SP_ENOMEM, "out of memory starting the propagation trace");
+  t->wanted = true;
+  return SP_OK;
+}
+
+bool sp_trace_wants_origins(const sp_module *m) { return m->trace && m->trace->wanted; }
+
 int sp_trace_enable(sp_module *m, bool origins, bool edges, sp_err *err) {
-  if (!origins && !edges) return SP_OK;
+  bool wanted = m->trace && m->trace->wanted;
+  if (!origins && !edges && !wanted) return SP_OK;
   sp_trace *t = sp_trace_of(m);
   if (!t) return sp_err_set(err, SP_ENOMEM, "out of memory starting the propagation trace");
   t->edges = t->edges || edges;
-  if (!origins || t->named) return SP_OK;
-  t->origins = t->named = true;
-  namer nm = {m, t, 0, 0, SP_OK};
-  sp_op_walk(m->op, name_op, &nm);
+  if (!origins && !wanted) return SP_OK;
+  namer nm = {m, t, origins, 0, 0, 0, SP_OK};
+  if (!t->named) {
+    t->origins = t->named = true;
+    t->labelled = origins;
+    sp_op_walk(m->op, name_op, &nm);
+    /* Room for an origin on every op result: no rehash while propagating. */
+    if (!nm.rc && sp_ptr_map_reserve(&t->node_of, nm.nvalues)) nm.rc = SP_ENOMEM;
+  } else if (origins && !t->labelled) {
+    t->labelled = true;
+    sp_op_walk(m->op, label_op, &nm);
+  }
   return nm.rc ? sp_err_set(err, nm.rc, "out of memory naming sharding origins") : SP_OK;
+}
+
+int sp_trace_move(sp_trace *t, const void *from, const void *to) {
+  int n;
+  const sp_axis_origin *v = t && t->origins ? sp_trace_origins(t, from, &n) : NULL;
+  for (int i = 0; v && i < n; i++) {
+    sp_origin o = v[i].origin;
+    if (o.owner == from) o.owner = to;
+    sp_axis_ref axis = v[i].axis;
+    int rc = add_origin(t, to, &axis, &o);   /* may grow the records: v is re-read */
+    if (rc) return rc;
+    v = sp_trace_origins(t, from, &n);
+  }
+  return SP_OK;
 }
 
 /* ------------------------------------------------------------------ steps */
@@ -366,6 +431,7 @@ static int gained(sp_trace *t, const sp_mesh *mesh, int noperands, int n,
       if (rc) return rc;
     }
   }
+  if (!v) return SP_OK; /* origins only */
   moved *m = find_moved(v, *nv, x);
   if (!m) {
     m = &v[(*nv)++];
@@ -390,8 +456,9 @@ int sp_trace_step(sp_trace *t, const sp_mesh *mesh, const void *op, int noperand
   int n = noperands + nresults, cap = 0;
   for (int i = 0; i < n; i++) cap += after[i] ? count_axes(after[i]) : 0;
   if (!cap) return SP_OK;
-  moved *v = calloc((size_t)cap, sizeof *v);
-  if (!v) return SP_ENOMEM;
+  /* Recording origins only (the plan's default) needs no edge list. */
+  moved *v = t->edges ? calloc((size_t)cap, sizeof *v) : NULL;
+  if (t->edges && !v) return SP_ENOMEM;
   int nv = 0, rc = SP_OK;
   bool any = false;
   for (int i = 0; i < n && !rc; i++) {
@@ -410,6 +477,7 @@ int sp_trace_step(sp_trace *t, const sp_mesh *mesh, const void *op, int noperand
     return rc;
   }
   int step = t->next_step++;
+  if (!v) return SP_OK;
   sort_moved(v, nv, mesh);
   rc = keep_edges(t, op, step, v, nv);
   free(v);

@@ -7,7 +7,10 @@
  * with Shardy's debugging options (-sdy-apply-sharding-constraints, the propagation passes,
  * -sdy-sink-data-flow-edges) adds to the same record and the plan stage can read it after
  * propagation. Nothing in it is printed by itself: trace_attrs.h turns it into Shardy's
- * attributes.
+ * attributes. The plan stage asks for the origins as data only (sp_trace_want_origins): they
+ * are then recorded from where the debugging trace would start, without any attribute, and
+ * the passes that replace a value carry its origins over (sp_trace_move: data-flow edges
+ * sunk onto their owners, named computations exported as calls).
  *
  * Nodes. A sharding is stored in a node: a value (sp_value *: a func argument, an op result,
  * a data-flow edge, a manual computation body argument without edge). A func result shares
@@ -87,6 +90,16 @@ void sp_trace_free(sp_trace *t);
  * (`sdy.sharding_origin_name` = "constraint_K" / "mc_K") and gives the func arguments and
  * results, constraints and manual computation in/out shardings their own origins. */
 int sp_trace_enable(sp_module *m, bool origins, bool edges, sp_err *err);
+/* Asks for the origins as data only: the next sp_trace_enable (whatever its arguments; the
+ * pipeline and the propagation passes call it where their debugging trace starts) records
+ * origins as for debug-sharding-origins, but no pass writes attributes for them (constraints
+ * and manual computations are numbered without sdy.sharding_origin_name) unless a pass asks
+ * for debug-sharding-origins itself. */
+int sp_trace_want_origins(sp_module *m, sp_err *err);
+bool sp_trace_wants_origins(const sp_module *m);
+/* A pass replaced the value (node) `from` by `to`: `to` gets the origins of `from` it does not
+ * have (an origin `from` introduced is now `to`'s own). No trace or no origins: nothing. */
+int sp_trace_move(sp_trace *t, const void *from, const void *to);
 bool sp_trace_records_origins(const sp_trace *t);
 bool sp_trace_records_edges(const sp_trace *t);
 
@@ -105,7 +118,8 @@ int sp_trace_step(sp_trace *t, const sp_mesh *mesh, const void *op, int noperand
 int sp_trace_applied(sp_trace *t, const sp_mesh *mesh, sp_op *anchor, int index, sp_op *edge_op,
                      sp_value *x, const sp_sharding *s);
 
-/* The origins of a node in the order they were added (NULL, *n = 0 when it has none). */
+/* The origins of a node in the order they were added (NULL, *n = 0 when it has none); valid
+ * until the trace records more. */
 const sp_axis_origin *sp_trace_origins(const sp_trace *t, const void *node, int *n);
 /* The edges kept for an op (or func), in the order they were recorded. */
 const sp_trace_edge *sp_trace_edges(const sp_trace *t, const void *op, int *n);

@@ -215,11 +215,10 @@ static int check_options(sp_rpc_request *r, sp_err *err) {
     return sp_err_set(err, SP_EINVAL, "options: unknown mode %d", (int)o->mode);
   p->mode = r->search ? SP_PLAN_PROPAGATE_SEARCH : SP_PLAN_PROPAGATE;
   int strategy = o ? (int)o->strategy : 0;
-  static const char *const passes[] = {NULL, "sdy-op-priority-propagate",
-                                        "sdy-aggressive-propagate", "sdy-basic-propagate"};
   if (strategy < 0 || strategy > 3)
     return sp_err_set(err, SP_EINVAL, "options: unknown propagation strategy %d", strategy);
-  p->propagation = passes[strategy];
+  /* Every strategy is the pipeline's propagation step: the import comes first (plan.h). */
+  p->strategy = (sp_plan_strategy)strategy;
   r->detail = (int)r->msg->detail;
   if (r->detail != SHARDPLAN__V1__DETAIL__DETAIL_SUMMARY &&
       r->detail != SHARDPLAN__V1__DETAIL__DETAIL_FULL)

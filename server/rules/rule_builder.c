@@ -97,29 +97,17 @@ int sp_rule_builder_init_op(sp_rule_builder *b, sp_arena *a, const sp_op *op, sp
   return SP_OK;
 }
 
-/* Doubles an inline-or-arena array; the old contents are copied. */
-static void *grow(sp_rule_builder *b, const void *old, int n, int *cap, size_t elem) {
-  int ncap = *cap * 2;
-  void *p = sp_arena_alloc(b->arena, (size_t)ncap * elem);
-  if (!p) {
-    fail(b, SP_ENOMEM);
-    return NULL;
-  }
-  memcpy(p, old, (size_t)n * elem); /* the old block (inline or arena) is simply dropped */
-  *cap = ncap;
-  return p;
-}
-
 int sp_rule_builder_factor(sp_rule_builder *b, int64_t size, sp_factor_kind kind, bool blocked) {
   if (b->status != SP_OK) return -1;
   if (b->nfactors >= SP_MAX_FACTORS) {
     fail(b, SP_ELIMIT);
     return -1;
   }
-  if (b->nfactors == b->capfactors) {
-    sp_rule_factor *p = grow(b, b->factors, b->nfactors, &b->capfactors, sizeof *p);
-    if (!p) return -1;
-    b->factors = p;
+  /* The arrays start inline; sp_arena_grow copies them out (the inline block is dropped). */
+  if (sp_arena_grow(b->arena, (void **)&b->factors, &b->capfactors, b->nfactors,
+                    sizeof *b->factors)) {
+    fail(b, SP_ENOMEM);
+    return -1;
   }
   sp_rule_factor *f = &b->factors[b->nfactors];
   f->size = size;
@@ -137,10 +125,9 @@ static void link(sp_rule_builder *b, int t, int dim, int f, bool always) {
   }
   int flat = b->dim_base[t] + dim;
   if (!always && b->factors[f].size == 1 && b->dim_count[flat] > 0) return;
-  if (b->nlinks == b->caplinks) {
-    sp_rule_link *p = grow(b, b->links, b->nlinks, &b->caplinks, sizeof *p);
-    if (!p) return;
-    b->links = p;
+  if (sp_arena_grow(b->arena, (void **)&b->links, &b->caplinks, b->nlinks, sizeof *b->links)) {
+    fail(b, SP_ENOMEM);
+    return;
   }
   b->links[b->nlinks].dim = flat;
   b->links[b->nlinks].factor = f;

@@ -227,6 +227,12 @@ int sp_cluster_parse(const char *json, sp_cluster **out, sp_err *err) {
   }
   if ((rc = parse_explicit_links(cJSON_GetObjectItemCaseSensitive(root, "links"), c, err)))
     goto fail;
+  const cJSON *rs = cJSON_GetObjectItemCaseSensitive(root, "reduce_scatter");
+  if (rs && !cJSON_IsBool(rs)) {
+    rc = sp_err_set(err, SP_EINVAL, "reduce_scatter: expected true or false");
+    goto fail;
+  }
+  c->no_reduce_scatter = rs && cJSON_IsFalse(rs);
   cJSON_Delete(root);
   *out = c;
   return SP_OK;

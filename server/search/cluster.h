@@ -77,6 +77,9 @@ typedef struct sp_cluster {
   sp_link network;    /* between machines */
   int nlinks;
   sp_explicit_link *links;
+  bool no_reduce_scatter;  /* "reduce_scatter": false: the runtime has no reduce-scatter and runs
+                              a reduction onto a sharded result as an all-reduce, then each device
+                              keeps its part (XLA on CPU); the search then offers only that */
 } sp_cluster;
 
 /* Reads a cluster from JSON text; errors name the field ("machines[1].num_devices: ..."). */

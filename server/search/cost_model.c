@@ -411,12 +411,15 @@ static sp_reshard_shape all_reduce_shape(const sp_cost_model *cm, uint32_t mask,
 /* The canonicalizer's fusion of all_reduce `ar` with the all_slice `sl` right after it
  * (propagation/canonicalize.c): when the leading axes of each sliced dim that are reduced make
  * up exactly the reduced axes, they become one reduce_scatter (`*rs`) and the rest of the slice
- * an all_slice after it (`*rest`, naxes 0 when nothing is left). False when they do not fuse. */
+ * an all_slice after it (`*rest`, naxes 0 when nothing is left). False when they do not fuse,
+ * or when the cluster's runtime has no reduce-scatter. */
 static bool fuse_reduce_scatter(const sp_cost_model *cm, const sp_reshard_shape *ar,
                                 const sp_reshard_shape *sl, sp_reshard_shape *rs,
                                 sp_reshard_shape *rest) {
   memset(rs, 0, sizeof *rs);
   memset(rest, 0, sizeof *rest);
+  /* A runtime without reduce-scatter runs the all_reduce, then the slice (cluster.h). */
+  if (cm->cluster && cm->cluster->no_reduce_scatter) return false;
   rs->kind = SP_COLL_REDUCE_SCATTER;
   rest->kind = SP_COLL_ALL_SLICE;
   int64_t redprod = 1;
@@ -450,6 +453,40 @@ static void add_step(const sp_cost_model *cm, double bytes, const sp_reshard_sha
                               out->nsteps < SP_RESHARD_MAX_STEPS ? &out->steps[out->nsteps++] : NULL);
 }
 
+/* `from` -> `to` (dims only) after the all-reduce `ar` (naxes 0: none), as the export lowers
+ * and the canonicalizer fuses it. */
+static int reshard_after_reduce(const sp_cost_model *cm, const sp_type *type,
+                                const sp_reshard_shape *ar, const sp_layout *from,
+                                const sp_layout *to, sp_reshard *out) {
+  double bytes = sp_cost_tensor_bytes(type);
+  sp_layout fd = *from, td = *to;   /* the dims alone */
+  fd.unreduced = td.unreduced = 0;
+  const sp_reshard_shape *steps = NULL;
+  int n = 0, k = 0;
+  const int64_t *shape = type && sp_type_is_static_tensor(type) && type->rank == from->rank
+                             ? type->dims : NULL;
+  int rc = sp_layout_equal(&fd, &td) ? SP_OK
+                                     : sp_reshard_memo_get(cm->memo, &fd, &td, shape, &steps, &n);
+  if (rc == SP_EUNSUPPORTED) {   /* not recorded as the export lowers it: never planned */
+    out->seconds = SP_COST_NEVER;
+    return SP_OK;
+  }
+  if (rc) return rc;
+  if (ar->naxes) {
+    sp_reshard_shape rs, rest;
+    if (rc == SP_OK && n > 0 && steps[0].kind == SP_COLL_ALL_SLICE &&
+        fuse_reduce_scatter(cm, ar, &steps[0], &rs, &rest)) {
+      add_step(cm, bytes, &rs, out);
+      if (rest.naxes) add_step(cm, bytes, &rest, out);
+      k = 1;
+    } else {
+      add_step(cm, bytes, ar, out);
+    }
+  }
+  for (; k < n; k++) add_step(cm, bytes, &steps[k], out);
+  return SP_OK;
+}
+
 int sp_cost_reshard(const sp_cost_model *cm, const sp_type *type, const sp_layout *from,
                     const sp_layout *to, sp_reshard *out) {
   out->nsteps = 0;
@@ -460,36 +497,24 @@ int sp_cost_reshard(const sp_cost_model *cm, const sp_type *type, const sp_layou
     out->seconds = SP_COST_NEVER;
     return SP_OK;
   }
-  double bytes = sp_cost_tensor_bytes(type);
   /* Partial sums no longer kept: all-reduced first, in the source's dims. */
-  uint32_t reduce = from->unreduced & ~to->unreduced;
-  sp_reshard_shape ar = all_reduce_shape(cm, reduce, from);
-  sp_layout fd = *from, td = *to;   /* the dims alone */
-  fd.unreduced = td.unreduced = 0;
-  const sp_reshard_shape *steps = NULL;
-  int n = 0, k = 0;
-  int rc = sp_layout_equal(&fd, &td) ? SP_OK : sp_reshard_memo_get(cm->memo, &fd, &td, &steps, &n);
-  if (rc && rc != SP_EUNSUPPORTED) return rc;
-  if (reduce) {
-    sp_reshard_shape rs, rest;
-    if (rc == SP_OK && n > 0 && steps[0].kind == SP_COLL_ALL_SLICE &&
-        fuse_reduce_scatter(cm, &ar, &steps[0], &rs, &rest)) {
-      add_step(cm, bytes, &rs, out);
-      if (rest.naxes) add_step(cm, bytes, &rest, out);
-      k = 1;
-    } else {
-      add_step(cm, bytes, &ar, out);
-    }
+  sp_reshard_shape ar = all_reduce_shape(cm, from->unreduced & ~to->unreduced, from);
+  return reshard_after_reduce(cm, type, &ar, from, to, out);
+}
+
+int sp_cost_reshard_reducing(const sp_cost_model *cm, const sp_type *type, const sp_ft_axis *red,
+                             int nred, const sp_layout *from, const sp_layout *to,
+                             sp_reshard *out) {
+  out->nsteps = 0;
+  out->seconds = 0;
+  if (from->rank != to->rank || nred > SP_MAX_MESH_AXES_CLUSTER) return SP_EINVAL;
+  sp_reshard_shape ar;
+  memset(&ar, 0, sizeof ar);
+  ar.kind = SP_COLL_ALL_REDUCE;
+  ar.shards_before = ar.shards_after = sp_layout_shards(from, cm->mesh);
+  for (int i = 0; i < nred; i++) {
+    ar.dim[i] = -1;
+    ar.axes[ar.naxes++] = red[i];
   }
-  if (rc == SP_EUNSUPPORTED) {
-    /* Kept as a reshard: priced as gathering everything, then slicing. */
-    sp_reshard_shape g = {.kind = SP_COLL_ALL_GATHER, .shards_before = sp_layout_shards(from, cm->mesh),
-                          .shards_after = 1};
-    for (int i = 0; i < from->start[from->rank] && g.naxes < SP_MAX_MESH_AXES_CLUSTER; i++)
-      g.axes[g.naxes++] = from->axes[i];
-    add_step(cm, bytes, &g, out);
-    return SP_OK;
-  }
-  for (; k < n; k++) add_step(cm, bytes, &steps[k], out);
-  return SP_OK;
+  return reshard_after_reduce(cm, type, &ar, from, to, out);
 }

@@ -190,7 +190,7 @@ int sp_cost_collective_op(const sp_cost_model *cm, const sp_op *op, sp_collectiv
 
 /* Resharding `from` -> `to` of a tensor of `type`: the collectives the export lowers it into
  * (see the top comment), in order. */
-#define SP_RESHARD_MAX_STEPS 12
+#define SP_RESHARD_MAX_STEPS 40
 /* The seconds of a change of layout the plan may not make (finite, so that sums of it stay
  * apart from an overflow to infinity); any time at or above it is forbidden. */
 #define SP_COST_NEVER 1e300
@@ -200,11 +200,22 @@ typedef struct sp_reshard {
   double seconds;           /* their sum */
 } sp_reshard;
 
-/* SP_OK; SP_EINVAL for layouts of different ranks; SP_ENOMEM. When the export would keep the
- * reshard as it is (more sub-axis pieces than it cuts), it is priced as an all-gather of
- * every axis of `from` (then free slices). `to` with an unreduced axis `from` lacks: seconds
- * = SP_COST_NEVER and no steps (see the top comment). */
+/* SP_OK; SP_EINVAL for layouts of different ranks; SP_ENOMEM. `to` with an unreduced axis
+ * `from` lacks: seconds = SP_COST_NEVER and no steps (see the top comment). So is a change the
+ * search cannot record as the export lowers it (more than SP_RESHARD_MAX_STEPS - 2
+ * collectives, or one collective over more than SP_MAX_MESH_AXES_CLUSTER axis parts; the
+ * export's planner itself lowers every change of layout on a valid mesh, docs/cost-model.md):
+ * the plan never makes it, rather than make it priced as something else. */
 int sp_cost_reshard(const sp_cost_model *cm, const sp_type *type, const sp_layout *from,
                     const sp_layout *to, sp_reshard *out);
+
+/* The same for an op's own reduction followed by a change of layout, as the export's explicit
+ * reshards insert them after an op: `red` (nred axes, sub-axes allowed, mesh order; none: no
+ * reduction) all-reduced in `from`'s dims, then `from` -> `to` (dims only; unreduced masks are
+ * ignored), the all-reduce fused with a leading all_slice into a reduce_scatter as above.
+ * SP_EINVAL for layouts of different ranks or too many axes; SP_ENOMEM. */
+int sp_cost_reshard_reducing(const sp_cost_model *cm, const sp_type *type, const sp_ft_axis *red,
+                             int nred, const sp_layout *from, const sp_layout *to,
+                             sp_reshard *out);
 
 #endif /* SP_SEARCH_COST_MODEL_H */

@@ -74,6 +74,47 @@ static int op_computes(search *S, int k, int s, sp_plan_summary *out, int *cap) 
   return SP_OK;
 }
 
+/* What the export does after fixed node `n`'s op (plan_reconcile.c): each result's all-reduce (or
+ * reduce-scatter) at the op, its reshard back to its own layout at its first consumer. */
+static int fixed_collectives(search *S, const pnode *n, sp_plan_summary *out, int *cap) {
+  const sp_op *op = n->op;
+  for (int r = 0; r < op->nresults; r++) {
+    sp_reshard rs;
+    int rc = sp_search_fixed_result(S, n, r, &rs);
+    if (rc) return rc;
+    const sp_op *at = op;
+    int operand = -1;
+    if (n->fres[r].back && !sp_search_first_consumer(S, &op->results[r], &at, &operand)) at = op;
+    for (int q = 0; q < rs.nsteps; q++) {
+      const sp_collective *c = &rs.steps[q];
+      bool own = c->kind == SP_COLL_ALL_REDUCE || c->kind == SP_COLL_REDUCE_SCATTER;
+      if (own || operand < 0) out->collective_s += c->seconds;
+      else out->reshard_s += c->seconds;
+      if (push_collective(S, out, cap, &op->results[r], own ? op : at, own ? -1 : operand, c))
+        return SP_ENOMEM;
+    }
+  }
+  return SP_OK;
+}
+
+/* The collectives of an edge from `src` (value `v`) to layout `to` read by operand j of `at`:
+ * a folded reduction at the op that makes `v` (operand -1), the rest at the consumer. */
+static int edge_collectives(search *S, const sp_value *v, const edge_src *src,
+                            const sp_layout *to, const sp_op *at, int j, sp_plan_summary *out,
+                            int *cap) {
+  sp_reshard rs;
+  sp_search_edge_reshard(S, v->type, src, to, &rs);
+  for (int q = 0; q < rs.nsteps; q++) {
+    const sp_collective *c = &rs.steps[q];
+    bool own = src->nred && v->def &&
+               (c->kind == SP_COLL_ALL_REDUCE || c->kind == SP_COLL_REDUCE_SCATTER);
+    if (own) out->collective_s += c->seconds;
+    else out->reshard_s += c->seconds;
+    if (push_collective(S, out, cap, v, own ? v->def : at, own ? -1 : j, c)) return SP_ENOMEM;
+  }
+  return SP_OK;
+}
+
 /* Totals and the collectives list of the chosen plan, in seconds. */
 int sp_search_summarize(search *S, const int *choice, sp_plan_summary *out, sp_err *err) {
   int cap = 0, ccap = 0;
@@ -87,7 +128,8 @@ int sp_search_summarize(search *S, const int *choice, sp_plan_summary *out, sp_e
     int cn = S->op_node[i];
     pnode *c = &S->nodes[cn];
     int t = choice[cn];
-    if (c->kind == NODE_OP && c->op == S->ops[i] && c->set.v[t].nreduce && !c->set.v[t].partial) {
+    if (c->kind == NODE_OP && c->op == S->ops[i] && c->set.v[t].nreduce && !c->set.v[t].partial &&
+        !c->folds) {
       sp_collective own[8];
       const sp_op *op = S->ops[i];
       if (op->nresults <= 8) {
@@ -99,19 +141,18 @@ int sp_search_summarize(search *S, const int *choice, sp_plan_summary *out, sp_e
         out->collective_s += sp_search_own_collective_s(S, op, &c->set.v[t], NULL);
       }
     }
+    if (c->kind == NODE_FIXED && c->op == S->ops[i] && c->fres && !c->folds &&
+        fixed_collectives(S, c, out, &cap))
+      return sp_err_set(err, SP_ENOMEM, "out of memory");
     for (int j = 0; j < S->ops[i]->noperands; j++) {
       sp_value *v = S->ops[i]->operands[j].value;
       int slot = v ? (int)sp_ptr_map_get(&S->valmap, v, -1) : -1;
       if (slot < 0) continue;
       int pn = S->slot_node[slot];
       pnode *p = &S->nodes[pn];
-      sp_reshard rs;
-      sp_cost_reshard(&S->cm, v->type, member_layout(p, &p->mem[S->slot_mem[slot]], choice[pn]),
-                      consumer_layout(S, i, j, t), &rs);
-      out->reshard_s += rs.seconds;
-      for (int q = 0; q < rs.nsteps; q++)
-        if (push_collective(S, out, &cap, v, S->ops[i], j, &rs.steps[q]))
-          return sp_err_set(err, SP_ENOMEM, "out of memory");
+      edge_src src = sp_search_edge_src(S, p, &p->mem[S->slot_mem[slot]], choice[pn]);
+      if (edge_collectives(S, v, &src, consumer_layout(S, i, j, t), S->ops[i], j, out, &cap))
+        return sp_err_set(err, SP_ENOMEM, "out of memory");
     }
   }
   for (int k = 0; k < S->nstates; k++) {
@@ -119,13 +160,10 @@ int sp_search_summarize(search *S, const int *choice, sp_plan_summary *out, sp_e
     if (!sp_search_state_values(S, &S->states[k], &av, &rv)) continue;
     int as = (int)sp_ptr_map_get(&S->valmap, av, -1), rs = (int)sp_ptr_map_get(&S->valmap, rv, -1);
     pnode *p = &S->nodes[S->slot_node[rs]], *c = &S->nodes[S->slot_node[as]];
-    sp_reshard r;
-    sp_cost_reshard(&S->cm, rv->type, member_layout(p, &p->mem[S->slot_mem[rs]], choice[S->slot_node[rs]]),
-                    member_layout(c, &c->mem[S->slot_mem[as]], choice[S->slot_node[as]]), &r);
-    out->reshard_s += r.seconds;
-    for (int q = 0; q < r.nsteps; q++)
-      if (push_collective(S, out, &cap, rv, S->body->last, S->states[k].result, &r.steps[q]))
-        return sp_err_set(err, SP_ENOMEM, "out of memory");
+    edge_src src = sp_search_edge_src(S, p, &p->mem[S->slot_mem[rs]], choice[S->slot_node[rs]]);
+    if (edge_collectives(S, rv, &src, member_layout(c, &c->mem[S->slot_mem[as]], choice[S->slot_node[as]]),
+                         S->body->last, S->states[k].result, out, &cap))
+      return sp_err_set(err, SP_ENOMEM, "out of memory");
   }
   out->comm_s = out->collective_s + out->reshard_s;
   out->total_s = out->compute_s + out->comm_s;
@@ -227,7 +265,7 @@ int sp_search_write_back(search *S, const int *choice, sp_plan_summary *out, sp_
   return SP_OK;
 }
 
-/* ------------------------------------------------------------------ into the module */
+/* ------------------------------------------------------------------ the module */
 
 int sp_plan_insert_operand_reshards(sp_module *m, const sp_plan_summary *s, sp_err *err) {
   for (int k = 0; k < s->npartial_values; k++)

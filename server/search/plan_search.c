@@ -17,9 +17,12 @@
  * read the same layout.
  *
  * The parts: plan_partial.c decides which values may carry partial sums (keep-partial
- * strategies and their followers), plan_layers.c ties the strategies of repeated layers (layer
- * sharing), plan_report.c writes the chosen plan back and totals its costs and collectives (the
- * report); they share the build state of plan_search_int.h.
+ * strategies and their followers), plan_reconcile.c makes the strategies the export's explicit
+ * reshards would not run as they are (fixed nodes, reduce-scatters the pass decides otherwise)
+ * what it runs, plan_fold.c prices an op's reduction with its one consumer's reshard,
+ * plan_layers.c ties the strategies of repeated layers (layer sharing), plan_report.c writes the
+ * chosen plan back and totals its costs and collectives (the report); they share the build
+ * state of plan_search_int.h.
  */
 #include "search/plan_search.h"
 
@@ -134,12 +137,18 @@ static bool has_placeable(const sp_op *op) {
   return false;
 }
 
+
+/* Reductions only all-reduce: asked for, or the cluster's runtime has no reduce-scatter. */
+static bool no_reduce_scatter(const search *S) {
+  return S->o->no_reduce_scatter || (S->o->cluster && S->o->cluster->no_reduce_scatter);
+}
+
 static int add_source(search *S, sp_value *v, sp_op *op, sp_err *err) {
   int rc = check_mesh_of(S, v, err);
   if (rc) return rc;
   int node = add_node(S, NODE_SOURCE, op, err);
   if (node < 0) return node;
-  sp_strategy_opts so = {S->fixed, S->o->no_reduce_scatter, false};
+  sp_strategy_opts so = {S->fixed, no_reduce_scatter(S), false};
   rc = sp_strategies_for_value(S->a, v, S->mesh, &so, &S->nodes[node].set, err);
   if (rc) return sp_err_prefix(err, "%s", value_name(S, v));
   if (S->nodes[node].set.n == 0)
@@ -197,9 +206,11 @@ static int add_op(search *S, sp_op *op, int index, sp_err *err) {
   if (node < 0) return node;
   pnode *n = &S->nodes[node];
   n->rule = rule;
+  n->whole = whole;
   if (enumerable) {
-    sp_strategy_opts so = {S->fixed, S->o->no_reduce_scatter, sp_search_offers_partial(S, op)};
+    sp_strategy_opts so = {S->fixed, no_reduce_scatter(S), sp_search_offers_partial(S, op)};
     rc = sp_strategies_for_op(S->a, op, rule, S->mesh, &so, &n->set, err);
+    if (!rc) rc = sp_search_reconcile_scatter(S, n, so.partial, err);
     if (rc) return rc;
     if (n->set.n == 0) n->kind = NODE_FIXED;
   }
@@ -356,9 +367,16 @@ static double node_bytes(search *S, const pnode *n, int s) {
   return b;
 }
 
-static double node_own_s(search *S, const pnode *n, int s) {
+/* Compute and the op's own collectives under strategy s; those a fold prices on an edge
+ * (plan_fold.c) only when `folded`. */
+static double node_own_s(search *S, const pnode *n, int s, bool folded) {
   double t = sp_search_node_compute_s(S, n, s);
+  if (n->folds && !folded) return t;
   if (n->kind == NODE_OP) t += sp_search_own_collective_s(S, n->op, &n->set.v[s], NULL);
+  for (int r = 0; n->fres && r < n->set.nresults; r++) {
+    sp_reshard rs;
+    if (sp_search_fixed_result(S, n, r, &rs) == SP_OK) t += rs.seconds;
+  }
   return t;
 }
 
@@ -388,7 +406,7 @@ static int cap_strategies(search *S, sp_err *err) {
       return sp_err_set(err, SP_ENOMEM, "out of memory");
     }
     for (int s = 0; s < n->set.n; s++) {
-      r[s].cost = node_own_s(S, n, s) * UNITS_PER_SECOND + mem_weight(S) * node_bytes(S, n, s) / MIB;
+      r[s].cost = node_own_s(S, n, s, true) * UNITS_PER_SECOND + mem_weight(S) * node_bytes(S, n, s) / MIB;
       r[s].index = s;
     }
     qsort(r, (size_t)n->set.n, sizeof *r, cmp_ranked);
@@ -423,12 +441,39 @@ static int dedup_layouts(sp_arena *a, const sp_layout *const *l, int n, int **id
   return SP_OK;
 }
 
+/* The member's distinct edge sources (its layouts; with a fold, the layouts and reductions
+ * its edge starts from). */
 static int member_dedup(search *S, pnode *n, member *mb) {
   if (mb->lid) return SP_OK;
-  const sp_layout **l = sp_arena_alloc(S->a, (size_t)n->set.n * sizeof *l);
-  if (!l) return SP_ENOMEM;
-  for (int s = 0; s < n->set.n; s++) l[s] = member_layout(n, mb, s);
-  return dedup_layouts(S->a, l, n->set.n, &mb->lid, &mb->rep, &mb->nl);
+  if (!mb->fold) {
+    const sp_layout **l = sp_arena_alloc(S->a, (size_t)n->set.n * sizeof *l);
+    if (!l) return SP_ENOMEM;
+    for (int s = 0; s < n->set.n; s++) l[s] = member_layout(n, mb, s);
+    return dedup_layouts(S->a, l, n->set.n, &mb->lid, &mb->rep, &mb->nl);
+  }
+  int *id = sp_arena_alloc(S->a, (size_t)n->set.n * sizeof *id);
+  int *rp = sp_arena_alloc(S->a, (size_t)n->set.n * sizeof *rp);
+  edge_src *src = sp_arena_alloc(S->a, (size_t)n->set.n * sizeof *src);
+  if (!id || !rp || !src) return SP_ENOMEM;
+  int k = 0;
+  for (int s = 0; s < n->set.n; s++) {
+    src[s] = sp_search_edge_src(S, n, mb, s);
+    int j = 0;
+    while (j < k && !sp_search_edge_src_equal(&src[rp[j]], &src[s])) j++;
+    if (j == k) rp[k++] = s;
+    id[s] = j;
+  }
+  mb->lid = id;
+  mb->rep = rp;
+  mb->nl = k;
+  return SP_OK;
+}
+
+/* Prices the edge from member `mb` of `n` under strategy s to layout `to`. */
+static void price_from(search *S, const sp_type *type, const pnode *n, const member *mb, int s,
+                       const sp_layout *to, sp_reshard *out) {
+  edge_src src = sp_search_edge_src(S, n, mb, s);
+  sp_search_edge_reshard(S, type, &src, to, out);
 }
 
 static pedge *find_edge(search *S, int a, int b, sp_err *err) {
@@ -462,7 +507,7 @@ static int price_operand(search *S, int i, int j, sp_err *err) {
   sp_reshard rs;
   if (pn == cn) {
     for (int t = 0; t < c->set.n; t++) {
-      sp_cost_reshard(&S->cm, v->type, member_layout(p, mb, t), consumer_layout(S, i, j, t), &rs);
+      price_from(S, v->type, p, mb, t, consumer_layout(S, i, j, t), &rs);
       c->self_s[t] += rs.seconds;
     }
     return SP_OK;
@@ -478,7 +523,7 @@ static int price_operand(search *S, int i, int j, sp_err *err) {
   if (!pair) return sp_err_set(err, SP_ENOMEM, "out of memory");
   for (int x = 0; x < mb->nl; x++)
     for (int y = 0; y < ncd; y++) {
-      sp_cost_reshard(&S->cm, v->type, member_layout(p, mb, mb->rep[x]), cl[crep[y]], &rs);
+      price_from(S, v->type, p, mb, mb->rep[x], cl[crep[y]], &rs);
       pair[(size_t)x * ncd + y] = rs.seconds;
     }
   pedge *e = find_edge(S, pn, cn, err);
@@ -512,7 +557,7 @@ static int price_state(search *S, const sp_plan_state_pair *sp, sp_err *err) {
   sp_reshard r;
   if (pn == cn) {
     for (int t = 0; t < c->set.n; t++) {
-      sp_cost_reshard(&S->cm, rv->type, member_layout(p, pm, t), member_layout(c, cm, t), &r);
+      price_from(S, rv->type, p, pm, t, member_layout(c, cm, t), &r);
       c->self_s[t] += r.seconds;
     }
     return SP_OK;
@@ -525,8 +570,7 @@ static int price_state(search *S, const sp_plan_state_pair *sp, sp_err *err) {
   if (!pair) return sp_err_set(err, SP_ENOMEM, "out of memory");
   for (int x = 0; x < pm->nl; x++)
     for (int y = 0; y < cm->nl; y++) {
-      sp_cost_reshard(&S->cm, rv->type, member_layout(p, pm, pm->rep[x]),
-                      member_layout(c, cm, cm->rep[y]), &r);
+      price_from(S, rv->type, p, pm, pm->rep[x], member_layout(c, cm, cm->rep[y]), &r);
       pair[(size_t)x * cm->nl + y] = r.seconds;
     }
   int nb = c->set.n;
@@ -565,17 +609,14 @@ static int build_edges(search *S, sp_err *err) {
     S->nodes[k].self_s = sp_arena_calloc(S->a, (size_t)S->nodes[k].set.n, sizeof(double));
     if (!S->nodes[k].self_s) return sp_err_set(err, SP_ENOMEM, "out of memory");
   }
-  /* Every op with a node, followers of sources included (a constant has no operands). */
-  for (int i = 0; i < S->nops; i++) {
-    int brc = building(S, i, err);
-    if (brc) return brc;
-    if (S->op_node[i] < 0) continue;
-    for (int j = 0; j < S->ops[i]->noperands; j++) {
-      int rc = price_operand(S, i, j, err);
-      if (rc) return rc;
-    }
-  }
   int rc = collect_states(S, err);
+  if (!rc) sp_search_mark_folds(S);
+  if (!rc) rc = sp_search_reconcile_fixed(S, err);
+  /* Every op with a node, followers of sources included (a constant has no operands). */
+  for (int i = 0; !rc && i < S->nops; i++) {
+    if ((rc = building(S, i, err)) || S->op_node[i] < 0) continue;
+    for (int j = 0; !rc && j < S->ops[i]->noperands; j++) rc = price_operand(S, i, j, err);
+  }
   for (int k = 0; !rc && k < S->nstates; k++) rc = price_state(S, &S->states[k], err);
   return rc;
 }
@@ -656,7 +697,7 @@ static int build_graph(search *S, sp_sg **out, sp_err *err) {
     pnode *n = &S->nodes[k];
     for (int s = 0; s < n->set.n; s++) {
       double bytes = node_bytes(S, n, s);
-      double cost = (node_own_s(S, n, s) + n->self_s[s]) * UNITS_PER_SECOND +
+      double cost = (node_own_s(S, n, s, false) + n->self_s[s]) * UNITS_PER_SECOND +
                     mem_weight(S) * bytes / MIB;
       if (isfinite(n->self_s[s]) && n->self_s[s] >= SP_COST_NEVER) {
         costs[s] = SP_SG_FORBIDDEN;   /* a layout the export never makes (cost_model.h) */
@@ -805,6 +846,8 @@ static int setup(search *S, sp_module *m, const sp_plan_search_opts *o, bool fix
   for (sp_op *op = rc ? NULL : S->body->first; op && !rc; op = op->next)
     for (int i = 0; !rc && i < op->nresults; i++) rc = need_static(S, &op->results[i], err);
   if (!rc) rc = choose_mesh(S, err);
+  if (!rc && !(S->mesh_ref = sp_sharding_new(S->a, S->mesh_name, 0, true)))
+    rc = sp_err_set(err, SP_ENOMEM, "out of memory");
   if (!rc) rc = sp_cost_model_init(&S->cm, o->cluster, S->mesh, o->device_of, err);
   if (rc) return rc;
   if (o->uniform_links) price_axes_alike(&S->cm, S->mesh);
@@ -873,6 +916,7 @@ int sp_search_describe(search *S, const sp_sg *g, const sp_sg_stats *st, const i
   out->dominated = st->dominated;
   out->mesh_name = sp_arena_strdup(S->rec, S->mesh_name);
   out->mesh = S->mesh;
+  out->no_reduce_scatter = no_reduce_scatter(S);
   out->mesh_axes = S->mesh->naxes;
   memcpy(out->axis, S->cm.axis, sizeof out->axis);
   out->ndevices = sp_mesh_num_devices(S->mesh);

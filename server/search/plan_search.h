@@ -231,6 +231,7 @@ typedef struct sp_plan_summary {
   /* The placement. */
   const char *mesh_name;
   const sp_mesh *mesh;        /* the module's mesh */
+  bool no_reduce_scatter;     /* the cluster's runtime has no reduce-scatter (cluster.h) */
   int mesh_axes;
   sp_axis_cost axis[SP_MAX_MESH_AXES_CLUSTER];
   int64_t ndevices;

@@ -39,13 +39,30 @@ typedef struct member {
   bool reduced;         /* its layout is the strategy's reduced result: a follower that does
                            not carry partial sums on (plan_search.c: carries_partial) */
   bool may_partial;     /* some strategy leaves it partial (unreduced axes) */
+  bool fold;            /* the node's op's one result, read by one priced consumer: what the
+                           export does right after the op (its all-reduce, a reshard back)
+                           meets the consumer's reshard, so the edge prices them together
+                           (plan_fold.c) */
   int *lid;             /* distinct-layout id per strategy (edges), built on demand */
   int *rep;             /* a strategy per distinct id */
   int nl;
 } member;
 
+/* A result of a fixed node whose op explicit reshard insertion reconciles (plan_reconcile.c). */
+typedef struct fixed_result {
+  const sp_layout *computed;   /* the layout the export computes it in; NULL: untouched */
+  int nred;                    /* axes all-reduced right after the op */
+  sp_ft_axis red[SP_MAX_MESH_AXES_CLUSTER];
+  bool back;                   /* resharded back to its own layout right after the op (priced
+                                  with the op, listed at its first consumer) */
+} fixed_result;
+
 typedef struct pnode {
   int kind;
+  bool whole;           /* fixed: planned whole (every tensor replicated, plan_search.c) */
+  fixed_result *fres;   /* [set.nresults] fixed nodes the export reconciles; NULL otherwise */
+  bool folds;           /* its member of the op's one result has `fold`: the op's own
+                           collective is priced on that edge, not here */
   sp_op *op;            /* op and fixed nodes; the constant of a constant source node */
   sp_rule *rule;        /* op nodes */
   sp_strategy_set set;
@@ -71,6 +88,10 @@ typedef struct search {
                                    the module's arena (a snapshot's: its copy's) */
   const sp_mesh *mesh;
   const char *mesh_name;
+  sp_sharding *mesh_ref;        /* a sharding naming the mesh (the export's plans need one) */
+  int64_t nscatter, nscatter_kept;   /* reduce-scatter variants asked of the export, kept */
+  struct scatter_memo *smemo;   /* the export's decisions per op signature (plan_reconcile.c) */
+  int nsmemo, capsmemo;
   sp_cost_model cm;
   sp_op *func;
   sp_block *body;
@@ -109,6 +130,14 @@ static inline const sp_layout *member_layout(const pnode *n, const member *mb, i
   assert(s >= 0 && s < n->set.n && mb->result >= 0 && mb->result < n->set.nresults);
   return sp_strategy_result(&n->set.v[s], mb->result, mb->reduced);
 }
+
+/* Where an edge from a member starts (plan_fold.c): the layout, and the axes all-reduced in
+ * it first (an op's own reduction folded into its one consumer's reshard; none otherwise). */
+typedef struct edge_src {
+  const sp_layout *from;
+  int nred;
+  const sp_ft_axis *red;
+} edge_src;
 
 /* Whether a follower carrying partial sums reads its operand j partial too: every operand of
  * add and subtract (partial sums add up), only the followed one otherwise (negate, convert,
@@ -162,6 +191,39 @@ bool sp_search_state_values(search *S, const sp_plan_state_pair *sp, sp_value **
  * partial sums on. */
 bool sp_search_offers_partial(search *S, const sp_op *op);
 bool sp_search_carries_partial(search *S, const sp_op *op, int j, const member *mb);
+
+/* plan_fold.c: marks the members whose edge carries what the export does after their op
+ * (member.fold, pnode.folds); call after the nodes and state pairs are known. */
+void sp_search_mark_folds(search *S);
+/* plan_fold.c: the edge source of member `mb` of `n` under strategy s. */
+edge_src sp_search_edge_src(const search *S, const pnode *n, const member *mb, int s);
+bool sp_search_edge_src_equal(const edge_src *x, const edge_src *y);
+/* plan_fold.c: the collectives from `src` to `to` for a tensor of `type` (the all-reduce
+ * first, fused as the canonicalizer fuses it; SP_COST_NEVER when `to` would gain unreduced
+ * axes). */
+void sp_search_edge_reshard(const search *S, const sp_type *type, const edge_src *src,
+                            const sp_layout *to, sp_reshard *out);
+/* plan_fold.c: whether `v`'s only reader is priced: an op with a node, or the return sending
+ * `v` back as a state pair's result. */
+bool sp_search_one_priced_consumer(search *S, const sp_value *v);
+
+/* plan_reconcile.c: the reduce-scatter strategies of op node `n` as the export's explicit
+ * reshards run them: kept when the pass keeps the reduction (it all-reduces, then slices),
+ * otherwise made the plain strategy the pass makes of them (the result's dim takes the axes,
+ * the operands are resharded to match, nothing is reduced). `partial`: the strategies were
+ * enumerated with keep-partial variants. */
+int sp_search_reconcile_scatter(search *S, pnode *n, bool partial, sp_err *err);
+/* plan_reconcile.c: gives every fixed node whose op explicit reshard insertion reconciles the
+ * operand layouts the pass reshards to and its results' reconciliation (fixed_result); call
+ * after the nodes and state pairs are known, before pricing edges. */
+int sp_search_reconcile_fixed(search *S, sp_err *err);
+/* plan_reconcile.c: result r of fixed node `n` after its op, as the export makes it: the
+ * all-reduce, then (when `back`) the reshard back to its own layout. Nothing for a result the
+ * export leaves alone. */
+int sp_search_fixed_result(search *S, const pnode *n, int r, sp_reshard *out);
+/* plan_reconcile.c: the first op reading `v` in program order (pre-order: a top-level op before
+ * the ops nested in it) and its lowest operand reading it; false when nothing reads `v`. */
+bool sp_search_first_consumer(search *S, const sp_value *v, const sp_op **op, int *operand);
 
 /* plan_layers.c: ties the nodes of repeated layers in `g` (layer sharing); counts in `out`. */
 int sp_search_tie_layers(search *S, sp_sg *g, sp_plan_summary *out, sp_err *err);

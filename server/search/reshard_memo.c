@@ -11,12 +11,18 @@
 #include <string.h>
 
 #include "export/reshard_to_collectives.h"
+#include "ir/sp_limits.h"
 
-#define MAX_LOWERED 16   /* steps of one lowering (the export emits at most 4 + rank) */
+/* Collectives of one lowering the search prices: what a reshard holds after the reduction
+ * that may precede it (cost_model.h), two steps. A longer lowering (none of thousands of
+ * random pairs of layouts over up to 16 axes and 32 dims needs more than 16) is
+ * SP_EUNSUPPORTED: the search never plans it. */
+#define MAX_LOWERED (SP_RESHARD_MAX_STEPS - 2)
 
 typedef struct entry {
   uint64_t hash;
   sp_layout *from, *to;     /* NULL: empty slot */
+  int64_t *room;            /* [rank] (see room_of); NULL: every dim has room */
   sp_reshard_shape *steps;
   int n;
   int status;               /* SP_OK or SP_EUNSUPPORTED */
@@ -24,6 +30,7 @@ typedef struct entry {
 
 struct sp_reshard_memo {
   const sp_mesh *mesh;
+  int64_t ndevices;         /* the mesh's */
   sp_arena *a;              /* layouts and steps of the entries */
   sp_arena *scratch;        /* one lowering at a time */
   entry *t;
@@ -35,6 +42,7 @@ sp_reshard_memo *sp_reshard_memo_new(const sp_mesh *mesh) {
   sp_reshard_memo *m = calloc(1, sizeof *m);
   if (!m) return NULL;
   m->mesh = mesh;
+  m->ndevices = sp_mesh_num_devices(mesh);
   m->a = sp_arena_new(0);
   m->scratch = sp_arena_new(0);
   m->cap = 256;
@@ -105,6 +113,36 @@ static int grow(sp_reshard_memo *m) {
   return SP_OK;
 }
 
+/* ------------------------------------------------------------------ room */
+
+static int64_t gcd64(int64_t a, int64_t b) {
+  while (b) {
+    int64_t t = a % b;
+    a = b;
+    b = t;
+  }
+  return a;
+}
+
+/* What the planner reads of a tensor's dims: whether a dim divides by a product of mesh axis
+ * parts, which divides the mesh's device count N; so only gcd(dim, N) matters, and a dim that
+ * N divides has room for anything (0). `room` gets rank values; false when every one is 0 (the
+ * planner then takes no shape). */
+static bool room_of(const sp_reshard_memo *m, const int64_t *shape, int rank, int64_t *room) {
+  bool any = false;
+  for (int d = 0; d < rank; d++) {
+    int64_t g = shape && shape[d] > 0 ? gcd64(shape[d], m->ndevices) : m->ndevices;
+    room[d] = g == m->ndevices ? 0 : g;
+    any |= room[d] != 0;
+  }
+  return any;
+}
+
+static bool same_room(const int64_t *x, const int64_t *y, int rank) {
+  if (!x || !y) return x == y;
+  return memcmp(x, y, (size_t)rank * sizeof *x) == 0;
+}
+
 /* ------------------------------------------------------------------ lowering */
 
 /* Whether two all_to_all params lists share a dimension (the canonicalizer then keeps both). */
@@ -148,14 +186,15 @@ static int one_step(sp_reshard_memo *m, sp_collective_kind kind, const sp_layout
 /* The export's steps of `from` -> `to`, consecutive all_to_alls over distinct dims fused as
  * sp_canonicalize fuses them, as shapes in `out` (arena). */
 static int lower_steps(sp_reshard_memo *m, const sp_layout *from, const sp_layout *to,
-                       entry *out) {
+                       const int64_t *room, entry *out) {
   sp_arena *s = m->scratch;
   sp_sharding *sf = sp_layout_to_sharding(s, from, m->mesh, "mesh", NULL);
   sp_sharding *st = sp_layout_to_sharding(s, to, m->mesh, "mesh", NULL);
   if (!sf || !st) return SP_ENOMEM;
   sp_reshard_step steps[MAX_LOWERED];
   int n = 0;
-  int rc = sp_reshard_to_collectives_steps(s, m->mesh, sf, st, from->rank, steps, MAX_LOWERED, &n);
+  int rc = sp_reshard_to_collectives_steps(s, m->mesh, sf, st, from->rank, room, steps,
+                                           MAX_LOWERED, &n);
   if (rc) return rc;
   /* Fuse all_to_all runs: step k joins the run before it when no dimension meets. */
   int k = 0;
@@ -191,10 +230,11 @@ static int lower_steps(sp_reshard_memo *m, const sp_layout *from, const sp_layou
   return SP_OK;
 }
 
-static int lower(sp_reshard_memo *m, const sp_layout *from, const sp_layout *to, entry *out) {
+static int lower(sp_reshard_memo *m, const sp_layout *from, const sp_layout *to,
+                 const int64_t *room, entry *out) {
   if (from->start[from->rank] == 0) return one_step(m, SP_COLL_ALL_SLICE, to, out);
   if (to->start[to->rank] == 0) return one_step(m, SP_COLL_ALL_GATHER, from, out);
-  int rc = lower_steps(m, from, to, out);
+  int rc = lower_steps(m, from, to, room, out);
   sp_arena *fresh = sp_arena_new(0);   /* what the lowering allocated goes with the old one */
   if (!fresh) return SP_ENOMEM;
   sp_arena_free(m->scratch);
@@ -203,15 +243,20 @@ static int lower(sp_reshard_memo *m, const sp_layout *from, const sp_layout *to,
 }
 
 int sp_reshard_memo_get(sp_reshard_memo *memo, const sp_layout *from, const sp_layout *to,
-                        const sp_reshard_shape **steps, int *n) {
+                        const int64_t *shape, const sp_reshard_shape **steps, int *n) {
   *steps = NULL;
   *n = 0;
   memo->lookups++;
+  int64_t roombuf[SP_MAX_RANK];
+  const int64_t *room = from->rank <= SP_MAX_RANK && room_of(memo, shape, from->rank, roombuf)
+                            ? roombuf : NULL;
   uint64_t h = layout_hash(layout_hash(0x51ed270b27a3c4f1ULL, from), to);
+  for (int d = 0; room && d < from->rank; d++) h = mix(h, (uint64_t)room[d]);
   size_t j = h & (memo->cap - 1);
   for (; memo->t[j].from; j = (j + 1) & (memo->cap - 1)) {
     entry *e = &memo->t[j];
-    if (e->hash == h && sp_layout_equal(e->from, from) && sp_layout_equal(e->to, to)) {
+    if (e->hash == h && sp_layout_equal(e->from, from) && sp_layout_equal(e->to, to) &&
+        same_room(e->room, room, from->rank)) {
       *steps = e->steps;
       *n = e->n;
       return e->status;
@@ -219,7 +264,7 @@ int sp_reshard_memo_get(sp_reshard_memo *memo, const sp_layout *from, const sp_l
   }
   memo->misses++;
   entry e = {.hash = h};
-  int rc = lower(memo, from, to, &e);
+  int rc = lower(memo, from, to, room, &e);
   if (rc == SP_EUNSUPPORTED) {
     e.status = rc;
     e.n = 0;
@@ -228,6 +273,9 @@ int sp_reshard_memo_get(sp_reshard_memo *memo, const sp_layout *from, const sp_l
   }
   e.from = copy_layout(memo->a, from);
   e.to = copy_layout(memo->a, to);
+  if (room && !(e.room = sp_arena_alloc(memo->a, (size_t)from->rank * sizeof *e.room)))
+    return SP_ENOMEM;
+  if (room) memcpy(e.room, room, (size_t)from->rank * sizeof *e.room);
   if (!e.from || !e.to) return SP_ENOMEM;
   if (2 * (memo->n + 1) > memo->cap) {
     if (grow(memo)) return SP_ENOMEM;

@@ -32,11 +32,14 @@ typedef struct sp_reshard_memo sp_reshard_memo;
 sp_reshard_memo *sp_reshard_memo_new(const sp_mesh *mesh);
 void sp_reshard_memo_free(sp_reshard_memo *memo);
 
-/* The steps of `from` -> `to` (same rank): *steps points into the memo (valid until it is
- * freed), *n of them (0: nothing moves). SP_EUNSUPPORTED when the export would keep the
- * reshard as it is (more pieces than it cuts), SP_ENOMEM. */
+/* The steps of `from` -> `to` (same rank) for a tensor of dims `shape` (NULL: unknown, room
+ * for any slice): *steps points into the memo (valid until it is freed), *n of them (0:
+ * nothing moves). The planner reads a dim only through its divisibility by products of mesh
+ * axis parts, so pairs are kept per gcd(dim, devices of the mesh): tensors of different sizes
+ * share their entries. SP_EUNSUPPORTED when the export would keep the reshard as it is (more
+ * pieces than it cuts), SP_ENOMEM. */
 int sp_reshard_memo_get(sp_reshard_memo *memo, const sp_layout *from, const sp_layout *to,
-                        const sp_reshard_shape **steps, int *n);
+                        const int64_t *shape, const sp_reshard_shape **steps, int *n);
 
 /* Lookups and misses so far (for benchmarks). */
 void sp_reshard_memo_stats(const sp_reshard_memo *memo, int64_t *lookups, int64_t *misses);

@@ -285,6 +285,7 @@ static int visit_assignment(op_enum *e, sp_err *err) {
     st->nreduce = nred;
     st->reduce_axes = redcopy;
     st->scatter_dim = d;
+    st->plain = res;
   }
   return SP_OK;
 }

@@ -68,6 +68,8 @@ typedef struct sp_strategy {
                              (sp_layout.unreduced) and the op pays no collective */
   sp_layout *reduced;     /* [nresults] partial strategies: the results without their unreduced
                              axes (what a consumer that needs the sums reads); NULL otherwise */
+  const sp_layout *plain; /* reduce-scatter strategies: the result before the scatter (all-reduced,
+                             as the export computes it before slicing); NULL otherwise */
 } sp_strategy;
 
 /* Result r of `st`, or its reduced form (no unreduced axes) when `reduced`. */

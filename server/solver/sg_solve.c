@@ -61,6 +61,10 @@ void sp_sg_result_free(sp_sg_result *res) {
   res->has_plan = false;
 }
 
+/* sp_sg_solve and sp_sg_write_lp release GLPK's environment when they finish normally; an
+ * early exit on an error can leave it, so a thread's owner calls this last. */
+void sp_sg_thread_end(void) { sp_sg_ilp_release_env(); }
+
 typedef struct solver {
   const sp_sg *g;
   const sp_sg_opts *o;

@@ -11,7 +11,7 @@
  *
  * Thread safety: graphs are independent objects; sp_sg_solve may run on many threads at
  * once (GLPK keeps its environment per thread, and a GLPK error becomes SP_EINTERNAL for
- * that call, never an abort).
+ * that call, never an abort). A thread that solved calls sp_sg_thread_end before it exits.
  */
 #ifndef SP_SOLVER_SOLVER_H
 #define SP_SOLVER_SOLVER_H
@@ -233,6 +233,11 @@ typedef struct sp_sg_result {
 int sp_sg_solve(const sp_sg *g, const sp_sg_opts *opts, sp_sg_result *res /* OUT */,
                 sp_err *err);
 void sp_sg_result_free(sp_sg_result *res);
+/* Releases what the solver keeps per thread (GLPK's environment, made by the thread's first
+ * solve; a GLPK error inside a solve frees it too). A thread that ran sp_sg_solve (or
+ * sp_sg_write_lp) calls it before it exits, outside any solve; harmless on a thread that did
+ * not. */
+void sp_sg_thread_end(void);
 
 /* Writes the one-hot integer program of `g` in CPLEX LP format: the reduced model (what
  * sp_sg_solve hands to GLPK) or the unreduced one (every strategy and pair, a usage row at

@@ -93,6 +93,7 @@ typedef struct options {
   const char *output;       /* NULL = stdout */
   bool split_input_file;
   bool verify_diagnostics;  /* match expected-* annotations instead of printing diagnostics */
+  bool allow_unregistered;  /* -allow-unregistered-dialect (mlir/mlir.h sp_mlir_dialects) */
   const char *report_json;  /* -report-json=FILE: factor tables and conflicts of every chunk */
   sp_rules_diag *warned;    /* registry warnings given in this run (once per kind, as sdy_opt) */
   pass_request *requests;
@@ -109,7 +110,9 @@ static void usage(FILE *f) {
           "  -o FILE               write the output to FILE (default: stdout)\n"
           "  -verify-diagnostics   check expected-error/-warning annotations (like mlir-opt)\n"
           "  -report-json=FILE     write each op's factor tables before/after and the conflicts\n"
-          "  -allow-unregistered-dialect  accepted (ops of unknown dialects are always kept)\n"
+          "  -allow-unregistered-dialect  accept ops (generic form), attributes and types of\n"
+          "                        dialects other than builtin, func, sdy, stablehlo, chlo,\n"
+          "                        mhlo and arith, as mlir-opt does\n"
           "  -help                 print this help\n"
           "\n"
           "passes (-name or -name=options):\n");
@@ -154,7 +157,7 @@ static int parse_args(int argc, char **argv, options *o) {
     } else if (n == 18 && strncmp(name, "verify-diagnostics", n) == 0 && !eq) {
       o->verify_diagnostics = true;
     } else if (n == 26 && strncmp(name, "allow-unregistered-dialect", n) == 0 && !eq) {
-      /* Accepted for mlir-opt compatibility: ops of unknown dialects are always kept. */
+      o->allow_unregistered = true;
     } else if (n == 11 && strncmp(name, "report-json", n) == 0) {
       if (!eq || !eq[1]) {
         fprintf(stderr, "shardplan-opt: -report-json needs a file name (-report-json=FILE)\n");
@@ -233,7 +236,9 @@ static bool process(const options *o, const char *file, const char *text, size_t
   sp_diag_list_init(&diags);
   sp_err_clear(&err);
   bool ok = true;
-  if (sp_mlir_parse(text, len, file, first_line, &m, &err) != SP_OK) {
+  sp_mlir_dialects dialects =
+      o->allow_unregistered ? SP_MLIR_UNREGISTERED_GENERIC : SP_MLIR_REGISTERED_DIALECTS;
+  if (sp_mlir_parse_dialects(text, len, file, first_line, dialects, &m, &err) != SP_OK) {
     add_error(&diags, file, &err);
     ok = false;
     goto done;

@@ -17,7 +17,6 @@
 
 #include "ir/clock.h"
 #include "solver/solver.h"
-#include "solver/sg_heuristic_int.h"
 
 static void usage(FILE *f) {
   fprintf(f,

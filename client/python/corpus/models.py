@@ -58,6 +58,18 @@ def _free(tree):
     return jax.tree_util.tree_map(lambda _: None, tree)
 
 
+def _annotate(tree, mesh, specs: dict):
+    """None for every leaf but those whose pytree path (jax.tree_util.keystr) ends with a key
+    of `specs`, which get that PartitionSpec on `mesh`."""
+    def one(kp, _):
+        path = jax.tree_util.keystr(kp)
+        for suffix, spec in specs.items():
+            if path.endswith(suffix):
+                return NamedSharding(mesh, spec)
+        return None
+    return jax.tree_util.tree_map_with_path(one, tree)
+
+
 # ---------------------------------------------------------------- Flax
 
 
@@ -140,8 +152,14 @@ def flax_transformer() -> Case:
     m = Decoder()
     tokens = jnp.asarray(_rng(3).integers(0, V, (B, S)), jnp.int32)
     params = m.init(jax.random.key(2), tokens)
+    # The feed-forward kernels stacked over the layers are annotated Megatron-style (the first
+    # column-parallel, the second row-parallel, so each layer all-reduces its output over
+    # "model"); the rest is left to the planner.
+    shard = _annotate(params, mesh, {
+        "['ScanCheckpointLayer_0']['Dense_0']['kernel']": P(None, None, "model"),
+        "['ScanCheckpointLayer_0']['Dense_1']['kernel']": P(None, "model", None)})
     return Case("flax_transformer", lambda p, t: m.apply(p, t), (params, tokens),
-                (_free(params), ns(mesh, "data")), mesh, transformer=True)
+                (shard, ns(mesh, "data")), mesh, transformer=True)
 
 
 # ---------------------------------------------------------------- Equinox
@@ -269,7 +287,9 @@ def jax_shard_map() -> Case:
 
     x = _f32(_rng(8), 32, 64, scale=1.0)
     w = _f32(_rng(9), 64, 32)
-    return Case("jax_shard_map", fn, (x, w), (ns(mesh, "data"), None), mesh)
+    # w split on its rows (the contracting dim): x @ w is a partial sum over "model" that the
+    # plan reduces before tanh, besides the psum the program writes itself.
+    return Case("jax_shard_map", fn, (x, w), (ns(mesh, "data"), ns(mesh, "model")), mesh)
 
 
 def jax_sharding_constraint() -> Case:
@@ -325,8 +345,10 @@ def jax_while_loop() -> Case:
         _, h = jax.lax.while_loop(cond, body, (0, x))
         return h
 
+    # w split on its columns: each step's h comes out split on "model" and the next step's
+    # product needs it whole (a gather inside the loop).
     return Case("jax_while_loop", fn, (_f32(_rng(15), 32, 64, scale=1.0), _f32(_rng(16), 64, 64)),
-                (ns(mesh, "data"), None), mesh)
+                (ns(mesh, "data"), ns(mesh, None, "model")), mesh)
 
 
 def jax_cond() -> Case:
@@ -335,9 +357,11 @@ def jax_cond() -> Case:
     def fn(p, x, w):
         return jax.lax.cond(p > 0, lambda x: jnp.sin(x @ w), lambda x: jnp.cos(x) @ w, x)
 
+    # w split on its rows (the contracting dim): both branches' products are partial sums
+    # over "model".
     return Case("jax_cond", fn, (jnp.int32(1), _f32(_rng(17), 32, 64, scale=1.0),
                                  _f32(_rng(18), 64, 32)),
-                (None, ns(mesh, "data"), ns(mesh, None, "model")), mesh)
+                (None, ns(mesh, "data"), ns(mesh, "model")), mesh)
 
 
 def jax_train_step() -> Case:
@@ -389,9 +413,10 @@ def jax_special_functions() -> Case:
         d = jnp.arctanh(h) + jnp.sinh(h) + jnp.cosh(h) + jax.lax.square(h)
         return a + b + c + d + jax.lax.nextafter(h, p)
 
+    # w split on its rows: x @ w is reduced over "model" before the element-wise functions.
     return Case("jax_special_functions", fn,
                 (_f32(_rng(20), 32, 64, scale=1.0), _f32(_rng(21), 64, 32)),
-                (ns(mesh, "data"), ns(mesh, None, "model")), mesh, rtol=1e-4, atol=1e-4,
+                (ns(mesh, "data"), ns(mesh, "model")), mesh, rtol=1e-4, atol=1e-4,
                 xla_warnings=("op 'mhlo.erf' is unknown to SDY sharding rule registry",))
 
 
@@ -408,12 +433,30 @@ def jax_top_k() -> Case:
                 (ns(mesh, "data"), None), mesh)
 
 
+def jax_host_callback() -> Case:
+    """jax.pure_callback: a custom_call @xla_ffi_python_cpu_callback that JAX places on one
+    device (a maximal mesh). Shardy has no rule for it and is silent about it on purpose; the
+    plan keeps it on its device, and XLA gathers its operand there and sends its result back
+    to every device (check 3: an all-gather and an all-reduce, which the plan predicts)."""
+    mesh = make_mesh()
+
+    def fn(x, w):
+        h = jnp.tanh(x @ w)
+        y = jax.pure_callback(lambda a: np.asarray(a) * 2.0,
+                              jax.ShapeDtypeStruct(h.shape, h.dtype), h)
+        return y + 1.0
+
+    return Case("jax_host_callback", fn,
+                (_f32(_rng(24), 32, 64, scale=1.0), _f32(_rng(25), 64, 16)),
+                (ns(mesh, "data"), None), mesh, rtol=1e-5, atol=1e-5)
+
+
 MODELS: dict[str, Callable[[], Case]] = {
     f.__name__: f for f in [
         flax_mlp, flax_cnn, flax_transformer, equinox_mlp,
         keras_llama, keras_gpt2, keras_bert, keras_vit, keras_resnet,
         jax_shard_map, jax_sharding_constraint, jax_custom_vjp, jax_while_loop, jax_cond,
-        jax_train_step, jax_special_functions, jax_top_k,
+        jax_train_step, jax_special_functions, jax_top_k, jax_host_callback,
     ]
 }
 

@@ -62,8 +62,10 @@ class LocalPlanner:
             with open(src, "w") as f:
                 f.write(module)
             # What the daemon runs: Shardy's pipeline; with the search, open dims are left open
-            # for it and every sharding is closed after it (server/plan/plan.h).
-            args = [self.opt, src, "-sdy-propagation-pipeline" +
+            # for it and every sharding is closed after it (server/plan/plan.h). The daemon
+            # takes ops of any dialect: so does this, as far as mlir-opt's flag goes (ops of
+            # other dialects in the generic form, the form MLIR prints them in).
+            args = [self.opt, src, "-allow-unregistered-dialect", "-sdy-propagation-pipeline" +
                     ("=keep-shardings-open=true" if search else "")]
             report = os.path.join(tmp, "report.json")
             if search:

@@ -1,5 +1,5 @@
 /*
- * lexer.h - the MLIR tokenizer used by the reader (internal to server/mlir).
+ * lexer_int.h - the MLIR tokenizer used by the reader (internal to server/mlir).
  *
  * A single forward pass over the text: sp__mlir_lex_next() produces one token at a time from
  * the cursor, skipping whitespace and `//` comments. Tokens point into the text (no copies);

@@ -1,5 +1,5 @@
 /*
- * format.h - the custom ("pretty") syntax of each op: one parser and one printer per op kind
+ * format_int.h - the custom ("pretty") syntax of each op: one parser and one printer per op kind
  * (internal to server/mlir).
  *
  * The table maps an op kind to the pair that reads and writes its custom assembly form, so the
@@ -17,8 +17,8 @@
 #include <stdbool.h>
 
 #include "ir/ir.h"
-#include "mlir/reader.h"
-#include "mlir/writer.h"
+#include "mlir/reader_int.h"
+#include "mlir/writer_int.h"
 
 typedef int (*sp__mlir_parse_fn)(sp__mlir_parser *p, const sp__mlir_op_header *h, sp_op **out);
 typedef bool (*sp__mlir_print_fn)(sp__mlir_writer *w, const sp_op *op);

@@ -1,5 +1,5 @@
 /*
- * names.h - the printed names of SSA values and blocks, assigned the way MLIR's printer does
+ * names_int.h - the printed names of SSA values and blocks, assigned the way MLIR's printer does
  * (internal to server/mlir).
  *
  * MLIR numbers values per region tree: every value of a region (entry block arguments are

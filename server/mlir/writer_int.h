@@ -1,5 +1,5 @@
 /*
- * writer.h - the printer state and the helpers shared by the op formats (internal to
+ * writer_int.h - the printer state and the helpers shared by the op formats (internal to
  * server/mlir).
  *
  * writer.c prints modules, regions, the generic op form and attribute dictionaries; the custom
@@ -13,7 +13,7 @@
 
 #include "ir/ir.h"
 #include "ir/strbuf.h"
-#include "mlir/names.h"
+#include "mlir/names_int.h"
 
 typedef struct sp__mlir_writer {
   sp_strbuf *out;

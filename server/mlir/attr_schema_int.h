@@ -1,5 +1,5 @@
 /*
- * attr_schema.h - which attributes of which ops the MLIR front-end stores in structured form,
+ * attr_schema_int.h - which attributes of which ops the MLIR front-end stores in structured form,
  * and how MLIR spells them (internal to server/mlir).
  *
  * The reader consults the schema to turn generic text such as `dimension = 0 : i64` or

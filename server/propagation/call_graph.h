@@ -1,8 +1,9 @@
 /*
  * call_graph.h - functions and calls after propagation: Shardy's
- * -sdy-export-named-computations and -sdy-unflatten-call-graph.
+ * -sdy-export-named-computations and -sdy-unflatten-call-graph, as the export pipeline
+ * (export/export_pipeline.h) and -sdy-propagation-pipeline (pipeline.h) both run them.
  *
- *   sp_export_named_computations: each sdy.named_computation (innermost first, then in module
+ *   sp_call_graph_export_named: each sdy.named_computation (innermost first, then in module
  *     order) becomes a private func.func named after it (made unique as MLIR's
  *     SymbolTable does: _N with one counter for the whole run, so a second "bar" is bar_0
  *     and a later second "foo" foo_1; appended to the module) carrying `sdy.original_func_name = "<name>"`, whose arguments
@@ -12,7 +13,7 @@
  *     their shardings (when they have one) taking the place of the in/out shardings. Every
  *     computation gets its own function: merging them is the un-flattening
  *     pass's job.
- *   sp_export_unflatten_call_graph: functions that are copies of one original (a group: same
+ *   sp_call_graph_unflatten: functions that are copies of one original (a group: same
  *     `sdy.original_func_name`, or the function's own name without one; same
  *     `sdy.func_manual_axes`; same types) are merged. Walking the calls in module order
  *     (pre-order), a call is redirected to the first function of its group called before
@@ -25,15 +26,15 @@
  *
  * Memory: new ops in the module's arena; scratch lists malloc'd.
  */
-#ifndef SP_EXPORT_CALL_GRAPH_H
-#define SP_EXPORT_CALL_GRAPH_H
+#ifndef SP_CALL_GRAPH_H
+#define SP_CALL_GRAPH_H
 
 #include <stdbool.h>
 
 #include "ir/err.h"
 #include "ir/ir.h"
 
-int sp_export_named_computations(sp_module *m, sp_err *err);
-int sp_export_unflatten_call_graph(sp_module *m, bool dedup_fully, sp_err *err);
+int sp_call_graph_export_named(sp_module *m, sp_err *err);
+int sp_call_graph_unflatten(sp_module *m, bool dedup_fully, sp_err *err);
 
-#endif /* SP_EXPORT_CALL_GRAPH_H */
+#endif /* SP_CALL_GRAPH_H */

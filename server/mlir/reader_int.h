@@ -1,5 +1,5 @@
 /*
- * reader.h - the parser state and the helpers shared by the pieces of the MLIR reader
+ * reader_int.h - the parser state and the helpers shared by the pieces of the MLIR reader
  * (internal to server/mlir).
  *
  * reader.c owns the structure: the module, operations, regions, blocks, argument lists;
@@ -22,7 +22,8 @@
 #include <stdint.h>
 
 #include "ir/ir.h"
-#include "mlir/lexer.h"
+#include "mlir/lexer_int.h"
+#include "mlir/mlir.h"
 
 typedef struct sp__mlir_names sp__mlir_names;   /* SSA name scopes (reader_names.c) */
 typedef struct sp__mlir_tables sp__mlir_tables; /* aliases, interned names, op kinds (reader_names.c) */
@@ -39,6 +40,7 @@ typedef struct sp__mlir_parser {
   int64_t nops;           /* ops created so far, <= SP_MAX_OPS */
   bool failed;
   int trial;              /* > 0 while trying an optional parse: errors are not recorded */
+  sp_mlir_dialects dialects; /* which unregistered dialects are accepted (mlir.h) */
   sp__mlir_names *names;
   sp__mlir_tables *tables;
 } sp__mlir_parser;
@@ -48,9 +50,6 @@ typedef struct sp__mlir_values { sp_value **v; int n, cap; } sp__mlir_values;
 typedef struct sp__mlir_types { sp_type **v; int n, cap; } sp__mlir_types;
 int sp__mlir_values_push(sp__mlir_parser *p, sp__mlir_values *vec, sp_value *v);
 int sp__mlir_types_push(sp__mlir_parser *p, sp__mlir_types *vec, sp_type *t);
-/* Doubles the capacity *cap (8 to start) of the p->tmp array v of `elem`-byte items; NULL when
- * out of memory (v is then unchanged). */
-void *sp__mlir_grow(sp__mlir_parser *p, void *v, int *cap, size_t elem);
 
 /* ---- errors and tokens (reader_tokens.c) ---- */
 
@@ -102,6 +101,13 @@ int sp__mlir_parse_int(sp__mlir_parser *p, int64_t *out, const char *context);
 int sp__mlir_parse_string(sp__mlir_parser *p, const char **out, size_t *len, const char *context);
 /* `@name` or `@"name"` under the cursor: the name without '@' (module arena). */
 int sp__mlir_parse_symbol(sp__mlir_parser *p, const char **out);
+/* Whether the dialect of `name` (its text up to the first '.', of [name, name+n)) is one the
+ * reader treats as registered (mlir.h). */
+bool sp__mlir_dialect_registered(const char *name, size_t n);
+/* SP_OK when the parser's mode accepts an attribute (`#`) or type (`!`) of the dialect of
+ * [s, s+n) (the whole text from the sigil, `#foo.bar<...>`); else MLIR's error at `at`. */
+int sp__mlir_check_dialect_symbol(sp__mlir_parser *p, const sp__mlir_token *at, const char *s,
+                                  size_t n);
 /* Is [s, s+n) a valid op name (`dialect.op`, identifier characters)? */
 bool sp__mlir_valid_op_name(const char *s, size_t n);
 /* Skips a trailing `loc(...)` if present. */
@@ -150,7 +156,7 @@ bool sp__mlir_at_type(const sp__mlir_parser *p);
 /* ---- attributes (attr_reader.c, attr_sdy.c, attr_text.c, attr_stablehlo.c) ---- */
 
 /* An optional `{name = value, ...}` dictionary; entries are added to `dst` (structured when
- * the schema for `kind` says so, see attr_schema.h). `props` marks a `<{...}>` dictionary. */
+ * the schema for `kind` says so, see attr_schema_int.h). `props` marks a `<{...}>` dictionary. */
 int sp__mlir_parse_attr_dict(sp__mlir_parser *p, sp_op_kind kind, sp_attrs *dst);
 /* The dictionary itself, with the '{' under the cursor. */
 int sp__mlir_parse_attr_dict_body(sp__mlir_parser *p, sp_op_kind kind, sp_attrs *dst);

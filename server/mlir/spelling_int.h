@@ -1,5 +1,5 @@
 /*
- * spelling.h - how MLIR spells literals: strings, symbols, names, floats, integer lists
+ * spelling_int.h - how MLIR spells literals: strings, symbols, names, floats, integer lists
  * (internal to server/mlir; shared by the reader, which normalises uninterpreted attributes to
  * MLIR's printed form, and the writer).
  */

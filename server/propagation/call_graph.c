@@ -2,23 +2,129 @@
  * call_graph.c - named computations to functions, and merging copies of one function (see
  * call_graph.h).
  */
-#include "export/call_graph.h"
+#include "propagation/call_graph.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "propagation/func_calls.h"
+#include "ir/op_list.h"
 #include "propagation/mesh_import.h"
+#include "propagation/trace.h"
 
 #define ORIGINAL_NAME "sdy.original_func_name"
 #define FUNC_MANUAL_AXES "sdy.func_manual_axes"
 
-int sp_export_named_computations(sp_module *m, sp_err *err) {
+static int set_str_attr(sp_arena *a, sp_op *op, const char *name, sp_attr_kind kind,
+                        const char *value) {
+  sp_attr at = {.name = name, .kind = kind, .u.s = value};
+  return sp_attrs_set(a, &op->attrs, &at);
+}
+
+/* ------------------------------------------------------------------ named computations */
+
+/* Appends the named computations at and below `op` to `l`, innermost first (post-order, the
+ * order they are exported in); false when memory ran out. */
+static bool collect_named(sp_op *op, sp_op_list *l) {
+  for (int r = 0; r < op->nregions; r++)
+    for (int b = 0; b < op->regions[r].nblocks; b++)
+      for (sp_op *o = op->regions[r].blocks[b]->first; o; o = o->next)
+        if (!collect_named(o, l)) return false;
+  return op->kind != SP_OP_SDY_NAMED_COMPUTATION || sp_op_list_push(l, op);
+}
+
+/* If `v` feeds an sdy.data_flow_edge, the edge goes (its uses use `v`, which takes the origins
+ * the trace recorded on it) and its sharding, when it has one, is returned; else NULL. *oom
+ * is set when the trace ran out of memory. */
+static sp_sharding *take_edge(sp_module *m, sp_value *v, bool *oom) {
+  for (sp_use *u = v->uses; u; u = u->next) {
+    sp_op *e = u->owner;
+    if (e->kind != SP_OP_SDY_DATA_FLOW_EDGE || e->nresults != 1) continue;
+    sp_sharding *s = e->results[0].sharding;
+    if (m->trace && sp_trace_move(m->trace, &e->results[0], v)) *oom = true;
+    sp_value_replace_all_uses(&e->results[0], v);
+    sp_op_erase(e);
+    return s;
+  }
+  return NULL;
+}
+
+/* One named computation to a private function and a call: the function, `nc` itself when it
+ * is left alone (no name, or not one block), NULL on out-of-memory. */
+static sp_op *export_one(sp_module *m, sp_op *nc, unsigned *counter) {
+  sp_arena *a = m->arena;
+  const char *origin = sp_op_get_str(nc, "name");
+  if (!origin || nc->nregions != 1 || nc->regions[0].nblocks != 1) return nc; /* left as is */
+  const char *name = sp_module_unique_symbol_counted(m, origin, counter);
+  sp_op *fn = name ? sp_op_create(a, "func.func", 0, NULL, 0, NULL, 1) : NULL;
+  sp_func_info *fi = fn ? sp_arena_calloc(a, 1, sizeof *fi) : NULL;
+  if (!fi || set_str_attr(a, fn, "sym_name", SP_ATTR_STR, name) ||
+      set_str_attr(a, fn, "sym_visibility", SP_ATTR_STR, "private") ||
+      set_str_attr(a, fn, ORIGINAL_NAME, SP_ATTR_STR, origin))
+    return NULL;
+  fn->loc = nc->loc;
+  /* Move the body. */
+  fn->regions[0] = nc->regions[0];
+  fn->regions[0].parent = fn;
+  for (int b = 0; b < fn->regions[0].nblocks; b++) fn->regions[0].blocks[b]->parent = &fn->regions[0];
+  memset(&nc->regions[0], 0, sizeof nc->regions[0]);
+  nc->regions[0].parent = nc;
+  sp_block *entry = fn->regions[0].blocks[0];
+  sp_attr *in = sp_op_attr(nc, "in_shardings");
+  fi->nargs = entry->nargs;
+  fi->nresults = nc->nresults;
+  fi->arg_types = sp_arena_alloc(a, (size_t)(fi->nargs + 1) * sizeof *fi->arg_types);
+  fi->result_types = sp_arena_alloc(a, (size_t)(fi->nresults + 1) * sizeof *fi->result_types);
+  fi->result_shardings = sp_arena_calloc(a, (size_t)(fi->nresults + 1), sizeof *fi->result_shardings);
+  fi->result_attrs = sp_arena_calloc(a, (size_t)(fi->nresults + 1), sizeof *fi->result_attrs);
+  if (!fi->arg_types || !fi->result_types || !fi->result_shardings || !fi->result_attrs) return NULL;
+  bool oom = false;
+  for (int i = 0; i < entry->nargs; i++) {
+    fi->arg_types[i] = entry->args[i]->type;
+    if (in && in->kind == SP_ATTR_SHARDINGS && i < in->u.shardings.n)
+      entry->args[i]->sharding = in->u.shardings.v[i];
+    sp_sharding *live = take_edge(m, entry->args[i], &oom);
+    if (live) entry->args[i]->sharding = live;
+  }
+  for (int i = 0; i < nc->nresults; i++) {
+    sp_sharding *live = take_edge(m, &nc->results[i], &oom);
+    if (live) nc->results[i].sharding = live;
+    fi->result_types[i] = nc->results[i].type;
+  }
+  if (oom) return NULL;
+  fn->func = fi;
+  if (entry->last && entry->last->kind == SP_OP_SDY_RETURN) {
+    entry->last->kind = SP_OP_FUNC_RETURN;
+    entry->last->name = sp_op_kind_name(SP_OP_FUNC_RETURN);
+  }
+  sp_block_append(sp_module_body(m), fn);
+
+  sp_type **types = sp_arena_alloc(a, (size_t)(nc->nresults + 1) * sizeof *types);
+  if (!types) return NULL;
+  for (int i = 0; i < nc->nresults; i++) types[i] = nc->results[i].type;
+  sp_op *call = sp_op_create(a, "func.call", nc->noperands, NULL, nc->nresults, types, 0);
+  if (!call || set_str_attr(a, call, "callee", SP_ATTR_SYMBOL, name)) return NULL;
+  /* The call keeps the computation's own attributes (not its name and shardings). */
+  for (int i = 0; i < nc->attrs.n; i++) {
+    const sp_attr *at = &nc->attrs.v[i];
+    if (strcmp(at->name, "name") == 0 || strcmp(at->name, "in_shardings") == 0 ||
+        strcmp(at->name, "out_shardings") == 0)
+      continue;
+    if (sp_attrs_set(a, &call->attrs, at)) return NULL;
+  }
+  call->loc = nc->loc;
+  for (int i = 0; i < nc->noperands; i++) sp_op_set_operand(call, i, nc->operands[i].value);
+  for (int i = 0; m->trace && i < nc->nresults; i++)
+    if (sp_trace_move(m->trace, &nc->results[i], &call->results[i])) return NULL;
+  sp_op_replace(nc, call);
+  return fn;
+}
+
+int sp_call_graph_export_named(sp_module *m, sp_err *err) {
   sp_op_list l = {0};
-  sp_func_calls_collect_named(m->op, &l);
+  collect_named(m->op, &l);
   bool ok = !l.oom;
   unsigned counter = 0; /* one for the pass, as MLIR's SymbolTable */
-  for (int i = 0; ok && i < l.n; i++) ok = sp_func_calls_export_one(m, l.v[i], true, &counter) != NULL;
+  for (int i = 0; ok && i < l.n; i++) ok = export_one(m, l.v[i], &counter) != NULL;
   sp_op_list_free(&l);
   return ok ? SP_OK : sp_err_set(err, SP_ENOMEM, "out of memory exporting named computations");
 }
@@ -140,7 +246,7 @@ fail:
   return rc;
 }
 
-int sp_export_unflatten_call_graph(sp_module *m, bool dedup_fully, sp_err *err) {
+int sp_call_graph_unflatten(sp_module *m, bool dedup_fully, sp_err *err) {
   sp_op_list calls = {.keep = is_call};
   sp_op **to = NULL;
   int rc = SP_ENOMEM;
