@@ -132,7 +132,7 @@ START_TEST(request_over_the_memory_limit_is_refused_before_planning) {
   char *t = sp_test_read_file(SP_SOURCE_DIR "/examples/mlp.mlir", &len);
   char key[SP_RPC_HEX], msg[SP_ERR_MSG_MAX];
   /* The 2 KB example reads in well under 1 MiB; planning it with the search is estimated at
-   * more (64 bytes per byte of IR), propagation alone at less. */
+   * more (240 bytes per byte of IR), propagation alone at less. */
   ck_assert(!key_of(t, len, (variant){.search = true, .max_memory = 1 << 20}, key, msg));
   ck_assert_msg(strstr(msg, "request: planning this graph with the search would need about") &&
                 strstr(msg, "more than the request memory limit of 1 MiB "

@@ -450,6 +450,37 @@ START_TEST(tensor_beyond_what_the_solver_counts_is_an_error_naming_it) {
 }
 END_TEST
 
+/* A cost model handed a link the cluster reader refuses (a negative bandwidth, one that is
+ * not a number) gives NaN collective costs: the search names the value and the number instead
+ * of rounding it to 0 units (which would plan the worst layout as free). */
+START_TEST(nan_cost_is_an_error_naming_the_value) {
+  static const char text[] =
+      "sdy.mesh @mesh = <[\"data\"=8]>\n"
+      "func.func @main(%w: tensor<1024x1024xf32> {sdy.sharding = #sdy.sharding<@mesh, "
+      "[{\"data\"}, {}]>}) -> tensor<1024x1024xf32> {\n"
+      "  %0 = stablehlo.transpose %w, dims = [1, 0] : (tensor<1024x1024xf32>) -> "
+      "tensor<1024x1024xf32>\n"
+      "  return %0 : tensor<1024x1024xf32>\n"
+      "}\n";
+  for (int bad = 0; bad < 2; bad++) {
+    sp_module *m = sp_test_parse(text);
+    sp_cluster *c = sp_test_load_cluster("one_machine_8gpu.json");
+    c->machines[0].link.bandwidth = bad == 0 ? -1e9 : NAN;
+    sp_plan_search_opts o;
+    sp_plan_search_opts_init(&o);
+    o.cluster = c;
+    sp_plan_summary s;
+    sp_err err;
+    ck_assert_int_eq(sp_plan_search_module(m, &o, &s, &err), SP_EINTERNAL);
+    ck_assert_msg(strstr(err.msg, "search: the resharding cost (ns) of %") &&
+                  strstr(err.msg, " is nan, not a number: the cost model gave no valid number"),
+                  "%s", err.msg);
+    sp_cluster_free(c);
+    sp_module_free(m);
+  }
+}
+END_TEST
+
 static const char *TRAIN_STEP =
     "module {\n  " MESH_DM
     "  func.func @main(%%arg0: tensor<512x1024xf32> {sdy.sharding = #sdy.sharding<@mesh, "
@@ -870,6 +901,7 @@ static Suite *plan_search_suite(void) {
   tcase_add_test(tc, mlp_over_a_tight_memory_limit_shards_its_weights);
   tcase_add_test(tc, nothing_fitting_the_memory_is_an_error);
   tcase_add_test(tc, tensor_beyond_what_the_solver_counts_is_an_error_naming_it);
+  tcase_add_test(tc, nan_cost_is_an_error_naming_the_value);
   tcase_add_test(tc, state_pair_brings_the_gradient_back_to_its_weights_layout);
   tcase_add_test(tc, follower_of_an_argument_pays_for_resharding_its_other_operand);
   tcase_add_test(tc, follower_of_an_argument_lets_the_other_operand_choose_that_arguments_layout);

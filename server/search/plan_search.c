@@ -657,24 +657,29 @@ static void compute_liveness(search *S) {
 
 /* ------------------------------------------------------------------ the strategy graph */
 
-/* A cost or usage in integer units; false when it does not fit what the solver counts exactly
- * (2^53): the caller reports it, naming the value, instead of planning with a wrong number. */
+/* A cost or usage in integer units; false when it is not a number, negative, or beyond what
+ * the solver counts exactly (2^53): the caller reports it, naming the value (bad_units),
+ * instead of planning with a wrong number. A cost model that gives NaN or a negative cost has
+ * a bug or was handed a cluster the reader should have refused; rounding it to 0 would plan
+ * the most expensive layout as free. */
 static bool to_units(double v, int64_t *out) {
-  if (!(v > 0)) {
-    *out = 0;
-    return true;
-  }
+  if (isnan(v) || v < 0) return false;
   double r = floor(v + 0.5);
   if (!(r < (double)SP_SG_MAX_EXACT)) return false;
   *out = (int64_t)r;
   return true;
 }
 
-static int too_large(search *S, const pnode *n, const char *what, double v, sp_err *err) {
+/* The error for a value to_units refused: SP_EINTERNAL for NaN or a negative number (the cost
+ * model's fault), SP_ELIMIT for one too large to count (the input's size). */
+static int bad_units(search *S, const pnode *n, const char *what, double v, sp_err *err) {
   const char *name = n->nmem > 0 ? value_name(S, n->mem[0].v)
                      : n->op      ? sp_arena_printf(S->m->arena, "%s (line %d)", n->op->name,
                                                    n->op->loc.line)
                                   : "a node";
+  if (isnan(v) || v < 0)
+    return sp_err_set(err, SP_EINTERNAL, "search: %s of %s is %.4g, %s: the cost model gave "
+                      "no valid number", what, name, v, isnan(v) ? "not a number" : "negative");
   return sp_err_set(err, SP_ELIMIT, "search: %s of %s is %.4g, beyond the 2^53 the solver "
                     "counts exactly", what, name, v);
 }
@@ -702,11 +707,11 @@ static int build_graph(search *S, sp_sg **out, sp_err *err) {
       if (isfinite(n->self_s[s]) && n->self_s[s] >= SP_COST_NEVER) {
         costs[s] = SP_SG_FORBIDDEN;   /* a layout the export never makes (cost_model.h) */
       } else if (!to_units(cost, &costs[s])) {
-        rc = too_large(S, n, "the cost (ns)", cost, err);
+        rc = bad_units(S, n, "the cost (ns)", cost, err);
         goto fail;
       }
       if (!to_units(ceil(bytes), &usages[s])) {
-        rc = too_large(S, n, "the bytes per device", bytes, err);
+        rc = bad_units(S, n, "the bytes per device", bytes, err);
         goto fail;
       }
     }
@@ -721,7 +726,7 @@ static int build_graph(search *S, sp_sg **out, sp_err *err) {
       if (isfinite(pe->sec[q]) && pe->sec[q] >= SP_COST_NEVER) {
         costs[q] = SP_SG_FORBIDDEN;
       } else if (!to_units(pe->sec[q] * UNITS_PER_SECOND, &costs[q])) {
-        rc = too_large(S, &S->nodes[pe->a], "the resharding cost (ns)",
+        rc = bad_units(S, &S->nodes[pe->a], "the resharding cost (ns)",
                        pe->sec[q] * UNITS_PER_SECOND, err);
         goto fail;
       }
