@@ -1,7 +1,8 @@
 # check_layers.cmake - fails the build when a target includes a header it may not see.
 #
 #   cmake -DTARGET=sp_plan -DALLOWED="search|solver|ir" -DKNOWN="ir|mlir|..." \
-#         -DSOURCES="/abs/a.c|/abs/b.h" -DSTAMP=file -P check_layers.cmake
+#         -DRESERVED="glpk.h=solver,tests|..." -DSOURCES="/abs/a.c|/abs/b.h" -DSTAMP=file \
+#         -P check_layers.cmake
 #
 # Each file's own stage is the name of its folder. For every quoted include of a file in
 # SOURCES, and of the headers of that file's folder it includes (followed, once each):
@@ -9,12 +10,14 @@
 #          (the stages the target links, transitively), and h must not be an *_int.h header;
 #   "h"    an *_int.h header must sit in the file's own folder (no reaching into another
 #          stage's internals through an include path);
-#   ".." in a quoted include is refused (it would step around both rules).
+#   ".." in a quoted include is refused (it would step around both rules);
+#   <h>    a library header listed in RESERVED ("glpk.h=solver,tests": GLPK is linked in the
+#          solver only) may be included only from the folders named there.
 # Each violation is reported as FILE:LINE with the rule it breaks; on success STAMP is touched,
 # so the check reruns only when a source changes. tests/layers.cmake tests this script.
 cmake_minimum_required(VERSION 3.18)
 # Lists arrive as a|b|c.
-foreach(v ALLOWED KNOWN SOURCES)
+foreach(v ALLOWED KNOWN SOURCES RESERVED)
   string(REPLACE "|" ";" ${v} "${${v}}")
 endforeach()
 set(_bad "")
@@ -32,6 +35,21 @@ while(_todo)
   set(_n 0)
   foreach(l IN LISTS _lines)
     math(EXPR _n "${_n} + 1")
+    if(l MATCHES "^[ \t]*#[ \t]*include[ \t]*<([^>]+)>")
+      set(_sys "${CMAKE_MATCH_1}")
+      foreach(r ${RESERVED})
+        string(REPLACE "=" ";" r "${r}")
+        list(GET r 0 _rh)
+        list(GET r 1 _rdirs)
+        string(REPLACE "," ";" _rdirs "${_rdirs}")
+        if(_sys STREQUAL _rh AND NOT _own IN_LIST _rdirs)
+          string(REPLACE ";" "/, " _rd "${_rdirs}")
+          string(APPEND _bad "${f}:${_n}: <${_sys}> is private to ${_rd}/ (its library is "
+                             "linked there only)\n")
+        endif()
+      endforeach()
+      continue()
+    endif()
     if(NOT l MATCHES "^[ \t]*#[ \t]*include[ \t]+\"([^\"]+)\"")
       continue()
     endif()

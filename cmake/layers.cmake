@@ -6,7 +6,9 @@
 #   - an include of another stage's folder must name a stage the target links (directly or
 #     through what it links), so a stage cannot reach up into one that comes after it;
 #   - a header named *_int.h is included only from its own folder;
-#   - no quoted include climbs out of its folder with "..".
+#   - no quoted include climbs out of its folder with "..";
+#   - a library linked privately into one stage (GLPK, zlib: the solver) has its header
+#     included only there (and in tests), SP_RESERVED_HEADERS.
 # A wrong-way include fails the build with FILE:LINE and the rule it breaks. The check reads the
 # target's own .c files, and the headers of their folder those include (for a stage library,
 # every header of the folder). sp_check_every_target_layered() at the end of the top-level
@@ -22,6 +24,8 @@ define_property(TARGET PROPERTY SP_VISIBLE BRIEF_DOCS "stages a dependent may in
 file(GLOB _sp_known LIST_DIRECTORIES true RELATIVE ${PROJECT_SOURCE_DIR}/server
      ${PROJECT_SOURCE_DIR}/server/*)
 set(SP_KNOWN_STAGES ${_sp_known} store web client CACHE INTERNAL "stage folder names")
+# System headers of libraries that one stage links privately: header=folder,folder.
+set(SP_RESERVED_HEADERS "glpk.h=solver,tests" "zlib.h=solver,tests")
 
 # _sp_visible(<out> <link items...>): the stages the link items make visible.
 function(_sp_visible out)
@@ -87,8 +91,10 @@ function(sp_layers target stage)
   string(REPLACE ";" "|" _al "${_allowed}")   # lists travel as a|b|c on the command line
   string(REPLACE ";" "|" _kn "${SP_KNOWN_STAGES}")
   string(REPLACE ";" "|" _fl "${_files}")
+  string(REPLACE ";" "|" _rs "${SP_RESERVED_HEADERS}")
   add_custom_command(OUTPUT ${_stamp}
-    COMMAND ${CMAKE_COMMAND} -DTARGET=${target} -DALLOWED=${_al} -DKNOWN=${_kn} -DSOURCES=${_fl}
+    COMMAND ${CMAKE_COMMAND} -DTARGET=${target} -DALLOWED=${_al} -DKNOWN=${_kn} -DRESERVED=${_rs}
+            -DSOURCES=${_fl}
             -DSTAMP=${_stamp} -P ${PROJECT_SOURCE_DIR}/cmake/check_layers.cmake
     DEPENDS ${_deps} ${PROJECT_SOURCE_DIR}/cmake/check_layers.cmake
     COMMENT "Checking the includes of ${target} against its layer" VERBATIM)

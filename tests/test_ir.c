@@ -112,6 +112,34 @@ START_TEST(erasing_an_op_whose_result_is_still_used_aborts_in_debug_builds) {
 END_TEST
 #endif
 
+START_TEST(replacing_an_op_moves_its_place_uses_shardings_and_names_to_the_new_one) {
+  sp_module *m = sp_module_new("t.mlir");
+  sp_arena *a = m->arena;
+  sp_block *body = sp_module_body(m);
+  sp_type *t = t_f32(a, 8, 8);
+  sp_op *c = sp_op_create(a, "stablehlo.constant", 0, NULL, 1, &t, 0);
+  sp_value *x = &c->results[0];
+  sp_op *old = sp_op_create(a, "stablehlo.abs", 1, &x, 1, &t, 0);
+  sp_value *y = &old->results[0];
+  sp_op *neg = sp_op_create(a, "stablehlo.negate", 1, &y, 1, &t, 0);
+  sp_block_append(body, c);
+  sp_block_append(body, old);
+  sp_block_append(body, neg);
+  y->name_hint = "y";
+  y->loc = (sp_loc){3, 5};
+  sp_op *op = sp_op_create(a, "stablehlo.sine", 1, &x, 1, &t, 0);
+  sp_op_replace(old, op);
+  ck_assert_ptr_eq(c->next, op);
+  ck_assert_ptr_eq(op->next, neg);
+  ck_assert_ptr_null(old->block);
+  ck_assert_ptr_eq(neg->operands[0].value, &op->results[0]);
+  ck_assert_str_eq(op->results[0].name_hint, "y");
+  ck_assert_int_eq(op->results[0].loc.line, 3);
+  ck_assert_int_eq(sp_value_num_uses(x), 1);   /* the old op's operand use is dropped */
+  sp_module_free(m);
+}
+END_TEST
+
 START_TEST(ops_insert_and_unlink_keep_block_order) {
   sp_module *m = sp_module_new(NULL);
   sp_block *body = sp_module_body(m);
@@ -237,6 +265,7 @@ static Suite *ir_suite(void) {
   tcase_add_test_raise_signal(tc, erasing_an_op_whose_result_is_still_used_aborts_in_debug_builds,
                               SIGABRT);
 #endif
+  tcase_add_test(tc, replacing_an_op_moves_its_place_uses_shardings_and_names_to_the_new_one);
   tcase_add_test(tc, ops_insert_and_unlink_keep_block_order);
   tcase_add_test(tc, attributes_are_set_replaced_and_removed);
   tcase_add_test(tc, types_print_and_measure);

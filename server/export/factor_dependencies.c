@@ -4,6 +4,8 @@
  */
 #include "export/factor_dependencies.h"
 
+#include <assert.h>
+
 /* Clears the factors of `dim` that follow a factor `common` leaves not fully sharded. */
 static bool drop_in_dim(const sp_factor_table *t, const sp_rule_dim *dim, sp_ft_axes *common) {
   bool changed = false, full = true;
@@ -27,6 +29,27 @@ static bool drop_in_tensor(const sp_factor_table *t, const sp_rule_tensor *tenso
   return changed;
 }
 
+#ifndef NDEBUG
+/* The header's invariant: in every dimension, the factors that keep axes form a prefix in
+ * which all but the last are fully sharded. */
+static bool no_dependent_axes(const sp_factor_table *t, const sp_ft_axes *common) {
+  const sp_rule *rule = t->rule;
+  for (int i = 0; i < rule->noperands + rule->nresults; i++) {
+    const sp_rule_tensor *tensor = i < rule->noperands ? &rule->operands[i]
+                                                       : &rule->results[i - rule->noperands];
+    for (int d = 0; d < tensor->rank; d++) {
+      bool full = true;
+      for (int k = 0; k < tensor->dims[d].nfactors; k++) {
+        int f = tensor->dims[d].factors[k];
+        if (!full && common[f].n) return false;
+        full = sp_ft_axes_product(t->mesh, &common[f]) >= rule->factors[f].size;
+      }
+    }
+  }
+  return true;
+}
+#endif
+
 bool sp_export_drop_dependent_factor_axes(const sp_factor_table *t, sp_ft_axes *common) {
   const sp_rule *rule = t->rule;
   bool any = false, changed = true;
@@ -38,6 +61,7 @@ bool sp_export_drop_dependent_factor_axes(const sp_factor_table *t, sp_ft_axes *
     for (int i = 0; i < rule->nresults; i++) changed |= drop_in_tensor(t, &rule->results[i], common);
     any |= changed;
   }
+  assert(no_dependent_axes(t, common));
   return any;
 }
 

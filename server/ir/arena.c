@@ -65,6 +65,9 @@ void *sp_arena_alloc(sp_arena *a, size_t n) {
   if (n > SIZE_MAX - SP_ARENA_ALIGN) return NULL;
   n = (n + SP_ARENA_ALIGN - 1) & ~(size_t)(SP_ARENA_ALIGN - 1);
   block *b = a->head;
+  /* Every allocation is SP_ARENA_ALIGN-aligned (arena.h): blocks start aligned and `used`
+   * only ever grows by multiples of the alignment. */
+  assert(!b || (b->used % SP_ARENA_ALIGN == 0 && b->used <= b->size));
   if (b && b->size - b->used >= n) {
     void *p = b->data + b->used;
     b->used += n;

@@ -3,6 +3,7 @@
  */
 #include "ir/grow.h"
 
+#include <assert.h>
 #include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -10,6 +11,8 @@
 #include "ir/err.h"
 
 int sp_grow_z(void **arr, size_t *cap, size_t count, size_t elem) {
+  /* An empty array has no storage; a non-empty one has some (grow.h). */
+  assert(elem > 0 && (*cap == 0 || *arr != NULL));
   if (count < *cap) return SP_OK;
   size_t ncap = *cap ? *cap : 8;
   while (ncap <= count) {
@@ -25,6 +28,7 @@ int sp_grow_z(void **arr, size_t *cap, size_t count, size_t elem) {
 }
 
 int sp__grow_int(void **arr, int *cap, int count, size_t elem) {
+  assert(count >= 0);
   if (count < *cap) return SP_OK;
   if (*cap < 0) return SP_ENOMEM;
   size_t c = (size_t)*cap;

@@ -4,6 +4,7 @@
 #include "ir/ir.h"
 
 #include <assert.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ir/op_attrs.h"
@@ -162,6 +163,7 @@ sp_attr *sp_attrs_get(const sp_attrs *d, const char *name) {
 }
 
 int sp_attrs_set(sp_arena *a, sp_attrs *d, const sp_attr *attr) {
+  assert(attr->name && d->n <= d->cap);
   sp_attr *old = sp_attrs_get(d, attr->name);
   if (old) {
     *old = *attr;
@@ -184,7 +186,10 @@ bool sp_attrs_remove(sp_attrs *d, const char *name) {
 
 /* ------------------------------------------------------------------ values and uses */
 
+/* Use lists (ir.h): each use of a value is on that value's list, newest first, and `pprev`
+ * points at the pointer that points at it. */
 static void use_link(sp_use *u, sp_value *v) {
+  assert(!u->value && u->owner);
   u->value = v;
   if (!v) return;
   u->next = v->uses;
@@ -195,6 +200,7 @@ static void use_link(sp_use *u, sp_value *v) {
 
 static void use_unlink(sp_use *u) {
   if (!u->value) return;
+  assert(u->pprev && *u->pprev == u && (!u->next || u->next->value == u->value));
   *u->pprev = u->next;
   if (u->next) u->next->pprev = u->pprev;
   u->value = NULL;
@@ -220,6 +226,7 @@ void sp_value_replace_all_uses(sp_value *from, sp_value *to) {
   if (from == to) return;
   while (from->uses) {
     sp_use *u = from->uses;
+    assert(u->value == from && u->pprev == &from->uses);
     use_unlink(u);
     use_link(u, to);
   }
@@ -229,6 +236,7 @@ void sp_value_replace_all_uses(sp_value *from, sp_value *to) {
 
 sp_op *sp_op_create(sp_arena *a, const char *name, int noperands, sp_value *const *operands,
                     int nresults, sp_type *const *result_types, int nregions) {
+  assert(name && noperands >= 0 && nresults >= 0 && nregions >= 0);
   sp_op *op = sp_arena_calloc(a, 1, sizeof *op);
   if (!op) return NULL;
   op->name = name;
@@ -269,7 +277,7 @@ void sp_op_set_operand(sp_op *op, int i, sp_value *v) {
 }
 
 void sp_block_append(sp_block *b, sp_op *op) {
-  assert(!op->block);
+  assert(!op->block && (!b->last || (!b->last->next && b->last->block == b)));
   op->block = b;
   op->prev = b->last;
   op->next = NULL;
@@ -305,6 +313,9 @@ void sp_op_insert_after_value(sp_value *v, sp_op *op) {
 void sp_op_unlink(sp_op *op) {
   sp_block *b = op->block;
   if (!b) return;
+  /* Siblings are doubly linked, and the block knows its first and last op. */
+  assert(op->prev ? op->prev->next == op : b->first == op);
+  assert(op->next ? op->next->prev == op : b->last == op);
   if (op->prev) op->prev->next = op->next; else b->first = op->next;
   if (op->next) op->next->prev = op->prev; else b->last = op->prev;
   op->prev = op->next = NULL;
@@ -325,6 +336,19 @@ void sp_op_erase(sp_op *op) {
   sp_op_walk(op, drop_uses, NULL);
 }
 
+void sp_op_replace(sp_op *old, sp_op *op) {
+  assert(old->block && !op->block && old->nresults == op->nresults);
+  for (int i = 0; i < old->nresults; i++) {
+    op->results[i].sharding = old->results[i].sharding;
+    op->results[i].loc = old->results[i].loc;
+    op->results[i].name_hint = old->results[i].name_hint;
+  }
+  sp_op_insert_before(old, op);
+  for (int i = 0; i < old->nresults; i++)
+    sp_value_replace_all_uses(&old->results[i], &op->results[i]);
+  sp_op_erase(old);
+}
+
 sp_block *sp_region_add_block(sp_arena *a, sp_region *r) {
   sp_block *b = sp_arena_calloc(a, 1, sizeof *b);
   if (!b) return NULL;
@@ -337,6 +361,7 @@ sp_block *sp_region_add_block(sp_arena *a, sp_region *r) {
 }
 
 sp_value *sp_block_add_arg(sp_arena *a, sp_block *b, sp_type *type) {
+  assert(b->parent && b->nargs <= b->capargs);
   sp_value *v = sp_arena_calloc(a, 1, sizeof *v);
   if (!v) return NULL;
   if (sp_arena_grow_from(a, (void **)&b->args, &b->capargs, b->nargs, sizeof *b->args, 4))
@@ -366,6 +391,30 @@ bool sp_op_get_ints(const sp_op *op, const char *name, sp_ints *out) {
   if (!at || at->kind != SP_ATTR_INTS) return false;
   *out = at->u.ints;
   return true;
+}
+
+static bool config_int(const char *text, const char *key, int64_t *out) {
+  size_t n = strlen(key);
+  for (const char *p = text; p && (p = strstr(p, key)); p += n) {
+    const char *q = p + n;
+    if (*q == '"') q++;
+    else if (strncmp(q, "\\22", 3) == 0) q += 3;
+    while (*q == ' ' || *q == '\t') q++;
+    if (*q != ':' && *q != '=') continue;
+    q++;
+    while (*q == ' ' || *q == '\t') q++;
+    char *end;
+    long long v = strtoll(q, &end, 10);
+    if (end == q) return false;
+    *out = v;
+    return true;
+  }
+  return false;
+}
+
+bool sp_op_backend_config_int(const sp_op *op, const char *key, int64_t *out) {
+  return config_int(sp_op_get_str(op, "mhlo.backend_config"), key, out) ||
+         config_int(sp_op_get_str(op, "backend_config"), key, out);
 }
 
 const char *sp_op_get_str(const sp_op *op, const char *name) {

@@ -8,6 +8,7 @@
  */
 #include "plan/plan_int.h"
 
+#include <assert.h>
 #include <cjson/cJSON.h>
 #include <stdlib.h>
 #include <string.h>
@@ -478,14 +479,60 @@ static void build_warnings(builder *b) {
   }
 }
 
+/* ------------------------------------------------------------------ invariants */
+
+#ifndef NDEBUG
+/* What plan.h says of a plan, checked in debug builds on every plan the engine builds (a plan
+ * read from JSON is checked by its reader instead, as input): positions are well formed;
+ * functions' arguments and results come first, then op results in op-number order; an
+ * unsharded value has empty sharding fields; ops are listed in op order; a searched plan's
+ * mesh maps every coordinate to a device. */
+static bool value_valid(const sp_plan_value *v) {
+  const sp_plan_pos *q = &v->pos;
+  if (q->index < 0 || (q->kind == SP_PLAN_OP_RESULT ? q->op < 0 || q->func < -1
+                                                     : q->op != -1 || q->func < 0))
+    return false;
+  if (!v->name || !v->type) return false;
+  if (!v->sharded) return !v->rank && !v->dims && !v->nreplicated && !v->nunreduced;
+  return v->rank >= 0 && (!v->rank || v->dims) && v->sdy;
+}
+
+static bool plan_valid(const sp_plan *p) {
+  if (!p->arena || !p->module || p->nvalues < 0 || p->nops < 0) return false;
+  int last_op = -1;
+  bool in_ops = false;
+  for (int i = 0; i < p->nvalues; i++) {
+    const sp_plan_value *v = &p->values[i];
+    if (!value_valid(v)) return false;
+    if (v->pos.kind == SP_PLAN_OP_RESULT) {
+      if (v->pos.op < last_op) return false;
+      last_op = v->pos.op;
+      in_ops = true;
+    } else if (in_ops) {
+      return false;
+    }
+  }
+  for (int i = 1; i < p->nops; i++)
+    if (p->ops[i].op <= p->ops[i - 1].op) return false;
+  if (p->searched) {
+    int64_t n = 1;
+    for (int a = 0; a < p->mesh.naxes; a++) n *= p->mesh.axes[a].size;
+    if (p->mesh.ndevices && n != p->mesh.ndevices) return false;
+    for (int64_t d = 0; d < p->mesh.ndevices; d++)
+      if (!p->mesh.device_of || p->mesh.device_of[d] < 0) return false;
+  }
+  return true;
+}
+#endif
+
 /* ------------------------------------------------------------------ API */
 
-int sp__plan_build(sp_module *m, sp_ptr_map *numbers, cJSON *report,
+int sp__plan_build(sp_module *m, sp_ptr_map *numbers, int next, cJSON *report,
                    const sp_plan_summary *summary, sp_plan **out, sp_err *err) {
   *out = NULL;
   sp_ptr_map own;
   sp_ptr_map_init(&own);
-  int next = numbers ? (int)numbers->n : 0;
+  if (next < 0) next = numbers ? (int)numbers->n : 0;
   if (!numbers) numbers = &own;
   builder b = {.m = m, .numbers = numbers, .err = err};
   sp_ptr_map_init(&b.funcs);
@@ -513,6 +560,7 @@ int sp__plan_build(sp_module *m, sp_ptr_map *numbers, cJSON *report,
     rc = sp_err_set(err, b.status, "out of memory building the plan");
     goto fail;
   }
+  assert(plan_valid(b.p));
   *out = b.p;
   b.p = NULL;
 fail:
@@ -527,5 +575,5 @@ fail:
 
 int sp_plan_from_module(sp_module *m, cJSON *report, const struct sp_plan_summary *summary,
                         sp_plan **out, sp_err *err) {
-  return sp__plan_build(m, NULL, report, summary, out, err);
+  return sp__plan_build(m, NULL, -1, report, summary, out, err);
 }

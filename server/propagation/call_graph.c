@@ -113,17 +113,9 @@ static sp_op *export_one(sp_module *m, sp_op *nc, unsigned *counter) {
   }
   call->loc = nc->loc;
   for (int i = 0; i < nc->noperands; i++) sp_op_set_operand(call, i, nc->operands[i].value);
-  for (int i = 0; i < nc->nresults; i++) {
-    call->results[i].sharding = nc->results[i].sharding;
-    call->results[i].loc = nc->results[i].loc;
-    call->results[i].name_hint = nc->results[i].name_hint;
-  }
-  sp_op_insert_before(nc, call);
-  for (int i = 0; i < nc->nresults; i++) {
-    if (m->trace && sp_trace_move(m->trace, &nc->results[i], &call->results[i])) return NULL;
-    sp_value_replace_all_uses(&nc->results[i], &call->results[i]);
-  }
-  sp_op_erase(nc);
+  for (int i = 0; m->trace && i < nc->nresults; i++)
+    if (sp_trace_move(m->trace, &nc->results[i], &call->results[i])) return NULL;
+  sp_op_replace(nc, call);
   return fn;
 }
 

@@ -34,6 +34,7 @@ static sp_ft_axis from_ref(int axis, sp_axis_ref r) {
 }
 
 sp_ft_axis sp_ft_axis_make(const sp_mesh *m, int axis, int64_t pre, int64_t size) {
+  assert(axis >= 0 && axis < m->naxes);
   return from_ref(axis, sp_axis_make(m->axes[axis].name, pre, size, m->axes[axis].size));
 }
 
@@ -428,6 +429,35 @@ static int project_row(sp_factor_table *t, int r, const sp_sharding *s, sp_err *
   return SP_OK;
 }
 
+#ifndef NDEBUG
+/* The header's invariants, checked in debug builds: a cell that is not present has no axes,
+ * every axis names an axis of the table's mesh with a part inside it, and a list holds no
+ * more than its capacity. */
+static bool axes_valid(const sp_factor_table *t, const sp_ft_axes *l) {
+  if (l->n < 0 || l->n > l->cap || (l->n && !l->v)) return false;
+  for (int i = 0; i < l->n; i++) {
+    sp_ft_axis x = l->v[i];
+    if (x.axis < 0 || x.axis >= t->mesh->naxes) return false;
+    int64_t n = axis_n(t->mesh, x);
+    if (x.size && (x.pre < 1 || x.size < 1 || x.pre * x.size > n)) return false;
+  }
+  return true;
+}
+
+static bool table_valid(const sp_factor_table *t) {
+  for (int r = 0; r < sp_factor_table_nrows(t); r++) {
+    const sp_ft_row *row = &t->rows[r];
+    if (!axes_valid(t, &row->replicated) || !axes_valid(t, &row->unreduced)) return false;
+    for (int f = 0; f < t->nfactors; f++) {
+      const sp_ft_cell *c = &row->cells[f];
+      if (!c->present && (c->axes.n || c->overflow.n)) return false;
+      if (!axes_valid(t, &c->axes) || !axes_valid(t, &c->overflow)) return false;
+    }
+  }
+  return true;
+}
+#endif
+
 static int build(sp_arena *a, const sp_rule *rule, const sp_mesh *mesh, bool regrouped,
                  sp_sharding *const *operands, sp_sharding *const *results,
                  sp_factor_table **out, sp_err *err) {
@@ -454,6 +484,7 @@ static int build(sp_arena *a, const sp_rule *rule, const sp_mesh *mesh, bool reg
     rc = project_row(t, r, s, err);
     if (rc) return rc;
   }
+  assert(table_valid(t));
   *out = t;
   return SP_OK;
 oom:

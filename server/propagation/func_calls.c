@@ -157,15 +157,7 @@ static int import_call(sp_module *m, sp_op *call, sp_op *fn, bool add_edges, sp_
     copy->last->kind = SP_OP_SDY_RETURN;
     copy->last->name = sp_op_kind_name(SP_OP_SDY_RETURN);
   }
-  for (int i = 0; i < call->nresults; i++) {
-    nc->results[i].sharding = call->results[i].sharding;
-    nc->results[i].loc = call->results[i].loc;
-    nc->results[i].name_hint = call->results[i].name_hint;
-  }
-  sp_op_insert_before(call, nc);
-  for (int i = 0; i < call->nresults; i++)
-    sp_value_replace_all_uses(&call->results[i], &nc->results[i]);
-  sp_op_erase(call);
+  sp_op_replace(call, nc);
   return add_edges ? sp_data_flow_edges_add_within(m, nc, err) : SP_OK;
 oom:
   return sp_err_set(err, SP_ENOMEM, "out of memory importing a call to @%s", name);

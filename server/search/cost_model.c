@@ -7,6 +7,7 @@
  */
 #include "search/cost_model.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "search/reshard_memo.h"
@@ -27,7 +28,10 @@ const char *sp_collective_name(sp_collective_kind k) {
 
 double sp_collective_seconds(sp_collective_kind k, int64_t n, double alpha, double bandwidth,
                              double bytes) {
-  if (n <= 1 || bandwidth <= 0) return 0.0;
+  if (n <= 1) return 0.0;
+  /* The cluster reader refuses such a link; NaN makes the search report it (plan_search.c)
+   * instead of pricing the collective as free. */
+  if (!(bandwidth > 0)) return NAN;
   double dn = (double)n, frac;
   switch (k) {
     case SP_COLL_ALL_GATHER:
@@ -256,7 +260,10 @@ double sp_cost_compute(const sp_cost_model *cm, double flops, int64_t devices, c
 double sp_cost_tensor_bytes(const sp_type *type) {
   if (!type || !sp_type_is_static_tensor(type)) return 0.0;
   int bits = sp_type_elem_bits(type);
-  double bytes_per = bits > 0 ? bits / 8.0 : 4.0;
+  /* XLA keeps a boolean (i1, its pred) in a whole byte, in memory and on the wire: a mask
+   * gathered as pred[...] moves one byte per element (found by the JAX corpus: Llama's
+   * attention masks, 8x their bit count). Wider types use their width. */
+  double bytes_per = bits <= 0 ? 4.0 : bits < 8 ? 1.0 : bits / 8.0;
   return (double)sp_type_num_elements(type) * bytes_per;
 }
 

@@ -69,7 +69,8 @@ typedef enum sp_collective_kind {
  * "collective-permute". */
 const char *sp_collective_name(sp_collective_kind k);
 
-/* The formula for one group of `n` devices (n <= 1 costs nothing), `bytes` = B as above. */
+/* The formula for one group of `n` devices (n <= 1 costs nothing), `bytes` = B as above; NaN
+ * for a bandwidth that is not positive (no cluster the reader accepts has one). */
 double sp_collective_seconds(sp_collective_kind k, int64_t n, double alpha, double bandwidth,
                              double bytes);
 
@@ -149,8 +150,9 @@ double sp_cost_collective(const sp_cost_model *cm, sp_collective_kind k, const s
  * `dtype` (0 when the device lists no rate). */
 double sp_cost_compute(const sp_cost_model *cm, double flops, int64_t devices, const char *dtype);
 
-/* Bytes of the whole tensor (elements x element bits / 8; unknown element types count 4 bytes;
- * 0 for anything that is not a static tensor). */
+/* Bytes of the whole tensor (elements x element bits / 8, at least one byte per element: XLA
+ * stores an i1 as a byte; unknown element types count 4 bytes; 0 for anything that is not a
+ * static tensor). */
 double sp_cost_tensor_bytes(const sp_type *type);
 /* Bytes one device holds of a tensor of `type` laid out as `l`. */
 double sp_cost_local_bytes(const sp_cost_model *cm, const sp_type *type, const sp_layout *l);

@@ -28,7 +28,8 @@ function(check name want allowed sources)
   string(REPLACE ";" "|" allowed "${allowed}")
   file(REMOVE ${WORK}/stamp)
   execute_process(COMMAND ${CMAKE_COMMAND} -DTARGET=t -DALLOWED=${allowed}
-                          -DKNOWN=ir|rules|solver|plan|web -DSOURCES=${_files}
+                          -DKNOWN=ir|rules|solver|plan|web -DRESERVED=glpk.h=solver,tests
+                          -DSOURCES=${_files}
                           -DSTAMP=${WORK}/stamp -P ${SRC}/cmake/check_layers.cmake
                   RESULT_VARIABLE _rc OUTPUT_VARIABLE _out ERROR_VARIABLE _out)
   string(REGEX REPLACE "[ \t\r\n]+" " " _flat "${_out}")   # cmake wraps long messages
@@ -112,6 +113,17 @@ write(bench/b.c [=[
 ]=])
 check("a program outside the stages may not include *_int.h" FAIL "ir;solver;plan" "bench/b.c"
       "@bench/b.c:2: solver/sg_heuristic_int.h is internal to solver/")
+
+write(plan/glpk_user.c [=[
+#include <stdio.h>
+#include <glpk.h>
+]=])
+check("a library header reserved to one stage fails elsewhere" FAIL "ir;solver"
+      "plan/glpk_user.c" "@plan/glpk_user.c:2: <glpk.h> is private to solver/, tests/")
+write(solver/ilp.c [=[
+#include <glpk.h>
+]=])
+check("and passes in its own stage" OK "ir" "solver/ilp.c")
 
 # ---- part 2: the helpers in a build ----
 set(P ${WORK}/proj)
