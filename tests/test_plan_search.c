@@ -256,6 +256,23 @@ START_TEST(indivisible_factor_is_never_split) {
 }
 END_TEST
 
+START_TEST(a_zero_size_factor_takes_no_axes_and_the_rest_are_enumerated) {
+  /* A zero-size dimension is valid (no elements): its factor takes no free axis; the other
+   * dimension is split as usual (data: none or j; model: none or j; both on j: 16 % 8 == 0). */
+  const char *text =
+      "module {\n  " MESH_DM
+      "  func.func @main(%arg0: tensor<0x16xf32>) -> tensor<0x16xf32> {\n"
+      "    %0 = stablehlo.abs %arg0 : tensor<0x16xf32>\n"
+      "    return %0 : tensor<0x16xf32>\n  }\n}\n";
+  sp_module *m = sp_test_parse(text);
+  sp_strategy_set set = strategies_of(nth_op(m, "stablehlo.abs", 0));
+  ck_assert_int_eq(set.n, 4);
+  for (int s = 0; s < set.n; s++)
+    for (int a = 0; a < DM.naxes; a++) ck_assert_int_ne(set.v[s].axis_factor[a], 0);
+  sp_module_free(m);
+}
+END_TEST
+
 START_TEST(reshape_splits_the_major_factor_of_a_compound_dim_first) {
   const char *text =
       "module {\n  " MESH_DM
@@ -872,6 +889,7 @@ static Suite *plan_search_suite(void) {
   tcase_add_test(tc, keep_partial_variants_carry_the_reduction_axes_as_unreduced_and_pay_nothing);
   tcase_add_test(tc, a_partial_strategy_written_back_gives_the_value_its_unreduced_axes);
   tcase_add_test(tc, indivisible_factor_is_never_split);
+  tcase_add_test(tc, a_zero_size_factor_takes_no_axes_and_the_rest_are_enumerated);
   tcase_add_test(tc, reshape_splits_the_major_factor_of_a_compound_dim_first);
   tcase_add_test(tc, argument_layouts_respect_divisibility);
   tcase_add_test(tc, fixed_mode_admits_only_the_given_shardings);

@@ -196,6 +196,14 @@ typedef struct sp_sg_opts {
   void *progress_ctx;
   const sp_run_ctl *ctl;  /* optional: a set cancel flag stops the solve between phases and
                              inside the ILP (status "timeout", the best plan so far) */
+  /* The best plan so far, handed out while the solve goes on (optional; ctl's snapshot_at_us,
+   * ir/run_ctl.h): once that time has passed, the next check that has a valid plan calls this
+   * on the solving thread with the plan on the input graph (choice [nnodes]), its cost there
+   * and the lower bound proven so far (INT64_MIN: none); then the solve goes on, undisturbed
+   * (the callback must not touch the graph). Checks: between phases, in the heuristic's
+   * clock checks and in the branch-and-bound callback. Each snapshot time is served once. */
+  void (*on_snapshot)(void *ctx, const int *choice, int64_t cost, int64_t bound);
+  void *snapshot_ctx;
 } sp_sg_opts;
 
 void sp_sg_opts_init(sp_sg_opts *o);
