@@ -199,6 +199,23 @@ class Graph:
                 return x
         return None
 
+    def _static_slice(self, op, name: str, operands: list, ty: str):
+        """The start offsets of a slice with unit strides, or of a dynamic_slice whose offsets
+        are constants; None otherwise (and for a slice of the whole operand)."""
+        if not operands or ty == self.nodes[operands[0]].type:
+            return None
+        if name == "stablehlo.slice":
+            strides = [int(x) for x in self.ir.DenseI64ArrayAttr(op.attributes["strides"])]
+            if any(x != 1 for x in strides):
+                return None
+            return tuple(int(x) for x in self.ir.DenseI64ArrayAttr(op.attributes["start_indices"]))
+        if name == "stablehlo.dynamic_slice" and all(o in self.splat for o in operands[1:]):
+            try:
+                return tuple(int(float(self.splat[o])) for o in operands[1:])
+            except ValueError:
+                return None
+        return None
+
     def _transpose(self, op, operand: int) -> tuple:
         """(value transposed, result dim -> its dim): a transpose of a transpose composes
         (XLA merges the two into one)."""
@@ -347,6 +364,10 @@ class Graph:
                                        src.index, "view")
                 else:
                     key = ("transpose", ty, base.key, tuple(moved))
+            elif self._static_slice(op, name, operands, ty) is not None:
+                # A dynamic_slice at constant offsets is the slice XLA turns it into.
+                starts = self._static_slice(op, name, operands, ty)
+                key, kind = ("slice", ty, okeys[0], starts), "stablehlo.slice"
             elif name in ("stablehlo.slice", "stablehlo.dynamic_slice") and \
                     ty == self.nodes[operands[0]].type:
                 src = self.nodes[self.nodes[operands[0]].root]   # the whole operand
@@ -371,7 +392,8 @@ class Graph:
             label = f"{prefix}{v.get_name()} = {op.name}"
             n = self._add("result", label, kind, ty, specs[i] if i < len(specs) else (),
                           operands, key, root=root, const=const)
-            self.nodes[n].sig = self._attr_sig(op, name) if kind != "view" else ()
+            self.nodes[n].sig = (self._attr_sig(op, name) if kind not in ("view", "stablehlo.slice")
+                                 else key[3:] if kind == "stablehlo.slice" else ())
             if tsrc >= 0 and kind != "view":
                 self.nodes[n].tsrc, self.nodes[n].tmap = tsrc, tmap
             if splat is not None:
