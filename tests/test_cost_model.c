@@ -165,6 +165,14 @@ START_TEST(local_bytes_divide_the_tensor_by_every_axis_that_shards_it) {
 }
 END_TEST
 
+START_TEST(a_boolean_takes_a_byte_as_xla_stores_it) {
+  int64_t dims[2] = {16, 128};
+  assert_close(sp_cost_tensor_bytes(sp_type_tensor(A, 2, dims, "i1")), 16.0 * 128);
+  assert_close(sp_cost_tensor_bytes(sp_type_tensor(A, 2, dims, "i8")), 16.0 * 128);
+  assert_close(sp_cost_tensor_bytes(sp_type_tensor(A, 2, dims, "bf16")), 16.0 * 128 * 2);
+}
+END_TEST
+
 START_TEST(dropping_an_axis_is_an_all_gather_of_the_gathered_bytes) {
   sp_type *t = f32_2d(1024, 1024);   /* 4 MiB */
   const char *from[2] = {"d", ""}, *to[2] = {"", ""};
@@ -441,6 +449,7 @@ static Suite *cost_model_suite(void) {
   tc = tcase_create("resharding");
   tcase_add_checked_fixture(tc, setup, teardown);
   tcase_add_test(tc, local_bytes_divide_the_tensor_by_every_axis_that_shards_it);
+  tcase_add_test(tc, a_boolean_takes_a_byte_as_xla_stores_it);
   tcase_add_test(tc, dropping_an_axis_is_an_all_gather_of_the_gathered_bytes);
   tcase_add_test(tc, adding_an_axis_is_a_free_all_slice);
   tcase_add_test(tc, moving_an_axis_to_another_dim_is_an_all_to_all);

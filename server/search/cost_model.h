@@ -69,7 +69,8 @@ typedef enum sp_collective_kind {
  * "collective-permute". */
 const char *sp_collective_name(sp_collective_kind k);
 
-/* The formula for one group of `n` devices (n <= 1 costs nothing), `bytes` = B as above. */
+/* The formula for one group of `n` devices (n <= 1 costs nothing), `bytes` = B as above; NaN
+ * for a bandwidth that is not positive (no cluster the reader accepts has one). */
 double sp_collective_seconds(sp_collective_kind k, int64_t n, double alpha, double bandwidth,
                              double bytes);
 
@@ -81,6 +82,8 @@ typedef struct sp_layout {
   sp_ft_axis *axes;    /* [start[rank]], major first within each dim */
   uint32_t unreduced;  /* bit a: the tensor holds partial sums over whole mesh axis a (Shardy's
                           unreduced axes, sum kind); never an axis the dims use */
+  uint64_t hash;       /* sp_layout_dims_hash's cache, 0 until asked (a layout's dims never
+                          change once built; a copy with other unreduced axes keeps it) */
 } sp_layout;
 
 /* The unsharded layout of a rank-`rank` tensor (allocated from `a`; NULL on out-of-memory). */
@@ -101,6 +104,8 @@ static inline int sp_layout_dim_naxes(const sp_layout *l, int d) {
   return l->start[d + 1] - l->start[d];
 }
 bool sp_layout_equal(const sp_layout *x, const sp_layout *y);
+/* A hash of the dims (rank and axes, not the unreduced axes), computed once per layout. */
+uint64_t sp_layout_dims_hash(const sp_layout *l);
 /* Product of the sizes of dim d's axes / of every axis. */
 int64_t sp_layout_dim_shards(const sp_layout *l, const sp_mesh *mesh, int d);
 int64_t sp_layout_shards(const sp_layout *l, const sp_mesh *mesh);
@@ -149,8 +154,9 @@ double sp_cost_collective(const sp_cost_model *cm, sp_collective_kind k, const s
  * `dtype` (0 when the device lists no rate). */
 double sp_cost_compute(const sp_cost_model *cm, double flops, int64_t devices, const char *dtype);
 
-/* Bytes of the whole tensor (elements x element bits / 8; unknown element types count 4 bytes;
- * 0 for anything that is not a static tensor). */
+/* Bytes of the whole tensor (elements x element bits / 8, at least one byte per element: XLA
+ * stores an i1 as a byte; unknown element types count 4 bytes; 0 for anything that is not a
+ * static tensor). */
 double sp_cost_tensor_bytes(const sp_type *type);
 /* Bytes one device holds of a tensor of `type` laid out as `l`. */
 double sp_cost_local_bytes(const sp_cost_model *cm, const sp_type *type, const sp_layout *l);
