@@ -246,9 +246,38 @@ EOF
   "$BUILD/bin/bench_soak" 600 16
 }
 
+bench_rpc() {
+  cat <<'EOF'
+## Request memory: the estimate against the measured peak (bench_rpc)
+
+What `--max-request-memory-mb` compares (server/rpc/plan_request.h): before reading, the
+input's bytes x 16; after reading, the module arena's bytes x (1 + 240) with the search, x (1 +
+10) with propagation alone. Each request (GPT training steps, `sp_gen_gpt_training_options`,
+as MLIR text and as a structured graph of the same module; the bundled cluster, 30 s) runs in
+a child process of its own as the daemon runs it: decode, prepare (read and verify), then
+`sp_plan_run`. "read" and "plan" are the child's peak RSS (VmHWM) over its RSS before the
+request, in MiB, after preparing and after planning; ratio = plan estimate / plan measured
+(above 1: on the safe side). Below about 1,000 ops the process's fixed costs (about 3 MiB)
+dominate, and no limit the daemon accepts (16 MiB or more) is near them. The factors were 64
+and 4 until 2026-11-28 (from a read RSS, not the arena's bytes): the search's estimate was
+then 0.32 to 0.39 of the measured peak at 4 to 48 layers, in both forms, so a limit let through
+requests three times its size; 240 and 10 were chosen from this table.
+
+EOF
+  machine
+  echo
+  echo "Command: \`$BUILD_ARG/bin/bench_rpc 1 4 16 48\` (the search), then with \`--propagate\`."
+  echo
+  echo '```'
+  "$BUILD/bin/bench_rpc" 1 4 16 48
+  echo
+  "$BUILD/bin/bench_rpc" --propagate 1 4 16 48
+  echo '```'
+}
+
 # ---------------------------------------------------------------- driver
 
-ALL="bench_propagation bench_iopddl bench_search bench_store bench_web bench_daemon"
+ALL="bench_propagation bench_iopddl bench_search bench_store bench_web bench_daemon bench_rpc"
 [ $# -gt 0 ] && ALL="$*"
 for name in $ALL; do
   if [ ! -x "$BUILD/bin/$name" ]; then

@@ -14,6 +14,9 @@
 #                                           machine of the same kind
 #   fuzz/run.sh chunks DIR TARGET           split the conformance files that seed TARGET
 #                                           (below) and print the chunk folders
+#   fuzz/run.sh check-paths DIR             fail if a fuzz binary in DIR/bin holds the
+#                                           checkout's path (the same commit built elsewhere
+#                                           would then differ, and so would its seeded runs)
 #
 # A run reads its seeds from fuzz/corpus/ and fuzz/regressions/ (never written) and, for the
 # MLIR targets, the `// -----` chunks of ../shared/conformance/shardy/*.mlir (for `export`:
@@ -24,7 +27,7 @@
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 src=$(dirname "$here")
-usage="usage: run.sh build DIR | run|ci DIR TARGET SECONDS [flags] | chunks DIR TARGET"
+usage="usage: run.sh build DIR | run|ci DIR TARGET SECONDS [flags] | chunks DIR TARGET | check-paths DIR"
 cmd=${1:?$usage}
 dir=${2:?build directory}
 CLANG=${CLANG:-clang-14}
@@ -72,20 +75,38 @@ build)
 chunks)
   shared_chunks "$dir" "${3:?target}"
   ;;
+check-paths)
+  bad=$(grep -l -a -F "$src" "$dir"/bin/fuzz_*) || true
+  if [ -n "$bad" ]; then
+    echo "run.sh: these fuzz binaries hold the checkout's path $src (a new __FILE__, a path" >&2
+    echo "define or an unmapped source?): $bad" >&2
+    exit 1
+  fi
+  echo "run.sh: no fuzz binary in $dir/bin holds $src"
+  ;;
 run|ci)
   target=${3:?target}
   seconds=${4:?seconds}
   shift 4
-  bin="$dir/bin/fuzz_$target"
-  [ -x "$bin" ] || { echo "run.sh: $bin not built (run.sh build $dir)" >&2; exit 1; }
-  work="$dir/corpus/$target"
-  art="$dir/artifacts/$target"
+  # Everything runs from DIR, and every path libFuzzer is given is relative to it (the seed
+  # folders through the links DIR/seeds/{corpus,regressions,dict}): libFuzzer keeps
+  # those paths in its heap, so a checkout elsewhere would shift what the engine allocates
+  # after them, and the engine's pointer-keyed tables (ir/ptr_map.h) probe by address.
+  cd "$dir"
+  bin="bin/fuzz_$target"
+  [ -x "$bin" ] || { echo "run.sh: $dir/$bin not built (run.sh build $dir)" >&2; exit 1; }
+  mkdir -p seeds
+  ln -sfn "$here/corpus" seeds/corpus
+  ln -sfn "$here/regressions" seeds/regressions
+  ln -sfn "$here/dict" seeds/dict
+  work="corpus/$target"
+  art="artifacts/$target"
   norand=
   if [ "$cmd" = ci ]; then
     # Nothing but the seed may steer a CI run: an empty work corpus, no re-reading of it, no
     # mutations from compared values (they include stack and heap addresses), and no address
     # randomization (pointer-keyed hash tables probe by address, which coverage counts).
-    work="$dir/ci-corpus/$target"
+    work="ci-corpus/$target"
     rm -rf "$work"
     set -- -reload=0 -use_cmp=0 "$@"
     if setarch "$(uname -m)" -R true 2>/dev/null; then
@@ -97,15 +118,15 @@ run|ci)
   mkdir -p "$work" "$art"
   set --  "$@" "$work"
   seeds=$(seed_name "$target")
-  own="$here/corpus/$target"
+  own="seeds/corpus/$target"
   [ "$target" = "$seeds" ] && own=   # the shared corpus once
-  for d in "$here/corpus/$seeds" $own "$here/regressions/$target" $(shared_chunks "$dir" "$target"); do
+  for d in "seeds/corpus/$seeds" $own "seeds/regressions/$target" $(shared_chunks . "$target"); do
     [ -d "$d" ] && set -- "$@" "$d"
   done
-  dict="$here/dict/$seeds.dict"
+  dict="seeds/dict/$seeds.dict"
   [ -f "$dict" ] && set -- "-dict=$dict" "$@"
-  echo "run.sh: fuzz_$target for ${seconds}s"
-  SP_FUZZ_STATS=1 $norand "$bin" -max_total_time="$seconds" -timeout=60 -rss_limit_mb=2048 \
+  echo "run.sh: fuzz_$target for ${seconds}s (in $dir)"
+  SP_FUZZ_STATS=1 $norand "./$bin" -max_total_time="$seconds" -timeout=60 -rss_limit_mb=2048 \
     -max_len=65536 -print_final_stats=1 -artifact_prefix="$art/" "$@"
   ;;
 *)

@@ -6,7 +6,8 @@
  * folders, restart, coalescing of 16 identical requests, Health and a cache hit while a long
  * search holds the only search slot, provisional plans improved by a later request,
  * cancellation, a catalogue of bad requests (each with its status and message, Health after
- * each), TLS, a bearer token, clean shutdown on SIGTERM.
+ * each), TLS, a bearer token, shutdown on SIGTERM (a running search stores and answers its
+ * best plan, a queued one is refused).
  *
  * Slow searches come from generated GPT models (build/bin/shardplan-gen) with placement and
  * mesh-shape search; the tests assert on what the daemon reports (GetStats, statuses), not on
@@ -14,6 +15,7 @@
  */
 #include <check.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -514,25 +516,96 @@ START_TEST(list_delete_and_purge_manage_the_cache) {
 }
 END_TEST
 
-START_TEST(sigterm_during_a_search_answers_the_caller_and_exits_cleanly) {
-  th_daemon d;
-  ck_assert(th_daemon_start(&d, NULL, NULL));
-  char *gpt = th_gpt_text(24, true);
-  req_opts big = {.search = true, .time_limit = 60, .shape_auto = true, .no_share = true};
+/* A PlanStream call on its own thread that notes when the search has a plan (an incumbent in
+ * a progress event). */
+typedef struct watched {
+  const char *addr;
+  const uint8_t *req;
   size_t len;
-  uint8_t *req = th_plan_request(gpt, big, &len);
-  par p = {d.addr, req, len, {0}};
-  pthread_t th;
-  pthread_create(&th, NULL, par_call, &p);
-  th_channel *c = th_connect(d.addr, NULL);
-  ck_assert_int_eq(th_wait_in_flight(c, 1, 10000, NULL, NULL), 1);
+  th_result r;
+  atomic_int has_plan;
+} watched;
+
+static void note_incumbent(void *ctx, const uint8_t *msg, size_t len) {
+  watched *w = ctx;
+  Shardplan__V1__PlanEvent *e = shardplan__v1__plan_event__unpack(NULL, len, msg);
+  if (e && e->event_case == SHARDPLAN__V1__PLAN_EVENT__EVENT_PROGRESS && e->progress->incumbent > 0)
+    atomic_store(&w->has_plan, 1);
+  if (e) shardplan__v1__plan_event__free_unpacked(e, NULL);
+}
+
+static void *watched_call(void *arg) {
+  watched *w = arg;
+  th_channel *c = th_connect(w->addr, NULL);
+  w->r = th_call_watch(c, TH_PLAN_STREAM, w->req, w->len, 120000, note_incumbent, w);
   th_close(c);
-  ck_assert_int_eq(th_daemon_stop(&d), 0);   /* exit status 0 within the harness's 15 s */
-  pthread_join(th, NULL);
-  /* The caller got an answer (not a hang): UNAVAILABLE from the drain, or CANCELLED. */
-  ck_assert_msg(p.r.status == 14 || p.r.status == 1, "status %d: %s", p.r.status, p.r.details);
-  th_result_free(&p.r);
-  free(req);
+  return NULL;
+}
+
+START_TEST(sigterm_stores_and_answers_a_running_searchs_best_plan_and_refuses_queued_ones) {
+  th_daemon d;
+  const char *one[] = {"--max-searches", "1", NULL};
+  ck_assert(th_daemon_start(&d, NULL, one));
+  char *gpt = th_gpt_text(24, true);
+  /* Bounded by work and searching every mesh shape: far longer than this test waits. */
+  req_opts big = {.search = true, .shape_auto = true, .no_share = true};
+  req_opts other = big;
+  other.gap = 0.01;   /* another key: queued behind the first on the only search thread */
+  size_t alen, blen;
+  uint8_t *areq = th_plan_request(gpt, big, &alen), *breq = th_plan_request(gpt, other, &blen);
+  watched a = {.addr = d.addr, .req = areq, .len = alen};
+  par b = {d.addr, breq, blen, {0}};
+  pthread_t ta, tb;
+  pthread_create(&ta, NULL, watched_call, &a);
+  for (int waited = 0; !atomic_load(&a.has_plan) && waited < 120000; waited += 20) usleep(20000);
+  ck_assert_msg(atomic_load(&a.has_plan), "the search found no plan in 120 s");
+  pthread_create(&tb, NULL, par_call, &b);
+  th_channel *c = th_connect(d.addr, NULL);
+  ck_assert_int_eq(th_wait_in_flight(c, 2, 10000, NULL, NULL), 2);
+  th_close(c);
+  ck_assert_int_eq(th_daemon_stop(&d), 0);   /* exit status 0 within the harness's 10 s */
+  pthread_join(ta, NULL);
+  pthread_join(tb, NULL);
+  /* The running search stopped and answered its best plan, cut short... */
+  ck_assert_msg(a.r.status == 0, "status %d: %s", a.r.status, a.r.details);
+  Shardplan__V1__PlanEvent *last = shardplan__v1__plan_event__unpack(NULL, a.r.len, a.r.msg);
+  ck_assert(last && last->event_case == SHARDPLAN__V1__PLAN_EVENT__EVENT_PLAN);
+  Shardplan__V1__PlanResponse *pa = last->plan;
+  ck_assert(pa->provisional);
+  ck_assert_uint_gt(pa->plan->n_values, 0);
+  /* ...the queued one never started: UNAVAILABLE, retry elsewhere. */
+  ck_assert_msg(b.r.status == 14, "status %d: %s", b.r.status, b.r.details);
+  ck_assert_ptr_nonnull(strstr(b.r.details, "shutting down"));
+  /* The answered plan was stored: after a restart it is there, byte for byte. */
+  char dir[sizeof d.data_dir];
+  snprintf(dir, sizeof dir, "%s", d.data_dir);
+  ck_assert(th_daemon_start(&d, dir, NULL));
+  c = th_connect(d.addr, NULL);
+  Shardplan__V1__GetPlanRequest g = SHARDPLAN__V1__GET_PLAN_REQUEST__INIT;
+  g.key = pa->key;
+  uint8_t gbuf[128];
+  size_t gn = shardplan__v1__get_plan_request__pack(&g, gbuf);
+  th_result r = th_call(c, "/shardplan.v1.Planner/GetPlan", gbuf, gn, 10000, NULL);
+  ck_assert_msg(r.status == 0, "%s", r.details);
+  Shardplan__V1__PlanResponse *got = shardplan__v1__plan_response__unpack(NULL, r.len, r.msg);
+  ck_assert(got && got->provisional);
+  size_t n1 = shardplan__v1__plan__get_packed_size(pa->plan);
+  size_t n2 = shardplan__v1__plan__get_packed_size(got->plan);
+  ck_assert_uint_eq(n1, n2);
+  uint8_t *b1 = malloc(n1 + 1), *b2 = malloc(n2 + 1);
+  shardplan__v1__plan__pack(pa->plan, b1);
+  shardplan__v1__plan__pack(got->plan, b2);
+  ck_assert_mem_eq(b1, b2, n1);
+  free(b1);
+  free(b2);
+  shardplan__v1__plan_response__free_unpacked(got, NULL);
+  th_result_free(&r);
+  th_daemon_close(&d, c);
+  shardplan__v1__plan_event__free_unpacked(last, NULL);
+  th_result_free(&a.r);
+  th_result_free(&b.r);
+  free(areq);
+  free(breq);
   free(gpt);
 }
 END_TEST
@@ -550,7 +623,7 @@ int main(void) {
   tcase_add_test(tc, a_cancelled_call_stops_its_search);
   tcase_add_test(tc, plan_stream_sends_progress_then_the_plan);
   tcase_add_test(tc, list_delete_and_purge_manage_the_cache);
-  tcase_add_test(tc, sigterm_during_a_search_answers_the_caller_and_exits_cleanly);
+  tcase_add_test(tc, sigterm_stores_and_answers_a_running_searchs_best_plan_and_refuses_queued_ones);
   suite_add_tcase(s, tc);
   return sp_test_run(s);
 }

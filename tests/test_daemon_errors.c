@@ -2,7 +2,9 @@
  * test_daemon_errors.c - a catalogue of bad requests against the real daemon, each answered
  * with the right gRPC status and a message naming the problem, with Health checked after each
  * (the daemon keeps serving); then a TLS call, a token-protected daemon (missing and wrong
- * tokens refused, the right one accepted, Health open), and a clean exit on SIGTERM.
+ * tokens refused, the right one accepted, Health open), and a clean exit on SIGTERM. Also the
+ * valid edge cases next to the bad ones: zero-size dimensions are planned, and an op with no
+ * sharding rule is planned with a warning in the response.
  */
 #include <check.h>
 #include <stdio.h>
@@ -317,6 +319,87 @@ START_TEST(a_catalogue_of_bad_requests_gets_the_right_statuses_and_the_daemon_ke
 }
 END_TEST
 
+/* ------------------------------------------------------------------ valid edge cases */
+
+/* Plans `mlir` (mode 0: propagation, 1: with the search on the one-machine example) and
+ * returns the answer, asserting it is OK. */
+static Shardplan__V1__PlanResponse *plan_ok(th_channel *c, const char *what, const char *mlir,
+                                            int mode) {
+  size_t len;
+  uint8_t *b = pack((rq){.mlir = mlir, .mode = mode,
+                         .example = mode ? "one_machine_8gpu" : NULL}, &len);
+  th_result r = th_call(c, PLAN, b, len, 60000, NULL);
+  free(b);
+  ck_assert_msg(r.status == OK, "%s (mode %d): status %d: %s", what, mode, r.status, r.details);
+  Shardplan__V1__PlanResponse *p = shardplan__v1__plan_response__unpack(NULL, r.len, r.msg);
+  ck_assert_ptr_nonnull(p);
+  th_result_free(&r);
+  double ms;
+  ck_assert_msg(th_health_serving(c, &ms), "%s: Health failed afterwards", what);
+  return p;
+}
+
+/* The value answered for argument `index` of the main function, or NULL. */
+static const Shardplan__V1__ValueSharding *arg_value(const Shardplan__V1__PlanResponse *p,
+                                                     uint32_t index) {
+  for (size_t i = 0; i < p->plan->n_values; i++) {
+    const Shardplan__V1__ValueSharding *v = p->plan->values[i];
+    if (v->address && v->address->kind == SHARDPLAN__V1__VALUE_ADDRESS__KIND__ARGUMENT &&
+        v->address->index == index)
+      return v;
+  }
+  return NULL;
+}
+
+START_TEST(a_zero_size_dimension_and_an_op_without_a_rule_are_planned) {
+  th_daemon d;
+  ck_assert(th_daemon_start(&d, NULL, NULL));
+  th_channel *c = th_connect(d.addr, NULL);
+  /* Zero-size dimensions are valid (zero-size mesh axes are not, see the catalogue). */
+  static const char *zero =
+      "sdy.mesh @mesh = <[\"x\"=2, \"y\"=4]>\n"
+      "func.func @main(%arg0: tensor<0x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}, {\"y\"}]>},"
+      " %arg1: tensor<8x0xf32>) -> (tensor<0x16xf32>, tensor<8x0xf32>) {\n"
+      "  %0 = stablehlo.add %arg0, %arg0 : tensor<0x16xf32>\n"
+      "  %1 = stablehlo.multiply %arg1, %arg1 : tensor<8x0xf32>\n"
+      "  return %0, %1 : tensor<0x16xf32>, tensor<8x0xf32>\n"
+      "}\n";
+  /* A custom call Shardy has no rule for: planned the conservative way, with a warning. */
+  static const char *norule =
+      "sdy.mesh @mesh = <[\"x\"=2, \"y\"=4]>\n"
+      "func.func @main(%arg0: tensor<8x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"x\"}, {}]>})"
+      " -> tensor<8x16xf32> {\n"
+      "  %0 = stablehlo.custom_call @mystery(%arg0) : (tensor<8x16xf32>) -> tensor<8x16xf32>\n"
+      "  %1 = stablehlo.add %0, %arg0 : tensor<8x16xf32>\n"
+      "  return %1 : tensor<8x16xf32>\n"
+      "}\n";
+  for (int mode = 0; mode < 2; mode++) {
+    Shardplan__V1__PlanResponse *p = plan_ok(c, "zero-size dimensions", zero, mode);
+    ck_assert_int_eq(p->status, mode ? SHARDPLAN__V1__PLAN_STATUS__PLAN_STATUS_OPTIMAL
+                                     : SHARDPLAN__V1__PLAN_STATUS__PLAN_STATUS_PROPAGATED);
+    const Shardplan__V1__ValueSharding *a0 = arg_value(p, 0);
+    ck_assert_ptr_nonnull(a0);
+    ck_assert_msg(strstr(a0->sdy, "[{}, {\"y\"}]"), "%s", a0->sdy);   /* as given: closed */
+    ck_assert_ptr_nonnull(arg_value(p, 1));
+    printf("test_daemon_errors: zero-size dimensions (%s): %%arg0 %s\n",
+           mode ? "search" : "propagation", a0->sdy);
+    shardplan__v1__plan_response__free_unpacked(p, NULL);
+
+    p = plan_ok(c, "an op without a sharding rule", norule, mode);
+    ck_assert_int_ne(p->status, SHARDPLAN__V1__PLAN_STATUS__PLAN_STATUS_UNSPECIFIED);
+    ck_assert_uint_ge(p->n_warnings, 1);
+    ck_assert_msg(strstr(p->warnings[0], "custom call @mystery is unknown to SDY sharding rule "
+                         "registry"), "%s", p->warnings[0]);
+    ck_assert_uint_ge(p->plan->n_values, 3);
+    printf("test_daemon_errors: no rule (%s): warning \"%s\"\n", mode ? "search" : "propagation",
+           p->warnings[0]);
+    shardplan__v1__plan_response__free_unpacked(p, NULL);
+  }
+  th_close(c);
+  ck_assert_int_eq(th_daemon_stop(&d), 0);
+}
+END_TEST
+
 /* ------------------------------------------------------------------ TLS and token */
 
 START_TEST(a_tls_call_and_a_token_protected_call_succeed) {
@@ -409,6 +492,7 @@ int main(void) {
   TCase *tc = tcase_create("daemon_errors");
   tcase_set_timeout(tc, 300);
   tcase_add_test(tc, a_catalogue_of_bad_requests_gets_the_right_statuses_and_the_daemon_keeps_serving);
+  tcase_add_test(tc, a_zero_size_dimension_and_an_op_without_a_rule_are_planned);
   tcase_add_test(tc, a_tls_call_and_a_token_protected_call_succeed);
   tcase_add_test(tc, flags_come_from_the_environment_and_bad_ones_exit_2);
   suite_add_tcase(s, tc);

@@ -4,7 +4,9 @@
  * result size would, a value of unknown size given to the cost search, bytes per device and
  * costs beyond what the solver counts exactly (2^53). Each is answered with INVALID_ARGUMENT or
  * RESOURCE_EXHAUSTED and a message naming the value, never a wrapped number or a plan that
- * claims 0 bytes; Health answers after each.
+ * claims 0 bytes; Health answers after each. A request whose memory estimate passes
+ * --max-request-memory-mb is RESOURCE_EXHAUSTED before any search starts, and the daemon goes
+ * on serving.
  */
 #include <check.h>
 #include <stdio.h>
@@ -12,6 +14,7 @@
 #include <string.h>
 
 #include "daemon_harness.h"
+#include "gen/model_gen.h"
 #include "graph/graph.h"
 #include "mlir/mlir.h"
 #include "shardplan/v1/planner.pb-c.h"
@@ -37,10 +40,10 @@ static void stop(void) {
   ck_assert_int_eq(system(cmd), 0);
 }
 
-/* Plans `mlir` (or `graph`) with the search on the bundled cluster or `cluster_json`; checks
- * the status and that the message contains `needle`. */
-static void expect(const char *mlir, Shardplan__V1__Graph *graph, const char *cluster_json,
-                   int status, const char *needle) {
+/* Plans `mlir` (or `graph`) with the search (or propagation only) on the bundled cluster or
+ * `cluster_json`; checks the status and that the message contains `needle`. */
+static void expect_mode(const char *mlir, Shardplan__V1__Graph *graph, const char *cluster_json,
+                        bool search, int status, const char *needle) {
   Shardplan__V1__PlanRequest r = SHARDPLAN__V1__PLAN_REQUEST__INIT;
   Shardplan__V1__PlanOptions o = SHARDPLAN__V1__PLAN_OPTIONS__INIT;
   Shardplan__V1__Cluster c = SHARDPLAN__V1__CLUSTER__INIT;
@@ -51,7 +54,8 @@ static void expect(const char *mlir, Shardplan__V1__Graph *graph, const char *cl
     r.graph_case = SHARDPLAN__V1__PLAN_REQUEST__GRAPH_MLIR;
     r.mlir = (char *)mlir;
   }
-  o.mode = SHARDPLAN__V1__PLAN_MODE__PLAN_MODE_SEARCH;
+  o.mode = search ? SHARDPLAN__V1__PLAN_MODE__PLAN_MODE_SEARCH
+                  : SHARDPLAN__V1__PLAN_MODE__PLAN_MODE_PROPAGATE;
   o.time_limit_seconds = 10;
   r.options = &o;
   r.filename = (char *)"big.mlir";
@@ -72,6 +76,11 @@ static void expect(const char *mlir, Shardplan__V1__Graph *graph, const char *cl
   th_result_free(&res);
   double ms;
   ck_assert(th_health_serving(g_ch, &ms));
+}
+
+static void expect(const char *mlir, Shardplan__V1__Graph *graph, const char *cluster_json,
+                   int status, const char *needle) {
+  expect_mode(mlir, graph, cluster_json, true, status, needle);
 }
 
 /* A module of one add over values of type `ty`, %arg0 sharded on "x" when `sharded`. */
@@ -172,6 +181,57 @@ START_TEST(bytes_and_costs_beyond_what_the_solver_counts_are_resource_exhausted)
 }
 END_TEST
 
+/* With --max-request-memory-mb 16 (the least the daemon takes): planning a 4-layer GPT
+ * training step (341 ops, 40 KB of text, 256 KiB of IR) with the search is estimated at about
+ * 60 MiB (240 bytes per byte of IR), as MLIR text and as a structured graph, and refused
+ * before any search runs; propagating it (11 bytes per IR byte) is not; a text too large even
+ * to read within 16 MiB (16 bytes per input byte) is refused unread. */
+START_TEST(a_request_over_the_memory_limit_is_exhausted_before_planning) {
+  static const char *const flags[] = {"--max-request-memory-mb", "16", NULL};
+  ck_assert(th_daemon_start(&g_d, NULL, flags));
+  g_ch = th_connect(g_d.addr, NULL);
+  sp_gen_options go;
+  sp_gen_gpt_training_options(&go, 4);
+  sp_strbuf text = SP_STRBUF_INIT;
+  sp_err err;
+  ck_assert_int_eq(sp_gen_write(&go, &text, NULL, &err), SP_OK);
+  const char *gpt = sp_strbuf_str(&text);
+  static const char needle[] = "request: planning this graph with the search would need about ";
+  static const char limit[] = "more than the request memory limit of 16 MiB "
+                              "(--max-request-memory-mb)";
+  expect(gpt, NULL, NULL, EXHAUSTED, needle);
+  expect(gpt, NULL, NULL, EXHAUSTED, limit);
+  sp_module *m = sp_test_parse(gpt);
+  Shardplan__V1__Graph *g = NULL;
+  sp_arena *ga = NULL;
+  ck_assert_int_eq(sp_graph_from_module(m, &g, &ga, &err), SP_OK);
+  expect(NULL, g, NULL, EXHAUSTED, needle);
+  int64_t runs = -1, in_flight = -1, coalesced = -1;
+  ck_assert(th_stats(g_ch, &runs, &in_flight, &coalesced));
+  ck_assert_int_eq(runs, 0);   /* refused before planning: no planning job ever started */
+  /* The daemon goes on serving: the same module propagated, as text and as a graph. */
+  expect_mode(gpt, NULL, NULL, false, OK, "");
+  expect_mode(NULL, g, NULL, false, OK, "");   /* the same key: answered from the cache */
+  ck_assert(th_stats(g_ch, &runs, &in_flight, &coalesced));
+  ck_assert_int_eq(runs, 1);
+  /* 1.1 MB of text would need more than 16 MiB to read: refused before it is parsed. */
+  size_t n = strlen(gpt), pad = 1100 * 1024;
+  char *big = malloc(n + pad + 2);
+  memcpy(big, gpt, n);
+  big[n] = '\n';
+  memset(big + n + 1, ' ', pad);
+  big[n + 1 + pad] = '\0';
+  expect_mode(big, NULL, NULL, false, EXHAUSTED, "request: reading the graph would need about");
+  ck_assert(th_stats(g_ch, &runs, &in_flight, &coalesced));
+  ck_assert_int_eq(runs, 1);
+  free(big);
+  sp_arena_free(ga);
+  sp_module_free(m);
+  sp_strbuf_free(&text);
+  stop();
+}
+END_TEST
+
 static Suite *overflow_suite(void) {
   Suite *s = suite_create("daemon_overflow");
   TCase *tc = tcase_create("overflow");
@@ -180,6 +240,7 @@ static Suite *overflow_suite(void) {
   tcase_add_test(tc, a_pad_whose_result_would_pass_two_to_the_63_is_invalid);
   tcase_add_test(tc, a_value_of_unknown_size_is_refused_not_counted_as_zero_bytes);
   tcase_add_test(tc, bytes_and_costs_beyond_what_the_solver_counts_are_resource_exhausted);
+  tcase_add_test(tc, a_request_over_the_memory_limit_is_exhausted_before_planning);
   suite_add_tcase(s, tc);
   return s;
 }

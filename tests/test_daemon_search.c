@@ -124,10 +124,268 @@ START_TEST(a_short_caller_is_answered_at_its_deadline_while_a_longer_joiner_keep
   ck_assert_int_eq(run, 1);
   ck_assert_int_eq(coal, 1);
   th_close(c);
+  /* The plans handed out near their deadlines were stored with their detail rows too (added
+   * after the answer): the dashboard's value rows and the plan's JSON are there. */
+  char path[400];
+  snprintf(path, sizeof path, "%s/plans.db", d.data_dir);
+  sp_store_options so = {.path = path, .skip_integrity_check = true};
+  sp_store *st = sp_test_store_open(&so);
+  sp_store_section_count *sec = NULL;
+  size_t nsec = 0;
+  sp_err err;
+  ck_assert_int_eq(sp_store_sections(st, pa->key, &sec, &nsec, &err), SP_OK);
+  int64_t plan_rows = 0, value_rows = 0;
+  for (size_t i = 0; i < nsec; i++) {
+    if (!strcmp(sec[i].name, "plan")) plan_rows = sec[i].rows;
+    if (!strcmp(sec[i].name, "value")) value_rows = sec[i].rows;
+  }
+  free(sec);
+  sp_store_close(st);
+  ck_assert_int_eq(plan_rows, 1);
+  ck_assert_int_gt(value_rows, 0);
   shardplan__v1__plan_response__free_unpacked(pa, NULL);
   shardplan__v1__plan_response__free_unpacked(pb, NULL);
   th_result_free(&a.r);
   th_result_free(&b.r);
+  free(req);
+  free(gpt);
+  ck_assert_int_eq(th_daemon_stop(&d), 0);
+}
+END_TEST
+
+/* The daemon's CPU seconds so far (user + system, /proc/PID/stat): the work a search did,
+ * whatever the machine's load. */
+static double daemon_cpu_seconds(const th_daemon *d) {
+  char path[64], buf[1024];
+  snprintf(path, sizeof path, "/proc/%d/stat", (int)d->pid);
+  FILE *f = fopen(path, "r");
+  ck_assert_ptr_nonnull(f);
+  size_t n = fread(buf, 1, sizeof buf - 1, f);
+  fclose(f);
+  buf[n] = '\0';
+  const char *p = strrchr(buf, ')');   /* fields after the command name, from field 3 on */
+  ck_assert_ptr_nonnull(p);
+  unsigned long long ut = 0, st = 0;
+  int field = 2;
+  for (const char *q = p + 1; *q && field < 15; q++) {
+    if (*q != ' ') continue;
+    field++;
+    if (field == 14) ut = strtoull(q + 1, NULL, 10);
+    if (field == 15) st = strtoull(q + 1, NULL, 10);
+  }
+  return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
+}
+
+/* A search bounded by work that takes seconds: an 8-layer GPT, every mesh shape. */
+static char *seconds_long_search(uint8_t **req, size_t *len) {
+  char *gpt = th_gpt_text(8, true);
+  req_opts o = {.search = true, .shape_auto = true, .no_share = true};
+  *req = th_plan_request(gpt, o, len);
+  return gpt;
+}
+
+/* How long the search alone takes (a fresh daemon, one caller, no deadline), its CPU time
+ * and its answer. */
+static Shardplan__V1__PlanResponse *alone(const uint8_t *req, size_t len, double *wall,
+                                         double *cpu) {
+  th_daemon d;
+  th_channel *c = th_daemon_open(&d, NULL);
+  double cpu0 = daemon_cpu_seconds(&d), t0 = sp_clock_now();
+  th_result r = th_call(c, TH_PLAN, req, len, 300000, NULL);
+  *wall = sp_clock_now() - t0;
+  *cpu = daemon_cpu_seconds(&d) - cpu0;
+  Shardplan__V1__PlanResponse *p = decode(&r);
+  ck_assert(!p->provisional);
+  th_result_free(&r);
+  th_daemon_close(&d, c);
+  return p;
+}
+
+START_TEST(a_joiner_with_an_earlier_deadline_is_answered_by_it_from_the_running_search) {
+  uint8_t *req;
+  size_t len;
+  char *gpt = seconds_long_search(&req, &len);
+  double wall, cpu;
+  Shardplan__V1__PlanResponse *solo = alone(req, len, &wall, &cpu);
+  th_daemon d;
+  ck_assert(th_daemon_start(&d, NULL, NULL));
+  /* The first caller has no deadline: the search runs to its end, bounded by work. A second
+   * joins at a fifth of it with a deadline at three fifths: before the search ends. */
+  int join_ms = (int)(wall * 200), deadline_ms = (int)(wall * 400) + 500;
+  double t0 = sp_clock_now();
+  timed_call a = {d.addr, req, len, 300000, 0, t0, {0}, 0};
+  timed_call b = {d.addr, req, len, deadline_ms, join_ms, t0, {0}, 0};
+  pthread_t ta, tb;
+  pthread_create(&ta, NULL, run_timed, &a);
+  pthread_create(&tb, NULL, run_timed, &b);
+  pthread_join(tb, NULL);
+  pthread_join(ta, NULL);
+  Shardplan__V1__PlanResponse *pa = decode(&a.r), *pb = decode(&b.r);
+  printf("test_daemon_search: alone %.2f s; with a joiner at %.2f s whose deadline is %.2f s "
+         "later: the joiner answered at %.2f s (%s, %.6f s/step), the first caller at %.2f s "
+         "(%s, %.6f s/step)\n", wall, join_ms / 1e3, deadline_ms / 1e3, b.answered_at,
+         pb->provisional ? "provisional" : "final", pb->plan->costs->total_seconds,
+         a.answered_at, pa->provisional ? "provisional" : "final",
+         pa->plan->costs->total_seconds);
+  /* The joiner: from the same search, by its deadline, cut short. */
+  ck_assert(pb->coalesced);
+  ck_assert(pb->provisional);
+  ck_assert_msg(b.answered_at < (join_ms + deadline_ms) / 1e3, "answered at %.2f s",
+                b.answered_at);
+  /* The first caller: the search's own end, as if alone. */
+  ck_assert(!pa->coalesced);
+  ck_assert(!pa->provisional);
+  ck_assert(pa->plan->costs->total_seconds <= pb->plan->costs->total_seconds);
+  th_assert_same_plan(pa, solo);
+  th_channel *c = th_connect(d.addr, NULL);
+  int64_t run = -1, coal = -1;
+  ck_assert_int_eq(th_wait_in_flight(c, 0, 10000, NULL, &run), 0);
+  ck_assert(th_stats(c, NULL, NULL, &coal));
+  ck_assert_int_eq(run, 1);
+  ck_assert_int_eq(coal, 1);
+  th_close(c);
+  shardplan__v1__plan_response__free_unpacked(pa, NULL);
+  shardplan__v1__plan_response__free_unpacked(pb, NULL);
+  shardplan__v1__plan_response__free_unpacked(solo, NULL);
+  th_result_free(&a.r);
+  th_result_free(&b.r);
+  free(req);
+  free(gpt);
+  ck_assert_int_eq(th_daemon_stop(&d), 0);
+}
+END_TEST
+
+START_TEST(a_short_and_a_long_caller_share_one_search_and_the_long_one_is_not_delayed) {
+  uint8_t *req;
+  size_t len;
+  char *gpt = seconds_long_search(&req, &len);
+  double wall, cpu;
+  Shardplan__V1__PlanResponse *solo = alone(req, len, &wall, &cpu);
+  /* The short caller starts the search with a deadline at half of it; the long one (no
+   * deadline) joins as soon as the search is in flight. */
+  th_daemon d;
+  ck_assert(th_daemon_start(&d, NULL, NULL));
+  th_channel *c = th_connect(d.addr, NULL);
+  double cpu0 = daemon_cpu_seconds(&d), t0 = sp_clock_now();
+  int short_ms = (int)(wall * 500) + 500;
+  timed_call a = {d.addr, req, len, short_ms, 0, t0, {0}, 0};
+  timed_call b = {d.addr, req, len, 300000, 0, t0, {0}, 0};
+  pthread_t ta, tb;
+  pthread_create(&ta, NULL, run_timed, &a);
+  ck_assert_int_eq(th_wait_in_flight(c, 1, 10000, NULL, NULL), 1);
+  pthread_create(&tb, NULL, run_timed, &b);
+  pthread_join(ta, NULL);
+  pthread_join(tb, NULL);
+  double shared_cpu = daemon_cpu_seconds(&d) - cpu0;
+  Shardplan__V1__PlanResponse *pa = decode(&a.r), *pb = decode(&b.r);
+  printf("test_daemon_search: alone %.2f s (%.2f s CPU); shared: the short caller (deadline "
+         "%.2f s) answered at %.2f s (%s), the long one at %.2f s (%s%s); %.2f s CPU in all\n",
+         wall, cpu, short_ms / 1e3, a.answered_at, pa->provisional ? "provisional" : "final",
+         b.answered_at, pb->provisional ? "provisional" : "final",
+         pb->coalesced ? ", coalesced" : "", shared_cpu);
+  if (!pb->coalesced) {
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "cat %s", d.log_path);
+    if (system(cmd)) {}
+  }
+  ck_assert(pa->provisional);
+  ck_assert(a.answered_at < short_ms / 1e3);
+  ck_assert(pb->coalesced);
+  ck_assert(!pb->provisional);
+  /* One search, run to the long caller's end as if alone: the same plan, bytes and all, for
+   * about the same work (the short caller's answer adds a copy of the plan, not a search);
+   * the wall time, on this shared machine, only roughly. */
+  th_assert_same_plan(pb, solo);
+  ck_assert_msg(shared_cpu < cpu * 1.2 + 0.5, "%.2f s of CPU shared, %.2f s alone", shared_cpu,
+                cpu);
+  ck_assert_msg(b.answered_at < wall * 2 + 2, "%.2f s shared, %.2f s alone", b.answered_at,
+                wall);
+  int64_t run = -1, coal = -1;
+  ck_assert_int_eq(th_wait_in_flight(c, 0, 10000, NULL, &run), 0);
+  ck_assert(th_stats(c, NULL, NULL, &coal));
+  ck_assert_int_eq(run, 1);
+  ck_assert_int_eq(coal, 1);
+  th_close(c);
+  shardplan__v1__plan_response__free_unpacked(pa, NULL);
+  shardplan__v1__plan_response__free_unpacked(pb, NULL);
+  shardplan__v1__plan_response__free_unpacked(solo, NULL);
+  th_result_free(&a.r);
+  th_result_free(&b.r);
+  free(req);
+  free(gpt);
+  ck_assert_int_eq(th_daemon_stop(&d), 0);
+}
+END_TEST
+
+/* A PlanStream caller that notes when the first incumbent reached it. */
+typedef struct first_plan {
+  double t0;
+  atomic_llong at_us;    /* 0 until then: microseconds after t0 */
+} first_plan;
+
+static void note_first_plan(void *ctx, const uint8_t *msg, size_t len) {
+  first_plan *f = ctx;
+  Shardplan__V1__PlanEvent *e = shardplan__v1__plan_event__unpack(NULL, len, msg);
+  if (e && e->event_case == SHARDPLAN__V1__PLAN_EVENT__EVENT_PROGRESS &&
+      e->progress->incumbent > 0 && atomic_load(&f->at_us) == 0)
+    atomic_store(&f->at_us, (long long)((sp_clock_now() - f->t0) * 1e6));
+  if (e) shardplan__v1__plan_event__free_unpacked(e, NULL);
+}
+
+typedef struct streamed {
+  const char *addr;
+  const uint8_t *req;
+  size_t len;
+  first_plan first;
+  th_result r;
+} streamed;
+
+static void *run_streamed(void *arg) {
+  streamed *s = arg;
+  th_channel *c = th_connect(s->addr, NULL);
+  s->r = th_call_watch(c, TH_PLAN_STREAM, s->req, s->len, 300000, note_first_plan, &s->first);
+  th_close(c);
+  return NULL;
+}
+
+START_TEST(a_caller_whose_deadline_passes_before_any_plan_fails_alone_and_the_later_one_is_answered) {
+  th_daemon d;
+  ck_assert(th_daemon_start(&d, NULL, NULL));
+  /* A search whose first plan takes a while: a 96-layer GPT (forward, 8,161 ops). */
+  char *gpt = th_gpt_text(96, false);
+  req_opts o = {.search = true};
+  size_t len;
+  uint8_t *req = th_plan_request(gpt, o, &len);
+  streamed l = {.addr = d.addr, .req = req, .len = len, .first = {.t0 = sp_clock_now()}};
+  pthread_t tl;
+  pthread_create(&tl, NULL, run_streamed, &l);
+  th_channel *c = th_connect(d.addr, NULL);
+  ck_assert_int_eq(th_wait_in_flight(c, 1, 30000, NULL, NULL), 1);
+  /* A second caller joins while the search propagates, with a deadline of 300 ms. */
+  double sent = sp_clock_now() - l.first.t0;
+  th_result s = th_call(c, TH_PLAN, req, len, 300, NULL);
+  pthread_join(tl, NULL);
+  double first = (double)atomic_load(&l.first.at_us) / 1e6;
+  printf("test_daemon_search: the short caller sent at %.2f s got %d (%s); the search's first "
+         "plan at %.2f s; the long caller got %d\n", sent, s.status, s.details, first,
+         l.r.status);
+  /* No plan existed by the short caller's deadline: DEADLINE_EXCEEDED, for it alone. */
+  ck_assert_msg(first > sent + 0.3, "the first plan came at %.2f s, before the short deadline "
+                "(%.2f s): make the model larger", first, sent + 0.3);
+  ck_assert_int_eq(s.status, 4);
+  ck_assert_msg(l.r.status == 0, "%d %s", l.r.status, l.r.details);
+  Shardplan__V1__PlanEvent *last = shardplan__v1__plan_event__unpack(NULL, l.r.len, l.r.msg);
+  ck_assert(last && last->event_case == SHARDPLAN__V1__PLAN_EVENT__EVENT_PLAN);
+  ck_assert(!last->plan->provisional);
+  int64_t run = -1, coal = -1;
+  ck_assert_int_eq(th_wait_in_flight(c, 0, 10000, NULL, &run), 0);
+  ck_assert(th_stats(c, NULL, NULL, &coal));
+  ck_assert_int_eq(run, 1);
+  ck_assert_int_eq(coal, 1);
+  th_close(c);
+  shardplan__v1__plan_event__free_unpacked(last, NULL);
+  th_result_free(&s);
+  th_result_free(&l.r);
   free(req);
   free(gpt);
   ck_assert_int_eq(th_daemon_stop(&d), 0);
@@ -326,6 +584,9 @@ static Suite *suite(void) {
   TCase *tc = tcase_create("searches");
   tcase_set_timeout(tc, 300);
   tcase_add_test(tc, a_short_caller_is_answered_at_its_deadline_while_a_longer_joiner_keeps_the_search_running);
+  tcase_add_test(tc, a_joiner_with_an_earlier_deadline_is_answered_by_it_from_the_running_search);
+  tcase_add_test(tc, a_short_and_a_long_caller_share_one_search_and_the_long_one_is_not_delayed);
+  tcase_add_test(tc, a_caller_whose_deadline_passes_before_any_plan_fails_alone_and_the_later_one_is_answered);
   tcase_add_test(tc, a_re_search_starts_from_the_stored_provisional_plan_and_replaces_it_only_when_better);
   tcase_add_test(tc, the_same_request_gives_the_same_plan_bytes_on_fresh_folders_under_different_load);
   tcase_add_test(tc, provenance_rows_are_added_after_the_answer);

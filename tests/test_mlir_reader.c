@@ -556,6 +556,34 @@ START_TEST(project_example_mlp_parses) {
 }
 END_TEST
 
+/* A control character anywhere (inside an 8-byte word, at its edges, in the tail) is found
+ * at its place; tabs, newlines and carriage returns, and bytes >= 0x80, are not control. */
+START_TEST(a_control_character_is_found_wherever_it_is) {
+  const char *base = "func.func @f() {\n\treturn\r\n}\n// caf\xc3\xa9 \x7f\n";
+  size_t n = strlen(base);
+  sp_module *m = NULL;
+  sp_err err;
+  ck_assert_int_eq(sp_mlir_parse(base, n, "t.mlir", 1, &m, &err), SP_OK);
+  sp_module_free(m);
+  char *text = malloc(n + 1);
+  for (size_t at = 0; at < n; at++) {
+    if (base[at] == '\n' || base[at] == '\t' || base[at] == '\r') continue;
+    memcpy(text, base, n + 1);
+    text[at] = '\x01';
+    int line = 1, col = 1;
+    for (size_t i = 0; i < at; i++) {
+      col++;
+      if (base[i] == '\n') line++, col = 1;
+    }
+    char want[96];
+    snprintf(want, sizeof want, "t.mlir:%d:%d: unexpected character", line, col);
+    ck_assert_int_eq(sp_mlir_parse(text, n, "t.mlir", 1, &m, &err), SP_EINVAL);
+    ck_assert_str_eq(err.msg, want);
+  }
+  free(text);
+}
+END_TEST
+
 /* The engine's reader (the daemon's) takes any dialect; the mlir-opt modes take the registered
  * ones, and with unregistered dialects allowed their generic form only. */
 START_TEST(dialect_modes_accept_what_mlir_opt_would) {
@@ -609,6 +637,7 @@ static Suite *reader_suite(void) {
   tcase_add_test(tc, deep_nesting_is_a_limit_error_not_a_crash);
   tcase_add_test(tc, every_prefix_of_a_valid_module_fails_cleanly);
   tcase_add_test(tc, dialect_modes_accept_what_mlir_opt_would);
+  tcase_add_test(tc, a_control_character_is_found_wherever_it_is);
   tcase_set_timeout(tc, 60);
   suite_add_tcase(s, tc);
   return s;

@@ -256,6 +256,23 @@ START_TEST(indivisible_factor_is_never_split) {
 }
 END_TEST
 
+START_TEST(a_zero_size_factor_takes_no_axes_and_the_rest_are_enumerated) {
+  /* A zero-size dimension is valid (no elements): its factor takes no free axis; the other
+   * dimension is split as usual (data: none or j; model: none or j; both on j: 16 % 8 == 0). */
+  const char *text =
+      "module {\n  " MESH_DM
+      "  func.func @main(%arg0: tensor<0x16xf32>) -> tensor<0x16xf32> {\n"
+      "    %0 = stablehlo.abs %arg0 : tensor<0x16xf32>\n"
+      "    return %0 : tensor<0x16xf32>\n  }\n}\n";
+  sp_module *m = sp_test_parse(text);
+  sp_strategy_set set = strategies_of(nth_op(m, "stablehlo.abs", 0));
+  ck_assert_int_eq(set.n, 4);
+  for (int s = 0; s < set.n; s++)
+    for (int a = 0; a < DM.naxes; a++) ck_assert_int_ne(set.v[s].axis_factor[a], 0);
+  sp_module_free(m);
+}
+END_TEST
+
 START_TEST(reshape_splits_the_major_factor_of_a_compound_dim_first) {
   const char *text =
       "module {\n  " MESH_DM
@@ -430,6 +447,37 @@ START_TEST(tensor_beyond_what_the_solver_counts_is_an_error_naming_it) {
   ck_assert_int_eq(sp_plan_search_module(m, &o, &s, &err), SP_ELIMIT);
   ck_assert_msg(strstr(err.msg, "%big") && strstr(err.msg, "2^53"), "%s", err.msg);
   sp_module_free(m);
+}
+END_TEST
+
+/* A cost model handed a link the cluster reader refuses (a negative bandwidth, one that is
+ * not a number) gives NaN collective costs: the search names the value and the number instead
+ * of rounding it to 0 units (which would plan the worst layout as free). */
+START_TEST(nan_cost_is_an_error_naming_the_value) {
+  static const char text[] =
+      "sdy.mesh @mesh = <[\"data\"=8]>\n"
+      "func.func @main(%w: tensor<1024x1024xf32> {sdy.sharding = #sdy.sharding<@mesh, "
+      "[{\"data\"}, {}]>}) -> tensor<1024x1024xf32> {\n"
+      "  %0 = stablehlo.transpose %w, dims = [1, 0] : (tensor<1024x1024xf32>) -> "
+      "tensor<1024x1024xf32>\n"
+      "  return %0 : tensor<1024x1024xf32>\n"
+      "}\n";
+  for (int bad = 0; bad < 2; bad++) {
+    sp_module *m = sp_test_parse(text);
+    sp_cluster *c = sp_test_load_cluster("one_machine_8gpu.json");
+    c->machines[0].link.bandwidth = bad == 0 ? -1e9 : NAN;
+    sp_plan_search_opts o;
+    sp_plan_search_opts_init(&o);
+    o.cluster = c;
+    sp_plan_summary s;
+    sp_err err;
+    ck_assert_int_eq(sp_plan_search_module(m, &o, &s, &err), SP_EINTERNAL);
+    ck_assert_msg(strstr(err.msg, "search: the resharding cost (ns) of %") &&
+                  strstr(err.msg, " is nan, not a number: the cost model gave no valid number"),
+                  "%s", err.msg);
+    sp_cluster_free(c);
+    sp_module_free(m);
+  }
 }
 END_TEST
 
@@ -841,6 +889,7 @@ static Suite *plan_search_suite(void) {
   tcase_add_test(tc, keep_partial_variants_carry_the_reduction_axes_as_unreduced_and_pay_nothing);
   tcase_add_test(tc, a_partial_strategy_written_back_gives_the_value_its_unreduced_axes);
   tcase_add_test(tc, indivisible_factor_is_never_split);
+  tcase_add_test(tc, a_zero_size_factor_takes_no_axes_and_the_rest_are_enumerated);
   tcase_add_test(tc, reshape_splits_the_major_factor_of_a_compound_dim_first);
   tcase_add_test(tc, argument_layouts_respect_divisibility);
   tcase_add_test(tc, fixed_mode_admits_only_the_given_shardings);
@@ -852,6 +901,7 @@ static Suite *plan_search_suite(void) {
   tcase_add_test(tc, mlp_over_a_tight_memory_limit_shards_its_weights);
   tcase_add_test(tc, nothing_fitting_the_memory_is_an_error);
   tcase_add_test(tc, tensor_beyond_what_the_solver_counts_is_an_error_naming_it);
+  tcase_add_test(tc, nan_cost_is_an_error_naming_the_value);
   tcase_add_test(tc, state_pair_brings_the_gradient_back_to_its_weights_layout);
   tcase_add_test(tc, follower_of_an_argument_pays_for_resharding_its_other_operand);
   tcase_add_test(tc, follower_of_an_argument_lets_the_other_operand_choose_that_arguments_layout);

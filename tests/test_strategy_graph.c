@@ -180,6 +180,21 @@ START_TEST(add_functions_reject_bad_nodes_and_edges) {
 }
 END_TEST
 
+/* Usages of 2^60 bytes each: a second such node could make a live-usage sum pass what the
+ * solvers count in (INT64_MAX / 4); it is refused instead of overflowing later. */
+START_TEST(usages_that_could_overflow_a_live_sum_are_refused) {
+  sp_err err;
+  sp_sg *g = sp_sg_new(NULL);
+  int64_t c[2] = {1, 2}, u[2] = {(int64_t)1 << 60, 0};
+  ck_assert_int_eq(sp_sg_add_node(g, 2, c, u, (sp_sg_interval){0, 2}, &err), 0);
+  ck_assert_int_eq(sp_sg_add_node(g, 2, c, u, (sp_sg_interval){1, 3}, &err), SP_ELIMIT);
+  ck_assert_msg(strstr(err.msg, "node 1: the usages of one plan could add up to more than "
+                       "2.306e+18 (SP_SG_MAX_USAGE_SUM)"), "%s", err.msg);
+  ck_assert_int_eq(g->nnodes, 1);
+  sp_sg_free(g);
+}
+END_TEST
+
 /* ------------------------------------------------------------------ reader errors */
 
 static void expect_error(const char *json, int code, const char *fragment) {
@@ -376,6 +391,7 @@ static Suite *strategy_graph_suite(void) {
   tcase_add_test(tc, touching_intervals_do_not_overlap);
   tcase_add_test(tc, forbidden_costs_make_plans_invalid);
   tcase_add_test(tc, add_functions_reject_bad_nodes_and_edges);
+  tcase_add_test(tc, usages_that_could_overflow_a_live_sum_are_refused);
   tcase_add_test(tc, exhaustive_search_agrees_with_enumeration_on_random_graphs);
   suite_add_tcase(s, tc);
   TCase *rd = tcase_create("reader");

@@ -10,21 +10,8 @@
 #include "mlir/mlir.h"
 #include "test_support.h"
 
-/* Parses `text` as s.mlir and verifies it; returns "" or the verifier's message. */
-static const char *verify_text(const char *text) {
-  static char msg[SP_ERR_MSG_MAX];
-  sp_module *m = NULL;
-  sp_err err;
-  int rc = sp_mlir_parse(text, strlen(text), "s.mlir", 1, &m, &err);
-  ck_assert_msg(rc == SP_OK, "parse: %s", err.msg);
-  rc = sp_verify_module(m, &err);
-  snprintf(msg, sizeof msg, "%s", rc == SP_OK ? "" : err.msg);
-  sp_module_free(m);
-  return msg;
-}
-
 START_TEST(valid_ops_verify) {
-  ck_assert_str_eq(verify_text(
+  ck_assert_str_eq(sp_test_verify(
       "func.func @main(%a: tensor<8x16xf32>, %b: tensor<16x4xf32>) -> tensor<4x8xf32> {\n"
       "  %0 = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : (tensor<8x16xf32>, tensor<16x4xf32>) -> tensor<8x4xf32>\n"
       "  %1 = stablehlo.transpose %0, dims = [1, 0] : (tensor<8x4xf32>) -> tensor<4x8xf32>\n"
@@ -39,7 +26,7 @@ START_TEST(valid_ops_verify) {
 END_TEST
 
 START_TEST(reshape_with_another_element_count_is_rejected) {
-  ck_assert_str_eq(verify_text(
+  ck_assert_str_eq(sp_test_verify(
       "func.func @main(%a: tensor<4x4xf32>) -> tensor<12xf32> {\n"
       "  %0 = stablehlo.reshape %a : (tensor<4x4xf32>) -> tensor<12xf32>\n"
       "  return %0 : tensor<12xf32>\n"
@@ -50,7 +37,7 @@ START_TEST(reshape_with_another_element_count_is_rejected) {
 END_TEST
 
 START_TEST(dot_general_with_unequal_contracting_sizes_is_rejected) {
-  ck_assert_str_eq(verify_text(
+  ck_assert_str_eq(sp_test_verify(
       "func.func @main(%a: tensor<8x16xf32>, %b: tensor<32x4xf32>) -> tensor<8x4xf32> {\n"
       "  %0 = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : (tensor<8x16xf32>, tensor<32x4xf32>) -> tensor<8x4xf32>\n"
       "  return %0 : tensor<8x4xf32>\n"
@@ -61,7 +48,7 @@ START_TEST(dot_general_with_unequal_contracting_sizes_is_rejected) {
 END_TEST
 
 START_TEST(dot_general_with_a_wrong_result_shape_is_rejected) {
-  ck_assert_str_eq(verify_text(
+  ck_assert_str_eq(sp_test_verify(
       "func.func @main(%a: tensor<8x16xf32>, %b: tensor<16x4xf32>) -> tensor<8x8xf32> {\n"
       "  %0 = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : (tensor<8x16xf32>, tensor<16x4xf32>) -> tensor<8x8xf32>\n"
       "  return %0 : tensor<8x8xf32>\n"
@@ -71,7 +58,7 @@ START_TEST(dot_general_with_a_wrong_result_shape_is_rejected) {
 END_TEST
 
 START_TEST(transpose_needs_a_permutation) {
-  ck_assert_str_eq(verify_text(
+  ck_assert_str_eq(sp_test_verify(
       "func.func @main(%a: tensor<4x8xf32>) -> tensor<8x4xf32> {\n"
       "  %0 = stablehlo.transpose %a, dims = [1, 1] : (tensor<4x8xf32>) -> tensor<8x4xf32>\n"
       "  return %0 : tensor<8x4xf32>\n"
@@ -81,7 +68,7 @@ START_TEST(transpose_needs_a_permutation) {
 END_TEST
 
 START_TEST(broadcast_of_a_dim_that_is_neither_one_nor_equal_is_rejected) {
-  ck_assert_str_eq(verify_text(
+  ck_assert_str_eq(sp_test_verify(
       "func.func @main(%a: tensor<3xf32>) -> tensor<4x8xf32> {\n"
       "  %0 = stablehlo.broadcast_in_dim %a, dims = [1] : (tensor<3xf32>) -> tensor<4x8xf32>\n"
       "  return %0 : tensor<4x8xf32>\n"
@@ -92,14 +79,14 @@ START_TEST(broadcast_of_a_dim_that_is_neither_one_nor_equal_is_rejected) {
 END_TEST
 
 START_TEST(element_wise_op_with_operands_of_another_shape_is_rejected) {
-  ck_assert_str_eq(verify_text(
+  ck_assert_str_eq(sp_test_verify(
       "func.func @main(%a: tensor<4x8xf32>, %b: tensor<8x4xf32>) -> tensor<4x8xf32> {\n"
       "  %0 = \"stablehlo.add\"(%a, %b) : (tensor<4x8xf32>, tensor<8x4xf32>) -> tensor<4x8xf32>\n"
       "  return %0 : tensor<4x8xf32>\n"
       "}\n"),
       "s.mlir:2:8: 'stablehlo.add' op requires the same shape for all operands and results: "
       "operand 1 is tensor<8x4xf32>, result tensor<4x8xf32>");
-  ck_assert_str_eq(verify_text(
+  ck_assert_str_eq(sp_test_verify(
       "func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {\n"
       "  %0 = \"stablehlo.negate\"(%a, %a) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>\n"
       "  return %0 : tensor<4xf32>\n"
@@ -109,7 +96,7 @@ START_TEST(element_wise_op_with_operands_of_another_shape_is_rejected) {
 END_TEST
 
 START_TEST(slice_out_of_bounds_is_rejected) {
-  ck_assert_str_eq(verify_text(
+  ck_assert_str_eq(sp_test_verify(
       "func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {\n"
       "  %0 = stablehlo.slice %a [2:6] : (tensor<4xf32>) -> tensor<4xf32>\n"
       "  return %0 : tensor<4xf32>\n"
@@ -120,13 +107,13 @@ START_TEST(slice_out_of_bounds_is_rejected) {
 END_TEST
 
 START_TEST(function_must_return_its_result_types) {
-  ck_assert_str_eq(verify_text(
+  ck_assert_str_eq(sp_test_verify(
       "func.func @main(%a: tensor<4xf32>) -> tensor<8xf32> {\n"
       "  return %a : tensor<4xf32>\n"
       "}\n"),
       "s.mlir:2:3: 'func.return' op type of return operand 0 (tensor<4xf32>) doesn't match "
       "function result type (tensor<8xf32>) in function @main");
-  ck_assert_str_eq(verify_text(
+  ck_assert_str_eq(sp_test_verify(
       "func.func @main(%a: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {\n"
       "  return %a : tensor<4xf32>\n"
       "}\n"),
@@ -135,14 +122,14 @@ START_TEST(function_must_return_its_result_types) {
 END_TEST
 
 START_TEST(tensor_too_large_to_count_is_rejected_naming_the_value) {
-  ck_assert_str_eq(verify_text(
+  ck_assert_str_eq(sp_test_verify(
       "func.func @main(%a: tensor<4294967296x4294967296xf32>) -> tensor<4294967296x4294967296xf32> {\n"
       "  return %a : tensor<4294967296x4294967296xf32>\n"
       "}\n"),
       "s.mlir:1:1: 'func.func' op arg 0 - tensor<4294967296x4294967296xf32> holds more than 2^63 "
       "elements or bytes");
   /* 2^62 elements fit, 2^62 four-byte elements do not. */
-  ck_assert_str_ne(verify_text(
+  ck_assert_str_ne(sp_test_verify(
       "func.func @main(%a: tensor<4611686018427387904xf32>) -> tensor<4611686018427387904xf32> {\n"
       "  return %a : tensor<4611686018427387904xf32>\n"
       "}\n"), "");
@@ -222,13 +209,13 @@ static const char *verify_variant(const char *const *subst) {
     memmove(at + to, at + from, strlen(at + from) + 1);
     memcpy(at, subst[i + 1], to);
   }
-  return verify_text(text);
+  return sp_test_verify(text);
 }
 
 #define VARIANT(...) verify_variant((const char *const[]){__VA_ARGS__, NULL})
 
 START_TEST(valid_indexing_window_and_region_ops_verify) {
-  ck_assert_str_eq(verify_text(OPS), "");
+  ck_assert_str_eq(sp_test_verify(OPS), "");
 }
 END_TEST
 

@@ -4,6 +4,7 @@
 #include "ir/ir.h"
 
 #include <assert.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ir/op_attrs.h"
@@ -390,6 +391,30 @@ bool sp_op_get_ints(const sp_op *op, const char *name, sp_ints *out) {
   if (!at || at->kind != SP_ATTR_INTS) return false;
   *out = at->u.ints;
   return true;
+}
+
+static bool config_int(const char *text, const char *key, int64_t *out) {
+  size_t n = strlen(key);
+  for (const char *p = text; p && (p = strstr(p, key)); p += n) {
+    const char *q = p + n;
+    if (*q == '"') q++;
+    else if (strncmp(q, "\\22", 3) == 0) q += 3;
+    while (*q == ' ' || *q == '\t') q++;
+    if (*q != ':' && *q != '=') continue;
+    q++;
+    while (*q == ' ' || *q == '\t') q++;
+    char *end;
+    long long v = strtoll(q, &end, 10);
+    if (end == q) return false;
+    *out = v;
+    return true;
+  }
+  return false;
+}
+
+bool sp_op_backend_config_int(const sp_op *op, const char *key, int64_t *out) {
+  return config_int(sp_op_get_str(op, "mhlo.backend_config"), key, out) ||
+         config_int(sp_op_get_str(op, "backend_config"), key, out);
 }
 
 const char *sp_op_get_str(const sp_op *op, const char *name) {

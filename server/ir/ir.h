@@ -127,7 +127,7 @@ void sp_all_to_all_params_print(sp_strbuf *sb, const sp_all_to_all_param *v, int
 typedef struct sp_attr {
   const char *name;
   sp_attr_kind kind;
-  union {
+  union sp_attr_value {   /* tagged: UBSan would name an untagged one by its file path */
     bool b;
     int64_t i;
     const char *s;
@@ -265,6 +265,10 @@ sp_attr *sp_op_attr(const sp_op *op, const char *name);
 bool sp_op_get_int(const sp_op *op, const char *name, int64_t *out);
 bool sp_op_get_ints(const sp_op *op, const char *name, sp_ints *out);
 const char *sp_op_get_str(const sp_op *op, const char *name);   /* STR/SYMBOL/ENUM/TEXT */
+/* An integer `key` in a custom call's backend config (mhlo.backend_config, else
+ * backend_config), written as an MLIR dictionary (`key = 1 : i64`) or as JSON (`"key": 1`,
+ * possibly still escaped as \22key\22). False when absent or malformed. */
+bool sp_op_backend_config_int(const sp_op *op, const char *key, int64_t *out);
 sp_rule *sp_op_rule(const sp_op *op);                           /* "sdy.sharding_rule" */
 /* Moves shardings written as attributes onto the op's results, as every front-end (MLIR text,
  * structured graph) reads them: the inline `sharding` of sdy.sharding_constraint / reshard /

@@ -32,6 +32,12 @@ double sp_run_ctl_left(const sp_run_ctl *c) {
   return d - sp_clock_now();
 }
 
+long long sp_run_ctl_snapshot_due(const sp_run_ctl *c) {
+  if (!c || !c->snapshot_at_us) return 0;
+  long long at = atomic_load_explicit(c->snapshot_at_us, memory_order_relaxed);
+  return at > 0 && sp_clock_now() * 1e6 >= (double)at ? at : 0;
+}
+
 void sp_run_ctl_report(const sp_run_ctl *c, const sp_progress *p) {
   if (c && c->progress) c->progress(c->progress_ctx, p);
 }

@@ -50,6 +50,13 @@ typedef struct sp_run_ctl {
    * microseconds, 0 = none. When set it replaces `deadline`; the engine reads it at every
    * check, so a moved deadline takes effect at the next one. NULL = `deadline` only. */
   const atomic_llong *moving_deadline_us;
+  /* When the host wants the best plan so far while the work goes on (the daemon: a caller
+   * whose deadline comes before the search's end): sp_clock_now() microseconds, 0 = never;
+   * another thread may move it. Once it has passed, the search hands its best valid plan to
+   * the host (plan.h: sp_plan_options.on_snapshot) at its next check that has one, and goes
+   * on. The host moves it on (to its next time, or 0); a time left in place is served once.
+   * NULL = never. */
+  const atomic_llong *snapshot_at_us;
 } sp_run_ctl;
 
 /* The deadline in force now (sp_clock_now() seconds; 0 = none). */
@@ -61,6 +68,8 @@ bool sp_run_ctl_cancelled(const sp_run_ctl *c);
 bool sp_run_ctl_stopped(const sp_run_ctl *c);
 /* Seconds left before the deadline (may be <= 0); HUGE_VAL without one. */
 double sp_run_ctl_left(const sp_run_ctl *c);
+/* The snapshot time (sp_run_ctl.snapshot_at_us) when it has passed, else 0. */
+long long sp_run_ctl_snapshot_due(const sp_run_ctl *c);
 /* Calls the progress callback, if any. */
 void sp_run_ctl_report(const sp_run_ctl *c, const sp_progress *p);
 

@@ -22,6 +22,14 @@
  *   pad, reduce_window,   verify_stablehlo_window.c
  *   select_and_scatter, convolution
  *   sort, while, if, case verify_stablehlo_region.c
+ *   bitcast_convert, dot, verify_stablehlo_ops.c
+ *   fft, reverse, cholesky, triangular_solve, batch_norm_*, rng_bit_generator, chlo.top_k,
+ *   mhlo.topk, the custom calls with a dedicated sharding rule
+ *   the collectives       verify_stablehlo_collective.c
+ *   optimization_barrier, verify_stablehlo_tuple.c
+ *   tuple, get_tuple_element, constant, the token ops, partition_id, replica_id
+ *   chlo element-wise     as the StableHLO element-wise ops (is_inf, is_neg_inf, is_pos_inf
+ *                         give i1; next_after, polygamma, zeta take two operands)
  *   func.func             a single-block body ends in a terminator: a return of the function's
  *                         result types (or an op of a dialect shardplan does not know)
  * Shapes are compared only where they are static (a '?' or unranked tensor is left to the
@@ -490,7 +498,26 @@ int sp_verify_stablehlo_op(const sp_module *m, const sp_op *op, sp_err *err) {
       return sp__verify_while(m, op, err);
     case SP_OP_IF: case SP_OP_CASE:
       return sp__verify_if_case(m, op, err);
+    /* chlo: what JAX emits for lax.erf, lax.square, ...; same shapes, one element type */
+    case SP_OP_CHLO_ACOS: case SP_OP_CHLO_ACOSH: case SP_OP_CHLO_ASIN: case SP_OP_CHLO_ASINH:
+    case SP_OP_CHLO_ATAN: case SP_OP_CHLO_ATANH: case SP_OP_CHLO_BESSEL_I1E:
+    case SP_OP_CHLO_CONJ: case SP_OP_CHLO_COSH: case SP_OP_CHLO_SINH: case SP_OP_CHLO_TAN:
+    case SP_OP_CHLO_DIGAMMA: case SP_OP_CHLO_ERF: case SP_OP_CHLO_ERF_INV:
+    case SP_OP_CHLO_ERFC: case SP_OP_CHLO_LGAMMA: case SP_OP_CHLO_SQUARE:
+      return elementwise(m, op, 1, 0, true, err);
+    case SP_OP_CHLO_IS_INF: case SP_OP_CHLO_IS_NEG_INF: case SP_OP_CHLO_IS_POS_INF:
+      return elementwise(m, op, 1, 0, false, err);
+    case SP_OP_CHLO_NEXT_AFTER: case SP_OP_CHLO_POLYGAMMA: case SP_OP_CHLO_ZETA:
+      return elementwise(m, op, 2, 0, true, err);
+    case SP_OP_ALL_GATHER: case SP_OP_ALL_TO_ALL: case SP_OP_REDUCE_SCATTER:
+    case SP_OP_ALL_REDUCE: case SP_OP_COLLECTIVE_PERMUTE: case SP_OP_COLLECTIVE_BROADCAST:
+      return sp__verify_collective(m, op, err);
+    case SP_OP_OPTIMIZATION_BARRIER: case SP_OP_GET_TUPLE_ELEMENT: case SP_OP_TUPLE:
+    case SP_OP_CONSTANT: case SP_OP_PARTITION_ID: case SP_OP_REPLICA_ID:
+    case SP_OP_CREATE_TOKEN: case SP_OP_AFTER_ALL: case SP_OP_INFEED: case SP_OP_OUTFEED:
+    case SP_OP_SEND: case SP_OP_RECV:
+      return sp__verify_tuple_token(m, op, err);
     default:
-      return SP_OK;
+      return sp__verify_stablehlo_ops(m, op, err);
   }
 }

@@ -2,10 +2,14 @@
  * verify_stablehlo_int.h - helpers shared by the files of StableHLO's verifier checks
  * (verify_stablehlo.c: dispatch, element-wise and shape ops; verify_stablehlo_index.c: gather,
  * scatter, dynamic slices; verify_stablehlo_window.c: pad, windows, convolution;
- * verify_stablehlo_region.c: sort, while, if, case). Internal to server/ir.
+ * verify_stablehlo_region.c: sort, while, if, case; verify_stablehlo_ops.c: bitcast_convert,
+ * dot, fft, reverse, linear algebra, batch_norm, rng_bit_generator, top-k, custom calls;
+ * verify_stablehlo_collective.c: the collectives; verify_stablehlo_tuple.c: tuples, tokens
+ * and the other ops without a rule). Internal to server/ir.
  *
  * Every check returns SP_OK or SP_EINVAL through sp__verify_op_fail ("FILE:L:C: 'OP' op ...").
- * Shapes are compared only where they are static. Nothing is allocated.
+ * Shapes are compared only where they are static. Nothing is allocated, except the scratch
+ * tables of verify_stablehlo_collective.c (freed before it returns).
  */
 #ifndef SP_VERIFY_STABLEHLO_INT_H
 #define SP_VERIFY_STABLEHLO_INT_H
@@ -54,5 +58,10 @@ int sp__verify_convolution(const sp_module *m, const sp_op *op, sp_err *err);
 int sp__verify_sort(const sp_module *m, const sp_op *op, sp_err *err);
 int sp__verify_while(const sp_module *m, const sp_op *op, sp_err *err);
 int sp__verify_if_case(const sp_module *m, const sp_op *op, sp_err *err);
+/* The kinds of verify_stablehlo_ops.c, verify_stablehlo_collective.c and
+ * verify_stablehlo_tuple.c (SP_OK for any other kind). */
+int sp__verify_stablehlo_ops(const sp_module *m, const sp_op *op, sp_err *err);
+int sp__verify_collective(const sp_module *m, const sp_op *op, sp_err *err);
+int sp__verify_tuple_token(const sp_module *m, const sp_op *op, sp_err *err);
 
 #endif /* SP_VERIFY_STABLEHLO_INT_H */

@@ -12,6 +12,7 @@
  */
 #include "mlir/reader_int.h"
 
+#include <stdint.h>
 #include <string.h>
 
 #include "ir/sp_limits.h"
@@ -309,6 +310,26 @@ static int parse_top_level(sp__mlir_parser *p) {
   return SP_OK;
 }
 
+static bool is_control(unsigned char c) { return c < 0x20 && c != '\t' && c != '\n' && c != '\r'; }
+
+/* The first control character of [s, s+n) (is_control), or NULL. Eight bytes at a time: a
+ * word none of whose bytes is below 0x20 (the test below is exact for that question) is
+ * skipped whole, and only words holding one (mostly a newline) are looked at byte by byte. */
+static const char *control_char(const char *s, size_t n) {
+  const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
+  const char *q = s, *end = s + n;
+  for (; end - q >= 8; q += 8) {
+    uint64_t w;
+    memcpy(&w, q, sizeof w);
+    if (((w - 0x20 * ones) & ~w & highs) == 0) continue;
+    for (int i = 0; i < 8; i++)
+      if (is_control((unsigned char)q[i])) return q + i;
+  }
+  for (; q < end; q++)
+    if (is_control((unsigned char)*q)) return q;
+  return NULL;
+}
+
 int sp_mlir_parse(const char *text, size_t len, const char *filename, int first_line,
                   sp_module **out, sp_err *err) {
   return sp_mlir_parse_dialects(text, len, filename, first_line, SP_MLIR_ANY_DIALECT, out, err);
@@ -325,9 +346,7 @@ int sp_mlir_parse_dialects(const char *text, size_t len, const char *filename, i
                       filename, len);
   /* Control characters other than tab, newline and carriage return are not MLIR (its lexer
    * stops at them); a NUL would also end the C strings verbatim attributes are kept in. */
-  const char *bad = NULL;
-  for (const char *q = text; q < text + len && !bad; q++)
-    if ((unsigned char)*q < 0x20 && *q != '\t' && *q != '\n' && *q != '\r') bad = q;
+  const char *bad = control_char(text, len);
   if (bad) {
     int line = first_line;
     const char *bol = text;

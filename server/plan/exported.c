@@ -2,9 +2,9 @@
  * exported.c - the collectives the export inserts into a planned module, priced (see
  * exported.h).
  *
- * The copy is made with sp_op_clone; a pre-order walk of both modules before the export pairs
- * each copied op with its original (same structure, same order), so an inserted collective's
- * source value and consumer are found in the copy and named in the original.
+ * The export runs on a copy (ir/module_copy.h), whose pairing of ops and values with the
+ * original's, made before the export, lets an inserted collective's source value and consumer
+ * be found in the copy and named in the original.
  */
 #include "plan/exported.h"
 
@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "export/export_pipeline.h"
-#include "ir/clone.h"
+#include "ir/module_copy.h"
 #include "ir/op_list.h"
 #include "ir/ptr_map.h"
 #include "propagation/canonicalize.h"
@@ -34,48 +34,21 @@ static bool is_collective_or_reshard(const sp_op *op) {
   return is_collective(op) || op->kind == SP_OP_SDY_RESHARD;
 }
 
-typedef struct pairing {
-  sp_op_list orig, copy;
-  sp_ptr_map index;        /* copied op -> its index in both lists */
-} pairing;
-
-static bool new_collective(const pairing *p, const sp_op *op) {
-  return op && is_collective(op) && sp_ptr_map_get(&p->index, op, -1) < 0;
-}
-
-static sp_op *original_op(const pairing *p, const sp_op *copy) {
-  long i = copy ? (long)sp_ptr_map_get(&p->index, copy, -1) : -1;
-  return i < 0 ? NULL : p->orig.v[i];
-}
-
-/* The original of a value of the copy: a paired op's result, or a paired op's block
- * argument (same region, block and index). */
-static sp_value *original_value(const pairing *p, const sp_value *v) {
-  if (v->def) {
-    sp_op *o = original_op(p, v->def);
-    return o && v->index < o->nresults ? &o->results[v->index] : NULL;
-  }
-  const sp_op *owner = v->block ? sp_block_parent_op(v->block) : NULL;
-  sp_op *o = original_op(p, owner);
-  if (!o) return NULL;
-  for (int r = 0; r < owner->nregions; r++)
-    for (int b = 0; b < owner->regions[r].nblocks; b++)
-      if (owner->regions[r].blocks[b] == v->block && r < o->nregions &&
-          b < o->regions[r].nblocks && v->index < o->regions[r].blocks[b]->nargs)
-        return o->regions[r].blocks[b]->args[v->index];
-  return NULL;
+/* A collective the export inserted: in the copy, paired with no op of the original. */
+static bool new_collective(const sp_module_copy *p, const sp_op *op) {
+  return op && is_collective(op) && !sp_module_copy_original_op(p, op);
 }
 
 /* Whether the export's collectives and reshards are looked through to find who reads a
  * value. */
-static bool transparent(const pairing *p, const sp_op *op) {
+static bool transparent(const sp_module_copy *p, const sp_op *op) {
   return new_collective(p, op) || op->kind == SP_OP_SDY_RESHARD;
 }
 
 /* The first reader of `v` in program order, looking through collectives the export inserted:
  * the use whose final reader comes first in the pre-order walk (the copy's op indices), then
  * has the lowest operand index. An op the walk did not index (the export made it) comes last. */
-static void first_reader(const pairing *p, const sp_value *v, const sp_op **at, int *operand) {
+static void first_reader(const sp_module_copy *p, const sp_value *v, const sp_op **at, int *operand) {
   long best = -1;
   *at = NULL;
   *operand = -1;
@@ -123,7 +96,7 @@ static bool sums_partial_value(const sp_mesh *mesh, const sp_collective *c, cons
 }
 
 /* One entry for `op` (an inserted collective, or a reshard between meshes) moving as `c`. */
-static int add_entry(sp_module *m, const pairing *p, const sp_cost_model *cm, sp_op *op,
+static int add_entry(sp_module *m, const sp_module_copy *p, const sp_cost_model *cm, sp_op *op,
                      sp_collective c, sp_search_collective **out, int *n, int *cap,
                      sp_err *err) {
   /* The value it moves: back through the collectives inserted before it. */
@@ -145,8 +118,8 @@ static int add_entry(sp_module *m, const pairing *p, const sp_cost_model *cm, sp
   memset(e, 0, sizeof *e);
   e->c = c;
   e->operand = operand;
-  e->value_ref = original_value(p, src);
-  e->op_ref = original_op(p, at);
+  e->value_ref = sp_module_copy_original_value(p, src);
+  e->op_ref = sp_module_copy_original_op(p, at);
   e->value = value_label(m->arena, e->value_ref ? e->value_ref : src);
   e->op = e->op_ref ? e->op_ref->name : (at ? at->name : op->name);
   e->line = e->op_ref ? e->op_ref->loc.line : op->loc.line;
@@ -164,7 +137,7 @@ static int add_entry(sp_module *m, const pairing *p, const sp_cost_model *cm, sp
 /* An inserted collective, priced. On a runtime without reduce-scatter (cluster.h) the
  * canonicalizer's reduce_scatter runs as the all_reduce it was made of (the same tensor
  * reduced, B alike), then each device keeps its part. */
-static int add_collective(sp_module *m, const pairing *p, const sp_cost_model *cm, sp_op *op,
+static int add_collective(sp_module *m, const sp_module_copy *p, const sp_cost_model *cm, sp_op *op,
                           bool no_reduce_scatter, sp_search_collective **out, int *n, int *cap,
                           sp_err *err) {
   sp_collective c;
@@ -196,7 +169,7 @@ static int sharded_axes(sp_module *m, const sp_cost_model *cm, const sp_value *v
  *   from one device onto the searched mesh: an all-reduce over every axis (B: the whole
  *     tensor), XLA's broadcast (the device's value summed with zeros everywhere else).
  * Other pairs of meshes are not priced. */
-static int add_cross_mesh(sp_module *m, const pairing *p, const sp_cost_model *cm,
+static int add_cross_mesh(sp_module *m, const sp_module_copy *p, const sp_cost_model *cm,
                           sp_module *copy, sp_op *op, sp_search_collective **out, int *n,
                           int *cap, sp_err *err) {
   const sp_value *v = op->operands[0].value;
@@ -232,30 +205,11 @@ int sp_plan_exported_collectives(sp_module *m, const sp_plan_summary *s,
   memset(&cm, 0, sizeof cm);
   cm.mesh = s->mesh;
   memcpy(cm.axis, s->axis, sizeof cm.axis);   /* links only: nothing here prices compute */
-  pairing p;
-  memset(&p, 0, sizeof p);
-  sp_ptr_map_init(&p.index);
-  sp_value_map map;
-  sp_value_map_init(&map);
+  sp_module_copy p;
   sp_op_list found = {.keep = is_collective_or_reshard};
-  int rc = SP_OK, cap = 0;
-  sp_module *copy = sp_module_new(m->filename);
-  if (!copy || !(copy->op = sp_op_clone(copy->arena, m->op, &map))) {
-    rc = sp_err_set(err, SP_ENOMEM, "out of memory copying the module");
-    goto done;
-  }
-  sp_op_walk(m->op, sp_op_list_collect, &p.orig);
-  sp_op_walk(copy->op, sp_op_list_collect, &p.copy);
-  if (p.orig.oom || p.copy.oom || sp_ptr_map_reserve(&p.index, (size_t)p.copy.n)) {
-    rc = sp_err_set(err, SP_ENOMEM, "out of memory");
-    goto done;
-  }
-  if (p.orig.n != p.copy.n) {
-    rc = sp_err_set(err, SP_EINTERNAL, "the module's copy has %d ops, the module %d", p.copy.n,
-                    p.orig.n);
-    goto done;
-  }
-  for (int i = 0; i < p.copy.n; i++) sp_ptr_map_put(&p.index, p.copy.v[i], i);
+  int rc = sp_module_copy_make(m, NULL, &p, err), cap = 0;
+  if (rc) return rc;
+  sp_module *copy = p.module;
   copy->diags = m->diags;
   copy->warned = m->warned;
   if ((rc = sp_export_explicit_collectives(copy, err)) || (rc = sp_canonicalize(copy, err))) {
@@ -275,11 +229,7 @@ int sp_plan_exported_collectives(sp_module *m, const sp_plan_summary *s,
   }
 done:
   sp_op_list_free(&found);
-  sp_op_list_free(&p.orig);
-  sp_op_list_free(&p.copy);
-  sp_ptr_map_free(&p.index);
-  sp_value_map_free(&map);
-  sp_module_free(copy);
+  sp_module_copy_free(&p);
   return rc;
 }
 

@@ -2,8 +2,9 @@
  * plan.c - the engine's entry point (plan.h): parse or take a module, verify it, snapshot the
  * factor tables, propagate, search, and build the plan.
  *
- * Control: the options' deadline, cancel flag and progress callback become the module's
- * sp_run_ctl for the duration of the call (propagation and the search read it there); an
+ * Control: the options' deadline, cancel flag, progress callback and snapshot time become the
+ * module's sp_run_ctl for the duration of the call (propagation and the search read it there;
+ * the search's snapshots are finished into plans by plan_snapshot.c); an
  * explicit time limit is clamped to the time left before a fixed deadline, and a search
  * without one stays bounded by work, the deadline only cutting it. A cancel seen at any
  * check makes the call fail with SP_ETIMEOUT, whatever the stage returned.
@@ -129,8 +130,9 @@ int sp_plan_run(const sp_plan_input *in, const sp_cluster *cluster, const sp_pla
   sp_ptr_map_init(&numbers);
   sp_pass_ctx ctx;
   memset(&ctx, 0, sizeof ctx);
-  sp_run_ctl ctl = {o->deadline, o->cancel, o->progress, o->progress_ctx,
-                    o->moving_deadline_us};
+  sp_run_ctl ctl = {.deadline = o->deadline, .cancel = o->cancel, .progress = o->progress,
+                    .progress_ctx = o->progress_ctx, .moving_deadline_us = o->moving_deadline_us,
+                    .snapshot_at_us = o->snapshot_at_us};
   struct sp_diag_list *saved_diags = NULL;
   struct sp_conflict_log *saved_log = NULL;
   const struct sp_run_ctl *saved_ctl = NULL;
@@ -195,6 +197,11 @@ int sp_plan_run(const sp_plan_input *in, const sp_cluster *cluster, const sp_pla
     ov.gap = o->gap;
     ov.placement = o->placement;
     ov.mesh_shape = o->mesh_shape;
+    sp__plan_snapshots snaps = {o, m, &numbers, next, rep, log_arena ? &log : NULL, close_after};
+    if (o->snapshot_at_us && o->on_snapshot) {
+      ov.on_snapshot = sp__plan_snapshot;
+      ov.snapshot_ctx = &snaps;
+    }
     if ((rc = sp_search_pass_with(m, o->search_options, &ov, &ctx.summary, err))) goto done;
     /* The plan reports and prices the collectives the export inserts (plan/exported.h). */
     if ((rc = sp_plan_use_exported_collectives(m, &ctx.summary, err))) goto done;
@@ -206,7 +213,7 @@ int sp_plan_run(const sp_plan_input *in, const sp_cluster *cluster, const sp_pla
     goto done;
   }
   if (rep && (rc = sp_prop_report_end(rep, &log, &report, err))) goto done;
-  rc = sp__plan_build(m, &numbers, report, ctx.has_summary ? &ctx.summary : NULL, out, err);
+  rc = sp__plan_build(m, &numbers, -1, report, ctx.has_summary ? &ctx.summary : NULL, out, err);
 done:
   if (rc && sp_run_ctl_cancelled(&ctl) && rc != SP_ETIMEOUT) rc = cancelled(&ctl, err);
   m->diags = saved_diags;

@@ -291,6 +291,20 @@ typedef struct sp_plan_options {
    * search's first incumbent. */
   int nincumbent;
   const int *incumbent;
+  /* Snapshots: the best plan so far, handed out while the search goes on (a host whose
+   * callers' deadlines come before the search's end). Once *snapshot_at_us (sp_clock_now()
+   * microseconds; 0: never; another thread may move it) has passed, the search, at its next
+   * check with a valid plan in hand, builds that plan complete, as sp_plan_run would return it
+   * had the search been cut short there (solver.status "timeout"; its gap, 1 with no bound
+   * when not known, see search/placement.h), calls on_snapshot(ctx, plan, NULL) on the
+   * planning thread, and goes on; on_snapshot(ctx, NULL, err) when none could be built. The
+   * callback owns the plan (sp_plan_free), moves *snapshot_at_us on (to its next time, or 0:
+   * a time left in place is served once) and must not call into the engine for this module.
+   * Snapshots do not change the search: the final plan is the one a run without them gives.
+   * Without the search, or with either field NULL: none. */
+  const atomic_llong *snapshot_at_us;
+  void (*on_snapshot)(void *ctx, sp_plan *plan, const sp_err *err);
+  void *snapshot_ctx;
 } sp_plan_options;
 
 /* Propagation + search with Shardy's defaults, no limits, no callbacks. */

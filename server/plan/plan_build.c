@@ -527,12 +527,12 @@ static bool plan_valid(const sp_plan *p) {
 
 /* ------------------------------------------------------------------ API */
 
-int sp__plan_build(sp_module *m, sp_ptr_map *numbers, cJSON *report,
+int sp__plan_build(sp_module *m, sp_ptr_map *numbers, int next, cJSON *report,
                    const sp_plan_summary *summary, sp_plan **out, sp_err *err) {
   *out = NULL;
   sp_ptr_map own;
   sp_ptr_map_init(&own);
-  int next = numbers ? (int)numbers->n : 0;
+  if (next < 0) next = numbers ? (int)numbers->n : 0;
   if (!numbers) numbers = &own;
   builder b = {.m = m, .numbers = numbers, .err = err};
   sp_ptr_map_init(&b.funcs);
@@ -575,5 +575,5 @@ fail:
 
 int sp_plan_from_module(sp_module *m, cJSON *report, const struct sp_plan_summary *summary,
                         sp_plan **out, sp_err *err) {
-  return sp__plan_build(m, NULL, report, summary, out, err);
+  return sp__plan_build(m, NULL, -1, report, summary, out, err);
 }

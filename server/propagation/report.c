@@ -57,15 +57,15 @@ static const sp_mesh *op_mesh(sp_module *m, sp_op *op, sp_sharding **in, const s
 }
 
 /* The op's factor table as JSON, or *out = NULL when there is none to show. */
-static int table_json(sp_prop_report *r, sp_op *op, const sp_rule *rule, cJSON **out,
-                      sp_err *err) {
+static int table_json(sp_prop_report *r, sp_module *m, sp_op *op, const sp_rule *rule,
+                      cJSON **out, sp_err *err) {
   *out = NULL;
   if (rule->noperands != op->noperands || rule->nresults != op->nresults) return SP_OK;
   int n = op->noperands + op->nresults;
   sp_sharding **in = malloc((size_t)(n ? n : 1) * sizeof *in);
   if (!in) return sp_err_set(err, SP_ENOMEM, "out of memory building the report");
   const sp_sharding *ref;
-  const sp_mesh *mesh = op_mesh(r->m, op, in, &ref);
+  const sp_mesh *mesh = op_mesh(m, op, in, &ref);
   int rc = SP_OK;
   if (mesh) {
     sp_arena *scratch = sp_arena_new(0);
@@ -102,7 +102,7 @@ static bool snapshot_op(sp_op *op, void *ctx) {
   }
   report_op *ro = &r->ops[r->n++];
   *ro = (report_op){op, number, rule, NULL};
-  if ((r->status = table_json(r, op, rule, &ro->before, r->err))) return false;
+  if ((r->status = table_json(r, r->m, op, rule, &ro->before, r->err))) return false;
   return true;
 }
 
@@ -148,13 +148,17 @@ static bool add(cJSON *o, const char *k, cJSON *v) {
   return true;
 }
 
-static cJSON *op_json(sp_prop_report *r, report_op *ro, sp_err *err, int *rc) {
+/* The op's entry; its "after" table read from the op's counterpart in `copy` (NULL: the op). */
+static cJSON *op_json(sp_prop_report *r, report_op *ro, const sp_module_copy *copy, sp_err *err,
+                      int *rc) {
   cJSON *o = cJSON_CreateObject();
   sp_strbuf sb = SP_STRBUF_INIT;
   sp_rule_print(&sb, ro->rule);
-  bool erased = !attached(r->m, ro->op);
+  sp_module *m = copy ? copy->module : r->m;
+  sp_op *at = copy ? sp_module_copy_op(copy, ro->op) : ro->op;
+  bool erased = !at || !attached(m, at);
   cJSON *after = NULL;
-  if (!erased && (*rc = table_json(r, ro->op, ro->rule, &after, err))) {
+  if (!erased && (*rc = table_json(r, m, at, ro->rule, &after, err))) {
     sp_strbuf_free(&sb);
     cJSON_Delete(o);
     return NULL;
@@ -181,13 +185,14 @@ static cJSON *op_json(sp_prop_report *r, report_op *ro, sp_err *err, int *rc) {
   return NULL;
 }
 
-int sp_prop_report_end(sp_prop_report *r, const sp_conflict_log *log, cJSON **out, sp_err *err) {
+int sp_prop_report_end_on(sp_prop_report *r, const sp_conflict_log *log,
+                          const sp_module_copy *copy, cJSON **out, sp_err *err) {
   *out = NULL;
   int rc = SP_OK;
   cJSON *o = cJSON_CreateObject(), *ops = cJSON_CreateArray();
   bool ok = o && ops && add(o, "file", cJSON_CreateString(r->m->filename));
   for (int i = 0; ok && i < r->n; i++) {
-    cJSON *x = op_json(r, &r->ops[i], err, &rc);
+    cJSON *x = op_json(r, &r->ops[i], copy, err, &rc);
     ok = x != NULL;
     if (ok) cJSON_AddItemToArray(ops, x);
   }
@@ -219,4 +224,8 @@ int sp_prop_report_end(sp_prop_report *r, const sp_conflict_log *log, cJSON **ou
   }
   *out = o;
   return SP_OK;
+}
+
+int sp_prop_report_end(sp_prop_report *r, const sp_conflict_log *log, cJSON **out, sp_err *err) {
+  return sp_prop_report_end_on(r, log, NULL, out, err);
 }

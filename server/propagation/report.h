@@ -30,6 +30,7 @@
 
 #include "ir/err.h"
 #include "ir/ir.h"
+#include "ir/module_copy.h"
 #include "propagation/conflict.h"
 
 typedef struct cJSON cJSON;
@@ -38,6 +39,10 @@ typedef struct sp_prop_report sp_prop_report;
 int sp_prop_report_begin(sp_module *m, bool conservative, sp_prop_report **out, sp_err *err);
 /* `log` may be NULL (no conflicts). *out is a new cJSON object owned by the caller. */
 int sp_prop_report_end(sp_prop_report *r, const sp_conflict_log *log, cJSON **out, sp_err *err);
+/* The same, with the "after" tables read from a copy of the module (ir/module_copy.h): each
+ * op's counterpart there (an op without one counts as erased). The report stays usable. */
+int sp_prop_report_end_on(sp_prop_report *r, const sp_conflict_log *log,
+                          const sp_module_copy *copy, cJSON **out, sp_err *err);
 void sp_prop_report_free(sp_prop_report *r);
 
 #endif /* SP_PROP_REPORT_H */

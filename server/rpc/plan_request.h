@@ -35,13 +35,16 @@
 
 #define SP_RPC_HEX 65
 
-/* Memory estimate of a request (see sp_rpc_request_prepare), measured on generated GPT graphs
- * (2.3 MB of MLIR, 20,000 ops: ~35 MB read, ~2.1 GB peak with the search):
- * bytes of IR per byte of input, checked before reading; peak bytes per byte of IR when
- * planning, propagation only and with the search. */
+/* Memory estimate of a request (see sp_rpc_request_prepare): bytes of IR per byte of input,
+ * checked before reading; peak bytes per byte of IR (the module arena's chunks) when planning,
+ * propagation only and with the search. Calibrated with bench/bench_rpc on GPT training steps
+ * of 1 to 48 layers (86 to 4,081 ops), as MLIR text and as structured graphs, whose peak RSS
+ * per IR byte was 160-195 with the search and 5-7 with propagation alone, growing with the
+ * graph (bench/RESULTS.md, "Request memory"); the factors leave a fifth or more to spare at
+ * 48 layers. Reading took 13-14 bytes per input byte in either form. */
 #define SP_RPC_READ_BYTES_PER_INPUT_BYTE 16
-#define SP_RPC_PROPAGATE_BYTES_PER_IR_BYTE 4
-#define SP_RPC_SEARCH_BYTES_PER_IR_BYTE 64
+#define SP_RPC_PROPAGATE_BYTES_PER_IR_BYTE 10
+#define SP_RPC_SEARCH_BYTES_PER_IR_BYTE 240
 
 typedef struct sp_rpc_request {
   Shardplan__V1__PlanRequest *msg;  /* unpacked request */

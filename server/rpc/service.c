@@ -7,6 +7,7 @@
 #include "rpc/service.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,6 +70,21 @@ void sp__svc_log(sp_service *s, sp_rpc_call *call, const char *method, const cha
   fprintf(s->o.log, "%s %s key=%.16s %s %s %.0fms%s%.300s\n", ts, method,
           key && *key ? key : "-", outcome ? outcome : "-", sp__svc_status_name(status), ms,
           msg && *msg ? " " : "", msg ? msg : "");
+  fflush(s->o.log);
+}
+
+void sp__svc_debug(sp_service *s, const char *fmt, ...) {
+  if (s->o.log_level < 3) return;
+  time_t now = time(NULL);
+  struct tm tm;
+  gmtime_r(&now, &tm);
+  char ts[32], line[512];
+  strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(line, sizeof line, fmt, ap);
+  va_end(ap);
+  fprintf(s->o.log, "%s debug %s\n", ts, line);
   fflush(s->o.log);
 }
 
@@ -388,6 +404,7 @@ int sp_service_open(const sp_service_options *o, sp_service **out, sp_err *err) 
   }
   if (s->o.max_queue < 0) s->o.max_queue = 0;
   pthread_mutex_init(&s->mu, NULL);
+  atomic_store(&s->answer_ns_per_op, SP_SVC_ANSWER_NS_PER_OP_START);
   pthread_cond_init(&s->idle, NULL);
   s->start_ms = sp_clock_now_ms();
   if (o->cache_path)

@@ -33,11 +33,19 @@ struct sp_service {
   int64_t start_ms;
   sp_service_observer obs;
   atomic_llong hits, misses, searches, coalesced, requests, errors;
+  /* What an answer takes per op of its module, from the engine's snapshot time to the
+   * callers, as lately measured (nanoseconds; plan_job.c sizes the answer margin by it). */
+  atomic_llong answer_ns_per_op;
 };
+
+/* answer_ns_per_op until the daemon has measured it. */
+#define SP_SVC_ANSWER_NS_PER_OP_START 250000
 
 /* One log line per request: method, key (16 hex digits), outcome, status, milliseconds. */
 void sp__svc_log(sp_service *s, sp_rpc_call *call, const char *method, const char *key,
                  const char *outcome, int status, const char *msg);
+/* A debugging line (--log-level debug only), printf-style. */
+void sp__svc_debug(sp_service *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Replies with an error and logs it. */
 void sp__svc_fail(sp_service *s, sp_rpc_call *call, const char *method, const char *key,
                   int status, const char *msg, int64_t retry_ms);
@@ -45,7 +53,7 @@ void sp__svc_fail(sp_service *s, sp_rpc_call *call, const char *method, const ch
 int sp__svc_status_of(int rc);
 const char *sp__svc_status_name(int status);
 
-/* plan_service.c: the Plan and PlanStream handlers. */
+/* plan_service.c: the Plan and PlanStream handlers (their searches: plan_job.c). */
 void sp__svc_plan(sp_rpc_call *call, void *svc);
 void sp__svc_plan_stream(sp_rpc_call *call, void *svc);
 /* Answers a stored plan (GetPlan and cache hits): the packed summary plus, for DETAIL_FULL,

@@ -6,19 +6,21 @@
  * All operands share one mapping and all results another. Dims the collective leaves alone
  * come first, as pass-through factors on every tensor; then each dim it changes gets an
  * operand-only and a result-only need_replication factor.
+ *
+ * Operands and results pair up with equal ranks and the dimension attributes are in range:
+ * the verifier checked them (ir/verify_stablehlo_collective.c); the builders assert them.
  */
+#include <assert.h>
+
 #include "rules/op_rules.h"
 
-/* Checks that operands [0, n) and results [0, n) pair up with equal ranks. */
-static int check_pairs(const sp_op *op, sp_err *err) {
-  if (op->noperands != op->nresults)
-    return sp_rules_op_err(err, op, SP_EINVAL, "%d operands for %d results", op->noperands,
-                           op->nresults);
+/* Operands [0, n) and results [0, n) pair up with `rank`, and `dim` is one of its dims. */
+static bool pairs_hold(const sp_op *op, int64_t dim) {
   int rank = sp_rules_operand_rank(op, 0);
+  if (op->noperands != op->nresults || dim < 0 || dim >= rank) return false;
   for (int i = 0; i < op->noperands; i++)
-    if (sp_rules_operand_rank(op, i) != rank || sp_rules_result_rank(op, i) != rank)
-      return sp_rules_op_err(err, op, SP_EINVAL, "operands and results differ in rank");
-  return SP_OK;
+    if (sp_rules_operand_rank(op, i) != rank || sp_rules_result_rank(op, i) != rank) return false;
+  return true;
 }
 
 static void map_operands(sp_rule_builder *b, const sp_op *op, int dim, int f) {
@@ -51,11 +53,11 @@ static void changed_dim(sp_rule_builder *b, const sp_op *op, int dim) {
 }
 
 static int one_changed_dim(sp_rule_builder *b, const sp_op *op, const char *attr, sp_err *err) {
-  int rc = check_pairs(op, err);
-  int64_t dim;
-  if (rc == SP_OK) rc = sp_rules_need_int(op, attr, &dim, err);
-  if (rc == SP_OK) rc = sp_rules_check_dim(op, attr, dim, sp_rules_operand_rank(op, 0), err);
-  if (rc != SP_OK) return rc;
+  int64_t dim = -1;
+  sp_op_get_int(op, attr, &dim);
+  bool verified = pairs_hold(op, dim);
+  assert(verified);
+  (void)verified;
   untouched_dims(b, op, dim, dim);
   changed_dim(b, op, (int)dim);
   return SP_OK;
@@ -74,14 +76,12 @@ int sp_rules_build_reduce_scatter(sp_rule_builder *b, const sp_op *op,
 /* The split dim, then (if different) the concat dim. */
 int sp_rules_build_all_to_all(sp_rule_builder *b, const sp_op *op, const sp_rules_options *opts,
                               sp_err *err) {
-  int rc = check_pairs(op, err);
-  int64_t split, concat;
-  int rank = sp_rules_operand_rank(op, 0);
-  if (rc == SP_OK) rc = sp_rules_need_int(op, "split_dimension", &split, err);
-  if (rc == SP_OK) rc = sp_rules_need_int(op, "concat_dimension", &concat, err);
-  if (rc == SP_OK) rc = sp_rules_check_dim(op, "split_dimension", split, rank, err);
-  if (rc == SP_OK) rc = sp_rules_check_dim(op, "concat_dimension", concat, rank, err);
-  if (rc != SP_OK) return rc;
+  int64_t split = -1, concat = -1;
+  sp_op_get_int(op, "split_dimension", &split);
+  sp_op_get_int(op, "concat_dimension", &concat);
+  bool verified = pairs_hold(op, split) && pairs_hold(op, concat);
+  assert(verified);
+  (void)verified;
   untouched_dims(b, op, split, concat);
   changed_dim(b, op, (int)split);
   if (concat != split) changed_dim(b, op, (int)concat);

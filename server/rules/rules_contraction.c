@@ -18,6 +18,8 @@
  *   6. kernel output feature with output feature, the output feature size divided by the
  *      group counts, if > 1.
  */
+#include <assert.h>
+
 #include "ir/sp_limits.h"
 #include "rules/op_rules.h"
 
@@ -25,18 +27,13 @@
 
 int sp_rules_build_dot(sp_rule_builder *b, const sp_op *op, const sp_rules_options *opts,
                        sp_err *err) {
-  int rc = sp_rules_check_arity(op, 2, 2, 1, 1, err);
-  if (rc != SP_OK) return rc;
+  /* The verifier checked the counts, the ranks (1 or 2), the contracting sizes and the
+   * result shape. */
+  assert(op->noperands == 2 && op->nresults == 1);
   int lr = sp_rules_operand_rank(op, 0), rr = sp_rules_operand_rank(op, 1);
   const int64_t *lhs = sp_rules_operand_shape(op, 0), *rhs = sp_rules_operand_shape(op, 1);
-  if (lr < 1 || lr > 2 || rr < 1 || rr > 2)
-    return sp_rules_op_err(err, op, SP_EINVAL, "operands must be vectors or matrices");
-  if (sp_rules_result_rank(op, 0) != (lr - 1) + (rr - 1))
-    return sp_rules_op_err(err, op, SP_EINVAL, "result rank %d does not match the operands",
-                           sp_rules_result_rank(op, 0));
-  if (lhs[lr - 1] != rhs[0])
-    return sp_rules_op_err(err, op, SP_EINVAL, "contracting sizes differ (%lld vs %lld)",
-                           (long long)lhs[lr - 1], (long long)rhs[0]);
+  assert(lr >= 1 && lr <= 2 && rr >= 1 && rr <= 2 && lhs[lr - 1] == rhs[0] &&
+         sp_rules_result_rank(op, 0) == (lr - 1) + (rr - 1));
   int res = sp_rules_res(b, 0), r = 0;
   if (lr == 2) {
     int f = sp_rule_builder_factor(b, lhs[0], SP_FACTOR_PASS_THROUGH, false);

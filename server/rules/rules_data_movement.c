@@ -6,6 +6,8 @@
  * Factor sizes follow Shardy: slice/pad/dynamic_slice use the operand's sizes, concatenate
  * the result's, transpose the (equal) source/result size.
  */
+#include <assert.h>
+
 #include "rules/op_rules.h"
 
 /* ------------------------------------------------------------------ broadcast_in_dim */
@@ -175,16 +177,13 @@ int sp_rules_build_dynamic_slice(sp_rule_builder *b, const sp_op *op,
 /* Reverse: pointwise; the reversed dims are permutations. */
 int sp_rules_build_reverse(sp_rule_builder *b, const sp_op *op, const sp_rules_options *opts,
                            sp_err *err) {
-  int rc = sp_rules_check_arity(op, 1, 1, 1, 1, err);
-  if (rc != SP_OK) return rc;
+  /* The verifier checked the counts, the dims (in range, unique) and the result type. */
+  assert(op->noperands == 1 && op->nresults == 1);
   int rank = sp_rules_operand_rank(op, 0);
   const int64_t *in = sp_rules_operand_shape(op, 0);
-  sp_ints dims;
-  rc = sp_rules_need_ints(op, "dimensions", &dims, err);
-  if (rc == SP_OK) rc = sp_rules_check_dims(op, "reversed dimension", &dims, rank, err);
-  if (rc != SP_OK) return rc;
-  if (sp_rules_result_rank(op, 0) != rank)
-    return sp_rules_op_err(err, op, SP_EINVAL, "result rank differs from operand rank");
+  sp_ints dims = {0, NULL};
+  sp_op_get_ints(op, "dimensions", &dims);
+  assert(sp_rules_result_rank(op, 0) == rank);
   for (int d = 0; d < rank; d++) {
     int f = sp_rule_builder_factor(
         b, in[d], sp_rules_ints_has(&dims, d) ? SP_FACTOR_PERMUTATION : SP_FACTOR_PASS_THROUGH,

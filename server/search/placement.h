@@ -18,7 +18,16 @@
  *
  * Every configuration planned is a trial in the summary (sp_plan_trial), in order, with the
  * chosen one marked. Trials share the time limit: each gets the time left divided by the
- * trials still planned.
+ * trials still planned. When the deadline leaves configurations unplanned, the best plan so
+ * far is cut short; before any plan priced with the cluster's links exists, the cheapest
+ * probe's plan (rank mapping plans a shape first with uniform links) stands in, priced with
+ * the links of its placement.
+ *
+ * The plan's bound and gap are over every configuration: the least bound among those planned
+ * with the cluster's links. It is unknown (gap 1, no bound) when configurations were left out,
+ * when one ended without a plan and without proof that it has none, or for a probe's plan; a
+ * plan proven optimal under its own configuration is "optimal" only when no other
+ * configuration's bound lies below it.
  *
  * Shardings are immutable (sharding.h), so trying a configuration and undoing it swaps
  * pointers: the main function's values and result shardings are saved before and restored
@@ -40,6 +49,14 @@ typedef struct sp_placement_opts {
   bool auto_shape;    /* try every factorisation of the mesh's device count */
   int64_t num_devices;/* auto_shape: factorise this count instead (0: the mesh's) */
   int max_rounds;     /* plans per shape with rank mapping; 0: 3 */
+  /* Snapshots: the best plan so far, handed out while the search goes on, once the module's
+   * ctl says one is due (ir/run_ctl.h snapshot_at_us). Called on the searching thread with a
+   * planned copy of the module (plan_search.h: sp_search_snapshot; the callee may change the
+   * copy and its summary, which are freed after the call), or with NULL and the reason when
+   * none could be made. The plan is the cheapest priced with the cluster's links, else the
+   * cheapest probe's (see the top comment); status "timeout". NULL: none. */
+  void (*on_snapshot)(void *ctx, sp_search_snapshot *snap, const sp_err *err);
+  void *snapshot_ctx;
 } sp_placement_opts;
 
 /* auto_devices on, auto_shape off. */

@@ -1,7 +1,8 @@
 /*
  * plan_report.c - the report of a solved search (see plan_search.h, plan_search_int.h): the
  * cost totals, per-op compute and the collectives of the chosen plan, and the write-back of
- * its layouts into the module (value shardings, main function results, operand reshards).
+ * its layouts into the module (value shardings, main function results, operand reshards), and
+ * the recorded operand reshards made explicit (sp_plan_insert_operand_reshards).
  */
 #include "search/plan_search_int.h"
 
@@ -24,7 +25,7 @@ static double collective_bytes_sent(const sp_collective *c) {
 
 static int push_collective(search *S, sp_plan_summary *out, int *cap, const sp_value *v,
                            const sp_op *at, int operand, const sp_collective *c) {
-  if (sp_arena_grow(S->m->arena, (void **)&out->collectives, cap, out->ncollectives,
+  if (sp_arena_grow(S->rec, (void **)&out->collectives, cap, out->ncollectives,
                     sizeof *out->collectives))
     return SP_ENOMEM;
   sp_search_collective *pc = &out->collectives[out->ncollectives++];
@@ -44,7 +45,7 @@ static int push_collective(search *S, sp_plan_summary *out, int *cap, const sp_v
     if (i) sp_strbuf_puts(&sb, ", ");
     sp_ft_axis_print(&sb, S->mesh, c->axes[i], true);
   }
-  pc->axes = sp_strbuf_ok(&sb) ? sp_arena_strdup(S->m->arena, sp_strbuf_str(&sb)) : NULL;
+  pc->axes = sp_strbuf_ok(&sb) ? sp_arena_strdup(S->rec, sp_strbuf_str(&sb)) : NULL;
   sp_strbuf_free(&sb);
   return (pc->value && pc->axes) ? SP_OK : SP_ENOMEM;
 }
@@ -52,7 +53,7 @@ static int push_collective(search *S, sp_plan_summary *out, int *cap, const sp_v
 /* Records one op's compute time in the summary's per-op list. */
 static int push_op_compute(search *S, sp_plan_summary *out, int *cap, const sp_op *op,
                            double seconds) {
-  if (sp_arena_grow(S->m->arena, (void **)&out->op_compute, cap, out->nop_compute,
+  if (sp_arena_grow(S->rec, (void **)&out->op_compute, cap, out->nop_compute,
                     sizeof *out->op_compute))
     return SP_ENOMEM;
   out->op_compute[out->nop_compute++] = (sp_plan_op_compute){op, seconds};
@@ -172,7 +173,7 @@ int sp_search_summarize(search *S, const int *choice, sp_plan_summary *out, sp_e
 /* Evaluating: the values the chosen strategies keep partial, with their given sharding (open
  * dims kept open) plus the unreduced axes. */
 static int record_partial_values(search *S, const int *choice, sp_plan_summary *out) {
-  sp_arena *ma = S->m->arena;
+  sp_arena *ma = S->rec;
   int cap = 0;
   for (int k = 0; k < S->nnodes; k++) {
     const pnode *n = &S->nodes[k];
@@ -196,7 +197,7 @@ static int record_partial_values(search *S, const int *choice, sp_plan_summary *
 /* Writes the chosen layouts into the values and the main function's result shardings, and
  * records the operands taken in another layout (out->operand_reshards). */
 int sp_search_write_back(search *S, const int *choice, sp_plan_summary *out, sp_err *err) {
-  sp_arena *ma = S->m->arena;
+  sp_arena *ma = S->rec;
   for (int k = 0; !S->fixed && k < S->nnodes; k++) {
     pnode *n = &S->nodes[k];
     for (int q = 0; q < n->nmem; q++) {

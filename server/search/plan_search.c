@@ -237,6 +237,17 @@ static bool is_constant(const sp_op *op) {
 }
 
 /* Phase 1. */
+/* While the graph is built (seconds for a large module), every 256 ops: a caller that hands
+ * out snapshots may serve what it has from earlier searches (on_best with no incumbent); a
+ * caller with a plan in hand ends this search once the deadline has passed (cut_short). */
+static int building(search *S, int i, sp_err *err) {
+  if ((i & 255) != 0 || S->fixed) return SP_OK;
+  if (S->o->on_best) S->o->on_best(S->o->best_ctx, NULL);
+  if (S->o->cut_short && sp_run_ctl_stopped(S->m->ctl))
+    return sp_err_set(err, SP_ETIMEOUT, "the deadline passed while the strategy graph was built");
+  return SP_OK;
+}
+
 static int build_nodes(search *S, sp_err *err) {
   for (int i = 0; i < S->body->nargs; i++) {
     sp_value *v = S->body->args[i];
@@ -246,6 +257,8 @@ static int build_nodes(search *S, sp_err *err) {
   }
   for (int i = 0; i < S->nops; i++) {
     sp_op *op = S->ops[i];
+    int brc = building(S, i, err);
+    if (brc) return brc;
     S->op_node[i] = -1;
     S->op_follow_result[i] = -1;
     if (op->kind == SP_OP_FUNC_RETURN) continue;
@@ -601,7 +614,7 @@ static int build_edges(search *S, sp_err *err) {
   if (!rc) rc = sp_search_reconcile_fixed(S, err);
   /* Every op with a node, followers of sources included (a constant has no operands). */
   for (int i = 0; !rc && i < S->nops; i++) {
-    if (S->op_node[i] < 0) continue;
+    if ((rc = building(S, i, err)) || S->op_node[i] < 0) continue;
     for (int j = 0; !rc && j < S->ops[i]->noperands; j++) rc = price_operand(S, i, j, err);
   }
   for (int k = 0; !rc && k < S->nstates; k++) rc = price_state(S, &S->states[k], err);
@@ -644,24 +657,29 @@ static void compute_liveness(search *S) {
 
 /* ------------------------------------------------------------------ the strategy graph */
 
-/* A cost or usage in integer units; false when it does not fit what the solver counts exactly
- * (2^53): the caller reports it, naming the value, instead of planning with a wrong number. */
+/* A cost or usage in integer units; false when it is not a number, negative, or beyond what
+ * the solver counts exactly (2^53): the caller reports it, naming the value (bad_units),
+ * instead of planning with a wrong number. A cost model that gives NaN or a negative cost has
+ * a bug or was handed a cluster the reader should have refused; rounding it to 0 would plan
+ * the most expensive layout as free. */
 static bool to_units(double v, int64_t *out) {
-  if (!(v > 0)) {
-    *out = 0;
-    return true;
-  }
+  if (isnan(v) || v < 0) return false;
   double r = floor(v + 0.5);
   if (!(r < (double)SP_SG_MAX_EXACT)) return false;
   *out = (int64_t)r;
   return true;
 }
 
-static int too_large(search *S, const pnode *n, const char *what, double v, sp_err *err) {
+/* The error for a value to_units refused: SP_EINTERNAL for NaN or a negative number (the cost
+ * model's fault), SP_ELIMIT for one too large to count (the input's size). */
+static int bad_units(search *S, const pnode *n, const char *what, double v, sp_err *err) {
   const char *name = n->nmem > 0 ? value_name(S, n->mem[0].v)
                      : n->op      ? sp_arena_printf(S->m->arena, "%s (line %d)", n->op->name,
                                                    n->op->loc.line)
                                   : "a node";
+  if (isnan(v) || v < 0)
+    return sp_err_set(err, SP_EINTERNAL, "search: %s of %s is %.4g, %s: the cost model gave "
+                      "no valid number", what, name, v, isnan(v) ? "not a number" : "negative");
   return sp_err_set(err, SP_ELIMIT, "search: %s of %s is %.4g, beyond the 2^53 the solver "
                     "counts exactly", what, name, v);
 }
@@ -689,11 +707,11 @@ static int build_graph(search *S, sp_sg **out, sp_err *err) {
       if (isfinite(n->self_s[s]) && n->self_s[s] >= SP_COST_NEVER) {
         costs[s] = SP_SG_FORBIDDEN;   /* a layout the export never makes (cost_model.h) */
       } else if (!to_units(cost, &costs[s])) {
-        rc = too_large(S, n, "the cost (ns)", cost, err);
+        rc = bad_units(S, n, "the cost (ns)", cost, err);
         goto fail;
       }
       if (!to_units(ceil(bytes), &usages[s])) {
-        rc = too_large(S, n, "the bytes per device", bytes, err);
+        rc = bad_units(S, n, "the bytes per device", bytes, err);
         goto fail;
       }
     }
@@ -708,7 +726,7 @@ static int build_graph(search *S, sp_sg **out, sp_err *err) {
       if (isfinite(pe->sec[q]) && pe->sec[q] >= SP_COST_NEVER) {
         costs[q] = SP_SG_FORBIDDEN;
       } else if (!to_units(pe->sec[q] * UNITS_PER_SECOND, &costs[q])) {
-        rc = too_large(S, &S->nodes[pe->a], "the resharding cost (ns)",
+        rc = bad_units(S, &S->nodes[pe->a], "the resharding cost (ns)",
                        pe->sec[q] * UNITS_PER_SECOND, err);
         goto fail;
       }
@@ -822,6 +840,7 @@ static int need_static(search *S, const sp_value *v, sp_err *err) {
 static int setup(search *S, sp_module *m, const sp_plan_search_opts *o, bool fixed, sp_err *err) {
   memset(S, 0, sizeof *S);
   S->m = m;
+  S->rec = m->arena;
   S->o = o;
   S->fixed = fixed;
   if (!o || !o->cluster) return sp_err_set(err, SP_EINVAL, "the search needs a cluster");
@@ -875,6 +894,62 @@ static void report_progress(void *ctx, const sp_sg_progress *sp) {
   sp_run_ctl_report(ctl, &p);
 }
 
+int sp_search_describe(search *S, const sp_sg *g, const sp_sg_stats *st, const int *choice,
+                       int64_t cost, int64_t bound, sp_plan_summary *out, sp_err *err) {
+  sp_sg_eval ev;
+  int rc = sp_sg_evaluate(g, choice, &ev, err);
+  if (rc) return rc;
+  if ((rc = sp_search_summarize(S, choice, out, err))) return rc;
+  out->peak_memory_bytes = (double)ev.peak_usage;
+  out->memory_limit_bytes = g->usage_limit == SP_SG_NO_LIMIT ? 0 : (double)g->usage_limit;
+  out->cost = cost;
+  out->bound = bound;
+  out->ops = S->nops;
+  out->nodes = g->nnodes;
+  out->edges = g->nedges;
+  out->followers = S->nfollowers;
+  out->fixed_nodes = S->nfixed;
+  out->strategies = sp_sg_num_node_vars(g);
+  out->pairs = sp_sg_num_edge_vars(g);
+  out->ilp_cols = st->ilp_cols;
+  out->ilp_rows = st->ilp_rows;
+  out->red_nodes = st->red_nodes;
+  out->red_edges = st->red_edges;
+  out->red_strategies = st->red_strategies;
+  out->red_pairs = st->red_pairs;
+  out->merged = st->merged;
+  out->dominated = st->dominated;
+  out->mesh_name = sp_arena_strdup(S->rec, S->mesh_name);
+  out->mesh = S->mesh;
+  out->no_reduce_scatter = no_reduce_scatter(S);
+  out->mesh_axes = S->mesh->naxes;
+  memcpy(out->axis, S->cm.axis, sizeof out->axis);
+  out->ndevices = sp_mesh_num_devices(S->mesh);
+  int64_t *dev = sp_arena_alloc(S->rec, (size_t)out->ndevices * sizeof *dev);
+  if (!dev || !out->mesh_name) return sp_err_set(err, SP_ENOMEM, "out of memory");
+  for (int64_t i = 0; i < out->ndevices; i++)
+    dev[i] = S->o->device_of ? S->o->device_of[i]
+                             : (S->mesh->ndevice_ids ? S->mesh->device_ids[i] : i);
+  out->device_of = dev;
+  if (choice && g->nnodes > 0) {
+    int *ch = sp_arena_alloc(S->rec, (size_t)g->nnodes * sizeof *ch);
+    if (!ch) return sp_err_set(err, SP_ENOMEM, "out of memory");
+    memcpy(ch, choice, (size_t)g->nnodes * sizeof *ch);
+    out->choice = ch;
+    out->nchoice = g->nnodes;
+  }
+  return SP_OK;
+}
+
+/* The solver's snapshot (sp_sg_opts.on_snapshot): offered to the caller as an incumbent it
+ * may turn into a planned copy (plan_snapshot.c). */
+static void offer_best(void *ctx, const int *choice, int64_t cost, int64_t bound) {
+  struct sp_search_run *run = ctx;
+  const sp_plan_search_opts *o = run->S->o;
+  sp_search_incumbent inc = {cost, bound, o->uniform_links, run, choice};
+  o->on_best(o->best_ctx, &inc);
+}
+
 static int run(sp_module *m, const sp_plan_search_opts *o, bool fixed, sp_plan_summary *out,
                sp_err *err) {
   memset(out, 0, sizeof *out);
@@ -910,9 +985,17 @@ static int run(sp_module *m, const sp_plan_search_opts *o, bool fixed, sp_plan_s
     so.progress = report_progress;
     so.progress_ctx = (void *)m->ctl;
   }
+  /* Snapshots see the summary as it stands before the solve (the layer ties). */
+  sp_plan_summary problem = *out;
+  struct sp_search_run snap = {&S, g, &res.stats, &problem};
+  if (o->on_best && !fixed) {
+    so.on_snapshot = offer_best;
+    so.snapshot_ctx = &snap;
+  }
   rc = sp_sg_solve(g, &so, &res, err);
   if (rc) goto fail;
   double t2 = sp_clock_now();
+  out->status = res.status;   /* also when there is no plan: the placement search reads it */
   if (!res.has_plan) {
     rc = sp_err_set(err, SP_ENOTFOUND, "%s: no valid plan (%s): %s", m->filename,
                     sp_sg_status_name(res.status),
@@ -920,61 +1003,12 @@ static int run(sp_module *m, const sp_plan_search_opts *o, bool fixed, sp_plan_s
                                                    : "the solver found none in its limits");
     goto fail;
   }
-  sp_sg_eval ev;
-  rc = sp_sg_evaluate(g, res.choice, &ev, err);
+  rc = sp_search_describe(&S, g, &res.stats, res.choice, res.cost, res.bound, out, err);
+  if (!rc) rc = sp_search_write_back(&S, res.choice, out, err);   /* evaluating: records only */
   if (rc) goto fail;
-  rc = sp_search_summarize(&S, res.choice, out, err);
-  if (rc) goto fail;
-  rc = sp_search_write_back(&S, res.choice, out, err);   /* evaluating: records only */
-  if (rc) goto fail;
-  out->peak_memory_bytes = (double)ev.peak_usage;
-  out->memory_limit_bytes = g->usage_limit == SP_SG_NO_LIMIT ? 0 : (double)g->usage_limit;
-  out->cost = res.cost;
-  out->bound = res.bound;
   out->gap = res.gap;
-  out->status = res.status;
-  out->ops = S.nops;
-  out->nodes = g->nnodes;
-  out->edges = g->nedges;
-  out->followers = S.nfollowers;
-  out->fixed_nodes = S.nfixed;
-  out->strategies = sp_sg_num_node_vars(g);
-  out->pairs = sp_sg_num_edge_vars(g);
-  out->ilp_cols = res.stats.ilp_cols;
-  out->ilp_rows = res.stats.ilp_rows;
-  out->red_nodes = res.stats.red_nodes;
-  out->red_edges = res.stats.red_edges;
-  out->red_strategies = res.stats.red_strategies;
-  out->red_pairs = res.stats.red_pairs;
-  out->merged = res.stats.merged;
-  out->dominated = res.stats.dominated;
   out->build_s = t1 - t0;
   out->solve_s = t2 - t1;
-  out->mesh_name = sp_arena_strdup(m->arena, S.mesh_name);
-  out->mesh = S.mesh;
-  out->no_reduce_scatter = no_reduce_scatter(&S);
-  out->mesh_axes = S.mesh->naxes;
-  memcpy(out->axis, S.cm.axis, sizeof out->axis);
-  out->ndevices = sp_mesh_num_devices(S.mesh);
-  int64_t *dev = sp_arena_alloc(m->arena, (size_t)out->ndevices * sizeof *dev);
-  if (!dev || !out->mesh_name) {
-    rc = sp_err_set(err, SP_ENOMEM, "out of memory");
-    goto fail;
-  }
-  for (int64_t i = 0; i < out->ndevices; i++)
-    dev[i] = o->device_of ? o->device_of[i]
-                          : (S.mesh->ndevice_ids ? S.mesh->device_ids[i] : i);
-  out->device_of = dev;
-  if (res.choice && g->nnodes > 0) {
-    int *ch = sp_arena_alloc(m->arena, (size_t)g->nnodes * sizeof *ch);
-    if (!ch) {
-      rc = sp_err_set(err, SP_ENOMEM, "out of memory");
-      goto fail;
-    }
-    memcpy(ch, res.choice, (size_t)g->nnodes * sizeof *ch);
-    out->choice = ch;
-    out->nchoice = g->nnodes;
-  }
   rc = SP_OK;
 fail:
   sp_sg_result_free(&res);

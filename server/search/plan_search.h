@@ -79,6 +79,7 @@
 
 #include "ir/err.h"
 #include "ir/ir.h"
+#include "ir/module_copy.h"
 #include "ir/strbuf.h"
 #include "search/cluster.h"
 #include "search/cost_model.h"
@@ -92,6 +93,8 @@ typedef struct cJSON cJSON;
 typedef struct sp_plan_state_pair {
   int arg, result;
 } sp_plan_state_pair;
+
+typedef struct sp_search_incumbent sp_search_incumbent;   /* below */
 
 typedef struct sp_plan_search_opts {
   const sp_cluster *cluster;  /* required */
@@ -124,6 +127,18 @@ typedef struct sp_plan_search_opts {
    * length is not the strategy graph's node count or it is not a valid plan there. */
   int nincumbent;
   const int *incumbent;
+  /* The solver's best plan so far, offered while it goes on (ir/run_ctl.h snapshot_at_us: once
+   * the module's ctl says a snapshot is due): called on the searching thread, between solver
+   * steps, with a handle the callee may turn into a planned copy of the module
+   * (sp_search_incumbent_plan) during the call; also every 256 ops while the graph is built,
+   * with NULL (no incumbent yet: the callee may serve a plan of its own). The placement search
+   * (placement.h) sets it per configuration and decides what to hand out. NULL: none. */
+  void (*on_best)(void *ctx, const sp_search_incumbent *inc);
+  void *best_ctx;
+  /* The caller has a plan in hand (placement.c, from an earlier configuration): a deadline
+   * (ir/run_ctl.h) that passes while the strategy graph is built ends this search with
+   * SP_ETIMEOUT rather than building on to a first plan of its own. */
+  bool cut_short;
   const char *dump_graph;     /* write each strategy graph before it is solved (IOPDDL JSON,
                                  solver/solver.h) to this file; NULL: none */
 } sp_plan_search_opts;
@@ -177,7 +192,8 @@ typedef struct sp_plan_trial {
                                  under this shape); NULL when planned */
   double total_s;             /* the plan's time per step (planned trials) */
   int64_t cost;
-  sp_sg_status status;
+  int64_t bound;              /* its search's lower bound (INT64_MIN: none) */
+  sp_sg_status status;        /* a trial without a plan: infeasible when proven so */
   bool probe;                 /* planned with uniform links to measure traffic; its cost is
                                  not comparable and it is never chosen */
   bool chosen;
@@ -259,6 +275,41 @@ typedef struct sp_plan_summary {
   int npartial_values;
   sp_plan_value_sharding *partial_values;
 } sp_plan_summary;
+
+/* ------------------------------------------------------------------ snapshots */
+
+/* A plan handed out while the search goes on: a copy of the module with the plan written
+ * into it (value and result shardings, the operand reshards inserted, the mesh with its
+ * placement), paired with the module searched (ir/module_copy.h), and its summary, whose
+ * pointers into a module all point into the copy and whose lists live in the copy's arena.
+ * Memory: the copy is owned by the snapshot (sp_module_copy_free). */
+typedef struct sp_search_snapshot {
+  sp_module_copy copy;
+  sp_plan_summary summary;
+} sp_search_snapshot;
+
+/* The solver's best plan of one search (sp_plan_search_opts.on_best): its cost and the bound
+ * proven so far in objective units (INT64_MIN: none), and whether the search prices every
+ * axis alike (uniform_links: costs not the cluster's). Valid during the callback only. */
+struct sp_search_incumbent {
+  int64_t cost, bound;
+  bool uniform_links;
+  struct sp_search_run *run;  /* private: the search it belongs to */
+  const int *choice;
+};
+
+/* The incumbent as a planned copy of the module (see sp_search_snapshot), status "timeout";
+ * `axis` (NULL: the search's) prices the communication of the copy's summary (the cluster's
+ * links for an incumbent of uniform_links). The module searched is left as it was. SP_ENOMEM,
+ * SP_EINTERNAL. */
+int sp_search_incumbent_plan(const sp_search_incumbent *inc, const sp_axis_cost *axis,
+                             sp_search_snapshot *out, sp_err *err);
+
+/* A copy of `m`, made in `into` (an empty module that belongs to *out from the call on; NULL:
+ * a new one), with the plan `s` records for `m` (its shardings written into `m` now) carried
+ * over: the summary's pointers moved to the copy, its operand reshards inserted there. */
+int sp_search_copy_planned(sp_module *m, const sp_plan_summary *s, sp_module *into,
+                           sp_search_snapshot *out, sp_err *err);
 
 /* Inserts `sdy.reshard` before each recorded operand (see sp_plan_summary.operand_reshards)
  * and routes the operand through it, sets the state results' shardings

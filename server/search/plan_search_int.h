@@ -84,6 +84,8 @@ typedef struct search {
   const sp_plan_search_opts *o;
   bool fixed;
   sp_arena *a;                  /* scratch, freed at the end */
+  sp_arena *rec;                /* where the summary's records and the shardings written go:
+                                   the module's arena (a snapshot's: its copy's) */
   const sp_mesh *mesh;
   const char *mesh_name;
   sp_sharding *mesh_ref;        /* a sharding naming the mesh (the export's plans need one) */
@@ -166,11 +168,11 @@ static inline const sp_layout *consumer_layout(search *S, int i, int j, int t) {
 static inline const char *value_name(search *S, const sp_value *v) {
   if (v->name_hint) {
     if (v->def && v->def->nresults > 1)
-      return sp_arena_printf(S->m->arena, "%%%s#%d", v->name_hint, v->index);
-    return sp_arena_printf(S->m->arena, "%%%s", v->name_hint);
+      return sp_arena_printf(S->rec, "%%%s#%d", v->name_hint, v->index);
+    return sp_arena_printf(S->rec, "%%%s", v->name_hint);
   }
-  if (!v->def) return sp_arena_printf(S->m->arena, "%%arg%d", v->index);
-  return sp_arena_printf(S->m->arena, "result %d of %s (line %d)", v->index, v->def->name,
+  if (!v->def) return sp_arena_printf(S->rec, "%%arg%d", v->index);
+  return sp_arena_printf(S->rec, "result %d of %s (line %d)", v->index, v->def->name,
                          v->def->loc.line);
 }
 
@@ -225,6 +227,21 @@ bool sp_search_first_consumer(search *S, const sp_value *v, const sp_op **op, in
 
 /* plan_layers.c: ties the nodes of repeated layers in `g` (layer sharing); counts in `out`. */
 int sp_search_tie_layers(search *S, sp_sg *g, sp_plan_summary *out, sp_err *err);
+
+/* One search in progress, as its snapshots see it (sp_search_incumbent.run): the build, the
+ * graph, the solver's statistics so far and the summary before the solve (layer ties). */
+struct sp_search_run {
+  search *S;
+  const sp_sg *g;
+  const sp_sg_stats *stats;
+  const sp_plan_summary *problem;
+};
+
+/* plan_search.c: the summary of plan `choice` of graph g (cost and bound in objective units;
+ * `st` the solver's statistics as far as it got): totals, collectives, the problem's size, the
+ * mesh and placement, the choice, records in S->rec; status and gap are the caller's. */
+int sp_search_describe(search *S, const sp_sg *g, const sp_sg_stats *st, const int *choice,
+                       int64_t cost, int64_t bound, sp_plan_summary *out, sp_err *err);
 
 /* plan_report.c: totals and the collectives list of the chosen plan, in seconds. */
 int sp_search_summarize(search *S, const int *choice, sp_plan_summary *out, sp_err *err);

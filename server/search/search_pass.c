@@ -297,6 +297,8 @@ static void apply_overrides(pass_options *p, const sp_search_overrides *ov) {
   if (ov->gap >= 0) p->o.gap = ov->gap;
   if (ov->placement >= 0) p->po.auto_devices = ov->placement != 0;
   if (ov->mesh_shape >= 0) p->po.auto_shape = ov->mesh_shape != 0;
+  p->po.on_snapshot = ov->on_snapshot;
+  p->po.snapshot_ctx = ov->snapshot_ctx;
 }
 
 /* The cluster: the caller's, else loaded from cluster=FILE into *loaded (freed by the caller). */
@@ -371,6 +373,8 @@ void sp_search_overrides_init(sp_search_overrides *ov) {
   ov->default_time_limit = -1;
   ov->nincumbent = 0;
   ov->incumbent = NULL;
+  ov->on_snapshot = NULL;
+  ov->snapshot_ctx = NULL;
 }
 
 int sp_search_pass(sp_module *m, const char *options, sp_plan_summary *out, sp_err *err) {

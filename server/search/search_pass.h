@@ -41,6 +41,10 @@ typedef struct sp_search_overrides {
                                  search's own default */
   int nincumbent;             /* a warm start (sp_plan_search_opts.incumbent); 0: none */
   const int *incumbent;
+  /* Snapshots of the best plan so far (placement.h: sp_placement_opts.on_snapshot); NULL:
+   * none. */
+  void (*on_snapshot)(void *ctx, sp_search_snapshot *snap, const sp_err *err);
+  void *snapshot_ctx;
 } sp_search_overrides;
 
 /* Nothing overridden. */

@@ -162,6 +162,7 @@ static bool scratch_layout(op_enum *e, int t, sp_layout *view) {
   if (!build_scratch(e, rt, &naxes)) return false;
   view->rank = rt->rank;
   view->unreduced = 0;
+  view->hash = 0;
   view->start = e->scratch_start;
   view->axes = e->scratch_axes;
   return true;
@@ -308,8 +309,10 @@ static int check_rule_matches(const sp_op *op, const sp_rule *rule, sp_err *err)
       return sp_err_set(err, SP_EINVAL, "'%s': operand %d is not a static tensor of rank %d",
                         op->name, i, rule->operands[i].rank);
   }
+  /* A factor of size 0 (a zero-size dimension: valid, no elements) takes no free axes (only
+   * factors larger than 1 do) and costs nothing; only a negative size is wrong. */
   for (int f = 0; f < rule->nfactors; f++)
-    if (rule->factors[f].size < 1)
+    if (rule->factors[f].size < 0)
       return sp_err_set(err, SP_EINVAL, "'%s': factor %d has size %lld", op->name, f,
                         (long long)rule->factors[f].size);
   return SP_OK;

@@ -42,6 +42,8 @@ struct sg_heur {
   int64_t work, next_clock;
   double deadline;
   const sp_run_ctl *ctl;  /* its cancel flag and moving deadline stop a phase too */
+  void (*poll)(void *ctx);/* the solver's snapshot check, at the clock checks */
+  void *poll_ctx;
   bool out_of_time;
   bool owe_plan;        /* the greedy has not produced a valid plan yet: the clock waits */
   sg_heur_cb cb;
@@ -81,6 +83,7 @@ static bool spend(sg_heur *h, int64_t units, int64_t limit) {
     if (!waiting && ((h->deadline > 0 && sp_clock_now() >= h->deadline) ||
                      sp_run_ctl_stopped(h->ctl)))
       h->out_of_time = true;
+    if (h->poll && h->has_best) h->poll(h->poll_ctx);
   }
   return h->out_of_time || h->work >= limit;
 }
@@ -324,6 +327,11 @@ static void load_plan(sg_heur *h, const int *plan) {
 }
 
 void sp_sg_heur_set_ctl(sg_heur *h, const sp_run_ctl *ctl) { h->ctl = ctl; }
+
+void sp_sg_heur_set_poll(sg_heur *h, void (*poll)(void *ctx), void *ctx) {
+  h->poll = poll;
+  h->poll_ctx = ctx;
+}
 
 bool sp_sg_heur_seed(sg_heur *h, const int *plan) {
   h->phase = "warm start";

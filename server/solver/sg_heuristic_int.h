@@ -38,6 +38,9 @@ void sp_sg_heur_set_callback(sg_heur *h, sg_heur_cb cb, void *ctx);
 /* A request's control (may be NULL): a set cancel flag or a passed (moving) deadline ends a
  * phase like its own deadline does. */
 void sp_sg_heur_set_ctl(sg_heur *h, const sp_run_ctl *ctl);
+/* Called at each of the heuristic's clock checks once it has a valid plan (may be NULL): the
+ * solver's snapshot check. It may read the best plan, nothing else. */
+void sp_sg_heur_set_poll(sg_heur *h, void (*poll)(void *ctx), void *ctx);
 /* Offers a caller's plan before the greedy one (a warm start): reported as phase
  * "warm start" when taken. */
 bool sp_sg_heur_seed(sg_heur *h, const int *plan);

@@ -5,8 +5,11 @@
  * (0 when forbidden). Columns with a nonzero cost come first: GLPK's initial basis depends
  * on the column order, and with zero-cost columns first the root dual simplex on IOPDDL B
  * took 64,780 iterations (57 s) instead of about 7,800 (7 s). Rows: node rows, linking
- * rows, usage rows. GLPK is silenced (msg_lev off, terminal output off while it runs); its
- * time limits are in milliseconds and are clamped to the caller's deadlines.
+ * rows, usage rows. GLPK is silenced (msg_lev off, terminal output off while it runs), except
+ * when the caller polls (sg_ilp_run.poll): then the root simplex's progress display, whose
+ * rhythm is wall-clock, is routed to the poll and printed nowhere, the one way to be called
+ * back during a long LP. Its time limits are in milliseconds and are clamped to the caller's
+ * deadlines.
  *
  * Threads and GLPK errors: GLPK keeps its environment per thread (thread-local storage), so
  * solves on different threads do not meet. Every public entry point here runs GLPK under an
@@ -524,6 +527,7 @@ static void callback(glp_tree *tree, void *info) {
     glp_ios_terminate(tree);
     return;
   }
+  if (s->r->poll) s->r->poll(s->r->poll_ctx);
   if (s->r->node_limit > 0) {
     int active, nodes, total;
     glp_ios_tree_size(tree, &active, &nodes, &total);
@@ -612,12 +616,27 @@ static int ms_until(double deadline) {
 
 static int solve(sg_ilp *q, sg_ilp_run *r, int *plan, sp_err *err);
 
+/* The snapshot check while GLPK works without calling back (the root LP's simplex): its
+ * progress display, every POLL_MS, comes here and goes no further. */
+#define POLL_MS 100
+
+static int poll_on_output(void *info, const char *text) {
+  (void)text;
+  const sg_ilp_run *r = info;
+  r->poll(r->poll_ctx);
+  return 1;   /* nothing is printed */
+}
+
 int sp_sg_ilp_solve(sg_ilp *q, sg_ilp_run *r, int *plan, sp_err *err) {
   glpk_guard g;
   glp_error_hook(on_glpk_error, &g);
-  if (setjmp(g.jb)) return glpk_failed(q, "solving the ILP", err);
-  int was = glp_term_out(GLP_OFF); /* scaling and basis construction print regardless */
+  if (setjmp(g.jb)) return glpk_failed(q, "solving the ILP", err);   /* frees the env, hook too */
+  /* Scaling and basis construction print regardless: output goes nowhere, or, with a poll,
+   * to it (the display changes nothing in what GLPK computes). */
+  int was = glp_term_out(r->poll ? GLP_ON : GLP_OFF);
+  if (r->poll) glp_term_hook(poll_on_output, r);
   int rc = solve(q, r, plan, err);
+  if (r->poll) glp_term_hook(NULL, NULL);
   glp_term_out(was);
   glp_error_hook(NULL, NULL);
   return rc;
@@ -648,7 +667,8 @@ static int take_start(const sg_ilp *q, const sg_ilp_run *r, cb_state *s, int *pl
 /* The dual simplex's options for the root relaxation (the time limit is set later). */
 static void root_lp_options(glp_smcp *sm, const sg_ilp_run *r, double start_cost) {
   glp_init_smcp(sm);
-  sm->msg_lev = GLP_MSG_OFF;
+  sm->msg_lev = r->poll ? GLP_MSG_ON : GLP_MSG_OFF;   /* a poll reads the progress display */
+  sm->out_frq = POLL_MS;
   sm->meth = GLP_DUALP;
   sm->presolve = GLP_OFF;
   /* The long-step ratio test: the root LPs are highly degenerate 0/1 problems, where it

@@ -65,6 +65,8 @@ typedef struct sg_ilp_run {
   void *ctx;
   const sp_run_ctl *ctl;        /* a set cancel flag or its (moving) deadline stops the
                                    search like the deadline */
+  void (*poll)(void *ctx);      /* called in the branch-and-bound callback (may be NULL) */
+  void *poll_ctx;
   int lp_iter_limit;            /* simplex iterations per LP solve; 0: none */
   int64_t node_limit;           /* branch-and-bound nodes; 0: none (work limits: the same
                                    input stops at the same point whatever the machine) */

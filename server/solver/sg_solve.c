@@ -83,7 +83,10 @@ typedef struct solver {
   int64_t size;          /* reduced strategies + pairs + 1: what the work budgets scale with */
   int64_t work_limit;    /* heuristic work for the whole solve */
   int64_t first_round;   /* heuristic work for the first round of perturbation */
+  long long snapshot_served; /* the host's last snapshot time served (sp_sg_opts.on_snapshot) */
 } solver;
+
+static void poll_snapshot(void *ctx);
 
 /* When the solve must end: the time limit's end and the caller's deadline (which another
  * thread may move, ir/run_ctl.h), whichever comes first; 0: neither. */
@@ -270,6 +273,7 @@ static int run_ilp(solver *s, double share_end, bool *proved, bool *infeasible, 
     sg_ilp_run r = {.lp_deadline = timed && end > 0 ? now + (end - now) * 0.6 : end,
                     .deadline = end, .gap = s->o->gap, .start = start,
                     .on_plan = on_ilp_plan, .ctx = s, .ctl = s->o->ctl,
+                    .poll = s->o->on_snapshot ? poll_snapshot : NULL, .poll_ctx = s,
                     .lp_iter_limit = timed ? 0 : DEFAULT_LP_ITER_LIMIT,
                     .node_limit = timed ? 0 : DEFAULT_ILP_NODE_LIMIT};
     char note[160];
@@ -321,6 +325,43 @@ static bool seed_valid(const sp_sg *g, const int *seed, int64_t *cost) {
   return true;
 }
 
+/* The heuristic's plan `best` (of cost hc on the reduced problem) on the input graph, into
+ * choice [nnodes], checked there: *cost is its cost on the input. */
+static int expand_plan(const solver *s, const int *best, int64_t hc, int *choice, int64_t *cost,
+                       sp_err *err) {
+  int *plan = calloc((size_t)s->m->n + 1, sizeof(int));
+  if (!plan) return sp_err_set(err, SP_ENOMEM, "out of memory");
+  for (int i = 0; i < s->p->n; i++) plan[s->p->id[i]] = best[i];
+  sp_sg_model_expand(s->m, plan, choice);
+  free(plan);
+  sp_sg_eval ev;
+  int rc = sp_sg_evaluate(s->g, choice, &ev, err);
+  if (rc != SP_OK) return rc;
+  if (!ev.valid || ev.cost != hc + s->p->offset)
+    return sp_err_set(err, SP_EINTERNAL, "the solver's plan does not check out on the input "
+                      "(cost %lld vs %lld, %s)", (long long)ev.cost,
+                      (long long)(hc + s->p->offset), ev.valid ? "valid" : "invalid");
+  *cost = ev.cost;
+  return SP_OK;
+}
+
+/* The host's snapshot check (sp_sg_opts.on_snapshot): once its time has passed, the best plan
+ * so far goes to the host, and the solve goes on. A plan that does not check out (it always
+ * does; or memory ran out) is not handed out: the host hears from the final result. */
+static void poll_snapshot(void *ctx) {
+  solver *s = ctx;
+  long long at = s->o->on_snapshot ? sp_run_ctl_snapshot_due(s->o->ctl) : 0;
+  if (!at || at == s->snapshot_served || !s->h) return;
+  int64_t hc, cost;
+  const int *best = sp_sg_heur_best(s->h, &hc);
+  if (!best) return;   /* no plan yet: the first check that has one serves it */
+  s->snapshot_served = at;
+  int *choice = malloc(sizeof(int) * ((size_t)s->g->nnodes + 1));
+  if (choice && expand_plan(s, best, hc, choice, &cost, NULL) == SP_OK)
+    s->o->on_snapshot(s->o->snapshot_ctx, choice, cost, s->bound);
+  free(choice);
+}
+
 static int finish(solver *s, bool proved, bool infeasible, sp_err *err) {
   sp_sg_result *res = s->res;
   const sp_sg *g = s->g;
@@ -334,20 +375,9 @@ static int finish(solver *s, bool proved, bool infeasible, sp_err *err) {
     if (!res->choice) return sp_err_set(err, SP_ENOMEM, "out of memory");
   }
   if (best) {
-    int *plan = calloc((size_t)s->m->n + 1, sizeof(int));
-    if (!plan) return sp_err_set(err, SP_ENOMEM, "out of memory");
-    for (int i = 0; i < s->p->n; i++) plan[s->p->id[i]] = best[i];
-    sp_sg_model_expand(s->m, plan, res->choice);
-    free(plan);
-    sp_sg_eval ev;
-    int rc = sp_sg_evaluate(g, res->choice, &ev, err);
+    int rc = expand_plan(s, best, hc, res->choice, &res->cost, err);
     if (rc != SP_OK) return rc;
-    if (!ev.valid || ev.cost != hc + s->p->offset)
-      return sp_err_set(err, SP_EINTERNAL, "the solver's plan does not check out on the input "
-                        "(cost %lld vs %lld, %s)", (long long)ev.cost,
-                        (long long)(hc + s->p->offset), ev.valid ? "valid" : "invalid");
     res->has_plan = true;
-    res->cost = ev.cost;
   }
   if (seed_ok && (!res->has_plan || seed_cost < res->cost)) {
     memcpy(res->choice, s->o->incumbent, sizeof(int) * (size_t)g->nnodes);
@@ -475,6 +505,7 @@ static int start_heuristic(solver *s, sp_err *err) {
     return sp_err_set(err, SP_ENOMEM, "out of memory in the heuristic");
   sp_sg_heur_set_callback(s->h, on_incumbent, s);
   sp_sg_heur_set_ctl(s->h, opts->ctl);
+  if (opts->on_snapshot) sp_sg_heur_set_poll(s->h, poll_snapshot, s);
   if (opts->incumbent) {
     int *mplan = malloc(sizeof(int) * ((size_t)s->g->nnodes + 1));
     int *cplan = malloc(sizeof(int) * ((size_t)s->p->n + 1));
@@ -524,6 +555,7 @@ static int keep_improving(solver *s, sp_err *err) {
     int64_t left = s->work_limit - sp_sg_heur_work(s->h);
     if (left <= 0 || sp_run_ctl_cancelled(s->o->ctl)) break;
     sp_sg_heur_improve(s->h, left, end);
+    poll_snapshot(s);
     double later = solve_end(s);
     if (!(end > 0 && later > end && sp_clock_now() < later) || incumbent_proved(s)) break;
   }
@@ -540,6 +572,7 @@ static int search(solver *s, const sg_reduce_stats *rs, sp_err *err) {
   report_reduction(s, rs);
   if ((rc = start_heuristic(s, err)) != SP_OK || (rc = first_incumbent(s, err)) != SP_OK)
     return rc;
+  poll_snapshot(s);
   /* 3. integer program */
   if (incumbent_proved(s)) proved = true;
   if (!proved && !opts->no_ilp && s->p->n > 0 && !out_of_time(s)) {
@@ -547,6 +580,7 @@ static int search(solver *s, const sg_reduce_stats *rs, sp_err *err) {
     if ((rc = run_ilp(s, ilp_end, &proved, &infeasible, err)) != SP_OK) return rc;
   }
   if (s->p->n == 0) proved = true;
+  poll_snapshot(s);
   int64_t hc;
   if (!proved && !infeasible && !opts->no_heuristic && sp_sg_heur_best(s->h, &hc) &&
       hc + s->p->offset > s->bound && !out_of_time(s) && (rc = keep_improving(s, err)) != SP_OK)

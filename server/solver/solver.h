@@ -58,6 +58,10 @@
 /* Costs and usages above 2^53 (and below SP_SG_FORBIDDEN) are rejected by readers whose
  * numbers pass through a double (JSON): they would not be exact. */
 #define SP_SG_MAX_EXACT       ((int64_t)1 << 53)
+/* The usages of all nodes at once (each node's largest, summed) stay at or below this, so
+ * that no live-usage sum, with the limit and the slack the solvers add to it, can overflow
+ * int64: sp_sg_add_node refuses a node that would pass it (SP_ELIMIT). */
+#define SP_SG_MAX_USAGE_SUM   (INT64_MAX / 4)
 
 typedef struct sp_sg_interval {
   int64_t start, end; /* live at start <= t < end */
@@ -82,6 +86,7 @@ typedef struct sp_sg {
   sp_sg_node *nodes;    /* [nnodes] */
   sp_sg_edge *edges;    /* [nedges] */
   int64_t usage_limit;  /* SP_SG_NO_LIMIT when there is none */
+  int64_t usage_sum;    /* the largest usage of every node, summed (<= SP_SG_MAX_USAGE_SUM) */
   int cap_nodes, cap_edges;
 } sp_sg;
 
@@ -191,6 +196,14 @@ typedef struct sp_sg_opts {
   void *progress_ctx;
   const sp_run_ctl *ctl;  /* optional: a set cancel flag stops the solve between phases and
                              inside the ILP (status "timeout", the best plan so far) */
+  /* The best plan so far, handed out while the solve goes on (optional; ctl's snapshot_at_us,
+   * ir/run_ctl.h): once that time has passed, the next check that has a valid plan calls this
+   * on the solving thread with the plan on the input graph (choice [nnodes]), its cost there
+   * and the lower bound proven so far (INT64_MIN: none); then the solve goes on, undisturbed
+   * (the callback must not touch the graph). Checks: between phases, in the heuristic's
+   * clock checks and in the branch-and-bound callback. Each snapshot time is served once. */
+  void (*on_snapshot)(void *ctx, const int *choice, int64_t cost, int64_t bound);
+  void *snapshot_ctx;
 } sp_sg_opts;
 
 void sp_sg_opts_init(sp_sg_opts *o);

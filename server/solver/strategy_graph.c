@@ -57,6 +57,13 @@ int sp_sg_add_node(sp_sg *g, int nstrat, const int64_t *costs, const int64_t *us
   int rc = check_costs(costs, nstrat, "costs", err);
   if (rc == SP_OK && usages) rc = check_costs(usages, nstrat, "usages", err);
   if (rc != SP_OK) return sp_err_prefix(err, "node %d", g->nnodes);
+  int64_t most = 0, sum;
+  for (int k = 0; usages && k < nstrat; k++)
+    if (usages[k] > most) most = usages[k];
+  if (__builtin_add_overflow(g->usage_sum, most, &sum) || sum > SP_SG_MAX_USAGE_SUM)
+    return sp_err_set(err, SP_ELIMIT, "node %d: the usages of one plan could add up to more "
+                      "than %.4g (SP_SG_MAX_USAGE_SUM), past what the live usage is counted in",
+                      g->nnodes, (double)SP_SG_MAX_USAGE_SUM);
   if (sp_arena_grow(g->arena, (void **)&g->nodes, &g->cap_nodes, g->nnodes, sizeof *g->nodes))
     return sp_err_set(err, SP_ENOMEM, "out of memory adding node %d", g->nnodes);
   sp_sg_node *n = &g->nodes[g->nnodes];
@@ -68,6 +75,7 @@ int sp_sg_add_node(sp_sg *g, int nstrat, const int64_t *costs, const int64_t *us
   memcpy(n->costs, costs, sizeof(int64_t) * (size_t)nstrat);
   if (usages) memcpy(n->usages, usages, sizeof(int64_t) * (size_t)nstrat);
   n->live = live;
+  g->usage_sum = sum;
   return g->nnodes++;
 }
 

@@ -194,7 +194,8 @@ static void take_message(th_result *r, grpc_byte_buffer *bb) {
 }
 
 static th_result run_call(th_channel *c, const char *method, const void *req, size_t len,
-                          int timeout_ms, const char *token, int cancel_after_ms) {
+                          int timeout_ms, const char *token, int cancel_after_ms,
+                          th_watch_fn watch, void *watch_ctx) {
   th_result r;
   memset(&r, 0, sizeof r);
   double t0 = 1e3 * sp_clock_now();
@@ -262,6 +263,7 @@ static th_result run_call(th_channel *c, const char *method, const void *req, si
                                                 NULL);
     if (!ev.success || !in) break;
     take_message(&r, in);
+    if (watch && r.msg) watch(watch_ctx, r.msg, r.len);
   }
   if (!got_status)
     grpc_completion_queue_pluck(cq, &tag_s, gpr_inf_future(GPR_CLOCK_REALTIME), NULL);
@@ -290,12 +292,17 @@ static th_result run_call(th_channel *c, const char *method, const void *req, si
 
 th_result th_call(th_channel *c, const char *method, const void *req, size_t len,
                   int timeout_ms, const char *token) {
-  return run_call(c, method, req, len, timeout_ms, token, 0);
+  return run_call(c, method, req, len, timeout_ms, token, 0, NULL, NULL);
+}
+
+th_result th_call_watch(th_channel *c, const char *method, const void *req, size_t len,
+                        int timeout_ms, th_watch_fn watch, void *ctx) {
+  return run_call(c, method, req, len, timeout_ms, NULL, 0, watch, ctx);
 }
 
 th_result th_call_cancel(th_channel *c, const char *method, const void *req, size_t len,
                          int cancel_after_ms) {
-  return run_call(c, method, req, len, 120000, NULL, cancel_after_ms);
+  return run_call(c, method, req, len, 120000, NULL, cancel_after_ms, NULL, NULL);
 }
 
 bool th_health_serving(th_channel *c, double *ms) {

@@ -60,6 +60,12 @@ void th_close(th_channel *c);
 th_result th_call(th_channel *c, const char *method, const void *req, size_t len,
                   int timeout_ms, const char *token);
 
+/* th_call (no token) that shows each message to `watch` as it arrives, on the calling thread
+ * (a streaming call's progress events, e.g. to act once a search has a plan). */
+typedef void (*th_watch_fn)(void *ctx, const uint8_t *msg, size_t len);
+th_result th_call_watch(th_channel *c, const char *method, const void *req, size_t len,
+                        int timeout_ms, th_watch_fn watch, void *ctx);
+
 /* A call started now and cancelled after `cancel_after_ms`. */
 th_result th_call_cancel(th_channel *c, const char *method, const void *req, size_t len,
                          int cancel_after_ms);

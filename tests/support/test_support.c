@@ -13,6 +13,7 @@
 
 #include "ir/file_read.h"
 #include "ir/strbuf.h"
+#include "ir/verify.h"
 #include "mlir/mlir.h"
 
 int sp_test_run(Suite *s) {
@@ -89,6 +90,18 @@ char *sp_test_print(const sp_module *m) {
   int rc = sp_mlir_print(m, &sb, &err);
   ck_assert_msg(rc == SP_OK, "%s", err.msg);
   return sp_strbuf_detach(&sb);
+}
+
+const char *sp_test_verify(const char *text) {
+  static char msg[SP_ERR_MSG_MAX];
+  sp_module *m = NULL;
+  sp_err err;
+  int rc = sp_mlir_parse(text, strlen(text), "s.mlir", 1, &m, &err);
+  ck_assert_msg(rc == SP_OK, "parse: %s", err.msg);
+  rc = sp_verify_module(m, &err);
+  snprintf(msg, sizeof msg, "%s", rc == SP_OK ? "" : err.msg);
+  sp_module_free(m);
+  return msg;
 }
 
 static int by_name(const struct dirent **a, const struct dirent **b) {

@@ -44,5 +44,8 @@ int sp_test_for_each_chunk(const char *rel_dir, sp_test_chunk_fn fn, void *ctx);
 sp_module *sp_test_parse(const char *text);
 /* The module printed in Shardy's form (malloc'd; the caller frees). */
 char *sp_test_print(const sp_module *m);
+/* Parses `text` as "s.mlir" (failing the test if it does not parse) and verifies it: "" or the
+ * verifier's message (a static buffer, overwritten by the next call). */
+const char *sp_test_verify(const char *text);
 
 #endif
