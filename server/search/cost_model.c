@@ -147,11 +147,30 @@ sp_sharding *sp_layout_to_sharding(sp_arena *a, const sp_layout *l, const sp_mes
 bool sp_layout_equal(const sp_layout *x, const sp_layout *y) {
   if (x == y) return true;
   if (x->rank != y->rank || x->unreduced != y->unreduced) return false;
-  for (int d = 0; d <= x->rank; d++)
+  /* (The hot path of the reshard memo's lookups: compared in place, not by call.) */
+  for (int d = 1; d <= x->rank; d++)
     if (x->start[d] != y->start[d]) return false;
-  for (int i = 0; i < x->start[x->rank]; i++)
-    if (!sp_ft_axis_equal(x->axes[i], y->axes[i])) return false;
+  for (int i = 0; i < x->start[x->rank]; i++) {
+    const sp_ft_axis *a = &x->axes[i], *b = &y->axes[i];
+    if (a->axis != b->axis || a->pre != b->pre || a->size != b->size) return false;
+  }
   return true;
+}
+
+static uint64_t mix(uint64_t h, uint64_t v) {
+  h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+  return h * 0xff51afd7ed558ccdULL;
+}
+
+uint64_t sp_layout_dims_hash(const sp_layout *l) {
+  if (l->hash) return l->hash;
+  uint64_t h = mix(0x51ed270b27a3c4f1ULL, (uint64_t)l->rank);
+  for (int d = 1; d <= l->rank; d++) h = mix(h, (uint64_t)l->start[d]);
+  for (int i = 0; i < l->start[l->rank]; i++)
+    h = mix(h, (uint64_t)l->axes[i].axis ^ ((uint64_t)l->axes[i].pre << 8) ^
+                   ((uint64_t)l->axes[i].size << 36));
+  ((sp_layout *)l)->hash = h ? h : 1;   /* a cache in a layout that is otherwise immutable */
+  return l->hash;
 }
 
 int64_t sp_layout_dim_shards(const sp_layout *l, const sp_mesh *mesh, int d) {
@@ -460,12 +479,14 @@ static void add_step(const sp_cost_model *cm, double bytes, const sp_reshard_sha
                               out->nsteps < SP_RESHARD_MAX_STEPS ? &out->steps[out->nsteps++] : NULL);
 }
 
-/* `from` -> `to` (dims only) after the all-reduce `ar` (naxes 0: none), as the export lowers
+/* `from` -> `to` (dims only) after the all-reduce `ar` (NULL: none), as the export lowers
  * and the canonicalizer fuses it. */
 static int reshard_after_reduce(const sp_cost_model *cm, const sp_type *type,
                                 const sp_reshard_shape *ar, const sp_layout *from,
                                 const sp_layout *to, sp_reshard *out) {
   double bytes = sp_cost_tensor_bytes(type);
+  sp_layout_dims_hash(from);   /* (cached in the layouts, then in their copies) */
+  sp_layout_dims_hash(to);
   sp_layout fd = *from, td = *to;   /* the dims alone */
   fd.unreduced = td.unreduced = 0;
   const sp_reshard_shape *steps = NULL;
@@ -479,7 +500,7 @@ static int reshard_after_reduce(const sp_cost_model *cm, const sp_type *type,
     return SP_OK;
   }
   if (rc) return rc;
-  if (ar->naxes) {
+  if (ar) {
     sp_reshard_shape rs, rest;
     if (rc == SP_OK && n > 0 && steps[0].kind == SP_COLL_ALL_SLICE &&
         fuse_reduce_scatter(cm, ar, &steps[0], &rs, &rest)) {
@@ -505,7 +526,9 @@ int sp_cost_reshard(const sp_cost_model *cm, const sp_type *type, const sp_layou
     return SP_OK;
   }
   /* Partial sums no longer kept: all-reduced first, in the source's dims. */
-  sp_reshard_shape ar = all_reduce_shape(cm, from->unreduced & ~to->unreduced, from);
+  uint32_t reduce = from->unreduced & ~to->unreduced;
+  if (!reduce) return reshard_after_reduce(cm, type, NULL, from, to, out);
+  sp_reshard_shape ar = all_reduce_shape(cm, reduce, from);
   return reshard_after_reduce(cm, type, &ar, from, to, out);
 }
 
@@ -515,6 +538,7 @@ int sp_cost_reshard_reducing(const sp_cost_model *cm, const sp_type *type, const
   out->nsteps = 0;
   out->seconds = 0;
   if (from->rank != to->rank || nred > SP_MAX_MESH_AXES_CLUSTER) return SP_EINVAL;
+  if (!nred) return reshard_after_reduce(cm, type, NULL, from, to, out);
   sp_reshard_shape ar;
   memset(&ar, 0, sizeof ar);
   ar.kind = SP_COLL_ALL_REDUCE;

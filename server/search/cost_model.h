@@ -82,6 +82,8 @@ typedef struct sp_layout {
   sp_ft_axis *axes;    /* [start[rank]], major first within each dim */
   uint32_t unreduced;  /* bit a: the tensor holds partial sums over whole mesh axis a (Shardy's
                           unreduced axes, sum kind); never an axis the dims use */
+  uint64_t hash;       /* sp_layout_dims_hash's cache, 0 until asked (a layout's dims never
+                          change once built; a copy with other unreduced axes keeps it) */
 } sp_layout;
 
 /* The unsharded layout of a rank-`rank` tensor (allocated from `a`; NULL on out-of-memory). */
@@ -102,6 +104,8 @@ static inline int sp_layout_dim_naxes(const sp_layout *l, int d) {
   return l->start[d + 1] - l->start[d];
 }
 bool sp_layout_equal(const sp_layout *x, const sp_layout *y);
+/* A hash of the dims (rank and axes, not the unreduced axes), computed once per layout. */
+uint64_t sp_layout_dims_hash(const sp_layout *l);
 /* Product of the sizes of dim d's axes / of every axis. */
 int64_t sp_layout_dim_shards(const sp_layout *l, const sp_mesh *mesh, int d);
 int64_t sp_layout_shards(const sp_layout *l, const sp_mesh *mesh);

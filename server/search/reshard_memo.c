@@ -74,16 +74,6 @@ static uint64_t mix(uint64_t h, uint64_t v) {
   return h * 0xff51afd7ed558ccdULL;
 }
 
-/* Dims and axes folded together; equal layouts hash alike, others rarely (then compared). */
-static uint64_t layout_hash(uint64_t h, const sp_layout *l) {
-  h = mix(h, (uint64_t)l->rank);
-  for (int d = 1; d <= l->rank; d++) h = mix(h, (uint64_t)l->start[d]);
-  for (int i = 0; i < l->start[l->rank]; i++)
-    h = mix(h, (uint64_t)l->axes[i].axis ^ ((uint64_t)l->axes[i].pre << 8) ^
-                   ((uint64_t)l->axes[i].size << 36));
-  return h;
-}
-
 static sp_layout *copy_layout(sp_arena *a, const sp_layout *l) {
   sp_layout *c = sp_layout_new_unsharded(a, l->rank);
   if (!c) return NULL;
@@ -131,7 +121,8 @@ static int64_t gcd64(int64_t a, int64_t b) {
 static bool room_of(const sp_reshard_memo *m, const int64_t *shape, int rank, int64_t *room) {
   bool any = false;
   for (int d = 0; d < rank; d++) {
-    int64_t g = shape && shape[d] > 0 ? gcd64(shape[d], m->ndevices) : m->ndevices;
+    int64_t g = !shape || shape[d] <= 0 || shape[d] % m->ndevices == 0 ? m->ndevices
+                                                                         : gcd64(shape[d], m->ndevices);
     room[d] = g == m->ndevices ? 0 : g;
     any |= room[d] != 0;
   }
@@ -250,7 +241,7 @@ int sp_reshard_memo_get(sp_reshard_memo *memo, const sp_layout *from, const sp_l
   int64_t roombuf[SP_MAX_RANK];
   const int64_t *room = from->rank <= SP_MAX_RANK && room_of(memo, shape, from->rank, roombuf)
                             ? roombuf : NULL;
-  uint64_t h = layout_hash(layout_hash(0x51ed270b27a3c4f1ULL, from), to);
+  uint64_t h = mix(sp_layout_dims_hash(from), sp_layout_dims_hash(to));
   for (int d = 0; room && d < from->rank; d++) h = mix(h, (uint64_t)room[d]);
   size_t j = h & (memo->cap - 1);
   for (; memo->t[j].from; j = (j + 1) & (memo->cap - 1)) {

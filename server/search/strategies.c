@@ -162,6 +162,7 @@ static bool scratch_layout(op_enum *e, int t, sp_layout *view) {
   if (!build_scratch(e, rt, &naxes)) return false;
   view->rank = rt->rank;
   view->unreduced = 0;
+  view->hash = 0;
   view->start = e->scratch_start;
   view->axes = e->scratch_axes;
   return true;
