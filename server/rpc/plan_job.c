@@ -690,8 +690,17 @@ static waiter *take_all(sp_job *j) { return take_waiters_locked(j, true, 0); }
  * then those due get DEADLINE_EXCEEDED and true says to run the search again. */
 static bool search_failed(sp_job *j, int rc, const sp_err *err) {
   sp_service *s = j->svc;
-  char msg[SP_ERR_MSG_MAX + 128];
+  char msg[SP_ERR_MSG_MAX + 256];
   int status = run_failure(j, rc, err, msg, sizeof msg);
+  if (status == SP_RPC_DEADLINE_EXCEEDED) {
+    /* The caller's own deadline may still be ahead: its end came first, by the margin. */
+    char why[sizeof msg];
+    snprintf(why, sizeof why, "%.*s", SP_ERR_MSG_MAX, msg);
+    snprintf(msg, sizeof msg, "no plan could be answered by the deadline: %.*s (a plan of "
+             "this %lld-op module takes about %lld ms to build, store and send after the "
+             "search)", SP_ERR_MSG_MAX, why, (long long)j->nops,
+             (long long)answer_margin_ms(s, j->nops));
+  }
   bool again = false;
   waiter *ws;
   pthread_mutex_lock(&s->mu);

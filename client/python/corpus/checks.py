@@ -89,23 +89,23 @@ def _named(mesh, spec):
 
 # Why a value of the plan of the lowered text has no counterpart in XLA's module.
 NO_COUNTERPART = {
-    "const": "constant expression: XLA's HLO simplifier folds it into a constant before Shardy "
-             "runs",
-    "view": "reshape of unit dimensions: XLA rewrites it into another one (the value it views "
-            "is compared)",
+    "const": "constant expression: XLA's HLO simplifier folds or rewrites it before Shardy runs "
+             "(no value of its module computes it)",
+    "view": "reshape: XLA merges a chain of reshapes (unit-dimension broadcasts included) into "
+            "another one; the value they reshape is compared",
     "transpose": "intermediate transpose: XLA merges consecutive transposes into one",
     "chlo": "chlo op: XLA expands it into stablehlo ops and its result was not found",
 }
 
 
-def _no_counterpart_cause(g, n) -> str:
-    if n.const:
-        return NO_COUNTERPART["const"]
-    if n.op == "view":
+def _no_counterpart_cause(g, n, matched: set) -> str:
+    if n.op == "view" and (n.root in matched or not n.const):
         return NO_COUNTERPART["view"]
     if n.op == "stablehlo.transpose" and any(g.nodes[u].op == "stablehlo.transpose"
                                              for u in n.users):
         return NO_COUNTERPART["transpose"]
+    if n.const:
+        return NO_COUNTERPART["const"]
     if n.op.startswith("chlo."):
         return NO_COUNTERPART["chlo"]
     return "unexplained"
@@ -158,10 +158,11 @@ def check_propagation(lowered, mesh, client) -> PropagationResult:
         else:
             diffs.append(Diff(on.where, f"{sdy_text.spec_str(tn.spec)} ({tn.where})",
                               sdy_text.spec_str(on.spec), "sharding"))
+    matched = {o for o, _ in c.pairs}
     for o in c.unmatched:
         on = ours.nodes[o]
         diffs.append(Diff(on.where, "(no counterpart)", sdy_text.spec_str(on.spec),
-                          _no_counterpart_cause(ours, on)))
+                          _no_counterpart_cause(ours, on, matched)))
     values = sum(1 for n in ours.nodes if n.counted)
 
     # XLA's own input through the daemon, op by op.

@@ -107,7 +107,8 @@ def _unit_view(a: str, b: str) -> bool:
 class Graph:
     """The values of one module's @main, calls inlined, with their shardings and keys.
 
-    A *view* is a reshape, broadcast_in_dim or convert that changes nothing but unit
+    A *view* is a reshape (any: row-major order is kept, so a chain of them is one reshape of
+    the first value), or a broadcast_in_dim, transpose or convert that changes nothing but unit
     dimensions (or nothing at all): its `root` is the value it views, and a view with its
     root's type is the root itself as far as keys go. A call result's root is the value the
     callee returns. Step 2 of `correspond` compares operands through their roots."""
@@ -190,13 +191,29 @@ class Graph:
             v = self.splat.get(e)
             if v is None or self.nodes[x].type != ty:
                 continue
-            text = v.split(":")[0].strip()
             try:
-                same = float(text) == want if isinstance(want, float) else text == want
+                same = float(v) == want if isinstance(want, float) else v == want
             except ValueError:
                 same = False
             if same:
                 return x
+        return None
+
+    def _static_slice(self, op, name: str, operands: list, ty: str):
+        """The start offsets of a slice with unit strides, or of a dynamic_slice whose offsets
+        are constants; None otherwise (and for a slice of the whole operand)."""
+        if not operands or ty == self.nodes[operands[0]].type:
+            return None
+        if name == "stablehlo.slice":
+            strides = [int(x) for x in self.ir.DenseI64ArrayAttr(op.attributes["strides"])]
+            if any(x != 1 for x in strides):
+                return None
+            return tuple(int(x) for x in self.ir.DenseI64ArrayAttr(op.attributes["start_indices"]))
+        if name == "stablehlo.dynamic_slice" and all(o in self.splat for o in operands[1:]):
+            try:
+                return tuple(int(float(self.splat[o])) for o in operands[1:])
+            except ValueError:
+                return None
         return None
 
     def _transpose(self, op, operand: int) -> tuple:
@@ -209,11 +226,20 @@ class Graph:
         return operand, tuple(perm)
 
     def _splat(self, attr) -> Optional[str]:
+        """The value every element of a splat constant has, as a number ("64.0" for both
+        `dense<64> : i32` and `dense<6.4e+01> : f32`, so that a convert of it compares with the
+        constant XLA folds it into), or "true"/"false"; None when it is not a splat."""
         try:
             dense = self.ir.DenseElementsAttr(attr)
         except (TypeError, ValueError):
             return None
-        return str(dense.get_splat_value()) if dense.is_splat else None
+        if not dense.is_splat:
+            return None
+        text = str(dense.get_splat_value()).split(":")[0].strip()
+        try:
+            return repr(float(text))
+        except ValueError:
+            return text
 
     def _intern(self, key) -> int:
         return self._keys.setdefault(key, len(self._keys))
@@ -312,8 +338,8 @@ class Graph:
                     len(operands) == 1 and operands[0] in self.splat:
                 splat = self.splat[operands[0]]    # XLA folds these into the constant
             elif name == "stablehlo.convert" and len(operands) == 1 and \
-                    operands[0] in self.splat and ty == self.nodes[operands[0]].type:
-                splat = self.splat[operands[0]]
+                    operands[0] in self.splat:
+                splat = self.splat[operands[0]]    # XLA folds the convert of a constant
             tsrc, tmap = -1, ()
             if name in ("sdy.reshard", "sdy.sharding_constraint"):
                 # The same data in another sharding: operands read through it to the value it
@@ -338,6 +364,10 @@ class Graph:
                                        src.index, "view")
                 else:
                     key = ("transpose", ty, base.key, tuple(moved))
+            elif self._static_slice(op, name, operands, ty) is not None:
+                # A dynamic_slice at constant offsets is the slice XLA turns it into.
+                starts = self._static_slice(op, name, operands, ty)
+                key, kind = ("slice", ty, okeys[0], starts), "stablehlo.slice"
             elif name in ("stablehlo.slice", "stablehlo.dynamic_slice") and \
                     ty == self.nodes[operands[0]].type:
                 src = self.nodes[self.nodes[operands[0]].root]   # the whole operand
@@ -348,7 +378,11 @@ class Graph:
                 src = self.nodes[self.nodes[operands[0]].root]
                 if ty == src.type:                   # identity, or back to the viewed value
                     key, root, kind = src.key, src.index, "view"
-                elif name != "stablehlo.convert" and _unit_view(ty, src.type):
+                elif name == "stablehlo.reshape" or (
+                        name == "stablehlo.broadcast_in_dim" and
+                        _unit_view(ty, self.nodes[operands[0]].type)):
+                    # Row-major order is kept: a chain of reshapes is one reshape of the first
+                    # value (XLA merges them, and writes unit-dimension broadcasts as reshapes).
                     key, root, kind = ("view", ty, src.key), src.index, "view"
                 elif name == "stablehlo.broadcast_in_dim":
                     key = ("broadcast", ty, src.key)
@@ -358,7 +392,8 @@ class Graph:
             label = f"{prefix}{v.get_name()} = {op.name}"
             n = self._add("result", label, kind, ty, specs[i] if i < len(specs) else (),
                           operands, key, root=root, const=const)
-            self.nodes[n].sig = self._attr_sig(op, name) if kind != "view" else ()
+            self.nodes[n].sig = (self._attr_sig(op, name) if kind not in ("view", "stablehlo.slice")
+                                 else key[3:] if kind == "stablehlo.slice" else ())
             if tsrc >= 0 and kind != "view":
                 self.nodes[n].tsrc, self.nodes[n].tmap = tsrc, tmap
             if splat is not None:
