@@ -1,14 +1,18 @@
 #!/bin/sh
-# Line coverage of server/ (and store/, web/) by the fuzz corpora, per folder.
+# Line coverage of server/ (and store/, web/) by the fuzz inputs, per folder.
 #
 #   fuzz/coverage.sh DIR [EXTRA_CORPUS_ROOT]
 #
-# Builds the replay drivers with gcc --coverage into DIR, replays each target's seeds
-# (fuzz/corpus/, and the conformance chunks run.sh seeds it with), regressions
-# (fuzz/regressions/) and, when given, EXTRA_CORPUS_ROOT/<target>/ (e.g.
-# build/fuzz-clang/corpus, what the libFuzzer runs found), then sums gcov's line counts
-# per source folder. Prints a table: folder, lines executed, lines, percent. TARGETS="..."
-# replays only those targets (default: all of them).
+# Builds the replay drivers with gcc --coverage into DIR, replays each target's committed
+# inputs: its seeds (fuzz/corpus/, and the conformance chunks of ../shared that run.sh seeds
+# it with, when that folder exists), its regressions (fuzz/regressions/) and, when given,
+# EXTRA_CORPUS_ROOT/<target>/ (e.g. build/fuzz-clang/corpus, what libFuzzer runs found). The
+# pseudo-target `daemon` replays the proto inputs through the real daemon built with
+# coverage (fuzz_daemon_replay: server/daemon and the gRPC service, the cache and the
+# dashboard as the daemon runs them). Then sums gcov's line counts per source folder and
+# prints a table: folder, lines executed, lines, percent. TARGETS="..." replays only those
+# targets (default: all of them). Without EXTRA_CORPUS_ROOT the figures depend only on the
+# checkout (and ../shared): docs/fuzzing.md gives them.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 src=$(dirname "$here")
@@ -16,10 +20,17 @@ dir=${1:?usage: coverage.sh DIR [EXTRA_CORPUS_ROOT]}
 extra=${2:-}
 cmake -S "$src" -B "$dir" -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_FLAGS="--coverage -O0" \
   -DCMAKE_EXE_LINKER_FLAGS=--coverage >/dev/null
-targets=${TARGETS:-"mlir mlir_struct mlir_diff einsum cluster iopddl proto web cache_row export"}
-cmake --build "$dir" -j"${JOBS:-2}" --target $(for t in $targets; do printf 'fuzz_replay_%s ' "$t"; done) >/dev/null
+targets=${TARGETS:-"mlir mlir_struct mlir_diff einsum cluster iopddl proto web cache_row export daemon"}
+cmake --build "$dir" -j"${JOBS:-2}" --target $(for t in $targets; do
+  if [ "$t" = daemon ]; then printf 'fuzz_daemon_replay shardpland '; else printf 'fuzz_replay_%s ' "$t"; fi
+done) >/dev/null
 find "$dir" -name '*.gcda' -delete
 for t in $targets; do
+  if [ "$t" = daemon ]; then
+    "$dir/bin/fuzz_daemon_replay" "$here/regressions/proto" "$here/corpus/proto" \
+      ${extra:+"$extra/proto"} >/dev/null 2>&1 || echo "coverage.sh: the daemon replay failed" >&2
+    continue
+  fi
   case "$t" in mlir*|export) seeds=mlir ;; *) seeds=$t ;; esac
   set --
   for d in "$here/corpus/$seeds" "$here/regressions/$t" ${extra:+"$extra/$t"} \

@@ -138,20 +138,29 @@ static const char *const engine_stages[SP_FUZZ_NSTAGES] = {"rejected", "parsed",
                                                           "propagated", "searched"};
 static const char *const *stage_names = engine_stages;
 static const char *count_target;
-static long long counts[SP_FUZZ_NSTAGES];
+static long long counts[SP_FUZZ_NSTAGES];   /* every input */
+static long long after[SP_FUZZ_NSTAGES];    /* the inputs after the seed corpus */
+static bool seeds_done;
 
-static void report(void) {
+void sp_fuzz_seeds_done(void) { seeds_done = true; }
+
+/* One line of shares: reaching a stage means reaching it or any later one. */
+static void report_line(const char *what, const long long *c) {
   long long total = 0;
-  for (int i = 0; i < SP_FUZZ_NSTAGES; i++) total += counts[i];
+  for (int i = 0; i < SP_FUZZ_NSTAGES; i++) total += c[i];
   if (total == 0) return;
-  /* Reaching a stage means reaching it or any later one. */
   long long reached = total;
-  fprintf(stderr, "fuzz stats %s: %lld inputs", count_target, total);
+  fprintf(stderr, "fuzz stats %s%s: %lld inputs", count_target, what, total);
   for (int i = 0; i < SP_FUZZ_NSTAGES; i++) {
     if (i > 0) fprintf(stderr, ", %s %.1f%%", stage_names[i], 100.0 * (double)reached / total);
-    reached -= counts[i];
+    reached -= c[i];
   }
   fprintf(stderr, "\n");
+}
+
+static void report(void) {
+  report_line("", counts);
+  report_line(" after the seeds", after);
 }
 
 void sp_fuzz_count_names(const char *const names[SP_FUZZ_NSTAGES]) { stage_names = names; }
@@ -165,6 +174,7 @@ void sp_fuzz_count(const char *target, sp_fuzz_stage stage) {
   if (!enabled) return;
   count_target = target;
   counts[stage]++;
+  if (seeds_done) after[stage]++;
   long long total = 0;
   for (int i = 0; i < SP_FUZZ_NSTAGES; i++) total += counts[i];
   if (total % SP_FUZZ_REPORT_EVERY == 0) report();

@@ -70,5 +70,10 @@ void sp_fuzz_count(const char *target, sp_fuzz_stage stage);
 /* Names the stages in that report for a target whose stages mean other things (default:
  * rejected, parsed, verified, propagated, searched). `names` must outlive the run. */
 void sp_fuzz_count_names(const char *const names[SP_FUZZ_NSTAGES]);
+/* Marks the end of libFuzzer's replay of the seed corpus (the structure-aware mutator calls it
+ * when libFuzzer first asks it for an input): from then on the report also gives the shares of
+ * the inputs the fuzzing loop made ("after the seeds"), which is what the mutator achieves, not
+ * what the corpus already held. */
+void sp_fuzz_seeds_done(void);
 
 #endif /* SP_FUZZ_COMMON_H */

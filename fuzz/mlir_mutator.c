@@ -11,6 +11,7 @@
 #include "gen/model_gen.h"
 #include "ir/ir.h"
 #include "ir/strbuf.h"
+#include "fuzz_common.h"
 #include "mlir/mlir.h"
 
 size_t LLVMFuzzerMutate(uint8_t *data, size_t size, size_t max_size) __attribute__((weak));
@@ -296,6 +297,7 @@ static size_t generate(uint8_t *data, size_t max_size) {
 /* ------------------------------------------------------------------ the mutator */
 
 size_t sp_fuzz_mlir_mutate(uint8_t *data, size_t size, size_t max_size, unsigned int seed) {
+  sp_fuzz_seeds_done();   /* libFuzzer asks for mutations once the seeds have run */
   rng = 0x9E3779B97F4A7C15ULL ^ ((uint64_t)seed * 0x2545F4914F6CDD1DULL) ^ size;
   rnd(2);
   sp_module *m = NULL;

@@ -286,8 +286,18 @@ double sp_cost_tensor_bytes(const sp_type *type) {
   return (double)sp_type_num_elements(type) * bytes_per;
 }
 
+/* sp_cost_tensor_bytes of the tensor last priced, kept in the model: edges price one tensor
+ * for many pairs of layouts in a row. */
+static double model_bytes(const sp_cost_model *cm, const sp_type *type) {
+  if (type && type == cm->bytes_type) return cm->bytes;
+  sp_cost_model *w = (sp_cost_model *)cm;   /* a cache in a model otherwise read-only here */
+  w->bytes = sp_cost_tensor_bytes(type);
+  w->bytes_type = type;
+  return w->bytes;
+}
+
 double sp_cost_local_bytes(const sp_cost_model *cm, const sp_type *type, const sp_layout *l) {
-  return sp_cost_tensor_bytes(type) / (double)sp_layout_shards(l, cm->mesh);
+  return model_bytes(cm, type) / (double)sp_layout_shards(l, cm->mesh);
 }
 
 /* ------------------------------------------------------------------ collective shapes */
@@ -395,7 +405,7 @@ static double price_shape(const sp_cost_model *cm, double bytes, const sp_reshar
 
 double sp_cost_shape(const sp_cost_model *cm, const sp_type *type, const sp_reshard_shape *sh,
                      sp_collective *out) {
-  return price_shape(cm, sp_cost_tensor_bytes(type), sh, out);
+  return price_shape(cm, model_bytes(cm, type), sh, out);
 }
 
 int sp_cost_collective_op(const sp_cost_model *cm, const sp_op *op, sp_collective *out,
@@ -484,7 +494,7 @@ static void add_step(const sp_cost_model *cm, double bytes, const sp_reshard_sha
 static int reshard_after_reduce(const sp_cost_model *cm, const sp_type *type,
                                 const sp_reshard_shape *ar, const sp_layout *from,
                                 const sp_layout *to, sp_reshard *out) {
-  double bytes = sp_cost_tensor_bytes(type);
+  double bytes = model_bytes(cm, type);
   sp_layout_dims_hash(from);   /* (cached in the layouts, then in their copies) */
   sp_layout_dims_hash(to);
   sp_layout fd = *from, td = *to;   /* the dims alone */

@@ -125,6 +125,8 @@ typedef struct sp_cost_model {
   sp_axis_cost axis[SP_MAX_MESH_AXES_CLUSTER];
   double memory_bytes;  /* of device0 */
   struct sp_reshard_memo *memo;  /* the lowered layout changes (owned) */
+  const sp_type *bytes_type;     /* a cache of the last tensor priced (types never change): */
+  double bytes;                  /*   its bytes */
 } sp_cost_model;
 
 /* Places `mesh` on `c` (device_of: see sp_cluster_axis_costs; NULL = the mesh's device ids or
