@@ -544,6 +544,7 @@ static bool answer_plan(sp_job *j, sp_plan *plan, double search_s, double time_l
   uint8_t *bytes = NULL, *old_bytes = NULL;
   size_t n = 0, old_n = 0;
   sp_rows_pending_entry *pending = NULL;
+  double t0 = sp_clock_now(), t_built = 0, t_stored = 0;
   int rc = !a || sp_rpc_plan_summary(plan, &j->names, j->key, a, &resp, &err) ? SP_ENOMEM : SP_OK;
   if (!rc) {
     resp->search_seconds = search_s;
@@ -554,6 +555,7 @@ static bool answer_plan(sp_job *j, sp_plan *plan, double search_s, double time_l
   }
   char msg[SP_ERR_MSG_MAX + 64] = "out of memory building the answer";
   bool stored = false;
+  t_built = sp_clock_now();
   if (!rc) {
     pthread_mutex_lock(&j->keep_mu);
     if (!(old = better_stored(j, resp, &old_bytes, &old_n))) {
@@ -582,17 +584,25 @@ static bool answer_plan(sp_job *j, sp_plan *plan, double search_s, double time_l
      * repeatable). The callers get the cache's error and may retry. */
     if (rc) snprintf(msg, sizeof msg, "the plan could not be stored: %s", err.msg);
   }
+  t_stored = sp_clock_now();
   if (take) ws = take(j);
   if (rc) answer_error(s, ws, j->key, rc == SP_ENOMEM && !stored ? SP_RPC_RESOURCE_EXHAUSTED
                                                                   : sp__svc_status_of(rc), msg);
   else if (old) answer_waiters(j, ws, old, NULL, old_bytes, old_n, "(kept the better stored plan)");
   else answer_waiters(j, ws, resp, plan, NULL, 0, sp_rpc_status_word(resp));
   if (answered_ms) *answered_ms = sp_clock_now_ms();
+  double t_sent = sp_clock_now();
+  sp__svc_debug(s, "answer key=%.16s (%lld ops): built in %.0f ms, stored in %.0f ms%s, sent in "
+                "%.0f ms", j->key, (long long)j->nops, (t_built - t0) * 1e3,
+                (t_stored - t_built) * 1e3, pending ? " (rows after)" : "",
+                (t_sent - t_stored) * 1e3);
   if (pending) {
     if (sp_test_hook_rows_pending) sp_test_hook_rows_pending(j->key);
     if (store_details(j, plan, bytes, n, &err))
       sp__svc_log(s, NULL, "Plan", j->key, "details", SP_RPC_INTERNAL, err.msg);
     sp_rows_pending_end(s->pending, pending);
+    sp__svc_debug(s, "answer key=%.16s: detail rows stored %.0f ms after the answer", j->key,
+                  (sp_clock_now() - t_sent) * 1e3);
   }
   if (old) shardplan__v1__plan_response__free_unpacked(old, NULL);
   free(old_bytes);
