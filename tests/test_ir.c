@@ -162,6 +162,35 @@ START_TEST(ops_insert_and_unlink_keep_block_order) {
 }
 END_TEST
 
+START_TEST(every_op_name_maps_to_its_kind_and_nothing_else_does) {
+  for (int k = 1; k < SP_OP_KIND_COUNT; k++) {
+    const char *name = sp_op_kind_name((sp_op_kind)k);
+    ck_assert_int_eq(sp_op_kind_from_name(name), k);
+    /* A copy, not the table's own pointer: the lookup compares text. */
+    char copy[128];
+    ck_assert_uint_lt(strlen(name), sizeof copy);
+    strcpy(copy, name);
+    ck_assert_int_eq(sp_op_kind_from_name(copy), k);
+    /* One byte more or less is another name. */
+    size_t n = strlen(copy);
+    copy[n] = 'x';
+    copy[n + 1] = '\0';
+    ck_assert_int_eq(sp_op_kind_from_name(copy), SP_OP_UNKNOWN);
+    copy[n - 1] = '\0';
+    ck_assert_int_ne(sp_op_kind_from_name(copy), k);
+  }
+  ck_assert_int_eq(sp_op_kind_from_name(""), SP_OP_UNKNOWN);
+  ck_assert_int_eq(sp_op_kind_from_name("stablehlo."), SP_OP_UNKNOWN);
+  ck_assert_int_eq(sp_op_kind_from_name("mydialect.op"), SP_OP_UNKNOWN);
+  sp_module *m = sp_module_new(NULL);
+  sp_op *add = sp_op_create(m->arena, "stablehlo.add", 0, NULL, 0, NULL, 0);
+  sp_op *other = sp_op_create(m->arena, "mydialect.op", 0, NULL, 0, NULL, 0);
+  ck_assert_int_eq(add->kind, SP_OP_ADD);
+  ck_assert_int_eq(other->kind, SP_OP_UNKNOWN);
+  sp_module_free(m);
+}
+END_TEST
+
 START_TEST(attributes_are_set_replaced_and_removed) {
   sp_module *m = sp_module_new(NULL);
   sp_op *op = sp_op_create(m->arena, "stablehlo.concatenate", 0, NULL, 0, NULL, 0);
@@ -267,6 +296,7 @@ static Suite *ir_suite(void) {
 #endif
   tcase_add_test(tc, replacing_an_op_moves_its_place_uses_shardings_and_names_to_the_new_one);
   tcase_add_test(tc, ops_insert_and_unlink_keep_block_order);
+  tcase_add_test(tc, every_op_name_maps_to_its_kind_and_nothing_else_does);
   tcase_add_test(tc, attributes_are_set_replaced_and_removed);
   tcase_add_test(tc, types_print_and_measure);
   tcase_add_test(tc, sharding_prints_in_sdy_form);

@@ -4,6 +4,8 @@
 #include "ir/ir.h"
 
 #include <assert.h>
+#include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,11 +20,37 @@ static const char *const kind_names[SP_OP_KIND_COUNT] = {
 #undef SP_OP
 };
 
+/* Name -> kind: an open-addressing table over kind_names, filled once under pthread_once and
+ * read-only afterwards, so any number of threads may look up. sp_op_create looks up every op
+ * it makes (the reader, the passes, clones): a linear scan of the ~160 names cost ~2,600
+ * instructions per op, a quarter of parsing a module; a lookup here hashes the name once and
+ * compares it with one name, rarely two. */
+#define KIND_SLOTS 512 /* a power of two, over twice the kinds: probe runs stay short */
+_Static_assert(2 * SP_OP_KIND_COUNT <= KIND_SLOTS, "KIND_SLOTS too small for op_kind.def");
+static uint16_t kind_slots[KIND_SLOTS]; /* 0 (SP_OP_UNKNOWN) marks an empty slot */
+static pthread_once_t kind_slots_once = PTHREAD_ONCE_INIT;
+
+static uint32_t kind_hash(const char *s) { /* FNV-1a */
+  uint32_t h = 2166136261u;
+  for (; *s; s++) h = (h ^ (unsigned char)*s) * 16777619u;
+  return h;
+}
+
+/* Kinds go in in enum order, so a name listed twice finds its first kind first, as the linear
+ * scan this replaces did. */
+static void build_kind_slots(void) {
+  for (int k = 1; k < SP_OP_KIND_COUNT; k++) {
+    uint32_t i = kind_hash(kind_names[k]) & (KIND_SLOTS - 1);
+    while (kind_slots[i]) i = (i + 1) & (KIND_SLOTS - 1);
+    kind_slots[i] = (uint16_t)k;
+  }
+}
+
 sp_op_kind sp_op_kind_from_name(const char *name) {
-  /* A linear scan costs ~130 strcmp; the readers call this once per op, which is cheap next to
-   * tokenising the op. */
-  for (int k = 1; k < SP_OP_KIND_COUNT; k++)
-    if (strcmp(kind_names[k], name) == 0) return (sp_op_kind)k;
+  pthread_once(&kind_slots_once, build_kind_slots);
+  const uint32_t mask = KIND_SLOTS - 1;
+  for (uint32_t i = kind_hash(name) & mask; kind_slots[i]; i = (i + 1) & mask)
+    if (strcmp(kind_names[kind_slots[i]], name) == 0) return (sp_op_kind)kind_slots[i];
   return SP_OP_UNKNOWN;
 }
 
@@ -47,7 +75,8 @@ sp_type *sp_type_tensor(sp_arena *a, int rank, const int64_t *dims, const char *
 }
 
 static bool str_eq(const char *x, const char *y) {
-  if (!x || !y) return x == y;
+  if (x == y) return true; /* the reader interns element types: mostly the same pointer */
+  if (!x || !y) return false;
   return strcmp(x, y) == 0;
 }
 
@@ -157,8 +186,9 @@ void sp_type_print(sp_strbuf *sb, const sp_type *t) {
 /* ------------------------------------------------------------------ attributes */
 
 sp_attr *sp_attrs_get(const sp_attrs *d, const char *name) {
+  /* Names mostly differ in their first byte: compare that before calling strcmp. */
   for (int i = 0; i < d->n; i++)
-    if (strcmp(d->v[i].name, name) == 0) return &d->v[i];
+    if (d->v[i].name[0] == name[0] && strcmp(d->v[i].name, name) == 0) return &d->v[i];
   return NULL;
 }
 
@@ -236,11 +266,19 @@ void sp_value_replace_all_uses(sp_value *from, sp_value *to) {
 
 sp_op *sp_op_create(sp_arena *a, const char *name, int noperands, sp_value *const *operands,
                     int nresults, sp_type *const *result_types, int nregions) {
+  return sp_op_create_of_kind(a, name, sp_op_kind_from_name(name), noperands, operands, nresults,
+                              result_types, nregions);
+}
+
+sp_op *sp_op_create_of_kind(sp_arena *a, const char *name, sp_op_kind kind, int noperands,
+                            sp_value *const *operands, int nresults, sp_type *const *result_types,
+                            int nregions) {
   assert(name && noperands >= 0 && nresults >= 0 && nregions >= 0);
+  assert(kind == sp_op_kind_from_name(name));
   sp_op *op = sp_arena_calloc(a, 1, sizeof *op);
   if (!op) return NULL;
   op->name = name;
-  op->kind = sp_op_kind_from_name(name);
+  op->kind = kind;
   op->noperands = noperands;
   op->nresults = nresults;
   op->nregions = nregions;
@@ -450,6 +488,7 @@ static int absorb_list(sp_op *op, const char *name, int *n) {
 }
 
 int sp_op_absorb_result_shardings(sp_op *op, int *nlisted) {
+  if (op->attrs.n == 0) return SP_OK; /* most ops: nothing to look up (every case below does) */
   const char *inline_name = NULL;
   int rc;
   switch (op->kind) {

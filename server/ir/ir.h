@@ -237,6 +237,11 @@ struct sp_op {
  * empty regions. Returns NULL on out-of-memory. */
 sp_op *sp_op_create(sp_arena *a, const char *name, int noperands, sp_value *const *operands,
                     int nresults, sp_type *const *result_types, int nregions);
+/* sp_op_create for a caller that already knows the kind of `name` (the reader looks it up
+ * once per op name, not once per op); `kind` must be sp_op_kind_from_name(name). */
+sp_op *sp_op_create_of_kind(sp_arena *a, const char *name, sp_op_kind kind, int noperands,
+                            sp_value *const *operands, int nresults, sp_type *const *result_types,
+                            int nregions);
 void sp_op_set_operand(sp_op *op, int i, sp_value *v);
 /* Attaches a detached op. */
 void sp_block_append(sp_block *b, sp_op *op);

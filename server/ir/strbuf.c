@@ -27,7 +27,10 @@ static bool reserve(sp_strbuf *sb, size_t extra) {
   if (sb->oom) return false;
   if (extra < sb->cap - sb->len) return true;   /* room for the text and its NUL */
   if (extra > SIZE_MAX - 1 - sb->len) { sb->oom = true; return false; }
-  if (sp_grow_z((void **)&sb->buf, &sb->cap, sb->len + extra, 1)) { sb->oom = true; return false; }
+  /* A first buffer of 256 bytes: most strings are built in one or two steps, and growing
+   * through 8, 16, 32, ... costs more reallocs than the bytes it saves. */
+  size_t want = sb->len + extra < 255 ? 255 : sb->len + extra;
+  if (sp_grow_z((void **)&sb->buf, &sb->cap, want, 1)) { sb->oom = true; return false; }
   return true;
 }
 

@@ -21,4 +21,18 @@ int sp__mlir_attr_key(sp__mlir_parser *p, const char **out);
 int sp__mlir_decode_structured(sp__mlir_parser *p, const sp__mlir_attr_schema *s, const char *name,
                                sp_attrs *dst);
 
+/* One piece of a dense<...> body in reading order: attr_text.c collects them, dense_check.c
+ * checks them against the literal's type. */
+typedef struct sp__mlir_dense_item {
+  int kind;                 /* 0 leaf, 1 open '[' (tok is the bracket), 2 close ']' */
+  bool neg, neg2;
+  sp__mlir_token tok, tok2; /* tok2: imaginary part of a complex leaf */
+  bool complex;
+} sp__mlir_dense_item;
+/* Checks the `n` items of a dense literal (keyword token `at`) against `type` (NULL when the
+ * literal has none) as MLIR's parser does: shape, splat, hex byte count, element kinds and
+ * ranges (dense_check.c). */
+int sp__mlir_dense_check(sp__mlir_parser *p, const sp__mlir_token *at, const sp__mlir_dense_item *v,
+                         int n, const sp_type *type);
+
 #endif /* SP_MLIR_ATTR_READER_INT_H */

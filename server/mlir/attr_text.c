@@ -140,13 +140,8 @@ static int number_text(sp__mlir_parser *p, sp_strbuf *sb, bool elide, sp_type **
 }
 
 /* dense<...> : type. Leaves are collected first: their spelling depends on the element type,
- * which follows the body. */
-typedef struct dense_item {
-  int kind;               /* 0 leaf, 1 open '[', 2 close ']' */
-  bool neg, neg2;
-  sp__mlir_token tok, tok2; /* tok2: imaginary part of a complex leaf */
-  bool complex;
-} dense_item;
+ * which follows the body, and dense_check.c checks them against it. */
+typedef sp__mlir_dense_item dense_item;
 
 typedef struct dense_items { dense_item *v; int n, cap; } dense_items;
 
@@ -173,8 +168,10 @@ static int dense_elems(sp__mlir_parser *p, dense_items *d) {
   memset(&it, 0, sizeof it);
   int rc = sp__mlir_enter(p);
   if (rc) return rc;
-  if (sp__mlir_accept(p, SP_TOK_LSQUARE)) {
+  if (p->lx.tok.kind == SP_TOK_LSQUARE) {
     it.kind = 1;
+    it.tok = p->lx.tok; /* where a ragged list is reported */
+    sp__mlir_next(p);
     if ((rc = dense_push(p, d, &it))) return rc;
     if (p->lx.tok.kind != SP_TOK_RSQUARE) {
       for (;;) {
@@ -217,7 +214,9 @@ static void put_dense_leaf(sp_strbuf *sb, const dense_item *it, const char *elem
   put_scalar(sb, it->neg, &it->tok, elem);
 }
 
-static int dense_text(sp__mlir_parser *p, sp_strbuf *sb, const char *word, sp_type **type_out) {
+static int dense_text(sp__mlir_parser *p, sp_strbuf *sb, const sp__mlir_token *at,
+                      sp_type **type_out) {
+  const char *word = "dense";
   dense_items d = {0};
   int rc = sp__mlir_expect(p, SP_TOK_LESS, word);
   if (rc) return rc;
@@ -225,6 +224,7 @@ static int dense_text(sp__mlir_parser *p, sp_strbuf *sb, const char *word, sp_ty
   if ((rc = sp__mlir_expect(p, SP_TOK_GREATER, word))) return rc;
   sp_type *type = NULL;
   if (sp__mlir_accept(p, SP_TOK_COLON) && (rc = sp__mlir_parse_type(p, &type))) return rc;
+  if ((rc = sp__mlir_dense_check(p, at, d.v, d.n, type))) return rc;
   const char *elem = sp__mlir_elem_of(type);
   /* Splat: every leaf spells the same. */
   int nleaves = 0, first = -1;
@@ -466,8 +466,9 @@ static int bare_text(sp__mlir_parser *p, sp_strbuf *sb, sp_type **type_out) {
     return SP_OK;
   }
   if (sp__mlir_tok_is(t, "dense")) {
+    sp__mlir_token at = *t;
     sp__mlir_next(p);
-    return dense_text(p, sb, "dense", type_out);
+    return dense_text(p, sb, &at, type_out);
   }
   if (sp__mlir_tok_is(t, "array")) {
     sp__mlir_next(p);

@@ -231,9 +231,6 @@ int sp__mlir_parse_constant_like(sp__mlir_parser *p, const sp__mlir_op_header *h
   sp__mlir_token at = p->lx.tok;
   rc = sp__mlir_parse_attr_text(p, &sb, false, &t);
   if (!rc && !t) rc = sp__mlir_error(p, &at, "expected a typed value (such as dense<0> : tensor<i32>) in '%s'", h->name);
-  if (!rc && t->kind == SP_TYPE_TENSOR && !sp_type_is_static_tensor(t) &&
-      strncmp(sp_strbuf_str(&sb), "dense<", 6) == 0)
-    rc = sp__mlir_error(p, &at, "elements literal type must have static shape");
   sp_attr value = {.name = "value", .kind = SP_ATTR_TEXT};
   if (!rc) {
     value.u.s = sp_arena_strndup(p->a, sp_strbuf_str(&sb), sb.len);

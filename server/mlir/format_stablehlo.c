@@ -168,6 +168,22 @@ static const piece *desc_for(sp_op_kind kind) {
 
 /* ------------------------------------------------------------------ parsing pieces */
 
+/* The token a punctuation character of a literal stands for; SP_TOK_EOF for a word. */
+static sp__mlir_tok_kind literal_punct(char c) {
+  switch (c) {
+    case ',': return SP_TOK_COMMA;
+    case '=': return SP_TOK_EQUAL;
+    case '[': return SP_TOK_LSQUARE;
+    case ']': return SP_TOK_RSQUARE;
+    case ':': return SP_TOK_COLON;
+    case '{': return SP_TOK_LBRACE;
+    case '}': return SP_TOK_RBRACE;
+    case '(': return SP_TOK_LPAREN;
+    case ')': return SP_TOK_RPAREN;
+    default: return SP_TOK_EOF;
+  }
+}
+
 /* Consumes the tokens of literal text `s` (",", "=", "[", "]", ":", words). */
 int sp__mlir_parse_literal(sp__mlir_parser *p, const char *s, const char *op) {
   while (*s) {
@@ -175,30 +191,19 @@ int sp__mlir_parse_literal(sp__mlir_parser *p, const char *s, const char *op) {
       s++;
       continue;
     }
-    sp__mlir_tok_kind k;
-    switch (*s) {
-      case ',': k = SP_TOK_COMMA; break;
-      case '=': k = SP_TOK_EQUAL; break;
-      case '[': k = SP_TOK_LSQUARE; break;
-      case ']': k = SP_TOK_RSQUARE; break;
-      case ':': k = SP_TOK_COLON; break;
-      case '{': k = SP_TOK_LBRACE; break;
-      case '}': k = SP_TOK_RBRACE; break;
-      case '(': k = SP_TOK_LPAREN; break;
-      case ')': k = SP_TOK_RPAREN; break;
-      default: {
-        char word[32];
-        size_t n = 0;
-        while (s[n] && s[n] != ' ' && n < sizeof word - 1) {
-          word[n] = s[n];
-          n++;
-        }
-        word[n] = '\0';
-        s += n;
-        int rc = sp__mlir_expect_word(p, word, op);
-        if (rc) return rc;
-        continue;
+    sp__mlir_tok_kind k = literal_punct(*s);
+    if (k == SP_TOK_EOF) {
+      char word[32];
+      size_t n = 0;
+      while (s[n] && s[n] != ' ' && n < sizeof word - 1) {
+        word[n] = s[n];
+        n++;
       }
+      word[n] = '\0';
+      s += n;
+      int rc = sp__mlir_expect_word(p, word, op);
+      if (rc) return rc;
+      continue;
     }
     int rc = sp__mlir_expect(p, k, op);
     if (rc) return rc;
@@ -209,6 +214,10 @@ int sp__mlir_parse_literal(sp__mlir_parser *p, const char *s, const char *op) {
 
 /* Does literal `s` start at the current token? (`, lower` : a comma then the word) */
 bool sp__mlir_literal_ahead(sp__mlir_parser *p, const char *s) {
+  /* Optional clauses are mostly absent, and most start with punctuation: then the current
+   * token answers without the trial parse (which saves and restores the whole lexer). */
+  sp__mlir_tok_kind first = literal_punct(*s);
+  if (first != SP_TOK_EOF && p->lx.tok.kind != first) return false;
   sp__mlir_lexer saved = p->lx;
   p->trial++;
   int rc = sp__mlir_parse_literal(p, s, "optional clause");

@@ -53,7 +53,7 @@ static sp_type *scalar_of(sp__mlir_parser *p, const sp_type *t) {
 
 /* Builds the body of `applies <op>`: ^bb0(%a: tensor<e>, %b: tensor<e>): %r = op %a, %b; return */
 static int build_applies_body(sp__mlir_parser *p, const sp__mlir_token *name_tok, const char *opname,
-                              const sp_type *input, sp_region **out) {
+                              sp_op_kind kind, const sp_type *input, sp_region **out) {
   sp_region *r = sp_arena_calloc(p->a, 1, sizeof *r);
   sp_block *b = r ? sp_region_add_block(p->a, r) : NULL;
   sp_type *s0 = scalar_of(p, input), *s1 = scalar_of(p, input), *s2 = scalar_of(p, input);
@@ -62,10 +62,10 @@ static int build_applies_body(sp__mlir_parser *p, const sp__mlir_token *name_tok
   if (!a0 || !a1) return sp__mlir_oom(p);
   sp_value *ops[2] = {a0, a1};
   if ((p->nops += 2) > SP_MAX_OPS) return sp__mlir_error_code(p, SP_ELIMIT, name_tok, "more than SP_MAX_OPS ops");
-  sp_op *inner = sp_op_create(p->a, opname, 2, ops, 1, &s2, 0);
+  sp_op *inner = sp_op_create_of_kind(p->a, opname, kind, 2, ops, 1, &s2, 0);
   if (!inner) return sp__mlir_oom(p);
   sp_value *res = &inner->results[0];
-  sp_op *ret = sp_op_create(p->a, "stablehlo.return", 1, &res, 0, NULL, 0);
+  sp_op *ret = sp_op_create_of_kind(p->a, "stablehlo.return", SP_OP_RETURN, 1, &res, 0, NULL, 0);
   if (!ret) return sp__mlir_oom(p);
   inner->loc = ret->loc = (sp_loc){p->first_line + name_tok->line - 1, name_tok->col};
   sp_block_append(b, inner);
@@ -91,6 +91,7 @@ int sp__mlir_parse_reduce(sp__mlir_parser *p, const sp__mlir_op_header *h, sp_op
     if (!sp__mlir_accept(p, SP_TOK_COMMA)) break;
   }
   const char *applies = NULL;
+  sp_op_kind applies_kind = SP_OP_UNKNOWN;
   sp__mlir_token applies_tok;
   if (sp__mlir_accept_word(p, "applies")) {
     applies_tok = p->lx.tok;
@@ -98,8 +99,8 @@ int sp__mlir_parse_reduce(sp__mlir_parser *p, const sp__mlir_op_header *h, sp_op
       return sp__mlir_error(p, NULL, "expected op name after 'applies'");
     applies = sp__mlir_intern(p, applies_tok.p, applies_tok.n);
     if (!applies) return sp__mlir_oom(p);
-    sp_op_kind k = sp_op_kind_from_name(applies);
-    if (k) applies = sp_op_kind_name(k);
+    applies_kind = sp__mlir_op_kind_of(p, applies);
+    if (applies_kind) applies = sp_op_kind_name(applies_kind);
     sp__mlir_next(p);
     if (inputs.n != 1)
       return sp__mlir_error(p, &applies_tok, "'applies' needs exactly one input in %s", h->name);
@@ -121,7 +122,7 @@ int sp__mlir_parse_reduce(sp__mlir_parser *p, const sp__mlir_op_header *h, sp_op
     return sp__mlir_error(p, &h->name_tok, "'%s' has %d operands but its type lists %d", h->name,
                           all.n, ins.n);
   if (applies) {
-    if ((rc = build_applies_body(p, &applies_tok, applies, ins.v[0], &body))) return rc;
+    if ((rc = build_applies_body(p, &applies_tok, applies, applies_kind, ins.v[0], &body))) return rc;
   } else {
     /* reducer(%a: T, %b: T) (%c: T, %d: T) { ... }: pair i is (arg i, arg N+i). */
     sp__mlir_args pairs = {0};

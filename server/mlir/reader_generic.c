@@ -35,9 +35,9 @@ int sp__mlir_build_op(sp__mlir_parser *p, const sp__mlir_op_header *h, int noper
   if (++p->nops > SP_MAX_OPS)
     return sp__mlir_error_code(p, SP_ELIMIT, &h->name_tok, "more than SP_MAX_OPS (%d) ops",
                                SP_MAX_OPS);
-  sp_op *op = sp_op_create(p->a, h->name, noperands, operands, nresults, result_types, nregions);
+  sp_op *op = sp_op_create_of_kind(p->a, h->name, h->kind, noperands, operands, nresults,
+                                   result_types, nregions);
   if (!op) return sp__mlir_oom(p);
-  op->kind = h->kind;
   op->loc.line = p->first_line + h->name_tok.line - 1;
   op->loc.col = h->name_tok.col;
   for (int i = 0; i < nresults; i++) op->results[i].loc = op->loc;

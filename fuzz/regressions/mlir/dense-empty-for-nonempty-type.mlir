@@ -1,0 +1,4 @@
+func.func @main() -> tensor<2xf32> {
+  %0 = stablehlo.constant dense<> : tensor<2xf32>
+  return %0 : tensor<2xf32>
+}
