@@ -24,7 +24,7 @@ foreach(t test_daemon test_daemon_errors test_daemon_overflow test_daemon_search
   endif()
 endforeach()
 # Request builders shared by the suites that plan through the daemon.
-foreach(t test_daemon test_daemon_search)
+foreach(t test_daemon test_daemon_search test_daemon_rows)
   if(TARGET ${t})
     target_sources(${t} PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/support/daemon_requests.c)
   endif()
@@ -36,10 +36,13 @@ endif()
 
 # shardpland-faults: the daemon's test build, its own sources plus store/faults_hook.c (with
 # SHARDPLAN_TEST_FAULTS=SOCKET its plan cache runs over the failing VFS and allocator of
-# store/faults.h, driven through that socket). Kept out of bin/: never installed or shipped.
+# store/faults.h, driven through that socket) and support/rows_hold_hook.c (with
+# SHARDPLAN_TEST_ROWS_HOLD=PATH a plan's detail rows wait while PATH exists, see
+# server/rpc/test_hooks.h). Kept out of bin/: never installed or shipped.
 get_target_property(_shardpland_src shardpland SOURCES)
 list(TRANSFORM _shardpland_src PREPEND ${PROJECT_SOURCE_DIR}/server/daemon/)
-add_executable(shardpland-faults ${_shardpland_src} ${PROJECT_SOURCE_DIR}/store/faults_hook.c)
+add_executable(shardpland-faults ${_shardpland_src} ${PROJECT_SOURCE_DIR}/store/faults_hook.c
+               ${CMAKE_CURRENT_SOURCE_DIR}/support/rows_hold_hook.c)
 target_link_libraries(shardpland-faults PRIVATE sp_rpc sp_web sp_store_faults)
 set_target_properties(shardpland-faults PROPERTIES RUNTIME_OUTPUT_DIRECTORY
                       ${CMAKE_BINARY_DIR}/test-bin)
@@ -53,4 +56,12 @@ if(TARGET test_daemon_faults)
 endif()
 if(TARGET test_daemon_search)
   set_tests_properties(test_daemon_search PROPERTIES LABELS daemon)
+endif()
+# test_daemon_rows holds a plan's detail rows back through the test build's hook.
+if(TARGET test_daemon_rows)
+  target_link_libraries(test_daemon_rows PRIVATE sp_daemon)
+  target_compile_definitions(test_daemon_rows PRIVATE
+                             SP_FAULTS_DAEMON="${CMAKE_BINARY_DIR}/test-bin/shardpland-faults")
+  add_dependencies(test_daemon_rows shardpland-faults)
+  set_tests_properties(test_daemon_rows PROPERTIES LABELS daemon)
 endif()

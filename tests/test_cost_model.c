@@ -222,6 +222,26 @@ START_TEST(partial_sums_read_sharded_over_their_axis_are_one_reduce_scatter_then
 }
 END_TEST
 
+/* The same read on a runtime without reduce-scatter: the export still fuses the all_reduce and
+ * the slice into a reduce_scatter, which runs as the all_reduce it is made of (B alike, twice
+ * the bytes term), then each device keeps its part; the rest of the slice is the same. */
+START_TEST(without_reduce_scatter_the_fused_reduction_is_priced_as_its_all_reduce) {
+  sp_type *t = f32_2d(1024, 1024);
+  const char *from[2] = {"", ""}, *to[2] = {"m", "d"};
+  sp_reshard r;
+  CM.no_reduce_scatter = true;
+  ck_assert_int_eq(sp_cost_reshard(&CM, t, partial(2, from, 1u << 1), lay(2, to), &r), SP_OK);
+  CM.no_reduce_scatter = false;
+  ck_assert_int_eq(r.nsteps, 2);
+  ck_assert_int_eq(r.steps[0].kind, SP_COLL_ALL_REDUCE);
+  ck_assert(r.steps[0].naxes == 1 && sp_ft_axis_equal(r.steps[0].axes[0], ax(1)));
+  assert_close(r.steps[0].bytes, 4 * MIB);
+  ck_assert_int_eq(r.steps[1].kind, SP_COLL_ALL_SLICE);
+  ck_assert(r.steps[1].naxes == 1 && sp_ft_axis_equal(r.steps[1].axes[0], ax(0)));
+  assert_close(r.seconds, NVLINK_ALPHA + 2 * 0.75 * 4 * MIB / NVLINK_BW);
+}
+END_TEST
+
 START_TEST(partial_sums_kept_over_an_axis_pay_only_for_the_axes_reduced) {
   sp_type *t = f32_2d(1024, 1024);
   const char *spec[2] = {"", ""};
@@ -464,6 +484,7 @@ static Suite *cost_model_suite(void) {
   tcase_add_test(tc, mesh_larger_than_the_cluster_is_refused);
   tcase_add_test(tc, partial_sums_read_whole_pay_one_all_reduce_of_the_bytes_held_before);
   tcase_add_test(tc, partial_sums_read_sharded_over_their_axis_are_one_reduce_scatter_then_a_free_slice);
+  tcase_add_test(tc, without_reduce_scatter_the_fused_reduction_is_priced_as_its_all_reduce);
   tcase_add_test(tc, partial_sums_kept_over_an_axis_pay_only_for_the_axes_reduced);
   tcase_add_test(tc, a_layout_gaining_partial_sums_is_never_priced);
   suite_add_tcase(s, tc);

@@ -18,7 +18,6 @@
  */
 #include <check.h>
 #include <stdarg.h>
-#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,7 +25,6 @@
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
-#include <arpa/inet.h>
 
 #include "daemon_harness.h"
 #include "shardplan/v1/planner.pb-c.h"
@@ -380,25 +378,11 @@ END_TEST
 /* ---------------------------------------------------------------- reading */
 
 static int http_get(const char *path, char *body, size_t cap) {
-  char host[256];
-  snprintf(host, sizeof host, "%s", g_d.http_addr);
-  char *colon = strrchr(host, ':');
-  ck_assert_ptr_nonnull(colon);
-  *colon = '\0';
-  struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)atoi(colon + 1))};
-  inet_pton(AF_INET, host, &a.sin_addr);
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  ck_assert_int_eq(connect(fd, (struct sockaddr *)&a, sizeof a), 0);
-  char req[512];
-  int n = snprintf(req, sizeof req, "GET %s HTTP/1.0\r\nHost: %s\r\n\r\n", path, g_d.http_addr);
-  ck_assert_int_eq(write(fd, req, (size_t)n), n);
-  size_t have = 0;
-  ssize_t r;
-  while (have < cap - 1 && (r = read(fd, body + have, cap - 1 - have)) > 0) have += (size_t)r;
-  body[have] = '\0';
-  close(fd);
-  int status = 0;
-  ck_assert_int_eq(sscanf(body, "HTTP/1.%*d %d", &status), 1);
+  char *resp;
+  int status = th_http_get(g_d.http_addr, path, &resp);
+  ck_assert_msg(status > 0, "GET %s: no HTTP answer", path);
+  snprintf(body, cap, "%s", resp);
+  free(resp);
   return status;
 }
 

@@ -69,6 +69,15 @@ static int propagation_deadline_ms(const char *mlir) {
   return ms;
 }
 
+/* Once the daemon has answered everyone: it ran one search and one caller joined it. */
+static void assert_one_search_joined_once(th_channel *c) {
+  int64_t run = -1, coal = -1;
+  ck_assert_int_eq(th_wait_in_flight(c, 0, 10000, NULL, &run), 0);
+  ck_assert(th_stats(c, NULL, NULL, &coal));
+  ck_assert_int_eq(run, 1);
+  ck_assert_int_eq(coal, 1);
+}
+
 START_TEST(a_short_caller_is_answered_at_its_deadline_while_a_longer_joiner_keeps_the_search_running) {
   th_daemon d;
   ck_assert(th_daemon_start(&d, NULL, NULL));
@@ -118,11 +127,7 @@ START_TEST(a_short_caller_is_answered_at_its_deadline_while_a_longer_joiner_keep
                 a.answered_at);
   ck_assert(pb->plan->costs->total_seconds <= pa->plan->costs->total_seconds);
   th_channel *c = th_connect(d.addr, NULL);
-  int64_t run = -1, coal = -1;
-  ck_assert_int_eq(th_wait_in_flight(c, 0, 10000, NULL, &run), 0);
-  ck_assert(th_stats(c, NULL, NULL, &coal));
-  ck_assert_int_eq(run, 1);
-  ck_assert_int_eq(coal, 1);
+  assert_one_search_joined_once(c);
   th_close(c);
   /* The plans handed out near their deadlines were stored with their detail rows too (added
    * after the answer): the dashboard's value rows and the plan's JSON are there. */
@@ -238,11 +243,7 @@ START_TEST(a_joiner_with_an_earlier_deadline_is_answered_by_it_from_the_running_
   ck_assert(pa->plan->costs->total_seconds <= pb->plan->costs->total_seconds);
   th_assert_same_plan(pa, solo);
   th_channel *c = th_connect(d.addr, NULL);
-  int64_t run = -1, coal = -1;
-  ck_assert_int_eq(th_wait_in_flight(c, 0, 10000, NULL, &run), 0);
-  ck_assert(th_stats(c, NULL, NULL, &coal));
-  ck_assert_int_eq(run, 1);
-  ck_assert_int_eq(coal, 1);
+  assert_one_search_joined_once(c);
   th_close(c);
   shardplan__v1__plan_response__free_unpacked(pa, NULL);
   shardplan__v1__plan_response__free_unpacked(pb, NULL);
@@ -300,11 +301,7 @@ START_TEST(a_short_and_a_long_caller_share_one_search_and_the_long_one_is_not_de
                 cpu);
   ck_assert_msg(b.answered_at < wall * 2 + 2, "%.2f s shared, %.2f s alone", b.answered_at,
                 wall);
-  int64_t run = -1, coal = -1;
-  ck_assert_int_eq(th_wait_in_flight(c, 0, 10000, NULL, &run), 0);
-  ck_assert(th_stats(c, NULL, NULL, &coal));
-  ck_assert_int_eq(run, 1);
-  ck_assert_int_eq(coal, 1);
+  assert_one_search_joined_once(c);
   th_close(c);
   shardplan__v1__plan_response__free_unpacked(pa, NULL);
   shardplan__v1__plan_response__free_unpacked(pb, NULL);
@@ -377,11 +374,7 @@ START_TEST(a_caller_whose_deadline_passes_before_any_plan_fails_alone_and_the_la
   Shardplan__V1__PlanEvent *last = shardplan__v1__plan_event__unpack(NULL, l.r.len, l.r.msg);
   ck_assert(last && last->event_case == SHARDPLAN__V1__PLAN_EVENT__EVENT_PLAN);
   ck_assert(!last->plan->provisional);
-  int64_t run = -1, coal = -1;
-  ck_assert_int_eq(th_wait_in_flight(c, 0, 10000, NULL, &run), 0);
-  ck_assert(th_stats(c, NULL, NULL, &coal));
-  ck_assert_int_eq(run, 1);
-  ck_assert_int_eq(coal, 1);
+  assert_one_search_joined_once(c);
   th_close(c);
   shardplan__v1__plan_event__free_unpacked(last, NULL);
   th_result_free(&s);

@@ -8,6 +8,7 @@
 #include <arpa/inet.h>
 #include <check.h>
 #include <cjson/cJSON.h>
+#include <math.h>
 #include <netinet/in.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -74,7 +75,16 @@ static void put_plan(const char *text, const char *key, const char *name, bool s
 static const char KEY_A[] = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
 static const char KEY_B[] = "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb";
 
+/* The plan whose detail rows the dashboard is told are being written ("" none). */
+static char pending_key[65];
+
+static bool rows_pending(void *ctx, const char *key) {
+  (void)ctx;
+  return strcmp(key, pending_key) == 0;
+}
+
 static void setup_with(const char *token) {
+  pending_key[0] = '\0';
   sp_test_temp_db("sp_web", dir, sizeof dir, db, sizeof db);
   sp_store_options so = {.path = db};
   store = sp_test_store_open(&so);
@@ -87,6 +97,7 @@ static void setup_with(const char *token) {
   cfg.listen = "127.0.0.1:0";
   cfg.token = token;
   cfg.version = "test";
+  cfg.rows_pending = rows_pending;
   ck_assert_msg(sp_web_new(&cfg, store, metrics, &web, &err) == SP_OK, "%s", err.msg);
 }
 
@@ -547,6 +558,106 @@ START_TEST(metrics_parse_as_prometheus_text_and_counters_move) {
 }
 END_TEST
 
+/* --------------------------------------------------------------------------- rows pending */
+
+/* GET `fmt` (its %s is `key`): the status, the Retry-After seconds and the body (freed by the
+ * caller). */
+static char *get_full(const char *fmt, const char *key, int *status, int *retry_after) {
+  char path[200];
+  snprintf(path, sizeof path, fmt, key);
+  sp_web_request req = request("GET", path);
+  sp_web_response resp;
+  sp_web_response_init(&resp);
+  sp_web_handle(web, &req, &resp);
+  *status = resp.status;
+  *retry_after = resp.retry_after_s;
+  char *b = sp_strbuf_detach(&resp.body);
+  sp_web_response_free(&resp);
+  return b ? b : strdup("");
+}
+
+START_TEST(pages_of_a_plan_whose_rows_are_being_written_say_so_and_reload) {
+  /* The daemon's first step for a plan answered near its deadline: the record alone. */
+  sp_plan_options o;
+  sp_plan_options_init(&o);
+  o.mode = SP_PLAN_PROPAGATE;
+  sp_plan_input in = {NULL, CONFLICT_MLIR, strlen(CONFLICT_MLIR), "t.mlir"};
+  sp_plan *p = NULL;
+  sp_err err;
+  sp_err_clear(&err);
+  ck_assert_msg(sp_plan_run(&in, NULL, &o, &p, &err) == SP_OK, "%s", err.msg);
+  sp_store_plan sp;
+  memset(&sp, 0, sizeof sp);
+  snprintf(sp.key, sizeof sp.key, "%s", KEY_A);
+  sp.planner_version = "test";
+  sp.module_name = "held_model";
+  sp.mesh = "data=4, model=2";
+  sp.status = "provisional";
+  sp.gap = 1;
+  sp.total_cost = NAN;
+  sp.plan = "{}";
+  sp.plan_len = 2;
+  ck_assert_msg(sp_store_put(store, &sp, NULL, 0, &err) == SP_OK, "%s", err.msg);
+  snprintf(pending_key, sizeof pending_key, "%s", KEY_A);
+  /* Every page of the plan: what is known, why the rest is missing, and a reload. */
+  const char *pages[] = {"/plans/%s", "/plans/%s/conflicts", "/plans/%s/ops/0",
+                         "/plans/%s/values/0"};
+  int st, retry;
+  for (size_t i = 0; i < sizeof pages / sizeof pages[0]; i++) {
+    char *b = get_full(pages[i], KEY_A, &st, &retry);
+    ck_assert_int_eq(st, 200);
+    ck_assert_int_eq(retry, 1);
+    ck_assert_msg(strstr(b, "<meta http-equiv=\"refresh\" content=\"1\">") &&
+                  strstr(b, "being written") && strstr(b, "held_model") &&
+                  strstr(b, "provisional"), "%s: %s", pages[i], b);
+    ck_assert_ptr_null(strstr(b, "<script"));
+    free(b);
+  }
+  /* The API: the record says so; its rows ask to come back. */
+  char *b = get_full("/api/plans/%s", KEY_A, &st, &retry);
+  ck_assert_int_eq(st, 200);
+  ck_assert_ptr_nonnull(strstr(b, "\"rows_pending\":true"));
+  free(b);
+  b = get_full("/api/plans/%s/values", KEY_A, &st, &retry);
+  ck_assert_int_eq(st, 503);
+  ck_assert_int_eq(retry, 1);
+  ck_assert_ptr_nonnull(strstr(b, "being written"));
+  free(b);
+  /* Another plan is not affected. */
+  put_plan(CONFLICT_MLIR, KEY_B, "complete", false);
+  b = get_full("/plans/%s", KEY_B, &st, &retry);
+  ck_assert_int_eq(retry, 0);
+  ck_assert_ptr_null(strstr(b, "being written"));
+  free(b);
+  /* The rows are in: the pages show them, no reload. */
+  sp_plan_rows rows;
+  ck_assert_msg(sp_plan_rows_build(p, &rows, &err) == SP_OK, "%s", err.msg);
+  sp_store_row *one = malloc((rows.n + 1) * sizeof *one);
+  for (size_t i = 0; i < rows.n; i++) {   /* section by section, as the daemon adds them */
+    bool seen = false;
+    for (size_t k = 0; k < i && !seen; k++) seen = !strcmp(rows.v[k].section, rows.v[i].section);
+    size_t m = 0;
+    for (size_t k = i; !seen && k < rows.n; k++)
+      if (!strcmp(rows.v[k].section, rows.v[i].section)) one[m++] = rows.v[k];
+    if (m) ck_assert_msg(sp_store_add_rows(store, KEY_A, one, m, &err) == SP_OK, "%s", err.msg);
+  }
+  free(one);
+  pending_key[0] = '\0';
+  b = get_full("/plans/%s", KEY_A, &st, &retry);
+  ck_assert_int_eq(st, 200);
+  ck_assert_int_eq(retry, 0);
+  ck_assert_ptr_null(strstr(b, "being written"));
+  ck_assert_ptr_null(strstr(b, "http-equiv=\"refresh\""));
+  ck_assert_ptr_nonnull(strstr(b, "%arg0"));
+  free(b);
+  b = get_full("/api/plans/%s", KEY_A, &st, &retry);
+  ck_assert_ptr_nonnull(strstr(b, "\"rows_pending\":false"));
+  free(b);
+  sp_plan_rows_free(&rows);
+  sp_plan_free(p);
+}
+END_TEST
+
 /* --------------------------------------------------------------------------- socket */
 
 /* ir/file_read.h's source over a socket. */
@@ -615,6 +726,7 @@ static Suite *suite(void) {
   tcase_add_test(t, token_is_asked_once_and_kept_in_a_strict_cookie);
   tcase_add_test(t, api_answers_json_pages_and_rows);
   tcase_add_test(t, metrics_parse_as_prometheus_text_and_counters_move);
+  tcase_add_test(t, pages_of_a_plan_whose_rows_are_being_written_say_so_and_reload);
   tcase_add_test(t, served_pages_carry_security_headers);
   suite_add_tcase(s, t);
   return s;

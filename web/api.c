@@ -7,7 +7,9 @@
  *   /api/plans/KEY/values?page=N&q=S   one page of a section (values, ops, collectives,
  *   /api/plans/KEY/ops ... /collectives, /conflicts, /warnings)
  *   /api/plans/KEY/values/N            one row
- * Pages hold SP_WEB_PAGE_SIZE rows; every answer says the total.
+ * Pages hold SP_WEB_PAGE_SIZE rows; every answer says the total. For a plan answered moments
+ * ago whose rows are still being written, /api/plans/KEY says "rows_pending": true and its
+ * row paths answer 503 with Retry-After.
  */
 #include <cjson/cJSON.h>
 #include <stdio.h>
@@ -79,6 +81,10 @@ static void plan(sp_web *w, const char *key, sp_web_response *r) {
   if (!sp__web_plan_meta(w, key, true, &meta, r)) return;
   cJSON *o = plan_meta(&meta);
   sp_store_plan_free(&meta);
+  /* Answered moments ago: its rows (sections, summary) are still being written. */
+  bool pending = sp__web_rows_pending(w, key);
+  if (o) cJSON_AddBoolToObject(o, "rows_pending", pending);
+  if (pending) r->retry_after_s = SP_WEB_PENDING_RETRY_S;
   sp_store_section_count *secs = NULL;
   size_t nsecs = 0;
   if (o && sp_store_sections(w->store, key, &secs, &nsecs, NULL) == SP_OK) {
@@ -177,6 +183,12 @@ void sp__web_api(sp_web *w, const sp_web_request *req, const char *rest, sp_web_
     size_t sl = strcspn(sub, "/");
     char section[32];
     if (!section_of(sub, sl, section, sizeof section)) goto notfound;
+    if (sp__web_rows_pending(w, key)) {
+      sp__web_json_error(r, 503, "this plan was answered moments ago and its rows are still "
+                                 "being written; retry after Retry-After seconds");
+      r->retry_after_s = SP_WEB_PENDING_RETRY_S;
+      return;
+    }
     if (!sub[sl]) {
       rows(w, req, key, section, r);
       return;

@@ -113,15 +113,21 @@ void sp_html_printf(sp_strbuf *sb, const char *fmt, ...) {
   va_end(ap);
 }
 
-void sp_html_begin(sp_strbuf *sb, const char *title) {
+static void begin(sp_strbuf *sb, const char *title, int refresh_s) {
   sp_strbuf_puts(sb, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-                     "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-                     "<title>");
+                     "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">");
+  if (refresh_s > 0) sp_strbuf_printf(sb, "<meta http-equiv=\"refresh\" content=\"%d\">", refresh_s);
+  sp_strbuf_puts(sb, "<title>");
   sp_html_text(sb, title);
   sp_strbuf_puts(sb, " - shardplan</title><link rel=\"stylesheet\" href=\"/static/style.css\">"
                      "</head><body><nav><a class=\"brand\" href=\"/\">shardplan</a>"
                      "<a href=\"/\">plans</a><a href=\"/metrics\">metrics</a>"
                      "<a href=\"/api/plans\">api</a></nav><main>\n");
+}
+
+void sp_html_begin(sp_strbuf *sb, const char *title) { begin(sb, title, 0); }
+void sp_html_begin_refreshing(sp_strbuf *sb, const char *title, int seconds) {
+  begin(sb, title, seconds);
 }
 
 void sp_html_end(sp_strbuf *sb) { sp_strbuf_puts(sb, "</main></body></html>\n"); }

@@ -25,6 +25,8 @@ void sp_html_printf(sp_strbuf *sb, const char *fmt, ...) __attribute__((format(p
 
 /* The document head and the navigation bar; `title` is escaped. */
 void sp_html_begin(sp_strbuf *sb, const char *title);
+/* The same for a page that reloads itself every `seconds` (a meta refresh, no script). */
+void sp_html_begin_refreshing(sp_strbuf *sb, const char *title, int seconds);
 void sp_html_end(sp_strbuf *sb);
 
 /* "1.23 ms", "456 us", "2.10 s" */

@@ -37,6 +37,7 @@ typedef struct sp_web_response {
   sp_strbuf body;
   char *set_cookie;               /* malloc'd Set-Cookie value, or NULL */
   char *location;                 /* malloc'd Location for redirects, or NULL */
+  int retry_after_s;              /* > 0: a Retry-After header (come back in that many s) */
 } sp_web_response;
 
 void sp_web_response_init(sp_web_response *r);

@@ -60,6 +60,9 @@ static enum MHD_Result send_response(struct MHD_Connection *c, sp_web_response *
   MHD_add_response_header(resp, "Cache-Control", "no-store");
   if (r->set_cookie) MHD_add_response_header(resp, "Set-Cookie", r->set_cookie);
   if (r->location) MHD_add_response_header(resp, "Location", r->location);
+  char retry[16];
+  snprintf(retry, sizeof retry, "%d", r->retry_after_s);
+  if (r->retry_after_s > 0) MHD_add_response_header(resp, "Retry-After", retry);
   enum MHD_Result ok = MHD_queue_response(c, (unsigned)r->status, resp);
   MHD_destroy_response(resp);
   return ok;

@@ -33,6 +33,8 @@ int sp_web_new(const sp_web_config *cfg, sp_store *store, sp_metrics *metrics, s
   }
   w->store = store;
   w->metrics = metrics;
+  w->rows_pending = cfg ? cfg->rows_pending : NULL;
+  w->rows_pending_ctx = cfg ? cfg->rows_pending_ctx : NULL;
   w->timeout_s = cfg && cfg->timeout_s ? cfg->timeout_s : 30;
   w->max_connections = cfg && cfg->max_connections ? cfg->max_connections : 64;
   w->threads = cfg && cfg->threads ? cfg->threads : 2;
@@ -109,6 +111,33 @@ bool sp__web_plan_meta(sp_web *w, const char *key, bool json, sp_store_plan *met
   sp_store_plan_free(meta);
   sp__web_store_error(r, &err, json);
   return false;
+}
+
+bool sp__web_rows_pending(sp_web *w, const char *key) {
+  return w->rows_pending && w->rows_pending(w->rows_pending_ctx, key);
+}
+
+/* Any page of a plan whose detail rows are still being written: what is known (the record),
+ * a word on why the rest is missing, and a reload (a meta refresh: the CSP allows no script)
+ * until the rows are there. */
+static void pending_page(sp_web *w, const char *key, sp_web_response *r) {
+  sp_store_plan meta;
+  if (!sp__web_plan_meta(w, key, false, &meta, r)) return;
+  sp_strbuf *sb = &r->body;
+  char title[128];
+  snprintf(title, sizeof title, "Plan %.12s", key);
+  sp_html_begin_refreshing(sb, title, SP_WEB_PENDING_RETRY_S);
+  sp_html_printf(sb, "<h1>Plan <code>%.12s</code> <small>%s</small></h1>", key, meta.module_name);
+  sp_html_printf(sb, "<p>key <code>%s</code> &middot; <span class=\"status %s\">%s</span> "
+                     "&middot; mesh <code>%s</code></p>",
+                 key, meta.status, meta.status, meta.mesh);
+  sp_html_printf(sb, "<p class=\"pending\">This plan was answered moments ago; its rows "
+                     "(shardings, collectives, factor tables) are being written to the plan "
+                     "cache. This page reloads every %d s until they are there.</p>",
+                 SP_WEB_PENDING_RETRY_S);
+  sp_html_end(sb);
+  r->retry_after_s = SP_WEB_PENDING_RETRY_S;
+  sp_store_plan_free(&meta);
 }
 
 const cJSON *sp__web_get(const cJSON *o, const char *k) {
@@ -343,7 +372,8 @@ static void route_get(sp_web *w, const sp_web_request *req, sp_web_response *r) 
   } else if (strcmp(p, "/login") == 0) {
     sp__web_page_login(w, req, r, false);
   } else if (plan_path(p, key, &rest)) {
-    if (!*rest || strcmp(rest, "/") == 0) sp__web_page_plan(w, req, key, r);
+    if (sp__web_rows_pending(w, key)) pending_page(w, key, r);
+    else if (!*rest || strcmp(rest, "/") == 0) sp__web_page_plan(w, req, key, r);
     else if (strcmp(rest, "/conflicts") == 0) sp__web_page_conflicts(w, req, key, r);
     else if ((n = numbered(rest, "/ops/")) >= 0) sp__web_page_op(w, req, key, n, r);
     else if ((n = numbered(rest, "/values/")) >= 0) sp__web_page_value(w, req, key, n, r);

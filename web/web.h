@@ -20,6 +20,8 @@
 #ifndef SP_WEB_WEB_H
 #define SP_WEB_WEB_H
 
+#include <stdbool.h>
+
 #include "ir/err.h"
 #include "web/metrics.h"
 #include "web/request.h"
@@ -39,6 +41,11 @@ typedef struct sp_web_config {
   unsigned max_connections;       /* 0: 64 */
   unsigned threads;               /* 0: 2 */
   const char *version;            /* shown in the footer and /healthz, may be NULL */
+  /* Whether plan `key` was answered moments ago and its detail rows are still being written
+   * (the daemon: sp_service_rows_pending); its pages then say so and reload, its API rows
+   * answer 503 with Retry-After. NULL: never. */
+  bool (*rows_pending)(void *ctx, const char *key);
+  void *rows_pending_ctx;
 } sp_web_config;
 
 int sp_web_new(const sp_web_config *cfg, sp_store *store, sp_metrics *metrics, sp_web **out,

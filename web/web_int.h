@@ -23,6 +23,8 @@ typedef struct cJSON cJSON;
 
 struct sp_web {
   sp_store *store;                /* borrowed */
+  bool (*rows_pending)(void *ctx, const char *key);   /* sp_web_config's, may be NULL */
+  void *rows_pending_ctx;
   sp_metrics *metrics;            /* borrowed, may be NULL */
   sp_web_guard guard;
   char listen[300];
@@ -44,6 +46,11 @@ void sp__web_store_error(sp_web_response *r, const sp_err *err, bool json);
  * false when the store has none or fails, after answering with sp__web_store_error. */
 bool sp__web_plan_meta(sp_web *w, const char *key, bool json, sp_store_plan *meta,
                        sp_web_response *r);
+
+/* Whether plan `key`'s detail rows are being written (sp_web_config.rows_pending). */
+bool sp__web_rows_pending(sp_web *w, const char *key);
+/* Seconds a page or API answer for a plan whose rows are being written asks to wait. */
+#define SP_WEB_PENDING_RETRY_S 1
 
 /* Pages (pages_*.c). `key` is validated (64 hex digits) by the router. */
 void sp__web_page_index(sp_web *w, const sp_web_request *req, sp_web_response *r);

@@ -29,6 +29,7 @@ static void on_rpc(void *ctx, const char *method, const char *status, double sec
 static void on_cache(void *ctx, bool hit) { sp_metrics_cache(ctx, hit); }
 
 static void on_search(void *ctx, double seconds) { sp_metrics_search(ctx, seconds); }
+static bool rows_pending(void *svc, const char *key) { return sp_service_rows_pending(svc, key); }
 
 static void gauges(void *ctx, sp_metrics_gauges *g) {
   sp_service_stats st;
@@ -70,6 +71,8 @@ int sp_dashboard_start(const sp_daemon_config *cfg, sp_service *svc, const char 
   wc.allow_hosts = hosts;
   wc.nallow_hosts = nhosts;
   wc.version = version;
+  wc.rows_pending = rows_pending;
+  wc.rows_pending_ctx = svc;
   int rc = sp_web_new(&wc, sp_service_store(svc), d->metrics, &d->web, err);
   if (!rc) rc = sp_web_listen(d->web, err);
   if (rc) {

@@ -28,9 +28,11 @@
  * one plan of a job at a time (keep_mu), replacing a stored plan only when better. A snapshot,
  * whose callers' deadlines are near, stores its answer, record and strategy choice first and
  * the detail rows (the dashboard's rows and the plan's JSON, seconds for a large plan) once
- * they are answered; a DETAIL_FULL request meanwhile is no hit (plan_service.c). So does a
- * final plan cut short by the deadline; one the search finished stores everything at once.
- * Then the provenance rows are added, off the answer path (store/plan_rows.h).
+ * they are answered; meanwhile the plan stays listed in the service's rows_pending table,
+ * from which a DETAIL_FULL request for its key is answered (GetPlan, or a Plan that hits), and
+ * the dashboard says its rows are being written (rows_pending.h). So does a final plan cut
+ * short by the deadline; one the search finished stores everything at once. Then the
+ * provenance rows are added, off the answer path (store/plan_rows.h).
  *
  * Shutdown (sp_service_drain): a queued job answers UNAVAILABLE; a running search is stopped
  * as by a deadline, and its best plan is stored and answered (UNAVAILABLE when it had none:
@@ -373,21 +375,25 @@ static int store_plan(sp_job *j, const sp_plan *p, const Shardplan__V1__PlanResp
 
 /* The detail rows of a plan stored with store_plan(later), added once its callers have their
  * answer, section by section; nothing when the stored plan is no longer this one (a better
- * one replaced it meanwhile). Under j->keep_mu. */
+ * one replaced it meanwhile). The rows are built first; the check and the writes are under
+ * j->keep_mu, so that no other plan of the job is stored in between. */
 static int store_details(sp_job *j, const sp_plan *p, const uint8_t *bytes, size_t n,
                          sp_err *err) {
-  sp_store_plan cur = {0};
-  int rc = sp_store_get(j->svc->store, j->key, SP_STORE_WITH_PLAN, &cur, err);
-  bool ours = rc == SP_OK && cur.plan_len == n && memcmp(cur.plan, bytes, n) == 0;
-  sp_store_plan_free(&cur);
-  if (!ours) return rc == SP_ENOTFOUND ? SP_OK : rc;
   sp_plan_rows pr;
   char *full = NULL;
   sp_store_row *rows = NULL, *one = NULL;
   size_t nrows = 0;
-  rc = detail_rows(p, &pr, &full, &rows, &nrows, err);
+  int rc = detail_rows(p, &pr, &full, &rows, &nrows, err);
   if (!rc && !(one = malloc((nrows + 1) * sizeof *one)))
     rc = sp_err_set(err, SP_ENOMEM, "out of memory storing the plan");
+  pthread_mutex_lock(&j->keep_mu);
+  sp_store_plan cur = {0};
+  if (!rc) {
+    rc = sp_store_get(j->svc->store, j->key, SP_STORE_WITH_PLAN, &cur, err);
+    bool ours = rc == SP_OK && cur.plan_len == n && memcmp(cur.plan, bytes, n) == 0;
+    if (!ours) nrows = 0;   /* replaced, or gone: nothing to add */
+    if (rc == SP_ENOTFOUND) rc = SP_OK;
+  }
   /* One section at a time (sp_store_add_rows), in the order the sections first appear. */
   for (size_t i = 0; !rc && i < nrows; i++) {
     bool seen = false;
@@ -397,8 +403,10 @@ static int store_details(sp_job *j, const sp_plan *p, const uint8_t *bytes, size
     for (size_t k = i; k < nrows; k++)
       if (strcmp(rows[k].section, rows[i].section) == 0) one[m++] = rows[k];
     rc = sp_store_add_rows(j->svc->store, j->key, one, m, err);
-    if (rc == SP_ENOTFOUND) rc = SP_OK;   /* evicted or replaced meanwhile */
+    if (rc == SP_ENOTFOUND) rc = SP_OK;   /* evicted or deleted meanwhile */
   }
+  pthread_mutex_unlock(&j->keep_mu);
+  sp_store_plan_free(&cur);
   free(one);
   free(rows);
   free(full);
@@ -407,16 +415,38 @@ static int store_details(sp_job *j, const sp_plan *p, const uint8_t *bytes, size
 }
 
 /* The stored plan of this key when it should be answered instead of `resp`: a plan that is
- * as cheap or cheaper, unless `resp` is proven optimal. NULL: store and answer `resp`. */
+ * as cheap or cheaper, unless `resp` is proven optimal, and whose detail rows are stored or
+ * being written (one whose rows are not coming, the daemon having stopped between its two
+ * steps, is replaced, which writes them). A plan without costs (propagation's alone, its
+ * search cut before it had any) never replaces one with costs. NULL: store and answer `resp`;
+ * else the stored answer, and its bytes in *old_bytes (malloc'd, *old_n). */
 static Shardplan__V1__PlanResponse *better_stored(sp_job *j,
-                                                 const Shardplan__V1__PlanResponse *resp) {
+                                                 const Shardplan__V1__PlanResponse *resp,
+                                                 uint8_t **old_bytes, size_t *old_n) {
+  sp_service *s = j->svc;
   sp_store_plan old = {0};
   Shardplan__V1__PlanResponse *o = NULL;
-  if (sp_store_get(j->svc->store, j->key, SP_STORE_WITH_PLAN, &old, NULL) == SP_OK &&
-      resp->plan->costs && !isnan(old.total_cost) &&
-      resp->status != SHARDPLAN__V1__PLAN_STATUS__PLAN_STATUS_OPTIMAL &&
-      old.total_cost <= resp->plan->costs->total_seconds)
-    o = shardplan__v1__plan_response__unpack(NULL, old.plan_len, old.plan);
+  *old_bytes = NULL;
+  *old_n = 0;
+  bool keep = false;
+  if (sp_store_get(s->store, j->key, SP_STORE_WITH_PLAN, &old, NULL) == SP_OK &&
+      !isnan(old.total_cost)) {
+    if (!resp->plan->costs)
+      keep = true;
+    else
+      keep = resp->status != SHARDPLAN__V1__PLAN_STATUS__PLAN_STATUS_OPTIMAL &&
+             old.total_cost <= resp->plan->costs->total_seconds;
+    keep = keep && sp__svc_rows_there(s, j->key, old.plan, old.plan_len);
+  }
+  if (keep && (*old_bytes = malloc(old.plan_len ? old.plan_len : 1)) &&
+      !(o = shardplan__v1__plan_response__unpack(NULL, old.plan_len, old.plan))) {
+    free(*old_bytes);
+    *old_bytes = NULL;
+  }
+  if (o) {
+    memcpy(*old_bytes, old.plan, old.plan_len);
+    *old_n = old.plan_len;
+  }
   sp_store_plan_free(&old);
   return o;
 }
@@ -432,38 +462,51 @@ static void answer_error(sp_service *s, waiter *ws, const char *key, int status,
   }
 }
 
-/* Answers waiters with `resp`, each in its own names; DETAIL_FULL extras come from `plan`, or
- * from the stored plan when `plan` is NULL (the answer is the stored one). `how` ends the log
- * line. */
+/* Answers waiters with `resp`, each in its own names; DETAIL_FULL extras come from `plan`, or,
+ * when `plan` is NULL (the answer is the stored one, whose bytes are stored[0, nstored)),
+ * from the stored plan. `how` ends the log line. */
 static void answer_waiters(sp_job *j, waiter *ws, Shardplan__V1__PlanResponse *resp,
-                           const sp_plan *plan, const char *how) {
+                           const sp_plan *plan, const uint8_t *stored, size_t nstored,
+                           const char *how) {
   sp_service *s = j->svc;
   uint8_t *shared = NULL;
   size_t shared_len = 0;
   bool have_shared = false;
+  int shared_rc = SP_OK;
+  sp_err err;
+  sp_err_clear(&err);
   for (waiter *w = ws, *next; w; w = next) {
     next = w->next;
     uint8_t *ex = NULL, *out = NULL;
     size_t exl = 0, olen = 0;
+    int rc = SP_OK;
     sp_rpc_func_map map;
     bool renamed = sp_rpc_func_map_of(resp, &w->labels, &map);
     bool full = w->detail == SHARDPLAN__V1__DETAIL__DETAIL_FULL;
     if (full && (renamed || !have_shared)) {
       /* A joiner whose functions have other names gets the module text in its names. */
       const sp_rpc_func_map *m = renamed ? &map : NULL;
-      if (plan) sp_rpc_plan_full_extras(plan, m, &ex, &exl, NULL);
-      else sp__svc_full_extras(s, j->key, m, &ex, &exl, NULL);
+      bool missing = false;
+      rc = plan ? sp_rpc_plan_full_extras(plan, m, &ex, &exl, &err)
+                : sp__svc_full_extras(s, j->key, stored, nstored, m, &ex, &exl, &missing, &err);
       if (!renamed) {
         shared = ex;
         shared_len = exl;
+        shared_rc = rc;
         have_shared = true;
       }
     } else if (full) {
       ex = shared;
       exl = shared_len;
+      rc = shared_rc;
     }
     double ms = (double)(sp_clock_now_ms() - sp_rpc_call_start_ms(w->call));
-    if (sp_rpc_pack_response(resp, &w->labels, false, w->coalesced, ms, ex, exl, &out, &olen)) {
+    if (rc) {
+      /* Only memory or the cache failing gets here: better_stored answers with a stored plan
+       * only when its rows are there or being written. */
+      sp__plan_fail(s, w->call, w->stream, j->key, sp__svc_status_of(rc), err.msg, 0);
+    } else if (sp_rpc_pack_response(resp, &w->labels, false, w->coalesced, ms, ex, exl, &out,
+                                    &olen)) {
       sp__plan_fail(s, w->call, w->stream, j->key, SP_RPC_RESOURCE_EXHAUSTED, "out of memory", 0);
     } else {
       char outcome[96];
@@ -482,10 +525,11 @@ static void answer_waiters(sp_job *j, waiter *ws, Shardplan__V1__PlanResponse *r
  * stored (a final one also remembered for the creator's exact bytes) unless the stored plan
  * is at least as good, which then answers instead. Waiters are taken by `take` (after the
  * store, so that callers joining meanwhile are answered too) or given in `ws`, and answered,
- * or failed when the plan could not be stored or built. With `later` (a snapshot, whose callers' deadlines are near) the answer
- * and the record are stored before the callers are answered, the detail rows after.
- * *answered_ms (may be NULL) gets the time the callers were answered. Returns whether the
- * plan was stored (its provenance rows follow). */
+ * or failed when the plan could not be stored or built. With `later` (a plan handed out near
+ * its callers' deadlines) the answer and the record are stored before the callers are
+ * answered, the detail rows after; meanwhile the plan is listed in s->pending, which answers
+ * DETAIL_FULL requests for it (rows_pending.h). *answered_ms (may be NULL) gets the time the
+ * callers were answered. Returns whether the plan was stored (its provenance rows follow). */
 typedef waiter *(*take_fn)(sp_job *j);
 
 static bool answer_plan(sp_job *j, sp_plan *plan, double search_s, double time_limit,
@@ -497,8 +541,10 @@ static bool answer_plan(sp_job *j, sp_plan *plan, double search_s, double time_l
   plan->solver.build_s = plan->solver.solve_s = 0;
   sp_arena *a = sp_arena_new(0);
   Shardplan__V1__PlanResponse *resp = NULL, *old = NULL;
-  uint8_t *bytes = NULL;
-  size_t n = 0;
+  uint8_t *bytes = NULL, *old_bytes = NULL;
+  size_t n = 0, old_n = 0;
+  sp_rows_pending_entry *pending = NULL;
+  double t0 = sp_clock_now(), t_built = 0, t_stored = 0;
   int rc = !a || sp_rpc_plan_summary(plan, &j->names, j->key, a, &resp, &err) ? SP_ENOMEM : SP_OK;
   if (!rc) {
     resp->search_seconds = search_s;
@@ -509,10 +555,18 @@ static bool answer_plan(sp_job *j, sp_plan *plan, double search_s, double time_l
   }
   char msg[SP_ERR_MSG_MAX + 64] = "out of memory building the answer";
   bool stored = false;
+  t_built = sp_clock_now();
   if (!rc) {
     pthread_mutex_lock(&j->keep_mu);
-    if (!(old = better_stored(j, resp)) &&
-        !(rc = store_plan(j, plan, resp, bytes, n, later, &err))) {
+    if (!(old = better_stored(j, resp, &old_bytes, &old_n))) {
+      /* Listed before the record is committed: a reader never finds the record without its
+       * rows and without this entry while the rows are still coming. No memory for the
+       * entry: the rows are stored with the record, before the answer. */
+      if (later && !(pending = sp_rows_pending_add(s->pending, j->key, bytes, n, plan)))
+        later = false;
+      rc = store_plan(j, plan, resp, bytes, n, later, &err);
+    }
+    if (!old && !rc) {
       stored = true;
       if (!resp->provisional) {
         sp_store_plan mine = {.plan = bytes, .plan_len = n, .status = sp_rpc_status_word(resp)};
@@ -521,24 +575,37 @@ static bool answer_plan(sp_job *j, sp_plan *plan, double search_s, double time_l
       }
     }
     pthread_mutex_unlock(&j->keep_mu);
+    if (!stored) {
+      sp_rows_pending_end(s->pending, pending);
+      pending = NULL;
+    }
     /* A plan the cache does not keep is not acknowledged: its key would lead nowhere, and the
      * next rank of the same job could get a different plan (a deadline-cut search is not
      * repeatable). The callers get the cache's error and may retry. */
     if (rc) snprintf(msg, sizeof msg, "the plan could not be stored: %s", err.msg);
   }
+  t_stored = sp_clock_now();
   if (take) ws = take(j);
   if (rc) answer_error(s, ws, j->key, rc == SP_ENOMEM && !stored ? SP_RPC_RESOURCE_EXHAUSTED
                                                                   : sp__svc_status_of(rc), msg);
-  else if (old) answer_waiters(j, ws, old, NULL, "(kept the better stored plan)");
-  else answer_waiters(j, ws, resp, plan, sp_rpc_status_word(resp));
+  else if (old) answer_waiters(j, ws, old, NULL, old_bytes, old_n, "(kept the better stored plan)");
+  else answer_waiters(j, ws, resp, plan, NULL, 0, sp_rpc_status_word(resp));
   if (answered_ms) *answered_ms = sp_clock_now_ms();
-  if (stored && later) {
-    pthread_mutex_lock(&j->keep_mu);
+  double t_sent = sp_clock_now();
+  sp__svc_debug(s, "answer key=%.16s (%lld ops): built in %.0f ms, stored in %.0f ms%s, sent in "
+                "%.0f ms", j->key, (long long)j->nops, (t_built - t0) * 1e3,
+                (t_stored - t_built) * 1e3, pending ? " (rows after)" : "",
+                (t_sent - t_stored) * 1e3);
+  if (pending) {
+    if (sp_test_hook_rows_pending) sp_test_hook_rows_pending(j->key);
     if (store_details(j, plan, bytes, n, &err))
       sp__svc_log(s, NULL, "Plan", j->key, "details", SP_RPC_INTERNAL, err.msg);
-    pthread_mutex_unlock(&j->keep_mu);
+    sp_rows_pending_end(s->pending, pending);
+    sp__svc_debug(s, "answer key=%.16s: detail rows stored %.0f ms after the answer", j->key,
+                  (sp_clock_now() - t_sent) * 1e3);
   }
   if (old) shardplan__v1__plan_response__free_unpacked(old, NULL);
+  free(old_bytes);
   free(bytes);
   sp_arena_free(a);
   return stored;

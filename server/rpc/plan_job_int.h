@@ -12,6 +12,7 @@
 #include "ir/run_ctl.h"
 #include "rpc/plan_request.h"
 #include "rpc/service_int.h"
+#include "rpc/test_hooks.h"
 
 /* ------------------------------------------------------------------ plan_service.c */
 

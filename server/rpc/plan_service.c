@@ -11,6 +11,9 @@
  *   4. by a new search on the pool (UNAVAILABLE with a retry hint when the queue is full).
  * A stored plan that was cut short (provisional) answers only requests that allow no more
  * time than it had; a request that allows more searches again, and the better plan is kept.
+ * A DETAIL_FULL hit is rebuilt from the plan's JSON row, or from the plan in memory while its
+ * rows are being written (rows_pending.h); only a plan whose rows are not coming at all (the
+ * daemon stopped between storing it and its rows) is searched again, which writes them.
  * How a search runs and answers its waiters: plan_job.c.
  */
 #include <math.h>
@@ -126,25 +129,21 @@ static bool usable(const sp_service *s, const sp_store_plan *sp, const sp_rpc_re
   return allowed_seconds(s, r, ms_left) <= had * 1.2 + 0.05;
 }
 
-/* Whether a stored plan can give the detail asked for: a DETAIL_FULL answer is rebuilt from
- * the plan's JSON row, which a plan handed out while its search went on gets only after it
- * was answered (plan_job.c); until then such a request is not a hit (it joins the search). */
-static bool complete_enough(sp_service *s, const sp_store_plan *sp, int detail) {
-  if (detail != SHARDPLAN__V1__DETAIL__DETAIL_FULL) return true;
-  sp_store_section_count *sec = NULL;
-  size_t n = 0;
-  bool ok = false;
-  if (sp_store_sections(s->store, sp->key, &sec, &n, NULL) == SP_OK)
-    for (size_t i = 0; i < n && !ok; i++) ok = strcmp(sec[i].name, "plan") == 0 && sec[i].rows > 0;
-  free(sec);
-  return ok;
-}
+/* What answer_stored did. */
+typedef enum stored_answer {
+  STORED_SAME,       /* answered, with the stored bytes (up to the appended fields) */
+  STORED_RENAMED,    /* answered, in the caller's labels */
+  STORED_FAILED,     /* answered with an error */
+  STORED_NO_ROWS     /* not answered: DETAIL_FULL, and the plan's detail rows are not coming
+                        (sp__svc_full_extras), so the search runs again and writes them */
+} stored_answer;
 
-/* Answers from a stored plan; `labels` NULL when the stored labels are the caller's. Returns
- * whether the answer's bytes equal the stored ones up to the appended fields (same labels). */
-static bool answer_stored(sp_service *s, sp_rpc_call *call, bool stream, int detail,
-                          const sp_store_plan *sp, const sp_rpc_labels *labels,
-                          const char *outcome) {
+/* Answers from a stored plan; `labels` NULL when the stored labels are the caller's. A
+ * DETAIL_FULL answer is rebuilt from the plan's JSON row, or, in the second or so after the
+ * plan was answered before its rows were stored, from the plan in memory (rows_pending.h). */
+static stored_answer answer_stored(sp_service *s, sp_rpc_call *call, bool stream, int detail,
+                                   const sp_store_plan *sp, const sp_rpc_labels *labels,
+                                   const char *outcome) {
   uint8_t *extras = NULL, *out = NULL;
   size_t elen = 0, olen = 0;
   sp_err err;
@@ -152,12 +151,14 @@ static bool answer_stored(sp_service *s, sp_rpc_call *call, bool stream, int det
   Shardplan__V1__PlanResponse *resp =
       labels ? shardplan__v1__plan_response__unpack(NULL, sp->plan_len, sp->plan) : NULL;
   sp_rpc_func_map map;
-  bool renamed = sp_rpc_func_map_of(resp, labels, &map);
+  bool renamed = sp_rpc_func_map_of(resp, labels, &map), missing = false;
   if (detail == SHARDPLAN__V1__DETAIL__DETAIL_FULL &&
-      (rc = sp__svc_full_extras(s, sp->key, renamed ? &map : NULL, &extras, &elen, &err))) {
+      (rc = sp__svc_full_extras(s, sp->key, sp->plan, sp->plan_len, renamed ? &map : NULL,
+                                &extras, &elen, &missing, &err))) {
     if (resp) shardplan__v1__plan_response__free_unpacked(resp, NULL);
+    if (missing) return STORED_NO_ROWS;
     sp__plan_fail(s, call, stream, sp->key, sp__svc_status_of(rc), err.msg, 0);
-    return false;
+    return STORED_FAILED;
   }
   double ms = (double)(sp_clock_now_ms() - sp_rpc_call_start_ms(call));
   bool same = true;
@@ -165,21 +166,22 @@ static bool answer_stored(sp_service *s, sp_rpc_call *call, bool stream, int det
     rc = sp_rpc_repack_hit(sp->plan, sp->plan_len, ms, extras, elen, &out, &olen);
   } else {
     rc = resp ? sp_rpc_pack_response(resp, labels, true, false, ms, extras, elen, &out, &olen)
-              : SP_EINTERNAL;
+              : SP_ENOMEM;
     same = rc == SP_OK && olen >= sp->plan_len && memcmp(out, sp->plan, sp->plan_len) == 0;
   }
   if (resp) shardplan__v1__plan_response__free_unpacked(resp, NULL);
   free(extras);
   if (rc) {
-    sp__plan_fail(s, call, stream, sp->key, SP_RPC_INTERNAL, "cannot re-encode the stored plan", 0);
-    return false;
+    sp__plan_fail(s, call, stream, sp->key, SP_RPC_RESOURCE_EXHAUSTED,
+                  "out of memory re-encoding the stored plan", 0);
+    return STORED_FAILED;
   }
   atomic_fetch_add(&s->hits, 1);
   if (s->obs.on_cache) s->obs.on_cache(s->obs.ctx, true);
   sp__svc_log(s, call, sp__plan_method(stream), sp->key, outcome, SP_RPC_OK, NULL);
   sp__plan_deliver(call, stream, out, olen);
   free(out);
-  return same;
+  return same ? STORED_SAME : STORED_RENAMED;
 }
 
 void sp__plan_remember(sp_service *s, const char *raw, int detail, const sp_store_plan *sp) {
@@ -222,11 +224,12 @@ static bool raw_hit(sp_service *s, sp_rpc_call *call, bool stream, const char *r
                     const sp_rpc_request *req, int64_t ms_left) {
   sp_store_plan sp = {0};
   bool hit = sp_store_get_by_raw(s->store, req->raw, SP_STORE_WITH_PLAN | SP_STORE_COUNT_HIT,
-                                 &sp, NULL) == SP_OK &&
-             usable(s, &sp, req, ms_left) && complete_enough(s, &sp, (int)req->msg->detail);
+                                 &sp, NULL) == SP_OK && usable(s, &sp, req, ms_left);
   if (hit) {
-    answer_stored(s, call, stream, (int)req->msg->detail, &sp, NULL, "hit (raw)");
-    sp__plan_remember(s, raw, (int)req->msg->detail, &sp);
+    stored_answer a = answer_stored(s, call, stream, (int)req->msg->detail, &sp, NULL,
+                                    "hit (raw)");
+    hit = a != STORED_NO_ROWS;
+    if (a == STORED_SAME) sp__plan_remember(s, raw, (int)req->msg->detail, &sp);
   }
   sp_store_plan_free(&sp);
   return hit;
@@ -238,9 +241,11 @@ static bool key_hit(sp_service *s, sp_rpc_call *call, bool stream, const sp_rpc_
                     const sp_rpc_labels *labels, int64_t ms_left) {
   sp_store_plan sp = {0};
   bool hit = sp_store_get(s->store, req->key, SP_STORE_WITH_PLAN | SP_STORE_COUNT_HIT |
-                          SP_STORE_COUNT_MISS, &sp, NULL) == SP_OK &&
-             usable(s, &sp, req, ms_left) && complete_enough(s, &sp, req->detail);
-  if (hit && answer_stored(s, call, stream, req->detail, &sp, labels, "hit")) {
+                          SP_STORE_COUNT_MISS, &sp, NULL) == SP_OK && usable(s, &sp, req, ms_left);
+  stored_answer a = hit ? answer_stored(s, call, stream, req->detail, &sp, labels, "hit")
+                        : STORED_NO_ROWS;
+  hit = a != STORED_NO_ROWS;
+  if (a == STORED_SAME) {
     sp_store_add_raw_hash(s->store, req->raw, req->key, NULL);   /* same bytes next time */
     sp__plan_remember(s, req->raw, req->detail, &sp);
   }

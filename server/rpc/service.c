@@ -112,19 +112,59 @@ void sp__svc_fail(sp_service *s, sp_rpc_call *call, const char *method, const ch
 
 /* ------------------------------------------------------------------ GetPlan */
 
-int sp__svc_full_extras(sp_service *s, const char *key, const sp_rpc_func_map *map,
-                        uint8_t **out, size_t *len, sp_err *err) {
-  sp_store_row_query q = {.section = "plan", .limit = 1};
+/* The stored plan JSON of `key` into *p; false when there is no such row (*rc SP_OK) or it
+ * could not be read (*rc the error). */
+static bool stored_plan_json(sp_service *s, const char *key, sp_plan **p, int *rc, sp_err *err) {
+  sp_store_row_query q = {.section = "plan", .limit = 1, .skip_total = true};
   sp_store_row_page pg = {0};
-  int rc = sp_store_rows(s->store, key, &q, &pg, err);
-  if (rc == SP_OK && pg.n == 0)
-    rc = sp_err_set(err, SP_EINTERNAL, "plan %.16s has no stored plan JSON", key);
+  *p = NULL;
+  *rc = sp_store_rows(s->store, key, &q, &pg, err);
+  bool found = *rc == SP_OK && pg.n > 0;
+  if (found) *rc = sp_plan_from_json(pg.rows[0].json, strlen(pg.rows[0].json), p, err);
+  sp_store_row_page_free(&pg);
+  return found;
+}
+
+int sp__svc_full_extras(sp_service *s, const char *key, const uint8_t *bytes, size_t n,
+                        const sp_rpc_func_map *map, uint8_t **out, size_t *len, bool *missing,
+                        sp_err *err) {
+  *out = NULL;
+  *len = 0;
+  *missing = false;
   sp_plan *p = NULL;
-  if (rc == SP_OK) rc = sp_plan_from_json(pg.rows[0].json, strlen(pg.rows[0].json), &p, err);
+  int rc;
+  if (!stored_plan_json(s, key, &p, &rc, err) && rc == SP_OK) {
+    /* Not stored (yet): from the plan in memory while its rows are being written; else read
+     * again, as the rows may have been committed (and the entry ended) in between. */
+    rc = sp_rows_pending_extras(s->pending, key, bytes, n, map, out, len, err);
+    if (rc != SP_ENOTFOUND) return rc;
+    if (!stored_plan_json(s, key, &p, &rc, err) && rc == SP_OK) {
+      *missing = true;
+      return sp_err_set(err, SP_ENOTFOUND, "plan %.16s was stored without its detail rows (the "
+                        "daemon stopped before writing them, or writing them failed); a Plan "
+                        "call with DETAIL_FULL for its request plans it again and writes them",
+                        key);
+    }
+  }
   if (rc == SP_OK) rc = sp_rpc_plan_full_extras(p, map, out, len, err);
   sp_plan_free(p);
-  sp_store_row_page_free(&pg);
   return rc;
+}
+
+bool sp__svc_rows_there(sp_service *s, const char *key, const uint8_t *bytes, size_t n) {
+  if (sp_rows_pending_has(s->pending, key, bytes, n)) return true;
+  sp_store_section_count *sec = NULL;
+  size_t k = 0;
+  bool ok = false;
+  if (sp_store_sections(s->store, key, &sec, &k, NULL) == SP_OK)
+    for (size_t i = 0; i < k && !ok; i++) ok = !strcmp(sec[i].name, "plan") && sec[i].rows > 0;
+  free(sec);
+  /* Committed in between: the entry ends only after the rows are. */
+  return ok || sp_rows_pending_has(s->pending, key, bytes, n);
+}
+
+bool sp_service_rows_pending(sp_service *s, const char *key) {
+  return sp_rows_pending_has(s->pending, key, NULL, 0);
 }
 
 static void get_plan(sp_rpc_call *call, void *data) {
@@ -161,10 +201,14 @@ static void get_plan(sp_rpc_call *call, void *data) {
   }
   uint8_t *extras = NULL, *out = NULL;
   size_t elen = 0, olen = 0;
+  bool missing = false;
   if (detail == SHARDPLAN__V1__DETAIL__DETAIL_FULL &&
-      (rc = sp__svc_full_extras(s, key, NULL, &extras, &elen, &err))) {
+      (rc = sp__svc_full_extras(s, key, sp.plan, sp.plan_len, NULL, &extras, &elen, &missing,
+                                &err))) {
     sp_store_plan_free(&sp);
-    sp__svc_fail(s, call, M, key, sp__svc_status_of(rc), err.msg, 0);
+    sp__svc_fail(s, call, M, key, missing ? SP_RPC_FAILED_PRECONDITION : sp__svc_status_of(rc),
+                 rc == SP_ENOTFOUND && !missing ? "no plan with this key in the cache" : err.msg,
+                 0);
     return;
   }
   double ms = (double)(sp_clock_now_ms() - sp_rpc_call_start_ms(call));
@@ -417,7 +461,8 @@ int sp_service_open(const sp_service_options *o, sp_service **out, sp_err *err) 
   int rc = sp_store_open(&so, &s->store, err);
   if (rc) goto fail;
   s->memory = sp_hit_cache_new(64u << 20);
-  if (!s->memory) {
+  s->pending = sp_rows_pending_new();
+  if (!s->memory || !s->pending) {
     rc = sp_err_set(err, SP_ENOMEM, "out of memory");
     goto fail;
   }
@@ -460,6 +505,7 @@ void sp_service_close(sp_service *s) {
   sp_pool_close(s->pool);
   sp_store_close(s->store);
   sp_hit_cache_free(s->memory);
+  sp_rows_pending_free(s->pending);
   pthread_mutex_destroy(&s->mu);
   pthread_cond_destroy(&s->idle);
   free(s);

@@ -66,6 +66,9 @@ const char *sp_service_cache_path(const sp_service *s);
 /* For the dashboard: the plan cache and the counters. */
 sp_store *sp_service_store(sp_service *s);
 void sp_service_stats_get(sp_service *s, sp_service_stats *out);
+/* Whether plan `key` was answered and its detail rows (the dashboard's rows) are still being
+ * written (for a second or so after a plan handed out near its callers' deadlines). */
+bool sp_service_rows_pending(sp_service *s, const char *key);
 /* Sets the observer (before the server starts). */
 void sp_service_observe(sp_service *s, const sp_service_observer *obs);
 /* Refuses new searches, asks running ones to stop (each stores and answers its best plan so

@@ -12,6 +12,7 @@
 
 #include "rpc/hit_cache.h"
 #include "rpc/plan_proto.h"
+#include "rpc/rows_pending.h"
 #include "rpc/rpc_server.h"
 #include "rpc/search_pool.h"
 #include "rpc/service.h"
@@ -24,6 +25,7 @@ struct sp_service {
   char cache_path[4096];
   sp_store *store;
   sp_hit_cache *memory;       /* exact repeats, in front of the store */
+  sp_rows_pending *pending;   /* plans answered whose detail rows are being written */
   sp_pool *pool;
   pthread_mutex_t mu;
   pthread_cond_t idle;        /* signalled when the last job finished */
@@ -56,9 +58,16 @@ const char *sp__svc_status_name(int status);
 /* plan_service.c: the Plan and PlanStream handlers (their searches: plan_job.c). */
 void sp__svc_plan(sp_rpc_call *call, void *svc);
 void sp__svc_plan_stream(sp_rpc_call *call, void *svc);
-/* Answers a stored plan (GetPlan and cache hits): the packed summary plus, for DETAIL_FULL,
- * the extras rebuilt from the stored plan JSON (functions renamed by `map`, may be NULL). */
-int sp__svc_full_extras(sp_service *s, const char *key, const sp_rpc_func_map *map,
-                        uint8_t **out, size_t *len, sp_err *err);
+/* The DETAIL_FULL extras of stored plan `key` (stored as bytes[0, n)), functions renamed by
+ * `map` (may be NULL): rebuilt from the stored plan JSON, or, while its detail rows are being
+ * written, from the plan in memory (rows_pending.h). When the rows are neither stored nor
+ * coming (the daemon stopped between storing the plan and its rows, or writing them failed):
+ * SP_ENOTFOUND with *missing set and a message saying so. */
+int sp__svc_full_extras(sp_service *s, const char *key, const uint8_t *bytes, size_t n,
+                        const sp_rpc_func_map *map, uint8_t **out, size_t *len, bool *missing,
+                        sp_err *err);
+/* Whether stored plan `key` (stored as bytes[0, n)) has its detail rows, stored or being
+ * written. */
+bool sp__svc_rows_there(sp_service *s, const char *key, const uint8_t *bytes, size_t n);
 
 #endif /* SP_RPC_SERVICE_INT_H */

@@ -237,6 +237,7 @@ int sp_cost_model_init(sp_cost_model *cm, const sp_cluster *c, const sp_mesh *me
     return sp_err_set(err, SP_EINVAL, "mesh device %d is not a device of the cluster",
                       cm->device0);
   cm->memory_bytes = sp_cluster_device_memory(c, cm->device0);
+  cm->no_reduce_scatter = c->no_reduce_scatter;
   cm->memo = sp_reshard_memo_new(mesh);
   if (!cm->memo) return sp_err_set(err, SP_ENOMEM, "out of memory");
   return SP_OK;
@@ -447,16 +448,16 @@ static sp_reshard_shape all_reduce_shape(const sp_cost_model *cm, uint32_t mask,
 /* The canonicalizer's fusion of all_reduce `ar` with the all_slice `sl` right after it
  * (propagation/canonicalize.c): when the leading axes of each sliced dim that are reduced make
  * up exactly the reduced axes, they become one reduce_scatter (`*rs`) and the rest of the slice
- * an all_slice after it (`*rest`, naxes 0 when nothing is left). False when they do not fuse,
- * or when the cluster's runtime has no reduce-scatter. */
+ * an all_slice after it (`*rest`, naxes 0 when nothing is left). False when they do not fuse.
+ * The export fuses them whatever the runtime; one without reduce-scatter runs the fused op as
+ * the all_reduce it is made of (the same tensor reduced, B alike), then each device keeps its
+ * part: `*rs` is then that all_reduce, over the reduce_scatter's axes. */
 static bool fuse_reduce_scatter(const sp_cost_model *cm, const sp_reshard_shape *ar,
                                 const sp_reshard_shape *sl, sp_reshard_shape *rs,
                                 sp_reshard_shape *rest) {
   memset(rs, 0, sizeof *rs);
   memset(rest, 0, sizeof *rest);
-  /* A runtime without reduce-scatter runs the all_reduce, then the slice (cluster.h). */
-  if (cm->cluster && cm->cluster->no_reduce_scatter) return false;
-  rs->kind = SP_COLL_REDUCE_SCATTER;
+  rs->kind = cm->no_reduce_scatter ? SP_COLL_ALL_REDUCE : SP_COLL_REDUCE_SCATTER;
   rest->kind = SP_COLL_ALL_SLICE;
   int64_t redprod = 1;
   for (int i = 0; i < sl->naxes; i++) {

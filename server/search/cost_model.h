@@ -124,6 +124,9 @@ typedef struct sp_cost_model {
   int device0;          /* the cluster device of mesh coordinate 0 (its type prices compute) */
   sp_axis_cost axis[SP_MAX_MESH_AXES_CLUSTER];
   double memory_bytes;  /* of device0 */
+  bool no_reduce_scatter;  /* the runtime runs a reduce_scatter as the all_reduce it is made of,
+                              then each device keeps its part (the cluster's "reduce_scatter":
+                              false, or the search's reduce-scatter=false) */
   struct sp_reshard_memo *memo;  /* the lowered layout changes (owned) */
   const sp_type *bytes_type;     /* a cache of the last tensor priced (types never change): */
   double bytes;                  /*   its bytes */

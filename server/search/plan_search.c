@@ -143,12 +143,20 @@ static bool no_reduce_scatter(const search *S) {
   return S->o->no_reduce_scatter || (S->o->cluster && S->o->cluster->no_reduce_scatter);
 }
 
+/* The strategies offered. Only the option takes the scattered form away: a runtime without
+ * reduce-scatter still runs a reduction onto a sharded result (an all-reduce, then each
+ * device keeps its part), and a result whose given sharding holds the reduction axes has no
+ * other strategy that reduces there; sp_search_own_collective_s prices it as it runs. */
+static sp_strategy_opts strategy_opts(const search *S, bool partial) {
+  return (sp_strategy_opts){S->fixed, S->o->no_reduce_scatter, partial};
+}
+
 static int add_source(search *S, sp_value *v, sp_op *op, sp_err *err) {
   int rc = check_mesh_of(S, v, err);
   if (rc) return rc;
   int node = add_node(S, NODE_SOURCE, op, err);
   if (node < 0) return node;
-  sp_strategy_opts so = {S->fixed, no_reduce_scatter(S), false};
+  sp_strategy_opts so = strategy_opts(S, false);
   rc = sp_strategies_for_value(S->a, v, S->mesh, &so, &S->nodes[node].set, err);
   if (rc) return sp_err_prefix(err, "%s", value_name(S, v));
   if (S->nodes[node].set.n == 0)
@@ -208,7 +216,7 @@ static int add_op(search *S, sp_op *op, int index, sp_err *err) {
   n->rule = rule;
   n->whole = whole;
   if (enumerable) {
-    sp_strategy_opts so = {S->fixed, no_reduce_scatter(S), sp_search_offers_partial(S, op)};
+    sp_strategy_opts so = strategy_opts(S, sp_search_offers_partial(S, op));
     rc = sp_strategies_for_op(S->a, op, rule, S->mesh, &so, &n->set, err);
     if (!rc) rc = sp_search_reconcile_scatter(S, n, so.partial, err);
     if (rc) return rc;
@@ -331,9 +339,10 @@ double sp_search_own_collective_s(search *S, const sp_op *op, const sp_strategy 
     if (st->scatter_dim < 0)
       total += sp_cost_collective(&S->cm, SP_COLL_ALL_REDUCE, st->reduce_axes, st->nreduce, local,
                                   &c);
-    else
-      total += sp_cost_collective(&S->cm, SP_COLL_REDUCE_SCATTER, st->reduce_axes, st->nreduce,
-                                  local * (double)redprod, &c);
+    else   /* B alike: the unreduced result; without reduce-scatter all-reduced, then sliced */
+      total += sp_cost_collective(&S->cm, no_reduce_scatter(S) ? SP_COLL_ALL_REDUCE
+                                                               : SP_COLL_REDUCE_SCATTER,
+                                  st->reduce_axes, st->nreduce, local * (double)redprod, &c);
     if (out) out[r] = c;
   }
   return total;
@@ -855,6 +864,7 @@ static int setup(search *S, sp_module *m, const sp_plan_search_opts *o, bool fix
     rc = sp_err_set(err, SP_ENOMEM, "out of memory");
   if (!rc) rc = sp_cost_model_init(&S->cm, o->cluster, S->mesh, o->device_of, err);
   if (rc) return rc;
+  S->cm.no_reduce_scatter = no_reduce_scatter(S);
   if (o->uniform_links) price_axes_alike(&S->cm, S->mesh);
   int nvals = S->body->nargs;
   for (sp_op *op = S->body->first; op; op = op->next) {

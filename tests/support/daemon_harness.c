@@ -4,6 +4,7 @@
  */
 #include "daemon_harness.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <grpc/byte_buffer.h>
@@ -17,7 +18,9 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <netinet/in.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -335,4 +338,55 @@ bool th_stats(th_channel *c, int64_t *searches_run, int64_t *in_flight, int64_t 
   }
   th_result_free(&r);
   return ok;
+}
+
+/* ---------------------------------------------------------------- the dashboard */
+
+int th_http_get(const char *http_addr, const char *path, char **response) {
+  *response = NULL;
+  char host[256];
+  snprintf(host, sizeof host, "%s", http_addr);
+  char *colon = strrchr(host, ':');
+  if (!colon) return -1;
+  *colon = '\0';
+  struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)atoi(colon + 1))};
+  if (inet_pton(AF_INET, host, &a.sin_addr) != 1) return -1;
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  if (fd < 0) return -1;
+  if (connect(fd, (struct sockaddr *)&a, sizeof a) != 0) {
+    close(fd);
+    return -1;
+  }
+  char req[1024];
+  int n = snprintf(req, sizeof req, "GET %s HTTP/1.0\r\nHost: %s\r\n\r\n", path, http_addr);
+  size_t cap = 1 << 16, have = 0;
+  char *buf = malloc(cap);
+  bool ok = buf && n > 0 && write(fd, req, (size_t)n) == n;
+  for (ssize_t r = 1; ok && r > 0;) {
+    if (have + 1 >= cap) {
+      char *bigger = realloc(buf, cap * 2);
+      if (!bigger) {
+        ok = false;
+        break;
+      }
+      buf = bigger;
+      cap *= 2;
+    }
+    r = read(fd, buf + have, cap - 1 - have);
+    if (r > 0) have += (size_t)r;
+    else if (r < 0 && errno != EINTR) ok = false;
+    else if (r < 0) r = 1;
+  }
+  close(fd);
+  int status = -1;
+  if (ok) {
+    buf[have] = '\0';
+    if (sscanf(buf, "HTTP/1.%*d %d", &status) != 1) status = -1;
+  }
+  if (status < 0) {
+    free(buf);
+    return -1;
+  }
+  *response = buf;
+  return status;
 }

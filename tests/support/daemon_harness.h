@@ -70,6 +70,11 @@ th_result th_call_watch(th_channel *c, const char *method, const void *req, size
 th_result th_call_cancel(th_channel *c, const char *method, const void *req, size_t len,
                          int cancel_after_ms);
 
+/* GET `path` from the dashboard at `http_addr` ("127.0.0.1:PORT"), HTTP/1.0: the HTTP status,
+ * and the whole response, headers and body, in *response (malloc'd, NUL-terminated); -1 (and
+ * NULL) when it cannot connect or the answer is not HTTP. */
+int th_http_get(const char *http_addr, const char *path, char **response);
+
 /* Common shortcuts. */
 bool th_health_serving(th_channel *c, double *ms);
 /* GetStats; fills searches_run and searches_in_flight (return false on failure). */
