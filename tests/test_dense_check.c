@@ -4,7 +4,7 @@
  * literal (or at the offending element), and the literals MLIR accepts (splats, hex blobs of
  * one element or all, nested lists of the type's shape, integers at the edges of their range)
  * still parse, in stablehlo.constant values, in structured attributes (padding) and in
- * attributes kept as text.
+ * attributes kept as text; array<...> elements are checked against their element type alike.
  */
 #include <check.h>
 #include <stdio.h>
@@ -195,6 +195,50 @@ START_TEST(dense_literals_in_other_attributes_are_checked_too) {
 }
 END_TEST
 
+/* array<elem: ...> elements are checked against their element type the same way, whether the
+ * attribute is one the reader decodes (slice's indices) or one it keeps as text. */
+START_TEST(array_literal_elements_are_checked_against_their_element_type) {
+  const char *fmt =
+      "func.func @f(%%a: tensor<8x16xf32>) -> tensor<8x8xf32> {\n"
+      "  %%0 = \"stablehlo.slice\"(%%a) {start_indices = %s, limit_indices = array<i64: 8, 16>,\n"
+      "      strides = array<i64: 1, 2>} : (tensor<8x16xf32>) -> tensor<8x8xf32>\n"
+      "  return %%0 : tensor<8x8xf32>\n"
+      "}\n";
+  struct { const char *start, *err; } cases[] = {
+      {"array<i64: 0, 0>", NULL},
+      {"array<i64: 0, 99999999999999999999>",
+       "t.mlir:2:61: integer constant out of range for type"},
+      {"array<i8: 0, 300>", "t.mlir:2:60: integer constant out of range for type"},
+      {"array<ui8: 0, -3>", "t.mlir:2:62: expected unsigned integer elements, but parsed negative value"},
+      {"array<i64: 0, 1.5>", "t.mlir:2:61: expected integer elements, but parsed floating-point"},
+      {"array<i64: 0, true>", "t.mlir:2:61: expected i1 type for 'true' or 'false' values"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    char text[2048];
+    snprintf(text, sizeof text, fmt, cases[i].start);
+    sp_module *m = NULL;
+    sp_err err;
+    int rc = sp_mlir_parse(text, strlen(text), "t.mlir", 1, &m, &err);
+    if (!cases[i].err) {
+      ck_assert_msg(rc == SP_OK, "%s: %s", cases[i].start, err.msg);
+      sp_module_free(m);
+      continue;
+    }
+    ck_assert_msg(rc == SP_EINVAL, "%s was accepted", cases[i].start);
+    ck_assert_str_eq(err.msg, cases[i].err);
+  }
+  const char *text_attr =
+      "func.func @f() -> tensor<2xf32> {\n"
+      "  %0 = \"foo.bar\"() {v = array<i16: 1, 70000>} : () -> tensor<2xf32>\n"
+      "  return %0 : tensor<2xf32>\n"
+      "}\n";
+  sp_module *m = NULL;
+  sp_err err;
+  ck_assert_int_eq(sp_mlir_parse(text_attr, strlen(text_attr), "t.mlir", 1, &m, &err), SP_EINVAL);
+  ck_assert_str_eq(err.msg, "t.mlir:2:39: integer constant out of range for type");
+}
+END_TEST
+
 /* A literal too long to convert exactly is refused as such, never looped over for long. */
 START_TEST(a_huge_integer_literal_is_refused_quickly) {
   static char lit[8192];
@@ -218,6 +262,7 @@ static Suite *dense_check_suite(void) {
   tcase_add_loop_test(tc, a_literal_that_fits_its_type_still_parses, 0,
                       (int)(sizeof good / sizeof good[0]));
   tcase_add_test(tc, dense_literals_in_other_attributes_are_checked_too);
+  tcase_add_test(tc, array_literal_elements_are_checked_against_their_element_type);
   tcase_add_test(tc, a_huge_integer_literal_is_refused_quickly);
   suite_add_tcase(s, tc);
   return s;

@@ -34,5 +34,9 @@ typedef struct sp__mlir_dense_item {
  * ranges (dense_check.c). */
 int sp__mlir_dense_check(sp__mlir_parser *p, const sp__mlir_token *at, const sp__mlir_dense_item *v,
                          int n, const sp_type *type);
+/* Checks one element of an array<elem: ...> literal against its element type, with the
+ * messages of a dense literal's elements (dense_check.c). */
+int sp__mlir_dense_check_scalar(sp__mlir_parser *p, bool neg, const sp__mlir_token *t,
+                                const char *elem);
 
 #endif /* SP_MLIR_ATTR_READER_INT_H */

@@ -53,9 +53,10 @@ static int decode_ints(sp__mlir_parser *p, sp_ints *out) {
   if (t->kind != SP_TOK_BARE) return sp__mlir_error(p, NULL, "expected integer array");
   bool dense = sp__mlir_tok_is(t, "dense");
   if (!dense && !sp__mlir_tok_is(t, "array")) return sp__mlir_error(p, NULL, "expected integer array");
-  if (dense) {
-    /* A dense literal is checked against its type by the text reader (dense_check.c): read it
-     * there first; if it fails, the caller keeps the value as text, which reports the error. */
+  {
+    /* A dense or array literal is checked against its type by the text reader (dense_check.c):
+     * read it there first; if it fails, the caller keeps the value as text, which reports the
+     * error (an element out of its type's range, say, rather than the attribute missing). */
     sp__mlir_lexer saved = p->lx;
     sp_strbuf scratch = SP_STRBUF_INIT;
     rc = sp__mlir_parse_attr_text(p, &scratch, false, NULL);

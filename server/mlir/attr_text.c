@@ -289,7 +289,9 @@ static int array_text(sp__mlir_parser *p, sp_strbuf *sb) {
     for (int i = 0;; i++) {
       bool neg;
       sp__mlir_token t;
-      if ((rc = dense_leaf_token(p, &neg, &t))) return rc;
+      if ((rc = dense_leaf_token(p, &neg, &t)) ||
+          (rc = sp__mlir_dense_check_scalar(p, neg, &t, elem)))
+        return rc;
       if (i) sp_strbuf_puts(sb, ", ");
       put_scalar(sb, neg, &t, elem);
       if (!sp__mlir_accept(p, SP_TOK_COMMA)) break;

@@ -205,6 +205,11 @@ static int check_scalar(sp__mlir_parser *p, bool neg, const sp__mlir_token *t, e
   return SP_OK;
 }
 
+int sp__mlir_dense_check_scalar(sp__mlir_parser *p, bool neg, const sp__mlir_token *t,
+                                const char *elem) {
+  return check_scalar(p, neg, t, classify(elem));
+}
+
 static int check_elements(sp__mlir_parser *p, const sp__mlir_dense_item *v, int n, const char *elem) {
   bool cplx = strncmp(elem, "complex<", 8) == 0;
   elem_info k = classify(elem);
