@@ -68,7 +68,3 @@ bool sp_op_is_pure(const sp_op *op) {
   if (sp_rules_is_elementwise(op) || is_pure_kind(op->kind)) return true;
   return has_recursive_effects(op->kind) && bodies_are_pure(op);
 }
-
-bool sp_op_is_trivially_dead(const sp_op *op) {
-  return op->nresults > 0 && sp_op_results_unused(op) && sp_op_is_pure(op);
-}

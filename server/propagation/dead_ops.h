@@ -28,7 +28,15 @@
 
 /* Whether `op` has no side effects (its bodies' ops included, for the ops listed above). */
 bool sp_op_is_pure(const sp_op *op);
-/* Whether `op` is pure, has results, and none of them is used: erasing it changes nothing. */
-bool sp_op_is_trivially_dead(const sp_op *op);
+/* Whether `op` is pure, has results, and none of them is used: erasing it changes nothing.
+ * Inline, and the uses looked at first: the propagation worklist asks this of every op it
+ * visits in a session's first run, and nearly every op has a used result, which two loads
+ * tell without a call. */
+static inline bool sp_op_is_trivially_dead(const sp_op *op) {
+  if (op->nresults == 0) return false;
+  for (int i = 0; i < op->nresults; i++)
+    if (op->results[i].uses) return false;
+  return sp_op_is_pure(op);
+}
 
 #endif /* SP_DEAD_OPS_H */

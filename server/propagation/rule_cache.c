@@ -159,10 +159,20 @@ bool sp_rule_cache_keyable(const sp_op *op) {
 }
 
 /* NULL for an operand that is unset: a representative op that propagation erased as dead
- * (its memory stays valid, its operand uses are dropped) then matches no live op. */
-static const sp_type *type_at(const sp_op *op, int i) {
-  if (i >= op->noperands) return op->results[i - op->noperands].type;
-  return op->operands[i].value ? op->operands[i].value->type : NULL;
+ * (its memory stays valid, its operand uses are dropped) then matches no live op. Operands
+ * and results are walked in two loops (not one over both with a test of which it is): this
+ * runs for every visit of an op with a rule. */
+static inline const sp_type *operand_type(const sp_op *op, int i) {
+  const sp_value *v = op->operands[i].value;
+  return v ? v->type : NULL;
+}
+
+static inline uint64_t mix_type(uint64_t h, const sp_type *t) {
+  if (!t) return MIX(h, -2);
+  MIX(h, t->kind);
+  MIX(h, t->rank);
+  for (int d = 0; t->kind == SP_TYPE_TENSOR && d < t->rank; d++) MIX(h, t->dims[d]);
+  return h;
 }
 
 static uint64_t hash_signature(const sp_op *op, bool conservative) {
@@ -171,16 +181,8 @@ static uint64_t hash_signature(const sp_op *op, bool conservative) {
   MIX(h, conservative);
   MIX(h, op->noperands);
   MIX(h, op->nresults);
-  for (int i = 0; i < op->noperands + op->nresults; i++) {
-    const sp_type *t = type_at(op, i);
-    if (!t) {
-      MIX(h, -2);
-      continue;
-    }
-    MIX(h, t->kind);
-    MIX(h, t->rank);
-    for (int d = 0; t->kind == SP_TYPE_TENSOR && d < t->rank; d++) MIX(h, t->dims[d]);
-  }
+  for (int i = 0; i < op->noperands; i++) h = mix_type(h, operand_type(op, i));
+  for (int i = 0; i < op->nresults; i++) h = mix_type(h, op->results[i].type);
   for (int i = 0; i < op->attrs.n; i++) {
     const sp_attr *at = &op->attrs.v[i];
     if (at->kind == SP_ATTR_RULE) continue;
@@ -198,7 +200,7 @@ static bool same_str(const char *a, const char *b) {
 }
 
 /* Types as the registry reads them: kind, shape and element type. */
-static bool same_type(const sp_type *a, const sp_type *b) {
+static inline bool same_type(const sp_type *a, const sp_type *b) {
   if (a == b) return true;
   if (!a || !b || a->kind != b->kind) return false;
   if (a->kind != SP_TYPE_TENSOR) return sp_type_equal(a, b);
@@ -238,8 +240,10 @@ static bool same_signature(const sp_op *a, const sp_op *b) {
   if (a->kind != b->kind || a->noperands != b->noperands || a->nresults != b->nresults ||
       !same_str(a->name, b->name))
     return false;
-  for (int i = 0; i < a->noperands + a->nresults; i++)
-    if (!same_type(type_at(a, i), type_at(b, i))) return false;
+  for (int i = 0; i < a->noperands; i++)
+    if (!same_type(operand_type(a, i), operand_type(b, i))) return false;
+  for (int i = 0; i < a->nresults; i++)
+    if (!same_type(a->results[i].type, b->results[i].type)) return false;
   int i = 0, j = 0;
   for (;;) {
     const sp_attr *x = next_attr(&a->attrs, &i), *y = next_attr(&b->attrs, &j);
