@@ -21,8 +21,9 @@
  * reshards would not run as they are (fixed nodes, reduce-scatters the pass decides otherwise)
  * what it runs, plan_fold.c prices an op's reduction with its one consumer's reshard,
  * plan_layers.c ties the strategies of repeated layers (layer sharing), plan_report.c writes the
- * chosen plan back and totals its costs and collectives (the report); they share the build
- * state of plan_search_int.h.
+ * chosen plan back and totals its costs and collectives (the report), plan_graph.c turns the
+ * build into the solver's strategy graph (liveness, integer costs); they share the build state
+ * of plan_search_int.h.
  */
 #include "search/plan_search.h"
 
@@ -369,7 +370,7 @@ double sp_search_node_compute_s(search *S, const pnode *n, int s) {
   return t;
 }
 
-static double node_bytes(search *S, const pnode *n, int s) {
+double sp_search_node_bytes(search *S, const pnode *n, int s) {
   double b = 0;
   for (int k = 0; k < n->nmem; k++)
     b += sp_cost_local_bytes(&S->cm, n->mem[k].v->type, member_layout(n, &n->mem[k], s));
@@ -378,7 +379,7 @@ static double node_bytes(search *S, const pnode *n, int s) {
 
 /* Compute and the op's own collectives under strategy s; those a fold prices on an edge
  * (plan_fold.c) only when `folded`. */
-static double node_own_s(search *S, const pnode *n, int s, bool folded) {
+double sp_search_node_own_s(search *S, const pnode *n, int s, bool folded) {
   double t = sp_search_node_compute_s(S, n, s);
   if (n->folds && !folded) return t;
   if (n->kind == NODE_OP) t += sp_search_own_collective_s(S, n->op, &n->set.v[s], NULL);
@@ -388,8 +389,6 @@ static double node_own_s(search *S, const pnode *n, int s, bool folded) {
   }
   return t;
 }
-
-static double mem_weight(const search *S) { return S->o->mem_weight > 0 ? S->o->mem_weight : 0; }
 
 /* Phase 2: nodes above the cap keep their cheapest strategies (ties by index). */
 typedef struct ranked { double cost; int index; } ranked;
@@ -415,7 +414,8 @@ static int cap_strategies(search *S, sp_err *err) {
       return sp_err_set(err, SP_ENOMEM, "out of memory");
     }
     for (int s = 0; s < n->set.n; s++) {
-      r[s].cost = node_own_s(S, n, s, true) * UNITS_PER_SECOND + mem_weight(S) * node_bytes(S, n, s) / MIB;
+      r[s].cost = sp_search_node_own_s(S, n, s, true) * UNITS_PER_SECOND +
+                  sp_search_mem_weight(S) * sp_search_node_bytes(S, n, s) / MIB;
       r[s].index = s;
     }
     qsort(r, (size_t)n->set.n, sizeof *r, cmp_ranked);
@@ -628,134 +628,6 @@ static int build_edges(search *S, sp_err *err) {
   }
   for (int k = 0; !rc && k < S->nstates; k++) rc = price_state(S, &S->states[k], err);
   return rc;
-}
-
-/* ------------------------------------------------------------------ liveness */
-
-/* Position of the top-level op containing `op` (nops + 1 for the return, which keeps values
- * alive to the end). */
-static int64_t use_position(search *S, const sp_op *op) {
-  while (op && op->block != S->body) op = sp_op_parent(op);
-  if (!op) return S->nops + 1;
-  if (op->kind == SP_OP_FUNC_RETURN) return S->nops + 1;
-  int idx = (int)sp_ptr_map_get(&S->opmap, op, -1);
-  return idx < 0 ? S->nops + 1 : idx + 1;
-}
-
-static void compute_liveness(search *S) {
-  for (int k = 0; k < S->nnodes; k++) {
-    pnode *n = &S->nodes[k];
-    int64_t lo = INT64_MAX, hi = 0;
-    for (int q = 0; q < n->nmem; q++) {
-      const member *mb = &n->mem[q];
-      const sp_op *def = mb->follower ? mb->follower : mb->v->def;
-      int64_t d = def ? use_position(S, def) : 0;
-      int64_t last = d;
-      for (const sp_use *u = mb->v->uses; u; u = u->next) {
-        int64_t p = use_position(S, u->owner);
-        if (p > last) last = p;
-      }
-      if (d < lo) lo = d;
-      if (last + 1 > hi) hi = last + 1;
-    }
-    if (n->nmem == 0) lo = hi = 0;
-    n->live_start = lo;
-    n->live_end = hi;
-  }
-}
-
-/* ------------------------------------------------------------------ the strategy graph */
-
-/* A cost or usage in integer units; false when it is not a number, negative, or beyond what
- * the solver counts exactly (2^53): the caller reports it, naming the value (bad_units),
- * instead of planning with a wrong number. A cost model that gives NaN or a negative cost has
- * a bug or was handed a cluster the reader should have refused; rounding it to 0 would plan
- * the most expensive layout as free. */
-static bool to_units(double v, int64_t *out) {
-  if (isnan(v) || v < 0) return false;
-  double r = floor(v + 0.5);
-  if (!(r < (double)SP_SG_MAX_EXACT)) return false;
-  *out = (int64_t)r;
-  return true;
-}
-
-/* The error for a value to_units refused: SP_EINTERNAL for NaN or a negative number (the cost
- * model's fault), SP_ELIMIT for one too large to count (the input's size). */
-static int bad_units(search *S, const pnode *n, const char *what, double v, sp_err *err) {
-  const char *name = n->nmem > 0 ? value_name(S, n->mem[0].v)
-                     : n->op      ? sp_arena_printf(S->m->arena, "%s (line %d)", n->op->name,
-                                                   n->op->loc.line)
-                                  : "a node";
-  if (isnan(v) || v < 0)
-    return sp_err_set(err, SP_EINTERNAL, "search: %s of %s is %.4g, %s: the cost model gave "
-                      "no valid number", what, name, v, isnan(v) ? "not a number" : "negative");
-  return sp_err_set(err, SP_ELIMIT, "search: %s of %s is %.4g, beyond the 2^53 the solver "
-                    "counts exactly", what, name, v);
-}
-
-static int build_graph(search *S, sp_sg **out, sp_err *err) {
-  sp_sg *g = sp_sg_new("shardplan");
-  if (!g) return sp_err_set(err, SP_ENOMEM, "out of memory");
-  int rc = SP_OK;
-  int64_t *costs = NULL, *usages = NULL;
-  int maxn = 1;
-  for (int k = 0; k < S->nnodes; k++)
-    if (S->nodes[k].set.n > maxn) maxn = S->nodes[k].set.n;
-  costs = malloc((size_t)maxn * (size_t)maxn * sizeof *costs);
-  usages = malloc((size_t)maxn * sizeof *usages);
-  if (!costs || !usages) {
-    rc = sp_err_set(err, SP_ENOMEM, "out of memory");
-    goto fail;
-  }
-  for (int k = 0; k < S->nnodes; k++) {
-    pnode *n = &S->nodes[k];
-    for (int s = 0; s < n->set.n; s++) {
-      double bytes = node_bytes(S, n, s);
-      double cost = (node_own_s(S, n, s, false) + n->self_s[s]) * UNITS_PER_SECOND +
-                    mem_weight(S) * bytes / MIB;
-      if (isfinite(n->self_s[s]) && n->self_s[s] >= SP_COST_NEVER) {
-        costs[s] = SP_SG_FORBIDDEN;   /* a layout the export never makes (cost_model.h) */
-      } else if (!to_units(cost, &costs[s])) {
-        rc = bad_units(S, n, "the cost (ns)", cost, err);
-        goto fail;
-      }
-      if (!to_units(ceil(bytes), &usages[s])) {
-        rc = bad_units(S, n, "the bytes per device", bytes, err);
-        goto fail;
-      }
-    }
-    sp_sg_interval live = {n->live_start, n->live_end};
-    rc = sp_sg_add_node(g, n->set.n, costs, usages, live, err);
-    if (rc < 0) goto fail;
-  }
-  for (int e = 0; e < S->nedges; e++) {
-    const pedge *pe = &S->edges[e];
-    size_t cnt = (size_t)S->nodes[pe->a].set.n * (size_t)S->nodes[pe->b].set.n;
-    for (size_t q = 0; q < cnt; q++)
-      if (isfinite(pe->sec[q]) && pe->sec[q] >= SP_COST_NEVER) {
-        costs[q] = SP_SG_FORBIDDEN;
-      } else if (!to_units(pe->sec[q] * UNITS_PER_SECOND, &costs[q])) {
-        rc = bad_units(S, &S->nodes[pe->a], "the resharding cost (ns)",
-                       pe->sec[q] * UNITS_PER_SECOND, err);
-        goto fail;
-      }
-    rc = sp_sg_add_edge(g, pe->a, pe->b, costs, err);
-    if (rc < 0) goto fail;
-  }
-  double limit = S->o->memory_limit > 0 ? S->o->memory_limit : S->cm.memory_bytes;
-  /* A limit beyond what any usage can reach is no limit. */
-  bool limited = limit > 0 && limit < (double)SP_SG_MAX_EXACT;
-  rc = sp_sg_set_usage_limit(g, limited ? (int64_t)limit : SP_SG_NO_LIMIT, err);
-  if (rc < 0) goto fail;
-  free(costs);
-  free(usages);
-  *out = g;
-  return SP_OK;
-fail:
-  free(costs);
-  free(usages);
-  sp_sg_free(g);
-  return rc < 0 ? rc : SP_EINTERNAL;
 }
 
 /* ------------------------------------------------------------------ set-up */
@@ -974,8 +846,8 @@ static int run(sp_module *m, const sp_plan_search_opts *o, bool fixed, sp_plan_s
   if (!rc) rc = cap_strategies(&S, err);
   if (!rc) rc = build_edges(&S, err);
   if (rc) goto fail;
-  compute_liveness(&S);
-  rc = build_graph(&S, &g, err);
+  sp_search_liveness(&S);
+  rc = sp_search_build_graph(&S, &g, err);
   if (!rc && !fixed && !o->no_share_layers) rc = sp_search_tie_layers(&S, g, out, err);
   if (!rc && o->dump_graph) rc = sp_iopddl_write_file(g, o->dump_graph, err);
   if (rc) goto fail;

@@ -181,6 +181,15 @@ double sp_search_part_compute_s(search *S, const pnode *n, int s, int m);
 double sp_search_node_compute_s(search *S, const pnode *n, int s);
 double sp_search_own_collective_s(search *S, const sp_op *op, const sp_strategy *st,
                                   sp_collective *out);
+/* plan_search.c: bytes per device of node `n`'s values under strategy s, and its own cost in
+ * seconds (compute and the op's collectives; `folded`: without those a fold prices on an
+ * edge). */
+double sp_search_node_bytes(search *S, const pnode *n, int s);
+double sp_search_node_own_s(search *S, const pnode *n, int s, bool folded);
+/* Seconds per MiB of memory in a node's cost (the options' mem_weight; 0 when not positive). */
+static inline double sp_search_mem_weight(const search *S) {
+  return S->o->mem_weight > 0 ? S->o->mem_weight : 0;
+}
 /* plan_search.c: the argument and the returned value of a state pair, or false when either
  * is not placed. */
 bool sp_search_state_values(search *S, const sp_plan_state_pair *sp, sp_value **arg,
@@ -224,6 +233,11 @@ int sp_search_fixed_result(search *S, const pnode *n, int r, sp_reshard *out);
 /* plan_reconcile.c: the first op reading `v` in program order (pre-order: a top-level op before
  * the ops nested in it) and its lowest operand reading it; false when nothing reads `v`. */
 bool sp_search_first_consumer(search *S, const sp_value *v, const sp_op **op, int *operand);
+
+/* plan_graph.c: each node's live interval (live_start, live_end) in top-level op positions. */
+void sp_search_liveness(search *S);
+/* plan_graph.c: the strategy graph of the build, with its usage limit; *out is the caller's. */
+int sp_search_build_graph(search *S, sp_sg **out, sp_err *err);
 
 /* plan_layers.c: ties the nodes of repeated layers in `g` (layer sharing); counts in `out`. */
 int sp_search_tie_layers(search *S, sp_sg *g, sp_plan_summary *out, sp_err *err);
