@@ -86,28 +86,20 @@ static int64_t section_rows(const th_daemon *d, const char *key, const char *sec
   return rows;
 }
 
-/* A Plan whose answer is cut short by its time limit (doubled from 50 ms while no plan came
- * back): a plan answered before its rows are stored. The limit used is left in o->time_limit. */
-static Shardplan__V1__PlanResponse *cut_short(th_channel *c, const char *mlir, req_opts *o) {
-  for (o->time_limit = 0.05; o->time_limit < 20; o->time_limit *= 2) {
-    size_t len;
-    uint8_t *req = th_plan_request(mlir, *o, &len);
-    th_result r = th_call(c, TH_PLAN, req, len, 120000, NULL);
-    free(req);
-    if (r.status == 4 /* DEADLINE_EXCEEDED */) {
-      th_result_free(&r);
-      continue;
-    }
-    ck_assert_msg(r.status == 0, "Plan failed: %d %s", r.status, r.details);
-    Shardplan__V1__PlanResponse *p = shardplan__v1__plan_response__unpack(NULL, r.len, r.msg);
-    th_result_free(&r);
-    ck_assert_ptr_nonnull(p);
-    ck_assert_msg(p->provisional, "the search finished within %.2f s: not cut short",
-                  o->time_limit);
-    return p;
-  }
-  ck_abort_msg("no plan within a 20 s time limit");
-  return NULL;
+/* A daemon holding plan rows back, and a Plan of an 8-layer GPT whose answer is cut short by
+ * its time limit (th_plan_cut_short: doubled from 50 ms while no plan came back), so answered
+ * before its rows are stored: the answer, once the daemon holds its rows. The limit used is
+ * left in o->time_limit; *gpt is the module's text (the caller frees it). */
+static Shardplan__V1__PlanResponse *plan_held_back(held *h, char **gpt, req_opts *o) {
+  start_held(h);
+  *gpt = th_gpt_text(8, true);
+  *o = (req_opts){.search = true, .shape_auto = true, .no_share = true};
+  hold_rows(h);
+  Shardplan__V1__PlanResponse *p = th_plan_cut_short(h->c, *gpt, o);
+  ck_assert_msg(p->provisional, "the search finished within %.2f s: not cut short",
+                o->time_limit);
+  wait_reached(h, p->key);
+  return p;
 }
 
 /* A DETAIL_FULL answer: its status, and the decoded response (NULL unless OK). */
@@ -158,12 +150,9 @@ static int http(const held *h, const char *fmt, const char *key, char **resp) {
 
 START_TEST(a_plan_answered_before_its_rows_are_stored_is_served_in_full_meanwhile) {
   held h;
-  start_held(&h);
-  char *gpt = th_gpt_text(8, true);
-  req_opts o = {.search = true, .shape_auto = true, .no_share = true};
-  hold_rows(&h);
-  Shardplan__V1__PlanResponse *p = cut_short(h.c, gpt, &o);
-  wait_reached(&h, p->key);
+  char *gpt;
+  req_opts o;
+  Shardplan__V1__PlanResponse *p = plan_held_back(&h, &gpt, &o);
   int64_t run0 = -1;
   ck_assert(th_stats(h.c, &run0, NULL, NULL));
   /* The window is open: the plan is stored, its JSON row is not. */
@@ -250,12 +239,9 @@ END_TEST
 
 START_TEST(a_plan_whose_rows_never_came_is_refused_in_full_by_get_plan_and_searched_again_by_plan) {
   held h;
-  start_held(&h);
-  char *gpt = th_gpt_text(8, true);
-  req_opts o = {.search = true, .shape_auto = true, .no_share = true};
-  hold_rows(&h);
-  Shardplan__V1__PlanResponse *p = cut_short(h.c, gpt, &o);
-  wait_reached(&h, p->key);
+  char *gpt;
+  req_opts o;
+  Shardplan__V1__PlanResponse *p = plan_held_back(&h, &gpt, &o);
   /* Killed in the window: the plan is stored (acknowledged), its rows never will be. */
   th_close(h.c);
   kill(h.d.pid, SIGKILL);

@@ -147,6 +147,22 @@ END_TEST
 
 /* A structured integer attribute (padding, decoded into integers) and an attribute kept as
  * text get the same checks as a constant's value. */
+/* `fmt` with `attr` in its %s parses, when `err` is NULL, or is refused with message `err`. */
+static void expect_parse(const char *fmt, const char *attr, const char *err_msg) {
+  char text[2048];
+  snprintf(text, sizeof text, fmt, attr);
+  sp_module *m = NULL;
+  sp_err err;
+  int rc = sp_mlir_parse(text, strlen(text), "t.mlir", 1, &m, &err);
+  if (!err_msg) {
+    ck_assert_msg(rc == SP_OK, "%s: %s", attr, err.msg);
+    sp_module_free(m);
+    return;
+  }
+  ck_assert_msg(rc == SP_EINVAL, "%s was accepted", attr);
+  ck_assert_str_eq(err.msg, err_msg);
+}
+
 START_TEST(dense_literals_in_other_attributes_are_checked_too) {
   const char *fmt =
       "func.func @f(%%a: tensor<8x16xf32>, %%z: tensor<f32>) -> tensor<4x16xf32> {\n"
@@ -168,20 +184,8 @@ START_TEST(dense_literals_in_other_attributes_are_checked_too) {
       {"dense<[[0, 0], [1, 1.5]]> : tensor<2x2xi64>",
        "t.mlir:7:36: expected integer elements, but parsed floating-point"},
   };
-  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-    char text[2048];
-    snprintf(text, sizeof text, fmt, cases[i].padding);
-    sp_module *m = NULL;
-    sp_err err;
-    int rc = sp_mlir_parse(text, strlen(text), "t.mlir", 1, &m, &err);
-    if (!cases[i].err) {
-      ck_assert_msg(rc == SP_OK, "%s: %s", cases[i].padding, err.msg);
-      sp_module_free(m);
-      continue;
-    }
-    ck_assert_msg(rc == SP_EINVAL, "%s was accepted", cases[i].padding);
-    ck_assert_str_eq(err.msg, cases[i].err);
-  }
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+    expect_parse(fmt, cases[i].padding, cases[i].err);
   const char *text_attr =
       "func.func @f() -> tensor<2xf32> {\n"
       "  %0 = \"foo.bar\"() {v = dense<[1, 2, 3]> : tensor<2xi64>} : () -> tensor<2xf32>\n"
@@ -213,20 +217,8 @@ START_TEST(array_literal_elements_are_checked_against_their_element_type) {
       {"array<i64: 0, 1.5>", "t.mlir:2:61: expected integer elements, but parsed floating-point"},
       {"array<i64: 0, true>", "t.mlir:2:61: expected i1 type for 'true' or 'false' values"},
   };
-  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-    char text[2048];
-    snprintf(text, sizeof text, fmt, cases[i].start);
-    sp_module *m = NULL;
-    sp_err err;
-    int rc = sp_mlir_parse(text, strlen(text), "t.mlir", 1, &m, &err);
-    if (!cases[i].err) {
-      ck_assert_msg(rc == SP_OK, "%s: %s", cases[i].start, err.msg);
-      sp_module_free(m);
-      continue;
-    }
-    ck_assert_msg(rc == SP_EINVAL, "%s was accepted", cases[i].start);
-    ck_assert_str_eq(err.msg, cases[i].err);
-  }
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+    expect_parse(fmt, cases[i].start, cases[i].err);
   const char *text_attr =
       "func.func @f() -> tensor<2xf32> {\n"
       "  %0 = \"foo.bar\"() {v = array<i16: 1, 70000>} : () -> tensor<2xf32>\n"

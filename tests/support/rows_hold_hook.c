@@ -19,12 +19,14 @@
 void sp_test_hook_rows_pending(const char *key) {
   const char *path = getenv("SHARDPLAN_TEST_ROWS_HOLD");
   if (!path || access(path, F_OK) != 0) return;
-  char reached[4200];
+  /* Written aside and renamed: a test polling for PATH.reached never reads it half written. */
+  char reached[4200], tmp[4300];
   snprintf(reached, sizeof reached, "%s.reached", path);
-  FILE *f = fopen(reached, "w");
+  snprintf(tmp, sizeof tmp, "%s.tmp", reached);
+  FILE *f = fopen(tmp, "w");
   if (f) {
     fprintf(f, "%s\n", key);
-    fclose(f);
+    if (fclose(f) == 0) rename(tmp, reached);
   }
   for (int waited_ms = 0; access(path, F_OK) == 0 && waited_ms < 600000; waited_ms += 5)
     usleep(5000);
