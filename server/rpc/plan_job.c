@@ -43,6 +43,7 @@
  * svc->mu and gives the plan to an answerer thread. The job is freed by the last of the pool
  * thread and the answerers (refs, under svc->mu), which then counts it done.
  */
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -165,11 +166,11 @@ void sp__job_free(sp_job *j) {
   free(j);
 }
 
-/* sp_clock_now() microseconds of sp_clock_now_ms() time `ms` (at least 1: 0 means none). */
+/* The engine's microseconds (ir/run_ctl.h) of time `ms`: the same clock (ir/clock.h), at
+ * least 1 (0 means none). */
 static long long engine_us(int64_t ms) {
-  double at = sp_clock_now() + (double)(ms - sp_clock_now_ms()) / 1000.0;
-  long long us = (long long)(at * 1e6);
-  return us < 1 ? 1 : us;
+  if (ms < 1) return 1;
+  return ms > LLONG_MAX / 1000 ? LLONG_MAX : (long long)ms * 1000;
 }
 
 /* Under mu: the engine's deadline follows the latest end among the waiters (none when one has
@@ -671,8 +672,7 @@ static void on_snapshot(void *ctx, sp_plan *plan, const sp_err *err) {
   if (!plan && !err) sp_err_set(&x->err, SP_EINTERNAL, "no plan");
   x->search_s = sp_clock_now() - j->run_start;
   x->time_limit = j->req.popts.time_limit;   /* read here: a search run again rewrites it */
-  x->asked_ms = asked_us > 0 ? now - (int64_t)((sp_clock_now() * 1e6 - (double)asked_us) / 1e3)
-                             : now;
+  x->asked_ms = asked_us > 0 ? (int64_t)(asked_us / 1000) : now;
   x->served_ms = now;
   pthread_attr_t attr;
   pthread_t t;
