@@ -83,6 +83,14 @@ typedef struct sp_type {
 sp_type *sp_type_tensor(sp_arena *a, int rank, const int64_t *dims, const char *elem);
 bool sp_type_equal(const sp_type *x, const sp_type *y);
 bool sp_type_is_static_tensor(const sp_type *t);    /* ranked, no '?' */
+/* Same rank and sizes ('?' matches only '?'), whatever the element types: the shape test the
+ * verifier, the rules and the search share. Inline: the rules call it on hot paths. */
+static inline bool sp_type_same_dims(const sp_type *x, const sp_type *y) {
+  if (x->rank != y->rank) return false;
+  for (int d = 0; d < x->rank; d++)
+    if (x->dims[d] != y->dims[d]) return false;
+  return true;
+}
 int64_t sp_type_num_elements(const sp_type *t);     /* static tensors; -1 otherwise or when
                                                       the count does not fit in int64 */
 #define SP_TYPE_MAX_BITS 16777215 /* MLIR's widest integer or float type */

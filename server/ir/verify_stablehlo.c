@@ -50,13 +50,6 @@ bool sp__vs_static(const sp_type *t) { return t && sp_type_is_static_tensor(t); 
 
 const sp_type *sp__vs_operand(const sp_op *op, int i) { return op->operands[i].value->type; }
 
-static bool same_shape(const sp_type *a, const sp_type *b) {
-  if (a->rank != b->rank) return false;
-  for (int d = 0; d < a->rank; d++)
-    if (a->dims[d] != b->dims[d]) return false;
-  return true;
-}
-
 void sp__vs_text(const sp_type *t, char *buf, size_t cap) {
   sp_strbuf sb = SP_STRBUF_INIT;
   sp_type_print(&sb, t);
@@ -152,7 +145,7 @@ static int elementwise(const sp_module *m, const sp_op *op, int noperands, unsig
     const sp_type *t = sp__vs_operand(op, i);
     if (!sp__vs_static(t) || !sp__vs_static(r)) continue;
     if ((scalar_ok >> i & 1u) && t->rank == 0) continue;
-    if (!same_shape(t, r)) {
+    if (!sp_type_same_dims(t, r)) {
       char a[128], b[128];
       sp__vs_text(t, a, sizeof a);
       sp__vs_text(r, b, sizeof b);

@@ -131,11 +131,7 @@ int sp__verify_gather(const sp_module *m, const sp_op *op, sp_err *err) {
 
 /* Same rank and sizes where both are known (element types may differ). */
 static bool same_dims(const sp_type *a, const sp_type *b) {
-  if (!sp__vs_static(a) || !sp__vs_static(b)) return true;
-  if (a->rank != b->rank) return false;
-  for (int d = 0; d < a->rank; d++)
-    if (a->dims[d] != b->dims[d]) return false;
-  return true;
+  return !sp__vs_static(a) || !sp__vs_static(b) || sp_type_same_dims(a, b);
 }
 
 int sp__verify_scatter(const sp_module *m, const sp_op *op, sp_err *err) {

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "ir/arena.h"
+#include "ir/hash_mix.h"
 
 #define MAX_ENTRIES (1u << 17)
 
@@ -60,7 +61,7 @@ void sp_prop_memo_free(sp_prop_memo *m) {
   free(m);
 }
 
-#define MIX(h, x) ((h) = ((h) ^ (uint64_t)(x)) * 1099511628211ULL)
+#define MIX(h, x) ((h) = sp_hash_mix((h), (uint64_t)(x)))
 
 static void mix_axes(uint64_t *h, const sp_axis_ref *v, int n) {
   MIX(*h, n);
@@ -72,7 +73,7 @@ static void mix_axes(uint64_t *h, const sp_axis_ref *v, int n) {
 }
 
 static uint64_t sharding_hash(const sp_sharding *s) {
-  uint64_t h = 1469598103934665603ULL;
+  uint64_t h = SP_HASH_SEED;
   MIX(h, (uintptr_t)s->mesh_name);
   MIX(h, (uintptr_t)s->inline_mesh);
   MIX(h, s->rank);
@@ -96,7 +97,7 @@ static uint64_t cached_hash(sp_prop_memo *m, const sp_sharding *s) {
 }
 
 void sp_prop_memo_hash(sp_prop_memo *m, sp_prop_memo_key *k) {
-  uint64_t h = 1469598103934665603ULL;
+  uint64_t h = SP_HASH_SEED;
   MIX(h, (uintptr_t)k->rule);
   MIX(h, (uintptr_t)k->mesh);
   MIX(h, k->po->strategy * 4 + k->po->conservative * 2 + k->po->elementwise);

@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ir/hash_mix.h"
+
 typedef struct sig_entry {
   uint64_t hash;
   const sp_op *rep;      /* NULL = empty slot */
@@ -34,8 +36,7 @@ void sp_rule_cache_free(sp_rule_cache *c) {
   free(c);
 }
 
-#define MIX(h, x) ((h) = ((h) ^ (uint64_t)(x)) * 1099511628211ULL)
-#define FNV_SEED 1469598103934665603ULL
+#define MIX(h, x) ((h) = sp_hash_mix((h), (uint64_t)(x)))
 
 /* ------------------------------------------------------------------ interning */
 
@@ -84,7 +85,7 @@ static sp_rule *compact_rule(sp_arena *a, const sp_rule *r) {
 }
 
 static uint64_t hash_rule(const sp_rule *r) {
-  uint64_t h = FNV_SEED;
+  uint64_t h = SP_HASH_SEED;
   MIX(h, r->nfactors);
   MIX(h, r->noperands);
   MIX(h, r->nresults);
@@ -176,7 +177,7 @@ static inline uint64_t mix_type(uint64_t h, const sp_type *t) {
 }
 
 static uint64_t hash_signature(const sp_op *op, bool conservative) {
-  uint64_t h = FNV_SEED;
+  uint64_t h = SP_HASH_SEED;
   MIX(h, op->kind);
   MIX(h, conservative);
   MIX(h, op->noperands);

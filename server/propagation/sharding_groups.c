@@ -58,10 +58,7 @@ static const sp_op *enclosing_manual(const sp_value *v) {
 
 static bool same_shape(const sp_type *a, const sp_type *b) {
   if (!a || !b || a->kind != SP_TYPE_TENSOR || b->kind != SP_TYPE_TENSOR) return sp_type_equal(a, b);
-  if (a->rank != b->rank) return false;
-  for (int i = 0; i < a->rank; i++)
-    if (a->dims[i] != b->dims[i]) return false;
-  return true;
+  return sp_type_same_dims(a, b);
 }
 
 /* ------------------------------------------------------------------ initial sync */

@@ -226,11 +226,8 @@ sp_rules_class sp_rules_classify(const sp_op *op) {
 }
 
 static bool same_shape(const sp_type *a, const sp_type *b) {
-  if (!a || !b || a->kind != SP_TYPE_TENSOR || b->kind != SP_TYPE_TENSOR || a->rank != b->rank)
-    return false;
-  for (int d = 0; d < a->rank; d++)
-    if (a->dims[d] != b->dims[d]) return false;
-  return true;
+  return a && b && a->kind == SP_TYPE_TENSOR && b->kind == SP_TYPE_TENSOR &&
+         sp_type_same_dims(a, b);
 }
 
 bool sp_rules_is_elementwise(const sp_op *op) {

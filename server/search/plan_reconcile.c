@@ -39,6 +39,7 @@
 #include <string.h>
 
 #include "export/explicit_reshards.h"
+#include "ir/hash_mix.h"
 #include "search/plan_search_int.h"
 
 #define MAX_ROUNDS 4
@@ -210,18 +211,19 @@ typedef struct scatter_memo {
   sp_strategy *plain;       /* [n] the strategies made plain (others unset) */
 } scatter_memo;
 
-static uint64_t mix(uint64_t h, uint64_t v) {
-  h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
-  return h * 0xff51afd7ed558ccdULL;
-}
-
 static uint64_t op_signature(const sp_op *op, const sp_rule *rule, bool partial, int n) {
-  uint64_t h = mix(mix(mix((uint64_t)op->kind, (uint64_t)partial), (uint64_t)n), (uint64_t)rule->nfactors);
-  for (int f = 0; f < rule->nfactors; f++)
-    h = mix(mix(h, (uint64_t)rule->factors[f].size), (uint64_t)rule->factors[f].kind);
+  uint64_t h = sp_hash_mix(SP_HASH_SEED, (uint64_t)op->kind);
+  h = sp_hash_mix(h, (uint64_t)partial);
+  h = sp_hash_mix(h, (uint64_t)n);
+  h = sp_hash_mix(h, (uint64_t)rule->nfactors);
+  for (int f = 0; f < rule->nfactors; f++) {
+    h = sp_hash_mix(h, (uint64_t)rule->factors[f].size);
+    h = sp_hash_mix(h, (uint64_t)rule->factors[f].kind);
+  }
   for (int i = 0; i < op->noperands; i++)
-    h = mix(h, (uint64_t)sp_type_num_elements(op->operands[i].value->type));
-  for (int r = 0; r < op->nresults; r++) h = mix(h, (uint64_t)sp_type_num_elements(op->results[r].type));
+    h = sp_hash_mix(h, (uint64_t)sp_type_num_elements(op->operands[i].value->type));
+  for (int r = 0; r < op->nresults; r++)
+    h = sp_hash_mix(h, (uint64_t)sp_type_num_elements(op->results[r].type));
   return h;
 }
 

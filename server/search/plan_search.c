@@ -111,7 +111,7 @@ static int follow_slot(search *S, const sp_op *op, int *operand) {
       if (slot < 0) continue;
       int kind = S->nodes[S->slot_node[slot]].kind;
       if (kind != (pass == 0 ? NODE_OP : NODE_SOURCE)) continue;
-      if (!same_dims(v->type, r->type)) continue;
+      if (!sp_type_same_dims(v->type, r->type)) continue;
       if (!same_given(S, v->sharding, r->sharding, r->type->rank)) continue;
       *operand = j;
       return slot;
@@ -553,7 +553,7 @@ bool sp_search_state_values(search *S, const sp_plan_state_pair *sp, sp_value **
   *arg = S->body->args[sp->arg];
   *res = ret->operands[sp->result].value;
   return *res && (int)sp_ptr_map_get(&S->valmap, *arg, -1) >= 0 && (int)sp_ptr_map_get(&S->valmap, *res, -1) >= 0 &&
-         same_dims((*arg)->type, (*res)->type);
+         sp_type_same_dims((*arg)->type, (*res)->type);
 }
 
 static int price_state(search *S, const sp_plan_state_pair *sp, sp_err *err) {

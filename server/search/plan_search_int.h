@@ -146,12 +146,6 @@ static inline bool reads_partial(const sp_op *op, int j, int followed) {
   return op->kind == SP_OP_ADD || op->kind == SP_OP_SUBTRACT || j == followed;
 }
 
-static inline bool same_dims(const sp_type *x, const sp_type *y) {
-  if (x->rank != y->rank) return false;
-  for (int d = 0; d < x->rank; d++)
-    if (x->dims[d] != y->dims[d]) return false;
-  return true;
-}
 
 /* The layout op `x` (at index i) wants for operand j under strategy t of its node. */
 static inline const sp_layout *consumer_layout(search *S, int i, int j, int t) {
