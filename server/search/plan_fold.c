@@ -23,14 +23,10 @@
 
 #include "search/plan_search_int.h"
 
-static int op_index(search *S, const sp_op *op) {
-  return op && op->block == S->body ? (int)sp_ptr_map_get(&S->opmap, op, -1) : -1;
-}
-
 bool sp_search_one_priced_consumer(search *S, const sp_value *v) {
   if (sp_value_num_uses(v) != 1) return false;
   const sp_use *u = v->uses;
-  int i = op_index(S, u->owner);
+  int i = sp_search_op_index(S, u->owner);
   if (i < 0) return false;
   if (u->owner->kind != SP_OP_FUNC_RETURN) return S->op_node[i] >= 0;
   for (int k = 0; k < S->nstates; k++) {

@@ -58,11 +58,6 @@ static bool has_slot(search *S, const sp_value *v) {
   return v && (int)sp_ptr_map_get(&S->valmap, v, -1) >= 0;
 }
 
-/* The index of top-level op `op` in S->ops, or -1. */
-static int op_index(search *S, const sp_op *op) {
-  return op && op->block == S->body ? (int)sp_ptr_map_get(&S->opmap, op, -1) : -1;
-}
-
 /* The pass's plan for the node's op with operands read in `in` and results sharded `outs`. */
 static int plan_op(search *S, sp_arena *a, pnode *n, sp_sharding **in, sp_sharding **outs,
                    sp_export_op_plan *plan, sp_err *err) {
@@ -376,7 +371,7 @@ bool sp_search_first_consumer(search *S, const sp_value *v, const sp_op **op, in
   for (const sp_use *u = v->uses; u; u = u->next) {
     const sp_op *top = u->owner;
     while (top && top->block != S->body) top = sp_op_parent(top);
-    int i = op_index(S, top);
+    int i = sp_search_op_index(S, top);
     if (i >= 0 && (best < 0 || i < best)) best = i;
   }
   if (best < 0) return false;

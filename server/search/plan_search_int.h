@@ -158,6 +158,11 @@ static inline const sp_layout *consumer_layout(search *S, int i, int j, int t) {
   return &c->set.v[t].operands[j];
 }
 
+/* The index of top-level op `op` in S->ops, or -1 (NULL, nested or not numbered). */
+static inline int sp_search_op_index(search *S, const sp_op *op) {
+  return op && op->block == S->body ? (int)sp_ptr_map_get(&S->opmap, op, -1) : -1;
+}
+
 /* "%name" of a value, for messages and the collectives list (module arena). */
 static inline const char *value_name(search *S, const sp_value *v) {
   if (v->name_hint) {
